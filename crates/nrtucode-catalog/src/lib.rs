@@ -1,0 +1,22 @@
+//! The vendor catalog as data, the deterministic fixture generator and the blob-directory
+//! manifest format.
+//!
+//! This crate is `std`-only and dependency-free so that it can serve as a build dependency of
+//! the `no_std` core crate (its `build.rs` embeds blobs from here), and as a library for the
+//! CLI, the C look-alike generator and the tests. Everything structural comes from the TSV files
+//! in the repository's `blobs/` directory, which are copies of the facts recovered from the
+//! vendor binary; nothing here reads outside the repository.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod facts;
+pub mod fixture;
+pub mod manifest;
+mod tsv;
+
+pub use facts::{
+    BinaryFact, Getter, HwDecodeSlotFact, ImageSlotFact, KnownHash, ProfBlobFact, binaries,
+    getters, hwdecode_slots, image_slots, known_hashes, prof_blobs,
+};
+pub use fixture::fixture_bytes;
+pub use manifest::{Manifest, ManifestError, ManifestHeader, ManifestRow};
