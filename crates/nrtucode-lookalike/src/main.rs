@@ -1,0 +1,91 @@
+//! `nrtucode-lookalike`: writes the C look-alike of the vendor library and optionally builds it.
+//!
+//! ```text
+//! nrtucode-lookalike --variant full|front --out DIR [--opt O2|Os] [--prefix P] [--build] [--strip]
+//! ```
+//!
+//! Writes `DIR/nrtucode_lookalike_<variant>.c` and `DIR/nrtucode_lookalike_<variant>.truth.tsv`;
+//! with `--build` also `DIR/libnrtucode_internal.so` (full) or `DIR/libnrtucode.so` (front).
+#![forbid(unsafe_code)]
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use nrtucode_lookalike::{OptLevel, Options, Variant, build_shared_object, write_sources};
+
+const USAGE: &str = "usage: nrtucode-lookalike --variant full|front --out DIR [--opt O2|Os] [--prefix PREFIX] [--build] [--strip]";
+
+struct Args {
+    variant: Variant,
+    out: PathBuf,
+    opt: OptLevel,
+    prefix: Option<String>,
+    build: bool,
+    strip: bool,
+}
+
+fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
+    let mut variant = None;
+    let mut out = None;
+    let mut opt = OptLevel::O2;
+    let mut prefix = None;
+    let mut build = false;
+    let mut strip = false;
+    while let Some(arg) = argv.next() {
+        let mut value = |name: &str| argv.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--variant" => {
+                let v = value("--variant")?;
+                variant = Some(Variant::from_name(&v).ok_or(format!("unknown variant {v:?}"))?);
+            }
+            "--out" => out = Some(PathBuf::from(value("--out")?)),
+            "--opt" => {
+                let v = value("--opt")?;
+                opt = OptLevel::from_name(&v).ok_or(format!("unknown optimisation {v:?}"))?;
+            }
+            "--prefix" => prefix = Some(value("--prefix")?),
+            "--build" => build = true,
+            "--strip" => strip = true,
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(Args {
+        variant: variant.ok_or("--variant is required")?,
+        out: out.ok_or("--out is required")?,
+        opt,
+        prefix,
+        build,
+        strip,
+    })
+}
+
+fn run(args: Args) -> Result<(), String> {
+    let mut opts = Options::new(args.variant);
+    if let Some(prefix) = &args.prefix {
+        opts = opts.with_prefix(prefix)?;
+    }
+    let written = write_sources(&args.out, &opts)?;
+    println!("{}", written.c_source.display());
+    println!("{}", written.truth.display());
+    if args.build {
+        let so = args.out.join(args.variant.library_name());
+        build_shared_object(&written.c_source, &so, args.opt, args.strip)?;
+        println!("{}", so.display());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match parse(std::env::args().skip(1)).and_then(run) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) if msg.is_empty() => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Err(msg) => {
+            eprintln!("nrtucode-lookalike: {msg}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
