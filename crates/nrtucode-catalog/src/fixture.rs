@@ -29,8 +29,8 @@ pub const TABLE_RECORD_SIZE: usize = 128;
 
 /// CAM records the facts pin down: (CAM sha256 prefix, slot, opcode, mask).
 const PINNED_CAM_RECORDS: [(&str, usize, u32, u32); 3] = [
-    ("8fd7e422", 0, 0x01, 0xff),   // CAYMAN: slot 0 arms opcode 0x01
-    ("8fd7e422", 13, 0x21, 0xff),  // CAYMAN: slot 13 arms ACTIVATE (0x21)
+    ("8fd7e422", 0, 0x01, 0xff),    // CAYMAN: slot 0 arms opcode 0x01
+    ("8fd7e422", 13, 0x21, 0xff),   // CAYMAN: slot 13 arms ACTIVATE (0x21)
     ("ca588683", 43, 0x1e3, 0x1ff), // MARIANA DVE: the one 9-bit match
 ];
 
@@ -109,13 +109,16 @@ fn prof_cam(seed: &str, armed: usize) -> Vec<u8> {
 
 /// A PROF_TABLE blob with `populated` populated records (only bytes 0x00..0x18 used).
 fn prof_table(seed: &str, populated: usize) -> Vec<u8> {
-    assert!((1..=PROF_RECORDS).contains(&populated), "populated {populated}");
+    assert!(
+        (1..=PROF_RECORDS).contains(&populated),
+        "populated {populated}"
+    );
     let mut rng = SplitMix64::from_label(&format!("PROF_TABLE {seed}"));
     let mut out = vec![0u8; PROF_TABLE_SIZE];
     for slot in 0..populated {
         let record = &mut out[slot * TABLE_RECORD_SIZE..(slot + 1) * TABLE_RECORD_SIZE];
         let class = 1 + (rng.next() % 7) as u32;
-        let control = slot + 1 == populated || rng.next() % 5 == 0;
+        let control = slot + 1 == populated || rng.next().is_multiple_of(5);
         if !control {
             record[0x00..0x04].copy_from_slice(&(rng.next() as u32 | 1).to_le_bytes());
             record[0x04..0x08].copy_from_slice(&(rng.next() as u32).to_le_bytes());
@@ -164,7 +167,11 @@ mod tests {
             let bytes = fixture_bytes(g);
             assert_eq!(bytes.len(), g.size, "{}", g.symbol);
             if g.real && !g.is_prof() {
-                assert!(bytes.starts_with(header(g.stem()).as_bytes()), "{}", g.symbol);
+                assert!(
+                    bytes.starts_with(header(g.stem()).as_bytes()),
+                    "{}",
+                    g.symbol
+                );
             }
         }
     }
@@ -214,6 +221,9 @@ mod tests {
         let cam = prof_cam("8fd7e422", 47);
         assert_eq!(u32_at(&cam, 13 * 16), 0x21);
         let dve = prof_cam("ca588683", 48);
-        assert_eq!((u32_at(&dve, 43 * 16), u32_at(&dve, 43 * 16 + 4)), (0x1e3, 0x1ff));
+        assert_eq!(
+            (u32_at(&dve, 43 * 16), u32_at(&dve, 43 * 16 + 4)),
+            (0x1e3, 0x1ff)
+        );
     }
 }

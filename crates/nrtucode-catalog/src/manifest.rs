@@ -6,13 +6,15 @@
 //!
 //! ```text
 //! # nrtucode blob directory v1
-//! # source	libnrtucode_internal.so
-//! # source_size	10276288
-//! # source_sha256	b7c67e89…
-//! # build_id	9cbf78c6…
-//! symbol	gen	class	engine	variant	region	size	sha256	blob_va	file
-//! CAYMAN_NX_ACT_PERF_IRAM_get	CAYMAN	NX	ACT	PERF	IRAM	81344	…	0x58f40	….bin
+//! # source→libnrtucode_internal.so
+//! # source_size→10276288
+//! # source_sha256→b7c67e89…
+//! # build_id→9cbf78c6…
+//! symbol→gen→class→engine→variant→region→size→sha256→blob_va→file
+//! CAYMAN_NX_ACT_PERF_IRAM_get→CAYMAN→NX→ACT→PERF→IRAM→81344→…→0x58f40→….bin
 //! ```
+//!
+//! (`→` stands for a tab.)
 //!
 //! `size` is decimal, `blob_va` hexadecimal; a boundary cursor has size 0 and file `-`. Rows
 //! are sorted by symbol and the header carries no timestamp, so the same input gives the same
@@ -27,7 +29,8 @@ pub const MANIFEST_FILE: &str = "manifest.tsv";
 /// First line of every manifest.
 pub const MAGIC: &str = "# nrtucode blob directory v1";
 /// The column line.
-pub const COLUMNS: &str = "symbol\tgen\tclass\tengine\tvariant\tregion\tsize\tsha256\tblob_va\tfile";
+pub const COLUMNS: &str =
+    "symbol\tgen\tclass\tengine\tvariant\tregion\tsize\tsha256\tblob_va\tfile";
 
 /// Where the blobs of a directory came from.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,0 +1,237 @@
+//! The injected environment: where `get_memory_image` reads `NRTUCODE_MPLUS_ON_MARIANA` and
+//! `NEURON_UCODE_FLAVOR` from.
+//!
+//! The resolver never touches the process itself. It asks an [`Env`] for the raw bytes of a
+//! variable and compares them byte for byte, like the vendor's `getenv` + `strcmp`: `"debug"` is
+//! not `"Debug"`, and a value need not be UTF-8. Implementations here: [`NoEnv`] (nothing set),
+//! slices of `(name, value)` pairs, the fixed-capacity [`MapEnv`] built on `heapless`, and, with
+//! feature `std`, `StdEnv`, the live process environment.
+
+/// The removed flag: set to exactly `1`, every image lookup answers code 8.
+pub const REMOVED_FLAG_VAR: &str = "NRTUCODE_MPLUS_ON_MARIANA";
+/// The auto-flavor variable, read when the flavor argument is 0.
+pub const FLAVOR_VAR: &str = "NEURON_UCODE_FLAVOR";
+
+/// The visitor of [`Env::visit_vars2`]: receives the values of two variables.
+pub type PairVisitor<'a> = dyn FnMut(Option<&[u8]>, Option<&[u8]>) + 'a;
+
+/// A source of environment variables for the resolver.
+///
+/// Values are handed to a visitor rather than returned, so an implementation can lend bytes it
+/// only holds for the duration of the call (the process environment, a lock guard) without
+/// allocating.
+pub trait Env {
+    /// Calls `visit` once with the raw bytes of `name`, or `None` when it is unset.
+    fn visit_var(&self, name: &str, visit: &mut dyn FnMut(Option<&[u8]>));
+
+    /// Calls `visit` once with the values of two variables.
+    ///
+    /// The default looks them up one after the other; an environment that can find both in one
+    /// pass (the process environment) overrides it.
+    fn visit_vars2(&self, first: &str, second: &str, visit: &mut PairVisitor<'_>) {
+        self.visit_var(first, &mut |a| self.visit_var(second, &mut |b| visit(a, b)));
+    }
+
+    /// Called when the removed flag trips, before the resolver answers code 8.
+    ///
+    /// The vendor prints a removal notice to stderr; `StdEnv` prints one line, the default
+    /// stays silent.
+    fn removed_flag_notice(&self) {}
+}
+
+/// `true` when a value of `NRTUCODE_MPLUS_ON_MARIANA` trips the removed flag: exactly the byte
+/// string `1` (not `11`, not `1 `, not empty).
+pub const fn removed_flag_trips(value: Option<&[u8]>) -> bool {
+    matches!(value, Some(b"1"))
+}
+
+/// The flavor a value of `NEURON_UCODE_FLAVOR` selects when the flavor argument is 0:
+/// `debug`/`DEBUG` give 2, `test`/`TEST` give 3, anything else (unset, empty, `Debug`,
+/// `debug `, non-UTF-8) gives 1.
+pub const fn auto_flavor(value: Option<&[u8]>) -> i32 {
+    match value {
+        Some(b"debug" | b"DEBUG") => 2,
+        Some(b"test" | b"TEST") => 3,
+        _ => 1,
+    }
+}
+
+/// An environment with nothing set: no removed flag, auto flavor PERF.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoEnv;
+
+impl Env for NoEnv {
+    fn visit_var(&self, _name: &str, visit: &mut dyn FnMut(Option<&[u8]>)) {
+        visit(None);
+    }
+}
+
+/// `(name, value)` pairs; the first pair with a matching name wins, as in `getenv`.
+///
+/// ```
+/// use nrtucode::{get_memory_image, ImageIndex};
+/// let env = &[("NEURON_UCODE_FLAVOR", b"debug".as_slice())][..];
+/// let debug = get_memory_image(ImageIndex::CAYMAN_NX_ACT.raw(), 0, 0, env)?;
+/// let explicit = get_memory_image(ImageIndex::CAYMAN_NX_ACT.raw(), 0, 2, env)?;
+/// assert_eq!(debug.as_ptr(), explicit.as_ptr());
+/// # Ok::<(), nrtucode::ResolveErr>(())
+/// ```
+impl Env for [(&str, &[u8])] {
+    fn visit_var(&self, name: &str, visit: &mut dyn FnMut(Option<&[u8]>)) {
+        visit(self.iter().find(|(n, _)| *n == name).map(|(_, v)| *v));
+    }
+}
+
+impl<E: Env + ?Sized> Env for &E {
+    fn visit_var(&self, name: &str, visit: &mut dyn FnMut(Option<&[u8]>)) {
+        (**self).visit_var(name, visit);
+    }
+
+    fn visit_vars2(&self, first: &str, second: &str, visit: &mut PairVisitor<'_>) {
+        (**self).visit_vars2(first, second, visit);
+    }
+
+    fn removed_flag_notice(&self) {
+        (**self).removed_flag_notice();
+    }
+}
+
+/// A fixed-capacity environment of up to `N` variables, for hosts without an OS environment.
+///
+/// ```
+/// use nrtucode::MapEnv;
+/// let mut env: MapEnv<'_, 2> = MapEnv::new();
+/// env.set("NEURON_UCODE_FLAVOR", b"test")?;
+/// assert_eq!(env.get("NEURON_UCODE_FLAVOR"), Some(b"test".as_slice()));
+/// # Ok::<(), nrtucode::CapacityError>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct MapEnv<'a, const N: usize> {
+    vars: heapless::Vec<(&'a str, &'a [u8]), N>,
+}
+
+/// [`MapEnv::set`] found no room for a new variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CapacityError;
+
+impl core::fmt::Display for CapacityError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("environment capacity exhausted")
+    }
+}
+
+impl core::error::Error for CapacityError {}
+
+impl<'a, const N: usize> MapEnv<'a, N> {
+    /// An empty environment.
+    pub const fn new() -> Self {
+        Self {
+            vars: heapless::Vec::new(),
+        }
+    }
+
+    /// Sets `name` to `value`, replacing an earlier value.
+    pub fn set(&mut self, name: &'a str, value: &'a [u8]) -> Result<(), CapacityError> {
+        if let Some(slot) = self.vars.iter_mut().find(|(n, _)| *n == name) {
+            slot.1 = value;
+            return Ok(());
+        }
+        self.vars.push((name, value)).map_err(|_| CapacityError)
+    }
+
+    /// Unsets `name`; returns its value if it was set.
+    pub fn remove(&mut self, name: &str) -> Option<&'a [u8]> {
+        let at = self.vars.iter().position(|(n, _)| *n == name)?;
+        Some(self.vars.swap_remove(at).1)
+    }
+
+    /// The value of `name`.
+    pub fn get(&self, name: &str) -> Option<&'a [u8]> {
+        self.vars.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+    }
+
+    /// Number of variables set.
+    pub fn len(&self) -> usize {
+        self.vars.len()
+    }
+
+    /// `true` when nothing is set.
+    pub fn is_empty(&self) -> bool {
+        self.vars.is_empty()
+    }
+}
+
+impl<const N: usize> Env for MapEnv<'_, N> {
+    fn visit_var(&self, name: &str, visit: &mut dyn FnMut(Option<&[u8]>)) {
+        visit(self.get(name));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value_of<E: Env + ?Sized>(env: &E, name: &str) -> Option<[u8; 8]> {
+        let mut out = None;
+        env.visit_var(name, &mut |v| {
+            out = v.map(|v| {
+                let mut buf = [0u8; 8];
+                buf[..v.len().min(8)].copy_from_slice(&v[..v.len().min(8)]);
+                buf
+            })
+        });
+        out
+    }
+
+    #[test]
+    fn slice_env_first_match_wins() {
+        let env: &[(&str, &[u8])] = &[("A", b"1"), ("A", b"2")];
+        assert_eq!(value_of(env, "A").map(|b| b[0]), Some(b'1'));
+        assert_eq!(value_of(env, "B"), None);
+        assert_eq!(value_of(&NoEnv, "A"), None);
+    }
+
+    #[test]
+    fn visit_vars2_sees_both_values_in_order() {
+        let env: &[(&str, &[u8])] = &[("A", b"x"), ("B", b"y")];
+        let mut seen = None;
+        env.visit_vars2("B", "A", &mut |b, a| {
+            seen = Some((b.map(|v| v[0]), a.map(|v| v[0])))
+        });
+        assert_eq!(seen, Some((Some(b'y'), Some(b'x'))));
+    }
+
+    #[test]
+    fn map_env_is_bounded_and_replaces() {
+        let mut env: MapEnv<'_, 1> = MapEnv::new();
+        assert_eq!(env.set("A", b"1"), Ok(()));
+        assert_eq!(env.set("A", b"2"), Ok(()));
+        assert_eq!(env.set("B", b"3"), Err(CapacityError));
+        assert_eq!(env.get("A"), Some(b"2".as_slice()));
+        assert_eq!(env.remove("A"), Some(b"2".as_slice()));
+        assert!(env.is_empty());
+    }
+
+    #[test]
+    fn removed_flag_is_exactly_one() {
+        assert!(removed_flag_trips(Some(b"1")));
+        for v in [&b""[..], b"0", b"11", b"10", b"1 ", b" 1"] {
+            assert!(!removed_flag_trips(Some(v)), "{v:?}");
+        }
+        assert!(!removed_flag_trips(None));
+    }
+
+    #[test]
+    fn auto_flavor_is_byte_exact() {
+        assert_eq!(auto_flavor(Some(b"debug")), 2);
+        assert_eq!(auto_flavor(Some(b"DEBUG")), 2);
+        assert_eq!(auto_flavor(Some(b"Debug")), 1);
+        assert_eq!(auto_flavor(Some(b"debug ")), 1);
+        assert_eq!(auto_flavor(Some(b"test")), 3);
+        assert_eq!(auto_flavor(Some(b"TEST")), 3);
+        assert_eq!(auto_flavor(Some(b"Test")), 1);
+        assert_eq!(auto_flavor(Some(b"\xffdebug")), 1);
+        assert_eq!(auto_flavor(None), 1);
+    }
+}

@@ -1,0 +1,165 @@
+//! The two resolvers, in the vendor's order of checks.
+//!
+//! `get_memory_image`: (A) index bound → 1; (B) removed flag → 8; (D) flavor 0 resolved from
+//! the environment; (E) empty slot → 2, linear flavor scan, miss → 2; (F) region bound → 2,
+//! NULL getter → 3; success. `get_hwdecode_table`: index bound → 1; kind → 2; NULL getter → 2.
+//! The raw entry points take the C integers, so every out-of-range value gets the vendor's
+//! answer; the typed ones take enums and share the implementation.
+
+use crate::catalog::{HWDECODE_LIST, IMAGE_LIST};
+use crate::env::{Env, FLAVOR_VAR, REMOVED_FLAG_VAR, auto_flavor, removed_flag_trips};
+use crate::error::ResolveErr;
+use crate::model::{Flavor, ImageIndex, ProfKind, Region};
+
+/// Resolves a firmware image region, reading the environment through `env`.
+///
+/// Arguments are the vendor's C integers: `idx` the flat (generation, engine) index 0..=37,
+/// `region` 0 IRAM, 1 DRAM, 2 SRAM, 3 EXTRAM, `flavor` 0 auto (from `NEURON_UCODE_FLAVOR`),
+/// 1 PERF/RELEASE, 2 DEBUG, 3 TEST, 17/18/19 dynamic-kernel-load. A boundary cursor resolves to
+/// an empty slice (code 0), a getter not in this build to [`ResolveErr::NullGetter`] (code 3).
+///
+/// ```
+/// use nrtucode::{get_memory_image, NoEnv, ResolveErr};
+/// let iram = get_memory_image(7, 0, 1, &NoEnv)?; // CAYMAN NX ACT, IRAM, PERF
+/// assert_eq!(iram.len(), 0x13dc0);
+/// assert_eq!(get_memory_image(38, 0, 1, &NoEnv), Err(ResolveErr::IndexOutOfRange));
+/// assert_eq!(get_memory_image(36, 0, 1, &NoEnv).unwrap_err().code(), 2);
+/// # Ok::<(), ResolveErr>(())
+/// ```
+pub fn get_memory_image<E: Env + ?Sized>(
+    idx: u32,
+    region: i32,
+    flavor: i32,
+    env: &E,
+) -> Result<&'static [u8], ResolveErr> {
+    // (A) index bound, before anything else.
+    if idx as usize >= IMAGE_LIST.len() {
+        return Err(ResolveErr::IndexOutOfRange);
+    }
+    // (B) removed-flag tombstone and (D) auto flavor. Reading the flavor variable in the same
+    // pass as the flag changes no answer: the flag still wins.
+    let (tripped, flavor) = if flavor == 0 {
+        let mut answer = (false, 0);
+        env.visit_vars2(REMOVED_FLAG_VAR, FLAVOR_VAR, &mut |flag, value| {
+            answer = (removed_flag_trips(flag), auto_flavor(value));
+        });
+        answer
+    } else {
+        let mut tripped = false;
+        env.visit_var(REMOVED_FLAG_VAR, &mut |flag| {
+            tripped = removed_flag_trips(flag)
+        });
+        (tripped, flavor)
+    };
+    if tripped {
+        env.removed_flag_notice();
+        #[cfg(feature = "defmt")]
+        defmt::warn!("nrtucode: NRTUCODE_MPLUS_ON_MARIANA=1 is a removed flag (code 8)");
+        return Err(ResolveErr::RemovedFlag);
+    }
+    lookup_image(idx, region, flavor)
+}
+
+/// [`get_memory_image`] with nothing set in the environment, usable in `const` contexts.
+///
+/// ```
+/// use nrtucode::get_memory_image_const;
+/// const IRAM: &[u8] = match get_memory_image_const(7, 0, 0) {
+///     Ok(bytes) => bytes,
+///     Err(_) => panic!("CAYMAN NX ACT IRAM is embedded"),
+/// };
+/// static_assertions::const_assert_eq!(IRAM.len(), 0x13dc0);
+/// ```
+pub const fn get_memory_image_const(
+    idx: u32,
+    region: i32,
+    flavor: i32,
+) -> Result<&'static [u8], ResolveErr> {
+    if idx as usize >= IMAGE_LIST.len() {
+        return Err(ResolveErr::IndexOutOfRange);
+    }
+    let flavor = if flavor == 0 {
+        auto_flavor(None)
+    } else {
+        flavor
+    };
+    lookup_image(idx, region, flavor)
+}
+
+/// Steps (C) to (F): slot, descriptor scan, region, getter. `flavor` is already resolved.
+const fn lookup_image(idx: u32, region: i32, flavor: i32) -> Result<&'static [u8], ResolveErr> {
+    let idx = idx as usize;
+    if idx >= IMAGE_LIST.len() {
+        return Err(ResolveErr::IndexOutOfRange);
+    }
+    let slot = &IMAGE_LIST[idx];
+    if slot.descriptors().is_empty() {
+        return Err(ResolveErr::EmptySlot);
+    }
+    let Some(desc) = slot.find_raw(flavor) else {
+        return Err(ResolveErr::FlavorNotFound);
+    };
+    let Some(region) = Region::from_raw(region) else {
+        return Err(ResolveErr::RegionOutOfRange);
+    };
+    match desc.region(region) {
+        Some(bytes) => Ok(bytes),
+        None => Err(ResolveErr::NullGetter),
+    }
+}
+
+/// Resolves a HW instruction-decode profiler table: `kind` 0 PROF_CAM, 1 PROF_TABLE.
+///
+/// ```
+/// use nrtucode::{get_hwdecode_table, ResolveErr};
+/// assert_eq!(get_hwdecode_table(7, 0).map(<[u8]>::len), Ok(0x400));
+/// assert_eq!(get_hwdecode_table(7, 2), Err(ResolveErr::KindOutOfRange)); // code 2, not 1
+/// assert_eq!(get_hwdecode_table(0, 0), Err(ResolveErr::NoProfiler)); // SUNDA: none
+/// ```
+pub const fn get_hwdecode_table(idx: u32, kind: i32) -> Result<&'static [u8], ResolveErr> {
+    let idx = idx as usize;
+    if idx >= HWDECODE_LIST.len() {
+        return Err(ResolveErr::IndexOutOfRange);
+    }
+    let Some(kind) = ProfKind::from_raw(kind) else {
+        return Err(ResolveErr::KindOutOfRange);
+    };
+    match HWDECODE_LIST[idx].get(kind) {
+        Some(bytes) => Ok(bytes),
+        None => Err(ResolveErr::NoProfiler),
+    }
+}
+
+/// Typed [`get_memory_image`].
+///
+/// ```
+/// use nrtucode::{resolve_image, Flavor, ImageIndex, NoEnv, Region};
+/// let sram = resolve_image(ImageIndex::MAVERICK_NX_SP, Region::Sram, Flavor::Perf, &NoEnv)?;
+/// assert!(!sram.is_empty()); // MAVERICK SP keeps its code in SRAM
+/// # Ok::<(), nrtucode::ResolveErr>(())
+/// ```
+pub fn resolve_image<E: Env + ?Sized>(
+    idx: ImageIndex,
+    region: Region,
+    flavor: Flavor,
+    env: &E,
+) -> Result<&'static [u8], ResolveErr> {
+    get_memory_image(idx.raw(), region.raw(), flavor.raw(), env)
+}
+
+/// Typed [`get_memory_image_const`].
+pub const fn resolve_image_const(
+    idx: ImageIndex,
+    region: Region,
+    flavor: Flavor,
+) -> Result<&'static [u8], ResolveErr> {
+    get_memory_image_const(idx.raw(), region.raw(), flavor.raw())
+}
+
+/// Typed [`get_hwdecode_table`].
+pub const fn resolve_hwdecode(
+    idx: ImageIndex,
+    kind: ProfKind,
+) -> Result<&'static [u8], ResolveErr> {
+    get_hwdecode_table(idx.raw(), kind.raw())
+}
