@@ -1,0 +1,301 @@
+//! Carving: from library bytes to the getters, their blobs and the manifest.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use nrtucode_catalog::{Manifest, ManifestHeader, ManifestRow};
+
+use crate::elf::Elf;
+use crate::error::{CarveError, FileError};
+use crate::locate::{Tables, locate};
+use crate::naming::{GetterName, Names};
+use crate::reloc::RelocMap;
+use crate::sha::sha256_hex;
+use crate::stub::{MAX_STUB_BYTES, Stub, decode_stub};
+use crate::tables::{read_hwdecode_list, read_image_list};
+
+/// Most `jmp`s followed from a getter entry to its stub.
+pub const MAX_JUMPS: usize = 4;
+
+/// How a getter got its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NamedBy {
+    /// A symbol at the getter's address agrees with its position.
+    Symbol,
+    /// Its table position (no symbol at that address).
+    Position,
+    /// A symbol that differs from the position's name (reported as a note).
+    SymbolOverPosition,
+}
+
+/// One carved getter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CarvedGetter {
+    /// Its identity.
+    pub name: GetterName,
+    /// How the name was chosen.
+    pub named_by: NamedBy,
+    /// The getter's entry address.
+    pub accessor_va: u64,
+    /// The address the stub returns.
+    pub blob_va: u64,
+    /// The size the stub returns.
+    pub size: u64,
+    /// sha256 of the blob bytes.
+    pub sha256: String,
+    /// File offset of the blob bytes (`None` for size 0).
+    pub file_offset: Option<usize>,
+    /// Where the tables reference it, e.g. `image_list[7] key 1 IRAM`.
+    pub refs: Vec<String>,
+}
+
+/// The result of carving one library.
+#[derive(Clone, Debug)]
+pub struct Carve {
+    /// Provenance of the input.
+    pub header: ManifestHeader,
+    /// Where the tables are.
+    pub tables: Tables,
+    /// The getters, sorted by symbol.
+    pub getters: Vec<CarvedGetter>,
+    /// NULL getter slots referenced by descriptors (positional names).
+    pub null_getters: Vec<String>,
+    /// Observations that are not errors.
+    pub notes: Vec<String>,
+}
+
+struct Carver<'a, 'e> {
+    elf: &'e Elf<'a>,
+    names: &'e Names,
+    stubs: HashMap<u64, (u64, u64)>,
+    out: BTreeMap<String, CarvedGetter>,
+    nulls: Vec<String>,
+    notes: Vec<String>,
+}
+
+impl Carver<'_, '_> {
+    fn stub(&mut self, entry: u64, what: &str) -> Result<(u64, u64), CarveError> {
+        if let Some(s) = self.stubs.get(&entry) {
+            return Ok(*s);
+        }
+        let mut va = entry;
+        for _ in 0..=MAX_JUMPS {
+            let code = self.elf.code_at(va, MAX_STUB_BYTES, what)?;
+            match decode_stub(code, va) {
+                Ok(Stub::Getter { blob_va, size }) => {
+                    self.stubs.insert(entry, (blob_va, size));
+                    return Ok((blob_va, size));
+                }
+                Ok(Stub::Jump(target)) => va = target,
+                Err(CarveError::NotAStub { reason, .. }) if va != entry => {
+                    return Err(CarveError::NotAStub {
+                        va: entry,
+                        reason: format!("after jumping to {va:#x}: {reason}"),
+                    });
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(CarveError::NotAStub {
+            va: entry,
+            reason: format!("more than {MAX_JUMPS} jumps"),
+        })
+    }
+
+    fn add(
+        &mut self,
+        position: GetterName,
+        entry: u64,
+        reference: String,
+    ) -> Result<(), CarveError> {
+        let (blob_va, size) =
+            self.stub(entry, &format!("getter {} ({reference})", position.symbol))?;
+        let symbols = self.elf.functions_at(entry);
+        let (name, named_by) = if symbols.is_empty() {
+            (position, NamedBy::Position)
+        } else if symbols.contains(&position.symbol.as_str()) {
+            (position, NamedBy::Symbol)
+        } else {
+            let sym = symbols[0];
+            self.notes.push(format!(
+                "{reference}: getter at {entry:#x} is named {} by symbol, {} by position",
+                symbols.join("/"),
+                position.symbol
+            ));
+            let name = match self.names.catalog_getter(sym) {
+                Some(g) => GetterName::from(g),
+                None => GetterName {
+                    symbol: sym.to_owned(),
+                    ..position
+                },
+            };
+            (name, NamedBy::SymbolOverPosition)
+        };
+        if let Some(existing) = self.out.get_mut(&name.symbol) {
+            if existing.accessor_va != entry {
+                let same = existing.blob_va == blob_va && existing.size == size;
+                if !same {
+                    return Err(CarveError::NameConflict {
+                        symbol: name.symbol,
+                        first: existing.accessor_va,
+                        second: entry,
+                    });
+                }
+                self.notes.push(format!(
+                    "{}: getters at {:#x} and {entry:#x} return the same blob",
+                    name.symbol, existing.accessor_va
+                ));
+            }
+            existing.refs.push(reference);
+            return Ok(());
+        }
+        let what = format!("blob of {} (getter at {entry:#x})", name.symbol);
+        let (sha256, file_offset) = if size == 0 {
+            (sha256_hex(&[]), None)
+        } else {
+            let off = self.elf.offset_of(blob_va, size, &what)?;
+            let bytes = self.elf.bytes_at(blob_va, size, &what)?;
+            (sha256_hex(bytes), Some(off))
+        };
+        self.out.insert(
+            name.symbol.clone(),
+            CarvedGetter {
+                name,
+                named_by,
+                accessor_va: entry,
+                blob_va,
+                size,
+                sha256,
+                file_offset,
+                refs: vec![reference],
+            },
+        );
+        Ok(())
+    }
+}
+
+const REGION_NAMES: [&str; 4] = ["IRAM", "DRAM", "SRAM", "EXTRAM"];
+
+/// Carves library bytes. `source` is the file name recorded in the manifest header.
+pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
+    let elf = Elf::parse(data)?;
+    let relocs = RelocMap::read(&elf)?;
+    let tables = locate(&elf, &relocs)?;
+    let image = read_image_list(&elf, &relocs, tables.image_list)?;
+    let hw = read_hwdecode_list(&elf, &relocs, tables.hwdecode_list)?;
+    let names = Names::new();
+    let mut c = Carver {
+        elf: &elf,
+        names: &names,
+        stubs: HashMap::new(),
+        out: BTreeMap::new(),
+        nulls: Vec::new(),
+        notes: Vec::new(),
+    };
+    for slot in &image {
+        for d in &slot.descriptors {
+            for (r, g) in d.getters.iter().enumerate() {
+                let position = names.image(slot.idx, d.va, d.key, r)?;
+                let reference =
+                    format!("image_list[{}] key {} {}", slot.idx, d.key, REGION_NAMES[r]);
+                match g.va() {
+                    Some(entry) => c.add(position, entry, reference)?,
+                    None => c.nulls.push(position.symbol),
+                }
+            }
+        }
+    }
+    for slot in &hw {
+        for (kind, g) in [slot.cam, slot.table].into_iter().enumerate() {
+            if let Some(entry) = g.va() {
+                let position = names.prof(slot.idx, slot.entry_va, kind)?;
+                let reference = format!(
+                    "hwdecode_table_list[{}] {}",
+                    slot.idx,
+                    ["PROF_CAM", "PROF_TABLE"][kind]
+                );
+                c.add(position, entry, reference)?;
+            }
+        }
+    }
+    let mut null_getters = c.nulls;
+    null_getters.sort();
+    null_getters.dedup();
+    let header = ManifestHeader {
+        source: source.to_owned(),
+        source_size: data.len() as u64,
+        source_sha256: sha256_hex(data),
+        build_id: elf.build_id_hex().unwrap_or_else(|| "unknown".into()),
+    };
+    Ok(Carve {
+        header,
+        tables,
+        getters: c.out.into_values().collect(),
+        null_getters,
+        notes: c.notes,
+    })
+}
+
+/// Reads and carves the file at `path`.
+pub fn carve_file(path: &Path) -> Result<(Carve, Vec<u8>), FileError> {
+    let data = std::fs::read(path).map_err(|source| FileError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let source = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let carve = carve_bytes(&data, &source).map_err(|error| FileError::Carve {
+        path: path.to_owned(),
+        error,
+    })?;
+    Ok((carve, data))
+}
+
+impl Carve {
+    /// The blob-directory manifest of this carve.
+    pub fn manifest(&self) -> Manifest {
+        Manifest {
+            header: self.header.clone(),
+            rows: self
+                .getters
+                .iter()
+                .map(|g| ManifestRow {
+                    symbol: g.name.symbol.clone(),
+                    gen_name: g.name.gen_name.clone(),
+                    class: g.name.class.clone(),
+                    engine: g.name.engine.clone(),
+                    variant: g.name.variant.clone(),
+                    region: g.name.region.clone(),
+                    size: g.size,
+                    sha256: g.sha256.clone(),
+                    blob_va: g.blob_va,
+                    file: (g.size > 0).then(|| format!("{}.bin", g.sha256)),
+                })
+                .collect(),
+        }
+    }
+
+    /// Number of distinct non-empty blob contents.
+    pub fn distinct_blobs(&self) -> usize {
+        let mut shas: Vec<&str> = self
+            .getters
+            .iter()
+            .filter(|g| g.size > 0)
+            .map(|g| g.sha256.as_str())
+            .collect();
+        shas.sort_unstable();
+        shas.dedup();
+        shas.len()
+    }
+
+    /// The bytes of `getter` inside the carved file `data` (`None` if `data` is not the file
+    /// that was carved and is too short).
+    pub fn blob<'d>(&self, data: &'d [u8], getter: &CarvedGetter) -> Option<&'d [u8]> {
+        match getter.file_offset {
+            Some(off) => data.get(off..off.checked_add(usize::try_from(getter.size).ok()?)?),
+            None => Some(&[]),
+        }
+    }
+}

@@ -1,0 +1,413 @@
+//! A checked view of an x86-64 ELF shared object over `object`: sections, segments, symbols,
+//! the GNU build ID, and virtual-address → file-offset mapping.
+//!
+//! Addresses are always mapped through the section that contains them (through the `PT_LOAD`
+//! segments only when the file has no section headers); nothing assumes VA == file offset.
+
+use object::LittleEndian as LE;
+use object::elf::{self, FileHeader64};
+use object::read::elf::{FileHeader as _, ProgramHeader as _, SectionHeader as _, Sym as _};
+
+use crate::error::CarveError;
+
+/// The ELF header type this reader accepts.
+pub type Header = FileHeader64<LE>;
+
+/// One section header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    /// Index in the section header table.
+    pub index: usize,
+    /// Name from `.shstrtab` (empty when unreadable).
+    pub name: String,
+    /// `sh_type`.
+    pub kind: u32,
+    /// `sh_flags`.
+    pub flags: u64,
+    /// `sh_addr`.
+    pub addr: u64,
+    /// `sh_size`.
+    pub size: u64,
+    /// `sh_offset`.
+    pub offset: u64,
+    /// `sh_link`.
+    pub link: u32,
+}
+
+impl Section {
+    /// `true` when the section occupies memory at run time.
+    pub fn is_alloc(&self) -> bool {
+        self.flags & elf::SHF_ALLOC.0 != 0
+    }
+    /// `true` when the section is writable at run time (this includes RELRO data).
+    pub fn is_writable(&self) -> bool {
+        self.flags & elf::SHF_WRITE.0 != 0
+    }
+    /// `true` when the section holds code.
+    pub fn is_exec(&self) -> bool {
+        self.flags & elf::SHF_EXECINSTR.0 != 0
+    }
+    /// `true` when the section has bytes in the file.
+    pub fn is_file_backed(&self) -> bool {
+        self.kind != elf::SHT_NOBITS.0
+    }
+    /// `true` when `va` lies inside the section's address range.
+    pub fn contains(&self, va: u64) -> bool {
+        va >= self.addr && va - self.addr < self.size
+    }
+    /// One past the section's last address.
+    pub fn end(&self) -> u64 {
+        self.addr.saturating_add(self.size)
+    }
+}
+
+/// One `PT_LOAD` program header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// `p_vaddr`.
+    pub vaddr: u64,
+    /// `p_memsz`.
+    pub memsz: u64,
+    /// `p_offset`.
+    pub offset: u64,
+    /// `p_filesz`.
+    pub filesz: u64,
+}
+
+/// One defined or undefined symbol.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    /// Name.
+    pub name: String,
+    /// `st_value`.
+    pub value: u64,
+    /// `st_size`.
+    pub size: u64,
+    /// `true` for `STT_FUNC`.
+    pub is_func: bool,
+    /// `true` when `st_shndx` is not `SHN_UNDEF`.
+    pub defined: bool,
+}
+
+/// A parsed x86-64 ELF shared object.
+pub struct Elf<'a> {
+    data: &'a [u8],
+    header: &'a Header,
+    sections: Vec<Section>,
+    segments: Vec<Segment>,
+    symtab: Vec<Symbol>,
+    dynsym: Vec<Symbol>,
+    build_id: Option<Vec<u8>>,
+}
+
+const ELF_HEADER_SIZE: u64 = 64;
+
+fn malformed(what: &str) -> impl Fn(object::Error) -> CarveError + '_ {
+    move |e| CarveError::Malformed {
+        what: what.to_owned(),
+        reason: e.to_string(),
+    }
+}
+
+fn check_span(what: &str, offset: u64, len: u64, file_len: u64) -> Result<(), CarveError> {
+    let end = offset.saturating_add(len);
+    if end > file_len {
+        return Err(CarveError::Truncated {
+            what: what.to_owned(),
+            offset,
+            end,
+            file_len,
+        });
+    }
+    Ok(())
+}
+
+impl<'a> Elf<'a> {
+    /// Parses and checks `data`: ELF64, little-endian, `EM_X86_64`, `ET_DYN`.
+    pub fn parse(data: &'a [u8]) -> Result<Self, CarveError> {
+        let file_len = data.len() as u64;
+        if data.is_empty() {
+            return Err(CarveError::Empty);
+        }
+        if data.len() < 4 || data[..4] != elf::ELFMAG {
+            return Err(CarveError::NotElf {
+                found: data[..data.len().min(4)].to_vec(),
+            });
+        }
+        check_span("ELF identification", 0, 16, file_len)?;
+        if data[4] != elf::ELFCLASS64.0 {
+            return Err(CarveError::WrongClass { class: data[4] });
+        }
+        if data[5] != elf::ELFDATA2LSB.0 {
+            return Err(CarveError::WrongEndian { data: data[5] });
+        }
+        check_span("ELF header", 0, ELF_HEADER_SIZE, file_len)?;
+        let header = Header::parse(data).map_err(malformed("ELF header"))?;
+        let e = LE;
+        if header.e_machine(e) != elf::EM_X86_64 {
+            return Err(CarveError::WrongMachine {
+                machine: header.e_machine(e).0,
+            });
+        }
+        if header.e_type(e) != elf::ET_DYN {
+            return Err(CarveError::NotSharedObject {
+                e_type: header.e_type(e).0,
+            });
+        }
+        let shoff = header.e_shoff(e);
+        if shoff != 0 {
+            let len = u64::from(header.e_shnum(e)) * u64::from(header.e_shentsize(e));
+            check_span("section header table", shoff, len, file_len)?;
+        }
+        let phoff = header.e_phoff(e);
+        if phoff != 0 {
+            let len = u64::from(header.e_phnum(e)) * u64::from(header.e_phentsize(e));
+            check_span("program header table", phoff, len, file_len)?;
+        }
+
+        let table = header
+            .sections(e, data)
+            .map_err(malformed("section header table"))?;
+        let mut sections = Vec::with_capacity(table.len());
+        for (index, sh) in table.enumerate() {
+            let name = table
+                .section_name(e, sh)
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .unwrap_or_default();
+            let s = Section {
+                index: index.0,
+                name,
+                kind: sh.sh_type(e).0,
+                flags: sh.sh_flags(e).0,
+                addr: sh.sh_addr(e),
+                size: sh.sh_size(e),
+                offset: sh.sh_offset(e),
+                link: sh.sh_link(e),
+            };
+            if s.is_file_backed() && s.kind != elf::SHT_NULL.0 {
+                check_span(&format!("section {}", s.name), s.offset, s.size, file_len)?;
+            }
+            sections.push(s);
+        }
+
+        let mut segments = Vec::new();
+        for ph in header
+            .program_headers(e, data)
+            .map_err(malformed("program header table"))?
+        {
+            if ph.p_type(e) == elf::PT_LOAD {
+                segments.push(Segment {
+                    vaddr: ph.p_vaddr(e),
+                    memsz: ph.p_memsz(e),
+                    offset: ph.p_offset(e),
+                    filesz: ph.p_filesz(e).min(ph.p_memsz(e)),
+                });
+            }
+        }
+
+        let symbols = |kind: elf::SectionType, what: &str| -> Result<Vec<Symbol>, CarveError> {
+            let st = table.symbols(e, data, kind).map_err(malformed(what))?;
+            let mut out = Vec::with_capacity(st.len());
+            for sym in st.iter() {
+                let name = st
+                    .symbol_name(e, sym)
+                    .map(|n| String::from_utf8_lossy(n).into_owned())
+                    .unwrap_or_default();
+                out.push(Symbol {
+                    name,
+                    value: sym.st_value(e),
+                    size: sym.st_size(e),
+                    is_func: sym.st_type() == elf::STT_FUNC,
+                    defined: sym.st_shndx(e) != elf::SHN_UNDEF,
+                });
+            }
+            Ok(out)
+        };
+        let symtab = symbols(elf::SHT_SYMTAB, "symbol table .symtab")?;
+        let dynsym = symbols(elf::SHT_DYNSYM, "dynamic symbol table .dynsym")?;
+
+        let mut build_id = None;
+        for sh in table.iter() {
+            let Ok(Some(mut notes)) = sh.notes(e, data) else {
+                continue;
+            };
+            while let Ok(Some(note)) = notes.next() {
+                if note.name() == elf::ELF_NOTE_GNU && note.n_type(e) == elf::NT_GNU_BUILD_ID {
+                    build_id = Some(note.desc().to_vec());
+                }
+            }
+        }
+
+        Ok(Self {
+            data,
+            header,
+            sections,
+            segments,
+            symtab,
+            dynsym,
+            build_id,
+        })
+    }
+
+    /// The whole file.
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// The ELF header.
+    pub fn header(&self) -> &'a Header {
+        self.header
+    }
+
+    /// All section headers.
+    pub fn sections(&self) -> &[Section] {
+        &self.sections
+    }
+
+    /// The `PT_LOAD` segments.
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// `true` when the file has a `.symtab` (it is not stripped).
+    pub fn has_symtab(&self) -> bool {
+        !self.symtab.is_empty()
+    }
+
+    /// The GNU build ID in lowercase hex, if the file has one.
+    pub fn build_id_hex(&self) -> Option<String> {
+        self.build_id
+            .as_ref()
+            .map(|id| id.iter().map(|b| format!("{b:02x}")).collect())
+    }
+
+    /// The defined symbol `name`, from `.symtab` first, then `.dynsym`.
+    pub fn symbol(&self, name: &str) -> Option<&Symbol> {
+        self.symtab
+            .iter()
+            .chain(&self.dynsym)
+            .find(|s| s.defined && s.name == name)
+    }
+
+    /// The defined function symbols at `va` (both tables, deduplicated, sorted by name).
+    pub fn functions_at(&self, va: u64) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .symtab
+            .iter()
+            .chain(&self.dynsym)
+            .filter(|s| s.defined && s.is_func && s.value == va && !s.name.is_empty())
+            .map(|s| s.name.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// The `.dynsym` entry at symbol index `index` (as relocations name it).
+    pub fn dynsym_by_index(&self, index: usize) -> Option<&Symbol> {
+        self.dynsym.get(index)
+    }
+
+    /// The allocated section containing `va`, if any.
+    pub fn section_at(&self, va: u64) -> Option<&Section> {
+        self.sections
+            .iter()
+            .find(|s| s.is_alloc() && s.size > 0 && s.contains(va))
+    }
+
+    /// Maps `len` bytes at `va` to a file offset through the containing section (or, in a file
+    /// without section headers, the containing `PT_LOAD` segment). The whole range must lie in
+    /// that one section and in the file.
+    pub fn offset_of(&self, va: u64, len: u64, what: &str) -> Result<usize, CarveError> {
+        let file_len = self.data.len() as u64;
+        let unmapped = || CarveError::Unmapped {
+            what: what.to_owned(),
+            va,
+            len,
+        };
+        let offset = if self.sections.is_empty() {
+            let seg = self
+                .segments
+                .iter()
+                .find(|s| va >= s.vaddr && va - s.vaddr < s.memsz)
+                .ok_or_else(unmapped)?;
+            let rel = va - seg.vaddr;
+            if rel.saturating_add(len) > seg.filesz {
+                return Err(CarveError::PastSectionEnd {
+                    what: what.to_owned(),
+                    va,
+                    len,
+                    section: "its PT_LOAD segment's file bytes".into(),
+                    section_end: seg.vaddr.saturating_add(seg.filesz),
+                });
+            }
+            seg.offset.saturating_add(rel)
+        } else {
+            let sec = self.section_at(va).ok_or_else(unmapped)?;
+            if !sec.is_file_backed() {
+                return Err(CarveError::NotFileBacked {
+                    what: what.to_owned(),
+                    va,
+                    section: sec.name.clone(),
+                });
+            }
+            let rel = va - sec.addr;
+            if rel.saturating_add(len) > sec.size {
+                return Err(CarveError::PastSectionEnd {
+                    what: what.to_owned(),
+                    va,
+                    len,
+                    section: sec.name.clone(),
+                    section_end: sec.end(),
+                });
+            }
+            sec.offset.saturating_add(rel)
+        };
+        check_span(what, offset, len, file_len)?;
+        usize::try_from(offset).map_err(|_| unmapped())
+    }
+
+    /// The `len` file bytes at `va` (see [`Elf::offset_of`]).
+    pub fn bytes_at(&self, va: u64, len: u64, what: &str) -> Result<&'a [u8], CarveError> {
+        let start = self.offset_of(va, len, what)?;
+        let len = usize::try_from(len).map_err(|_| CarveError::Unmapped {
+            what: what.to_owned(),
+            va,
+            len,
+        })?;
+        // offset_of checked start + len <= file length.
+        Ok(&self.data[start..start + len])
+    }
+
+    /// The little-endian `u64` at `va`.
+    pub fn u64_at(&self, va: u64, what: &str) -> Result<u64, CarveError> {
+        let b = self.bytes_at(va, 8, what)?;
+        let mut w = [0u8; 8];
+        w.copy_from_slice(b);
+        Ok(u64::from_le_bytes(w))
+    }
+
+    /// Up to `max` bytes of code at `va`, cut at the end of its (executable) section.
+    pub fn code_at(&self, va: u64, max: u64, what: &str) -> Result<&'a [u8], CarveError> {
+        let avail = match self.section_at(va) {
+            Some(sec) => sec.end() - va,
+            None if self.sections.is_empty() => max,
+            None => {
+                return Err(CarveError::Unmapped {
+                    what: what.to_owned(),
+                    va,
+                    len: 1,
+                });
+            }
+        };
+        if let Some(sec) = self.section_at(va)
+            && !sec.is_exec()
+        {
+            return Err(CarveError::NotAStub {
+                va,
+                reason: format!("{what} is in {}, which is not executable", sec.name),
+            });
+        }
+        self.bytes_at(va, avail.min(max), what)
+    }
+}

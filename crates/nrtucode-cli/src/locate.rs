@@ -1,0 +1,154 @@
+//! Finding `image_list` and `hwdecode_table_list`.
+//!
+//! With symbols, the tables are found by name. A stripped library (only `.dynsym`, like the
+//! vendor's front library) still exports the two resolvers; their code addresses the tables
+//! rip-relatively, so the resolver is decoded and every rip-relative reference into a writable
+//! (data or RELRO) section is a candidate: a `lea reg, [rip+X]` gives X, a
+//! `mov reg, [rip+G]` from a GOT slot gives the slot's relocated pointer. The first candidate,
+//! in code order, that reads as a well-formed table of the right shape wins.
+
+use iced_x86::{Decoder, DecoderOptions, Mnemonic, OpKind};
+
+use crate::elf::Elf;
+use crate::error::CarveError;
+use crate::reloc::RelocMap;
+use crate::tables::{TABLE_SIZE, read_hwdecode_list, read_image_list};
+
+/// Most bytes of a resolver decoded when its symbol has no size.
+pub const MAX_RESOLVER_BYTES: u64 = 4096;
+
+/// How a table was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// By its own symbol.
+    Symbol,
+    /// By decoding the named resolver.
+    Resolver(&'static str),
+}
+
+/// The two tables' addresses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tables {
+    /// `image_list`.
+    pub image_list: u64,
+    /// How `image_list` was found.
+    pub image_list_found: Found,
+    /// `hwdecode_table_list`.
+    pub hwdecode_list: u64,
+    /// How `hwdecode_table_list` was found.
+    pub hwdecode_list_found: Found,
+}
+
+/// Exported memory-image resolver.
+pub const MEMORY_IMAGE_RESOLVER: &str = "nrtucode_get_memory_image";
+/// Exported profiler-table resolver.
+pub const HWDECODE_RESOLVER: &str = "nrtucode_get_hwdecode_table";
+
+/// Finds both tables.
+pub fn locate(elf: &Elf<'_>, relocs: &RelocMap) -> Result<Tables, CarveError> {
+    let image = find(elf, relocs, "image_list", MEMORY_IMAGE_RESOLVER, |va| {
+        let slots = read_image_list(elf, relocs, va)?;
+        if slots.iter().all(|s| s.descriptors.is_empty()) {
+            return Err(CarveError::BadTable {
+                table: "image_list",
+                va,
+                reason: "every slot is empty".into(),
+            });
+        }
+        Ok(())
+    })?;
+    let hw = find(
+        elf,
+        relocs,
+        "hwdecode_table_list",
+        HWDECODE_RESOLVER,
+        |va| read_hwdecode_list(elf, relocs, va).map(|_| ()),
+    )?;
+    Ok(Tables {
+        image_list: image.0,
+        image_list_found: image.1,
+        hwdecode_list: hw.0,
+        hwdecode_list_found: hw.1,
+    })
+}
+
+fn find(
+    elf: &Elf<'_>,
+    relocs: &RelocMap,
+    table: &'static str,
+    resolver: &'static str,
+    validate: impl Fn(u64) -> Result<(), CarveError>,
+) -> Result<(u64, Found), CarveError> {
+    if let Some(sym) = elf.symbol(table) {
+        if sym.size != 0 && sym.size != TABLE_SIZE {
+            return Err(CarveError::BadTable {
+                table,
+                va: sym.value,
+                reason: format!(
+                    "symbol size {:#x}, expected {TABLE_SIZE:#x} (38 x 16)",
+                    sym.size
+                ),
+            });
+        }
+        validate(sym.value)?;
+        return Ok((sym.value, Found::Symbol));
+    }
+    let Some(func) = elf.symbol(resolver).filter(|s| s.is_func) else {
+        return Err(CarveError::TableNotFound {
+            table,
+            reason: format!("no symbol {table:?} and no exported function {resolver:?}"),
+        });
+    };
+    let len = if func.size == 0 {
+        MAX_RESOLVER_BYTES
+    } else {
+        func.size.min(MAX_RESOLVER_BYTES)
+    };
+    let code = elf.code_at(func.value, len, resolver)?;
+    let mut tried = Vec::new();
+    for va in candidates(elf, relocs, code, func.value) {
+        match validate(va) {
+            Ok(()) => return Ok((va, Found::Resolver(resolver))),
+            Err(e) => tried.push(format!("{va:#x} ({e})")),
+        }
+    }
+    Err(CarveError::TableNotFound {
+        table,
+        reason: if tried.is_empty() {
+            format!(
+                "{resolver} at VA {:#x} makes no rip-relative reference into a writable data section",
+                func.value
+            )
+        } else {
+            format!(
+                "no rip-relative reference of {resolver} at VA {:#x} reads as a table: {}",
+                func.value,
+                tried.join("; ")
+            )
+        },
+    })
+}
+
+/// The addresses in writable sections that the code at `va` refers to, in code order.
+pub fn candidates(elf: &Elf<'_>, relocs: &RelocMap, code: &[u8], va: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    let writable = |t: u64| elf.section_at(t).is_some_and(|s| s.is_writable());
+    for insn in Decoder::with_ip(64, code, va, DecoderOptions::NONE) {
+        if insn.is_invalid() || !insn.is_ip_rel_memory_operand() {
+            continue;
+        }
+        let target = insn.ip_rel_memory_address();
+        let candidate = match insn.mnemonic() {
+            Mnemonic::Lea => Some(target),
+            Mnemonic::Mov if insn.op0_kind() == OpKind::Register => relocs
+                .pointer(elf, target, "GOT slot")
+                .ok()
+                .and_then(|p| p.va()),
+            _ => None,
+        };
+        if let Some(c) = candidate.filter(|c| writable(*c) && !out.contains(c)) {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,7 @@
+//! `nrtucode`: see `nrtucode --help`.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    nrtucode_cli::cli::run()
+}
