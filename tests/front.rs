@@ -1,0 +1,64 @@
+//! The vendor's reduced front library (`libnrtucode.so`): only PERF and DKL_PERF getters of
+//! SUNDA..MARIANA_PLUS are linked. Built with exactly that feature selection, every answer must
+//! equal the front library's. Run with:
+//!
+//! `cargo test -p nrtucode --no-default-features --features
+//! gen-sunda,gen-cayman,gen-mariana,gen-mariana-plus,flavor-perf,flavor-dkl-perf`
+//!
+//! In any other build the test has nothing to compare and says so.
+
+const FRONT: bool = cfg!(all(
+    feature = "gen-sunda",
+    feature = "gen-cayman",
+    feature = "gen-mariana",
+    feature = "gen-mariana-plus",
+    not(feature = "gen-maverick"),
+    feature = "flavor-perf",
+    not(feature = "flavor-debug"),
+    not(feature = "flavor-test"),
+    feature = "flavor-dkl-perf",
+    not(feature = "flavor-dkl-debug"),
+    not(feature = "flavor-dkl-test"),
+));
+
+use nrtucode::{NoEnv, ResolveErr, get_hwdecode_table, get_memory_image};
+
+#[test]
+fn front_selection_answers_like_the_front_library() {
+    if !FRONT {
+        eprintln!("not the front feature selection: nothing to compare");
+        return;
+    }
+    let facts = nrtucode_catalog::image_slots();
+    for slot in &facts {
+        for key in &slot.flavor_keys {
+            for region in 0..4 {
+                let answer = get_memory_image(slot.idx, region, *key as i32, &NoEnv);
+                let linked = matches!(key, 1 | 17) && slot.gen_name != Some("MAVERICK");
+                if linked {
+                    assert!(answer.is_ok(), "idx {} key {key}: {answer:?}", slot.idx);
+                } else {
+                    // The descriptor resolves, then its getter is NULL.
+                    assert_eq!(answer, Err(ResolveErr::NullGetter), "idx {}", slot.idx);
+                }
+            }
+        }
+    }
+    // Auto flavor with DEBUG/TEST selected finds the descriptor and its NULL getter.
+    let debug = &[("NEURON_UCODE_FLAVOR", b"debug".as_slice())][..];
+    assert_eq!(
+        get_memory_image(7, 0, 0, debug),
+        Err(ResolveErr::NullGetter)
+    );
+    // Profiler lane: only 7-10, 15-18, 23-26; MAVERICK 31-33 answer 2.
+    for idx in 0..38 {
+        let expected = matches!(idx, 7..=10 | 15..=18 | 23..=26);
+        for kind in [0, 1] {
+            let answer = get_hwdecode_table(idx, kind);
+            assert_eq!(answer.is_ok(), expected, "idx {idx}");
+            if !expected {
+                assert_eq!(answer.unwrap_err().code(), 2);
+            }
+        }
+    }
+}
