@@ -1,0 +1,119 @@
+//! `NRTUCODE_BLOB_DIR`: a blob directory replaces the fixtures byte for byte, and a directory
+//! that lacks a blob the selected features need, or holds one of the wrong size, fails the
+//! build naming the blob. Each case runs `cargo check` on this crate in a private target
+//! directory (the build script and the const evaluation of the blob statics both run there).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use nrtucode_catalog::{Getter, Manifest, ManifestHeader, ManifestRow, fixture_bytes, getters};
+use sha2::{Digest, Sha256};
+
+const FRONT_FEATURES: &str =
+    "gen-sunda,gen-cayman,gen-mariana,gen-mariana-plus,flavor-perf,flavor-dkl-perf";
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes a blob directory holding the fixture bytes of the getters `keep` accepts.
+fn write_dir(name: &str, keep: impl Fn(&Getter) -> bool) -> (PathBuf, Manifest) {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rows = Vec::new();
+    for g in getters()
+        .iter()
+        .filter(|g| g.is_resolver_reachable() && keep(g))
+    {
+        let bytes = fixture_bytes(g);
+        let sha256 = hex(&Sha256::digest(&bytes));
+        let file = (!bytes.is_empty()).then(|| format!("{sha256}.bin"));
+        if let Some(file) = &file {
+            std::fs::write(dir.join(file), &bytes).unwrap();
+        }
+        rows.push(ManifestRow {
+            symbol: g.symbol.into(),
+            gen_name: g.gen_name.into(),
+            class: g.class.into(),
+            engine: g.engine.into(),
+            variant: g.variant.into(),
+            region: g.region.into(),
+            size: g.size as u64,
+            sha256,
+            blob_va: g.blob_va,
+            file,
+        });
+    }
+    let manifest = Manifest {
+        header: ManifestHeader {
+            source: "fixtures".into(),
+            source_size: 0,
+            source_sha256: "0".repeat(64),
+            build_id: "unknown".into(),
+        },
+        rows,
+    };
+    std::fs::write(dir.join("manifest.tsv"), manifest.render()).unwrap();
+    (dir, manifest)
+}
+
+/// `cargo check -p nrtucode` with `NRTUCODE_BLOB_DIR=dir`; returns success and stderr.
+fn check_with(dir: &Path, features: Option<&str>) -> (bool, String) {
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.args(["check", "-p", "nrtucode", "--locked", "--quiet"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("blob-dir-target"),
+        )
+        .env("NRTUCODE_BLOB_DIR", dir);
+    if let Some(features) = features {
+        cmd.args(["--no-default-features", "--features", features]);
+    }
+    let out = cmd.output().expect("run cargo");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn blob_directories_are_embedded_or_rejected_by_name() {
+    // A complete directory builds.
+    let (complete, _) = write_dir("complete", |_| true);
+    let (ok, stderr) = check_with(&complete, None);
+    assert!(ok, "{stderr}");
+
+    // A missing blob fails the build and names it.
+    let missing = "MARIANA_NX_PE_TEST_DRAM_get";
+    let (dir, _) = write_dir("missing", |g| g.symbol != missing);
+    let (ok, stderr) = check_with(&dir, None);
+    assert!(!ok);
+    assert!(stderr.contains(missing), "{stderr}");
+
+    // A blob of the wrong size fails the build and names it.
+    let (dir, manifest) = write_dir("short", |_| true);
+    let victim = manifest.row("CAYMAN_NX_ACT_PERF_IRAM_get").unwrap();
+    let path = dir.join(victim.file.as_ref().unwrap());
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+    let (ok, stderr) = check_with(&dir, None);
+    assert!(!ok);
+    assert!(stderr.contains("CAYMAN_NX_ACT_PERF_IRAM_get"), "{stderr}");
+
+    // A front-library directory (PERF + DKL_PERF of four generations) builds with the front
+    // selection, and is rejected by the full one, which needs blobs it lacks.
+    let front = |g: &Getter| {
+        g.gen_name != "MAVERICK" && matches!(g.variant, "PERF" | "RELEASE" | "DKL_PERF" | "PROF")
+    };
+    let (dir, _) = write_dir("front", front);
+    let (ok, stderr) = check_with(&dir, Some(FRONT_FEATURES));
+    assert!(ok, "{stderr}");
+    let (ok, stderr) = check_with(&dir, None);
+    assert!(!ok);
+    assert!(
+        stderr.contains("_DEBUG_") || stderr.contains("MAVERICK_"),
+        "{stderr}"
+    );
+}
