@@ -80,11 +80,10 @@ fn main() {
         }
     }
     if !problems.is_empty() {
-        eprintln!("error: the blob directory cannot be embedded:");
-        for p in &problems {
-            eprintln!("  - {p}");
+        for problem in &problems {
+            println!("cargo::error=NRTUCODE_BLOB_DIR: {problem}");
         }
-        process::exit(1);
+        return;
     }
 
     let mut code = String::new();
@@ -191,15 +190,10 @@ impl Source {
         let path = dir.join(MANIFEST_FILE);
         println!("cargo::rerun-if-changed={}", path.display());
         let text = fs::read_to_string(&path).unwrap_or_else(|e| {
-            eprintln!(
-                "error: NRTUCODE_BLOB_DIR: cannot read {}: {e}",
-                path.display()
-            );
-            process::exit(1);
+            fail(&format!("cannot read {}: {e}", path.display()));
         });
         let manifest = Manifest::parse(&text).unwrap_or_else(|e| {
-            eprintln!("error: NRTUCODE_BLOB_DIR: {}: {e}", dir.display());
-            process::exit(1);
+            fail(&format!("{}: {e}", dir.display()));
         });
         Source::Directory { dir, manifest }
     }
@@ -259,6 +253,12 @@ impl Source {
             }
         }
     }
+}
+
+/// Reports an unusable blob directory and stops the build.
+fn fail(message: &str) -> ! {
+    println!("cargo::error=NRTUCODE_BLOB_DIR: {message}");
+    process::exit(1);
 }
 
 /// Writes `bytes` unless the file already holds them (keeps mtimes, and rebuilds, stable).
