@@ -7,12 +7,20 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use std::io::Write as _;
+
+macro_rules! out_fmt { ($($a:tt)*) => { write_out(&format!($($a)*)) } }
+macro_rules! out_line { ($($a:tt)*) => { write_out(&format!("{}\n", format_args!($($a)*))) } }
+macro_rules! err_fmt { ($($a:tt)*) => { write_err(&format!($($a)*)) } }
+macro_rules! err_line { ($($a:tt)*) => { write_err(&format!("{}\n", format_args!($($a)*))) } }
+
 use clap::{Parser, Subcommand};
 
 use crate::blobdir::write_blob_dir;
 use crate::carve::{Carve, NamedBy, carve_file};
 use crate::compare::{compare, known_build};
 use crate::locate::Found;
+use crate::resolve::{Query, Show, resolve};
 use crate::table;
 use crate::verify::verify_dir;
 
@@ -47,6 +55,59 @@ pub enum Command {
         /// The blob directory.
         dir: PathBuf,
     },
+    /// List the catalog embedded in this build (slot, generation, engine, flavor, region,
+    /// size, sha256, real/cursor/null).
+    List {
+        /// Only this generation (e.g. CAYMAN, mariana-plus).
+        #[arg(long = "gen")]
+        generation: Option<String>,
+        /// JSON output (format `nrtucode-list/1`).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call a resolver: `resolve IDX REGION [--flavor F]` or `resolve IDX --prof cam|table`.
+    /// The exit code is the resolver's code.
+    Resolve {
+        /// Flat slot index (passed as is: 38 and above give code 1).
+        idx: u32,
+        /// Region: 0-3 or iram, dram, sram, extram (not with --prof).
+        #[arg(value_parser = crate::resolve::parse_region, required_unless_present = "prof", conflicts_with = "prof")]
+        region: Option<i32>,
+        /// Flavor: auto (0, the default: NEURON_UCODE_FLAVOR), perf, debug, test, dkl-perf,
+        /// dkl-debug, dkl-test, or an integer.
+        #[arg(long, value_parser = crate::resolve::parse_flavor, default_value = "auto", conflicts_with = "prof")]
+        flavor: i32,
+        /// Resolve a profiler table instead: cam or table.
+        #[arg(long, value_parser = crate::resolve::parse_kind)]
+        prof: Option<i32>,
+        /// Write the bytes to FILE.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Hex-dump the first N bytes (default 64).
+        #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "64")]
+        hex: Option<usize>,
+        /// Print the sha256 of the bytes.
+        #[arg(long)]
+        sha256: bool,
+    },
+    /// Decode and validate the PROF_CAM / PROF_TABLE pair of a slot.
+    Prof {
+        /// Flat slot index.
+        idx: u32,
+        /// JSON output (format `nrtucode-prof/1`).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Writes to stdout; a closed pipe (`nrtucode list | head`) is not an error worth a panic.
+fn write_out(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// Writes to stderr, ignoring failures.
+fn write_err(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// Parses the process arguments and runs the command.
@@ -60,11 +121,58 @@ pub fn run() -> ExitCode {
             strict,
         } => cmd_carve(&lib, &out, getters, strict),
         Command::Verify { dir } => cmd_verify(&dir),
+        Command::List { generation, json } => {
+            out_fmt!("{}", crate::list::render(generation.as_deref(), json));
+            ExitCode::SUCCESS
+        }
+        Command::Resolve {
+            idx,
+            region,
+            flavor,
+            prof,
+            output,
+            hex,
+            sha256,
+        } => {
+            let query = match prof {
+                Some(kind) => Query::Prof { idx, kind },
+                None => Query::Image {
+                    idx,
+                    region: region.unwrap_or(0),
+                    flavor,
+                },
+            };
+            cmd_resolve(query, Show { hex, sha256 }, output.as_deref())
+        }
+        Command::Prof { idx, json } => {
+            let out = crate::profdump::render(idx, json);
+            out_fmt!("{}", out.stdout);
+            err_fmt!("{}", out.stderr);
+            code(out.code)
+        }
     }
 }
 
+/// An exit code from a resolver code (clamped to 0..=255).
+fn code(c: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(c).unwrap_or(u8::MAX))
+}
+
+fn cmd_resolve(query: Query, show: Show, output: Option<&std::path::Path>) -> ExitCode {
+    let r = resolve(query, show, &nrtucode::StdEnv);
+    out_fmt!("{}", r.stdout);
+    err_fmt!("{}", r.stderr);
+    if r.code == 0
+        && let Some(path) = output
+        && let Err(e) = std::fs::write(path, r.bytes)
+    {
+        return fail(format!("{}: {e}", path.display()));
+    }
+    code(r.code)
+}
+
 fn fail(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("nrtucode: error: {message}");
+    err_line!("nrtucode: error: {message}");
     ExitCode::FAILURE
 }
 
@@ -138,7 +246,7 @@ fn cmd_carve(lib: &std::path::Path, out: &std::path::Path, list: bool, strict: b
     if let Err(e) = write_blob_dir(&carve, &data, out) {
         return fail(e);
     }
-    print!("{}", carve_summary(&carve, out));
+    out_fmt!("{}", carve_summary(&carve, out));
     if list {
         let rows: Vec<Vec<String>> = carve
             .getters
@@ -153,25 +261,25 @@ fn cmd_carve(lib: &std::path::Path, out: &std::path::Path, list: bool, strict: b
                 ]
             })
             .collect();
-        print!(
+        out_fmt!(
             "\n{}",
             table::render(&["symbol", "getter_va", "blob_va", "size", "sha256"], &rows)
         );
     }
     for note in &carve.notes {
-        eprintln!("nrtucode: note: {note}");
+        err_line!("nrtucode: note: {note}");
     }
     let findings = compare(&carve.header, &carve.getters);
     let mismatches = findings.iter().filter(|f| f.is_mismatch()).count();
     for f in &findings {
         if f.is_mismatch() {
-            eprintln!("nrtucode: warning: {}: {f}", lib.display());
+            err_line!("nrtucode: warning: {}: {f}", lib.display());
         } else {
-            println!("published hash: {f}");
+            out_line!("published hash: {f}");
         }
     }
     if mismatches == 0 {
-        println!("catalog: every carved size matches blobs/catalog.tsv");
+        out_line!("catalog: every carved size matches blobs/catalog.tsv");
         ExitCode::SUCCESS
     } else if strict {
         fail(format!("{mismatches} getters disagree with the catalog"))
@@ -183,13 +291,13 @@ fn cmd_carve(lib: &std::path::Path, out: &std::path::Path, list: bool, strict: b
 fn cmd_verify(dir: &std::path::Path) -> ExitCode {
     let report = verify_dir(dir);
     for w in &report.warnings {
-        eprintln!("nrtucode: warning: {w}");
+        err_line!("nrtucode: warning: {w}");
     }
     for p in &report.problems {
-        eprintln!("nrtucode: error: {}: {p}", dir.display());
+        err_line!("nrtucode: error: {}: {p}", dir.display());
     }
     if report.is_ok() {
-        println!(
+        out_line!(
             "{}: ok ({} rows, {} blob files)",
             dir.display(),
             report.rows,
@@ -197,7 +305,7 @@ fn cmd_verify(dir: &std::path::Path) -> ExitCode {
         );
         ExitCode::SUCCESS
     } else {
-        eprintln!(
+        err_line!(
             "nrtucode: {}: {} problems",
             dir.display(),
             report.problems.len()

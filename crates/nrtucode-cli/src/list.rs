@@ -1,0 +1,195 @@
+//! `nrtucode list`: the catalog embedded in the core crate.
+//!
+//! One entry per (slot, descriptor, region) of `image_list` (`nrtucode::catalog::image_entries`)
+//! and per (slot, kind) of `hwdecode_table_list` whose slot has an engine
+//! (`nrtucode::catalog::hwdecode_entries`), in table order: image entries first, then profiler
+//! entries.
+//!
+//! JSON (`--json`), one object, keys in this order:
+//!
+//! ```text
+//! { "format": "nrtucode-list/1",
+//!   "blob_source": "fixtures" | "directory",
+//!   "entries": [ { "table": "image_list" | "hwdecode_table_list",
+//!                  "slot": 7, "generation": "CAYMAN", "class": "NX", "engine": "ACT",
+//!                  "flavor": 1 | null,          // descriptor key; null for profiler rows
+//!                  "variant": "PERF",           // PROF for profiler rows
+//!                  "region": "IRAM",            // IRAM DRAM SRAM EXTRAM | CAM TABLE
+//!                  "symbol": "CAYMAN_NX_ACT_PERF_IRAM_get",
+//!                  "state": "real" | "cursor" | "null",
+//!                  "size": 81344 | null,        // null when state is null
+//!                  "sha256": "<64 hex>" | null } ] }
+//! ```
+
+use std::collections::HashMap;
+
+use nrtucode::catalog::{BLOB_SOURCE, BlobSource, hwdecode_entries, image_entries};
+use serde::Serialize;
+
+use crate::naming::Names;
+use crate::sha::sha256_hex;
+use crate::table;
+
+/// One listed getter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ListEntry {
+    /// `image_list` or `hwdecode_table_list`.
+    pub table: &'static str,
+    /// Flat slot index.
+    pub slot: u32,
+    /// Generation.
+    pub generation: &'static str,
+    /// Core class.
+    pub class: &'static str,
+    /// Engine.
+    pub engine: &'static str,
+    /// Descriptor flavor key (`None` for profiler rows).
+    pub flavor: Option<i32>,
+    /// Variant name.
+    pub variant: &'static str,
+    /// Region or profiler kind.
+    pub region: &'static str,
+    /// Vendor getter symbol.
+    pub symbol: String,
+    /// `real`, `cursor` or `null`.
+    pub state: &'static str,
+    /// Blob size (`None` for a NULL getter).
+    pub size: Option<usize>,
+    /// Blob sha256 (`None` for a NULL getter).
+    pub sha256: Option<String>,
+}
+
+/// The JSON document of `list --json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ListDoc {
+    /// `nrtucode-list/1`.
+    pub format: &'static str,
+    /// `fixtures` or `directory`.
+    pub blob_source: &'static str,
+    /// The entries.
+    pub entries: Vec<ListEntry>,
+}
+
+/// Normalises a generation argument: `mariana-plus`, `Mariana_Plus` → `MARIANA_PLUS`.
+pub fn normalize_gen(g: &str) -> String {
+    g.trim().to_ascii_uppercase().replace('-', "_")
+}
+
+fn state(blob: Option<&[u8]>) -> &'static str {
+    match blob {
+        None => "null",
+        Some([]) => "cursor",
+        Some(_) => "real",
+    }
+}
+
+/// The entries, optionally only of generation `gen_filter` (normalised with [`normalize_gen`]).
+pub fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
+    let names = Names::new();
+    let want = gen_filter.map(normalize_gen);
+    let mut hashes: HashMap<(usize, usize), String> = HashMap::new();
+    let mut hash = |blob: Option<&'static [u8]>| {
+        blob.map(|b| {
+            hashes
+                .entry((b.as_ptr() as usize, b.len()))
+                .or_insert_with(|| sha256_hex(b))
+                .clone()
+        })
+    };
+    let mut out = Vec::new();
+    for e in image_entries() {
+        let gen_name = e.slot.generation.name();
+        if want.as_deref().is_some_and(|w| w != gen_name) {
+            continue;
+        }
+        let region_idx = e.region.raw() as usize;
+        let symbol = names
+            .image(e.index.as_usize(), 0, e.flavor.raw() as u64, region_idx)
+            .map(|n| n.symbol)
+            .unwrap_or_default();
+        out.push(ListEntry {
+            table: "image_list",
+            slot: e.index.raw(),
+            generation: gen_name,
+            class: e.slot.class.name(),
+            engine: e.slot.engine.name(),
+            flavor: Some(e.flavor.raw()),
+            variant: e.flavor.variant_name(e.slot.generation),
+            region: e.region.name(),
+            symbol,
+            state: state(e.blob),
+            size: e.blob.map(<[u8]>::len),
+            sha256: hash(e.blob),
+        });
+    }
+    for e in hwdecode_entries() {
+        let Some(slot) = e.slot else { continue };
+        let gen_name = slot.generation.name();
+        if want.as_deref().is_some_and(|w| w != gen_name) {
+            continue;
+        }
+        let symbol = names
+            .prof(e.index.as_usize(), 0, e.kind.raw() as usize)
+            .map(|n| n.symbol)
+            .unwrap_or_default();
+        out.push(ListEntry {
+            table: "hwdecode_table_list",
+            slot: e.index.raw(),
+            generation: gen_name,
+            class: slot.class.name(),
+            engine: slot.engine.name(),
+            flavor: None,
+            variant: "PROF",
+            region: e.kind.name(),
+            symbol,
+            state: state(e.blob),
+            size: e.blob.map(<[u8]>::len),
+            sha256: hash(e.blob),
+        });
+    }
+    out
+}
+
+/// `list` output: an aligned table, or the JSON document.
+pub fn render(gen_filter: Option<&str>, json: bool) -> String {
+    let entries = entries(gen_filter);
+    if json {
+        let doc = ListDoc {
+            format: "nrtucode-list/1",
+            blob_source: match BLOB_SOURCE {
+                BlobSource::Fixtures => "fixtures",
+                BlobSource::Directory => "directory",
+            },
+            entries,
+        };
+        let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        s.push('\n');
+        return s;
+    }
+    let rows: Vec<Vec<String>> = entries
+        .iter()
+        .map(|e| {
+            vec![
+                e.slot.to_string(),
+                e.generation.into(),
+                e.class.into(),
+                e.engine.into(),
+                e.flavor.map_or("-".into(), |f| f.to_string()),
+                e.variant.into(),
+                e.region.into(),
+                e.size.map_or("-".into(), |s| s.to_string()),
+                e.sha256
+                    .as_deref()
+                    .map_or("-".into(), |h| h[..16].to_string()),
+                e.state.into(),
+            ]
+        })
+        .collect();
+    table::render(
+        &[
+            "slot", "gen", "class", "engine", "flavor", "variant", "region", "size", "sha256",
+            "state",
+        ],
+        &rows,
+    )
+}

@@ -1,0 +1,279 @@
+//! `nrtucode prof`: decode and validate the PROF_CAM / PROF_TABLE pair of one slot with the
+//! core crate's zero-copy views (`nrtucode::prof`).
+//!
+//! JSON (`--json`), one object, keys in this order:
+//!
+//! ```text
+//! { "format": "nrtucode-prof/1",
+//!   "slot": 7, "generation": "CAYMAN", "class": "NX", "engine": "ACT",
+//!   "cam":   { "size": 1024, "sha256": "<64 hex>" },
+//!   "table": { "size": 8192, "sha256": "<64 hex>" },
+//!   "valid": true,                 // validate_pair() accepted the pair
+//!   "error": null | "<message>",   // why not
+//!   "armed": 47,                   // armed CAM records = populated TABLE records
+//!   "nine_bit_matches": 0,         // records with mask 0x1ff
+//!   "control_records": 9,          // TABLE records carrying only the class word
+//!   "records": [ { "index": 0, "opcode": 1, "mask": 255, "enable": 1, "wildcard": false,
+//!                  "class": 3, "cfg0": 305419896, "cfg1": 0,
+//!                  "descriptor": "<24 hex>", "control": false } ] }
+//! ```
+//!
+//! `records` lists the armed CAM records with their parallel TABLE records; when validation
+//! fails it lists every record with a non-zero CAM or TABLE word, so the bad one is visible.
+
+use nrtucode::prof::{CamView, TableView, validate_pair};
+use nrtucode::{ImageIndex, get_hwdecode_table};
+use serde::Serialize;
+
+use crate::sha::sha256_hex;
+use crate::table;
+
+/// Size and hash of one blob.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BlobInfo {
+    /// Bytes.
+    pub size: usize,
+    /// sha256, lowercase hex.
+    pub sha256: String,
+}
+
+/// One CAM record with its TABLE record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Record {
+    /// Record number.
+    pub index: usize,
+    /// CAM opcode id.
+    pub opcode: u32,
+    /// CAM mask.
+    pub mask: u32,
+    /// CAM enable.
+    pub enable: u32,
+    /// `true` for the catch-all `{0, 0, 1, 0}`.
+    pub wildcard: bool,
+    /// TABLE class word.
+    pub class: u32,
+    /// TABLE cfg0.
+    pub cfg0: u32,
+    /// TABLE cfg1.
+    pub cfg1: u32,
+    /// TABLE descriptor bytes 0x08..0x14, hex.
+    pub descriptor: String,
+    /// `true` when the TABLE record carries only the class word.
+    pub control: bool,
+}
+
+/// The JSON document of `prof --json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProfDoc {
+    /// `nrtucode-prof/1`.
+    pub format: &'static str,
+    /// Slot.
+    pub slot: u32,
+    /// Generation.
+    pub generation: &'static str,
+    /// Core class.
+    pub class: &'static str,
+    /// Engine.
+    pub engine: &'static str,
+    /// The CAM blob.
+    pub cam: BlobInfo,
+    /// The TABLE blob.
+    pub table: BlobInfo,
+    /// `true` when the pair validates.
+    pub valid: bool,
+    /// Why it does not.
+    pub error: Option<String>,
+    /// Armed records.
+    pub armed: usize,
+    /// Records with a 9-bit mask.
+    pub nine_bit_matches: usize,
+    /// Control records.
+    pub control_records: usize,
+    /// The records.
+    pub records: Vec<Record>,
+}
+
+/// The rendered output and exit code of `prof`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfOutput {
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// Exit code: the resolver's code when a table is missing, 1 when validation fails.
+    pub code: i32,
+}
+
+/// Decodes the profiler pair of `idx`.
+pub fn decode(idx: u32) -> Result<ProfDoc, (i32, String)> {
+    let fetch = |kind: i32| {
+        get_hwdecode_table(idx, kind).map_err(|e| {
+            (
+                e.code(),
+                format!(
+                    "get_hwdecode_table(idx {idx}, kind {kind}): code {} ({})",
+                    e.code(),
+                    e.message()
+                ),
+            )
+        })
+    };
+    let cam_bytes = fetch(0)?;
+    let table_bytes = fetch(1)?;
+    let slot = ImageIndex::new(idx).and_then(|i| nrtucode::IMAGE_LIST[i.as_usize()].id());
+    let cam = CamView::new(cam_bytes).map_err(|e| (1, format!("PROF_CAM of slot {idx}: {e}")))?;
+    let table =
+        TableView::new(table_bytes).map_err(|e| (1, format!("PROF_TABLE of slot {idx}: {e}")))?;
+    let summary = validate_pair(&cam, &table);
+    let listed = match &summary {
+        Ok(s) => s.armed,
+        Err(_) => nrtucode::prof::RECORDS,
+    };
+    let records = cam
+        .records()
+        .zip(table.records())
+        .enumerate()
+        .take(listed)
+        .filter(|(_, (c, t))| {
+            summary.is_ok()
+                || (c.opcode_id | c.mask | c.enable | c.reserved) != 0
+                || t.is_populated()
+        })
+        .map(|(index, (c, t))| Record {
+            index,
+            opcode: c.opcode_id,
+            mask: c.mask,
+            enable: c.enable,
+            wildcard: c.is_wildcard(),
+            class: t.class(),
+            cfg0: t.cfg0(),
+            cfg1: t.cfg1(),
+            descriptor: t.descriptor().iter().map(|b| format!("{b:02x}")).collect(),
+            control: t.is_control(),
+        })
+        .collect();
+    Ok(ProfDoc {
+        format: "nrtucode-prof/1",
+        slot: idx,
+        generation: slot.map_or("-", |s| s.generation.name()),
+        class: slot.map_or("-", |s| s.class.name()),
+        engine: slot.map_or("-", |s| s.engine.name()),
+        cam: BlobInfo {
+            size: cam_bytes.len(),
+            sha256: sha256_hex(cam_bytes),
+        },
+        table: BlobInfo {
+            size: table_bytes.len(),
+            sha256: sha256_hex(table_bytes),
+        },
+        valid: summary.is_ok(),
+        error: summary.as_ref().err().map(|e| e.to_string()),
+        armed: summary.as_ref().map_or(0, |s| s.armed),
+        nine_bit_matches: summary.as_ref().map_or(0, |s| s.nine_bit_matches),
+        control_records: summary.as_ref().map_or(0, |s| s.control_records),
+        records,
+    })
+}
+
+/// `prof` output for slot `idx`.
+pub fn render(idx: u32, json: bool) -> ProfOutput {
+    let doc = match decode(idx) {
+        Ok(d) => d,
+        Err((code, message)) => {
+            return ProfOutput {
+                stdout: String::new(),
+                stderr: format!("{message}\n"),
+                code,
+            };
+        }
+    };
+    let code = if doc.valid { 0 } else { 1 };
+    let stderr = doc
+        .error
+        .as_ref()
+        .map(|e| format!("slot {idx}: invalid profiler pair: {e}\n"))
+        .unwrap_or_default();
+    if json {
+        let mut stdout = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        stdout.push('\n');
+        return ProfOutput {
+            stdout,
+            stderr,
+            code,
+        };
+    }
+    let head = vec![
+        vec![
+            "slot".into(),
+            format!(
+                "{} {} {} {}",
+                doc.slot, doc.generation, doc.class, doc.engine
+            ),
+        ],
+        vec![
+            "PROF_CAM".into(),
+            format!("{} bytes, sha256 {}", doc.cam.size, doc.cam.sha256),
+        ],
+        vec![
+            "PROF_TABLE".into(),
+            format!("{} bytes, sha256 {}", doc.table.size, doc.table.sha256),
+        ],
+        vec![
+            "valid".into(),
+            if doc.valid {
+                "yes".into()
+            } else {
+                format!("no: {}", doc.error.as_deref().unwrap_or(""))
+            },
+        ],
+        vec!["armed".into(), doc.armed.to_string()],
+        vec!["9-bit matches".into(), doc.nine_bit_matches.to_string()],
+        vec!["control records".into(), doc.control_records.to_string()],
+    ];
+    let rows: Vec<Vec<String>> = doc
+        .records
+        .iter()
+        .map(|r| {
+            vec![
+                r.index.to_string(),
+                format!("{:#05x}", r.opcode),
+                format!("{:#05x}", r.mask),
+                r.enable.to_string(),
+                r.class.to_string(),
+                format!("{:08x}", r.cfg0),
+                format!("{:08x}", r.cfg1),
+                r.descriptor.clone(),
+                if r.wildcard {
+                    "wildcard".into()
+                } else if r.control {
+                    "control".into()
+                } else {
+                    String::new()
+                },
+            ]
+        })
+        .collect();
+    let stdout = format!(
+        "{}\n{}",
+        table::render(&["prof", "value"], &head),
+        table::render(
+            &[
+                "rec",
+                "opcode",
+                "mask",
+                "en",
+                "class",
+                "cfg0",
+                "cfg1",
+                "descriptor",
+                "note"
+            ],
+            &rows
+        )
+    );
+    ProfOutput {
+        stdout,
+        stderr,
+        code,
+    }
+}

@@ -1,0 +1,156 @@
+//! `nrtucode resolve`: call the core crate's resolvers like a C caller would.
+//!
+//! The arguments go to the resolver as raw integers, so out-of-range values give the vendor's
+//! codes (index 38 → 1, region 4 → 2, ...). The exit code is the resolver's code.
+
+use nrtucode::{Env, get_hwdecode_table, get_memory_image};
+
+use crate::sha::sha256_hex;
+
+/// What to resolve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Query {
+    /// `get_memory_image(idx, region, flavor)`.
+    Image {
+        /// Flat slot index.
+        idx: u32,
+        /// Region 0..=3 (anything else gives code 2).
+        region: i32,
+        /// Flavor key, 0 = from `NEURON_UCODE_FLAVOR`.
+        flavor: i32,
+    },
+    /// `get_hwdecode_table(idx, kind)`.
+    Prof {
+        /// Flat slot index.
+        idx: u32,
+        /// 0 PROF_CAM, 1 PROF_TABLE.
+        kind: i32,
+    },
+}
+
+/// Parses a region: `0`..`3` or `iram`, `dram`, `sram`, `extram` (any case); other integers
+/// pass through to the resolver.
+pub fn parse_region(s: &str) -> Result<i32, String> {
+    match s.to_ascii_uppercase().as_str() {
+        "IRAM" => Ok(0),
+        "DRAM" => Ok(1),
+        "SRAM" => Ok(2),
+        "EXTRAM" => Ok(3),
+        other => other
+            .parse()
+            .map_err(|_| format!("region {s:?}: expected 0-3 or iram, dram, sram, extram")),
+    }
+}
+
+/// Parses a flavor: an integer, or `auto`, `perf`/`release`, `debug`, `test`, `dkl-perf`,
+/// `dkl-debug`, `dkl-test` (any case, `-` or `_`).
+pub fn parse_flavor(s: &str) -> Result<i32, String> {
+    match s.to_ascii_uppercase().replace('-', "_").as_str() {
+        "AUTO" => Ok(0),
+        "PERF" | "RELEASE" => Ok(1),
+        "DEBUG" => Ok(2),
+        "TEST" => Ok(3),
+        "DKL_PERF" => Ok(17),
+        "DKL_DEBUG" => Ok(18),
+        "DKL_TEST" => Ok(19),
+        other => other.parse().map_err(|_| {
+            format!("flavor {s:?}: expected an integer or auto, perf, debug, test, dkl-perf, dkl-debug, dkl-test")
+        }),
+    }
+}
+
+/// Parses a profiler kind: `cam`/`0` or `table`/`1`; other integers pass through.
+pub fn parse_kind(s: &str) -> Result<i32, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "cam" => Ok(0),
+        "table" => Ok(1),
+        other => other
+            .parse()
+            .map_err(|_| format!("profiler kind {s:?}: expected cam or table")),
+    }
+}
+
+/// How to show the bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Show {
+    /// Hex-dump this many leading bytes.
+    pub hex: Option<usize>,
+    /// Print the sha256.
+    pub sha256: bool,
+}
+
+/// The result of one resolve: the text to print and the exit code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    /// The bytes (empty on error).
+    pub bytes: &'static [u8],
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// The resolver's code.
+    pub code: i32,
+}
+
+/// Classic 16-bytes-a-line hex dump of `bytes`.
+pub fn hex_dump(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for (i, chunk) in bytes.chunks(16).enumerate() {
+        out.push_str(&format!("{:08x}:", i * 16));
+        for b in chunk {
+            out.push_str(&format!(" {b:02x}"));
+        }
+        out.push_str(&"   ".repeat(16 - chunk.len()));
+        out.push_str("  |");
+        out.extend(chunk.iter().map(|&b| {
+            if (0x20..0x7f).contains(&b) {
+                b as char
+            } else {
+                '.'
+            }
+        }));
+        out.push_str("|\n");
+    }
+    out
+}
+
+/// Resolves `query` with `env` and renders the result.
+pub fn resolve<E: Env + ?Sized>(query: Query, show: Show, env: &E) -> Resolved {
+    let (what, result) = match query {
+        Query::Image {
+            idx,
+            region,
+            flavor,
+        } => (
+            format!("get_memory_image(idx {idx}, region {region}, flavor {flavor})"),
+            get_memory_image(idx, region, flavor, env),
+        ),
+        Query::Prof { idx, kind } => (
+            format!("get_hwdecode_table(idx {idx}, kind {kind})"),
+            get_hwdecode_table(idx, kind),
+        ),
+    };
+    match result {
+        Ok(bytes) => {
+            let mut stdout = format!("{what}: code 0, {} bytes\n", bytes.len());
+            if show.sha256 {
+                stdout.push_str(&format!("sha256 {}\n", sha256_hex(bytes)));
+            }
+            if let Some(n) = show.hex {
+                stdout.push_str(&hex_dump(&bytes[..n.min(bytes.len())]));
+            }
+            Resolved {
+                bytes,
+                stdout,
+                stderr: String::new(),
+                code: 0,
+            }
+        }
+        Err(e) => Resolved {
+            bytes: &[],
+            stdout: String::new(),
+            stderr: format!("{what}: code {} ({})\n", e.code(), e.message()),
+            code: e.code(),
+        },
+    }
+}
