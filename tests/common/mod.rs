@@ -15,6 +15,8 @@ pub enum Expected {
 }
 
 /// Whether cargo features embed this getter in the crate under test.
+// With every feature on, each arm is `true` and clippy would fold the matches away.
+#[allow(clippy::match_like_matches_macro)]
 pub fn embedded(getter: &Getter) -> bool {
     let generation = match getter.gen_name {
         "SUNDA" => cfg!(feature = "gen-sunda"),
@@ -121,13 +123,9 @@ impl Model {
                 None => 1,
                 Some(v) if v == b"debug" || v == b"DEBUG" => 2,
                 Some(v) if v == b"test" => 3,
-                Some(v) => {
-                    if v == b"TEST" {
-                        3
-                    } else {
-                        1
-                    }
-                }
+                // The seed: `flavor = strcmp(fv, "TEST") == 0 ? 3 : 1`.
+                Some(v) if v == b"TEST" => 3,
+                Some(_) => 1,
             }
         } else {
             flavor
