@@ -39,19 +39,35 @@ pub trait Env {
     fn removed_flag_notice(&self) {}
 }
 
-/// `true` when a value of `NRTUCODE_MPLUS_ON_MARIANA` trips the removed flag: exactly the byte
+/// The bytes C sees of a value: everything before the first NUL.
+///
+/// A process environment cannot hold a NUL, but an injected one can; cutting there makes an
+/// injected value answer exactly as the same bytes would through `getenv` and `strcmp`.
+pub const fn as_c_string(value: &[u8]) -> &[u8] {
+    let mut len = 0;
+    while len < value.len() && value[len] != 0 {
+        len += 1;
+    }
+    value.split_at(len).0
+}
+
+/// `true` when a value of `NRTUCODE_MPLUS_ON_MARIANA` trips the removed flag: exactly the C
 /// string `1` (not `11`, not `1 `, not empty).
 pub const fn removed_flag_trips(value: Option<&[u8]>) -> bool {
-    matches!(value, Some(b"1"))
+    match value {
+        Some(value) => matches!(as_c_string(value), b"1"),
+        None => false,
+    }
 }
 
 /// The flavor a value of `NEURON_UCODE_FLAVOR` selects when the flavor argument is 0:
 /// `debug`/`DEBUG` give 2, `test`/`TEST` give 3, anything else (unset, empty, `Debug`,
-/// `debug `, non-UTF-8) gives 1.
+/// `debug `, non-UTF-8) gives 1. Compared byte for byte, as C strings.
 pub const fn auto_flavor(value: Option<&[u8]>) -> i32 {
-    match value {
-        Some(b"debug" | b"DEBUG") => 2,
-        Some(b"test" | b"TEST") => 3,
+    let Some(value) = value else { return 1 };
+    match as_c_string(value) {
+        b"debug" | b"DEBUG" => 2,
+        b"test" | b"TEST" => 3,
         _ => 1,
     }
 }
@@ -233,5 +249,10 @@ mod tests {
         assert_eq!(auto_flavor(Some(b"Test")), 1);
         assert_eq!(auto_flavor(Some(b"\xffdebug")), 1);
         assert_eq!(auto_flavor(None), 1);
+        // As C strings: bytes after a NUL are invisible to getenv/strcmp.
+        assert_eq!(auto_flavor(Some(b"test\0junk")), 3);
+        assert_eq!(auto_flavor(Some(b"\0debug")), 1);
+        assert!(removed_flag_trips(Some(b"1\0")));
+        assert!(!removed_flag_trips(Some(b"\01")));
     }
 }

@@ -32,6 +32,8 @@ fn env_value() -> impl Strategy<Value = Option<Vec<u8>>> {
             b"TEST".to_vec(),
             b"1".to_vec(),
             b"11".to_vec(),
+            b"1\0x".to_vec(),
+            b"debug\0".to_vec(),
         ])
         .prop_map(Some),
         prop::collection::vec(any::<u8>(), 0..8).prop_map(Some),

@@ -106,6 +106,11 @@ impl Model {
         if idx > 37 {
             return Expected::Code(1);
         }
+        // Values are C strings: getenv's caller sees the bytes before the first NUL.
+        let c_string = |v: &'_ [u8]| v.split(|b| *b == 0).next().unwrap_or(&[]).to_vec();
+        let removed_flag = removed_flag.map(c_string);
+        let flavor_var = flavor_var.map(c_string);
+        let flavor_var = flavor_var.as_deref();
         if let Some(value) = removed_flag {
             // c = first byte - '1'; if first byte is '1', c = second byte; trip when c == 0.
             let first = value.first().copied().unwrap_or(0);
