@@ -1,0 +1,475 @@
+//! The differential oracle: our resolvers against the C look-alike of the vendor library.
+//!
+//! Builds the look-alike (variant per this crate's features) with gcc into a temp dir, loads it,
+//! and for every input compares the look-alike's C resolvers with
+//!
+//! * the raw API `nrtucode::get_memory_image` / `get_hwdecode_table` (environment given as a
+//!   slice of the same bytes),
+//! * the typed API `nrtucode::resolve_image` / `resolve_hwdecode` (when the integers parse),
+//! * the C ABI `nrtucode_capi::nrtucode_get_*` called in-process (live environment),
+//!
+//! on return code, success, length, bytes, untouched out-parameters on failure, pointer aliasing
+//! (the two NX SP slots of a generation; any two calls the look-alike answers with one pointer),
+//! over the grid and the 91-cell environment matrix, plus 1,001,000 seeded random tuples.
+//!
+//! `harness = false`: one thread owns the process environment, and the removal notices that
+//! the ~200k tripped calls print go to /dev/null instead of the test harness's capture.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::{OsStr, c_int, c_uint, c_void};
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use nrtucode::env::{FLAVOR_VAR, REMOVED_FLAG_VAR};
+use nrtucode::{Flavor, ImageIndex, ProfKind, Region, ResolveErr};
+use nrtucode_conformance::{
+    EnvCase, KIND_VALUES, LOOKALIKE_PREFIX, SP_PAIRS, SplitMix64, Tally, VARIANT,
+    build_matches_variant, env_matrix, flavor_values, idx_values, region_values,
+};
+use nrtucode_lookalike::{OptLevel, Options, REMOVAL_MESSAGE, build_shared_object, write_sources};
+
+type ImageFn = unsafe extern "C" fn(c_uint, c_int, c_int, *mut *const c_void, *mut usize) -> c_int;
+type HwFn = unsafe extern "C" fn(c_uint, c_int, *mut *const c_void, *mut usize) -> c_int;
+
+const SENTINEL_PTR: *const c_void = 0x5a5a as *const c_void;
+const SENTINEL_LEN: usize = 7;
+/// Random tuples per environment cell: 91 × 11,000 = 1,001,000.
+const RANDOM_PER_CELL: u32 = 11_000;
+
+/// One resolver answer: code and out-parameters (sentinels when untouched).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Answer {
+    rc: c_int,
+    ptr: *const c_void,
+    len: usize,
+}
+
+impl Answer {
+    fn of(result: Result<&'static [u8], ResolveErr>) -> Self {
+        match result {
+            Ok(bytes) => Answer {
+                rc: 0,
+                ptr: bytes.as_ptr().cast(),
+                len: bytes.len(),
+            },
+            Err(e) => Answer {
+                rc: e.code(),
+                ptr: SENTINEL_PTR,
+                len: SENTINEL_LEN,
+            },
+        }
+    }
+}
+
+fn call_image(f: ImageFn, idx: u32, region: i32, flavor: i32) -> Answer {
+    let (mut ptr, mut len) = (SENTINEL_PTR, SENTINEL_LEN);
+    // SAFETY: `f` has the vendor's signature (the look-alike's resolver or our C ABI); both
+    // out-pointers point at live locals.
+    let rc = unsafe { f(idx, region, flavor, &mut ptr, &mut len) };
+    Answer { rc, ptr, len }
+}
+
+fn call_hw(f: HwFn, idx: u32, kind: i32) -> Answer {
+    let (mut ptr, mut len) = (SENTINEL_PTR, SENTINEL_LEN);
+    // SAFETY: as in `call_image`.
+    let rc = unsafe { f(idx, kind, &mut ptr, &mut len) };
+    Answer { rc, ptr, len }
+}
+
+struct Oracle {
+    c_image: ImageFn,
+    c_hw: HwFn,
+    tally: Tally,
+    tuples: u64,
+    /// (C pointer, our pointer, length) triples whose bytes were already compared.
+    verified: HashSet<(usize, usize, usize)>,
+    /// C (pointer, length) -> our pointer: equal C answers must be equal answers of ours.
+    alias: HashMap<(usize, usize), usize>,
+}
+
+impl Oracle {
+    /// Compares the success payloads of the look-alike and ours.
+    fn payload(&mut self, what: &dyn Fn() -> String, c: Answer, ours: &'static [u8]) {
+        if c.rc != 0 || c.len != ours.len() {
+            return; // already counted as a mismatch by the caller
+        }
+        if c.len > 0 {
+            let key = (c.ptr as usize, ours.as_ptr() as usize, c.len);
+            if !self.verified.contains(&key) {
+                // SAFETY: the look-alike answered 0, so `c.ptr` points at `c.len` bytes of a
+                // static array of the loaded library, which stays loaded for the whole test.
+                let theirs = unsafe { std::slice::from_raw_parts(c.ptr.cast::<u8>(), c.len) };
+                let same = theirs == ours;
+                self.tally
+                    .check(same, || format!("{}: bytes differ", what()));
+                if same {
+                    self.verified.insert(key);
+                }
+            }
+            let ours_ptr = ours.as_ptr() as usize;
+            let seen = *self
+                .alias
+                .entry((c.ptr as usize, c.len))
+                .or_insert(ours_ptr);
+            self.tally.check(seen == ours_ptr, || {
+                format!("{}: look-alike reuses a pointer we do not", what())
+            });
+        }
+    }
+
+    fn image(&mut self, env: &[(&str, &[u8])], idx: u32, region: i32, flavor: i32) {
+        self.tuples += 1;
+        let what = || format!("image({idx}, {region}, {flavor})");
+        let c = call_image(self.c_image, idx, region, flavor);
+        let raw = nrtucode::get_memory_image(idx, region, flavor, env);
+        let ours = Answer::of(raw);
+        self.tally
+            .check(c.rc == ours.rc && (c.rc != 0 || c.len == ours.len), || {
+                format!("{}: look-alike {c:?}, raw {ours:?}", what())
+            });
+        self.tally.check(
+            c.rc == 0 || (c.ptr, c.len) == (SENTINEL_PTR, SENTINEL_LEN),
+            || format!("{}: look-alike wrote out-params on failure", what()),
+        );
+        let abi = call_image(
+            nrtucode_capi::nrtucode_get_memory_image,
+            idx,
+            region,
+            flavor,
+        );
+        self.tally.check(abi == ours, || {
+            format!("{}: C ABI {abi:?}, raw {ours:?}", what())
+        });
+        if let (Some(i), Some(r), Some(f)) = (
+            ImageIndex::new(idx),
+            Region::from_raw(region),
+            Flavor::from_raw(flavor),
+        ) {
+            let typed = nrtucode::resolve_image(i, r, f, env);
+            self.tally
+                .check(typed == raw, || format!("{}: typed {typed:?}", what()));
+        }
+        if let Ok(bytes) = raw {
+            self.payload(&what, c, bytes);
+        }
+        if let Some(&(_, twin)) = SP_PAIRS.iter().find(|(first, _)| *first == idx) {
+            let c_twin = call_image(self.c_image, twin, region, flavor);
+            let ours_twin = Answer::of(nrtucode::get_memory_image(twin, region, flavor, env));
+            self.tally.check(c_twin == c && ours_twin == ours, || {
+                format!(
+                    "{}: NX SP twin {twin} differs: look-alike {c:?}/{c_twin:?}, ours {ours:?}/{ours_twin:?}",
+                    what()
+                )
+            });
+        }
+    }
+
+    fn hwdecode(&mut self, idx: u32, kind: i32) {
+        self.tuples += 1;
+        let what = || format!("hwdecode({idx}, {kind})");
+        let c = call_hw(self.c_hw, idx, kind);
+        let raw = nrtucode::get_hwdecode_table(idx, kind);
+        let ours = Answer::of(raw);
+        self.tally
+            .check(c.rc == ours.rc && (c.rc != 0 || c.len == ours.len), || {
+                format!("{}: look-alike {c:?}, raw {ours:?}", what())
+            });
+        self.tally.check(
+            c.rc == 0 || (c.ptr, c.len) == (SENTINEL_PTR, SENTINEL_LEN),
+            || format!("{}: look-alike wrote out-params on failure", what()),
+        );
+        let abi = call_hw(nrtucode_capi::nrtucode_get_hwdecode_table, idx, kind);
+        self.tally.check(abi == ours, || {
+            format!("{}: C ABI {abi:?}, raw {ours:?}", what())
+        });
+        if let (Some(i), Some(k)) = (ImageIndex::new(idx), ProfKind::from_raw(kind)) {
+            let typed = nrtucode::resolve_hwdecode(i, k);
+            self.tally
+                .check(typed == raw, || format!("{}: typed {typed:?}", what()));
+        }
+        if let Ok(bytes) = raw {
+            self.payload(&what, c, bytes);
+        }
+    }
+}
+
+/// Sets the two variables in the real process environment.
+fn set_process_env(case: &EnvCase) {
+    for (name, value) in [
+        (FLAVOR_VAR, case.flavor.as_deref()),
+        (REMOVED_FLAG_VAR, case.mplus),
+    ] {
+        // SAFETY: this test binary has a single thread (harness = false) and nothing else in
+        // it reads the environment concurrently.
+        unsafe {
+            match value {
+                Some(v) => std::env::set_var(name, OsStr::from_bytes(v)),
+                None => std::env::remove_var(name),
+            }
+        }
+    }
+}
+
+/// Points file descriptor 2 at `target` until dropped.
+struct StderrRedirect {
+    saved: c_int,
+}
+
+impl StderrRedirect {
+    fn to(target: &Path) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(target)?;
+        // SAFETY: plain descriptor calls on fd 2 and a file we own; `saved` is restored on drop.
+        let saved = unsafe { libc::dup(2) };
+        if saved < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: as above; `file` stays open for the call.
+        if unsafe { libc::dup2(file.as_raw_fd(), 2) } < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(Self { saved })
+    }
+}
+
+impl Drop for StderrRedirect {
+    fn drop(&mut self) {
+        // SAFETY: `saved` is the descriptor `dup` returned; restore fd 2 and release it.
+        unsafe {
+            libc::dup2(self.saved, 2);
+            libc::close(self.saved);
+        }
+    }
+}
+
+/// The removed flag prints exactly one line per tripped call, on both sides.
+fn check_removal_notices(oracle: &mut Oracle, dir: &Path) {
+    let log = dir.join("stderr.log");
+    set_process_env(&EnvCase {
+        flavor: None,
+        mplus: Some(b"1"),
+    });
+    {
+        let _redirect = StderrRedirect::to(&log).expect("redirect stderr");
+        call_image(oracle.c_image, 7, 0, 1);
+        call_image(nrtucode_capi::nrtucode_get_memory_image, 7, 0, 1);
+        call_image(oracle.c_image, 38, 0, 1); // index first: no notice
+        call_image(nrtucode_capi::nrtucode_get_memory_image, 38, 0, 1);
+    }
+    let text = std::fs::read_to_string(&log).expect("stderr log");
+    let lines: Vec<&str> = text.lines().collect();
+    oracle.tally.check(lines.len() == 2, || {
+        format!("removal notices: expected 2 lines, got {text:?}")
+    });
+    oracle.tally.check(
+        lines.first().map(|l| format!("{l}\n")).as_deref() == Some(REMOVAL_MESSAGE),
+        || format!("look-alike notice {:?}", lines.first()),
+    );
+    oracle.tally.check(
+        lines.get(1).is_some_and(|l| l.contains(REMOVED_FLAG_VAR)),
+        || format!("C ABI notice {:?}", lines.get(1)),
+    );
+    if lines.len() == 2 && lines[0] != lines[1] {
+        println!("note: the look-alike's and the core's removal notices differ in wording");
+    }
+}
+
+/// Builds a look-alike with three deliberate bugs and checks that the oracle reports each one:
+/// the comparison must be able to fail.
+fn mutants_are_caught(dir: &Path, opts: &Options) -> Result<(), String> {
+    let source = nrtucode_lookalike::generate_c(opts);
+    let mutated = source
+        .replacen("\"NRTUCODE FIXTURE ", "\"MRTUCODE FIXTURE ", 1)
+        .replacen("if (-c == 0)", "if (-c == 0 && 0)", 1)
+        .replacen("strcmp(fv, \"test\")", "strcmp(fv, \"Test\")", 1);
+    if mutated.len() != source.len() + 5 || mutated.matches("&& 0)").count() != 1 {
+        return Err("a mutation did not apply".to_owned());
+    }
+    let c_path = dir.join("mutant.c");
+    std::fs::write(&c_path, mutated).map_err(|e| e.to_string())?;
+    let so = dir.join("mutant.so");
+    build_shared_object(&c_path, &so, OptLevel::O2, false)?;
+    // SAFETY: our generated (mutated) look-alike; its initialisers do nothing.
+    let lib = unsafe { libloading::Library::new(&so) }.map_err(|e| e.to_string())?;
+    // SAFETY: the symbols have exactly these signatures in the generated C.
+    let (c_image, c_hw) = unsafe {
+        let image: libloading::Symbol<ImageFn> = lib
+            .get(opts.memory_image_symbol().as_bytes())
+            .map_err(|e| e.to_string())?;
+        let hw: libloading::Symbol<HwFn> = lib
+            .get(opts.hwdecode_table_symbol().as_bytes())
+            .map_err(|e| e.to_string())?;
+        (*image, *hw)
+    };
+    let cases: [(&str, EnvCase, u32, i32); 3] = [
+        (
+            "blob bytes",
+            EnvCase {
+                flavor: None,
+                mplus: None,
+            },
+            0,
+            1,
+        ),
+        (
+            "removed flag",
+            EnvCase {
+                flavor: None,
+                mplus: Some(b"1"),
+            },
+            7,
+            1,
+        ),
+        (
+            "auto flavor",
+            EnvCase {
+                flavor: Some(b"test".to_vec()),
+                mplus: None,
+            },
+            7,
+            0,
+        ),
+    ];
+    let _quiet = StderrRedirect::to(Path::new("/dev/null")).map_err(|e| e.to_string())?;
+    for (name, case, idx, flavor) in cases {
+        let mut oracle = Oracle {
+            c_image,
+            c_hw,
+            tally: Tally::default(),
+            tuples: 0,
+            verified: HashSet::new(),
+            alias: HashMap::new(),
+        };
+        set_process_env(&case);
+        let pairs = case.pairs();
+        oracle.image(&pairs, idx, 0, flavor);
+        if oracle.tally.mismatches == 0 {
+            return Err(format!("the oracle missed the {name} mutant"));
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let start = Instant::now();
+    if let Err(e) = build_matches_variant() {
+        eprintln!("differential: {e}");
+        return ExitCode::FAILURE;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let opts = Options::new(VARIANT)
+        .with_prefix(LOOKALIKE_PREFIX)
+        .expect("prefix");
+    let written = write_sources(dir.path(), &opts).expect("write look-alike");
+    let so = dir.path().join(VARIANT.library_name());
+    if let Err(e) = build_shared_object(&written.c_source, &so, OptLevel::O2, false) {
+        eprintln!("differential: {e}");
+        return ExitCode::FAILURE;
+    }
+    let built = start.elapsed();
+
+    // SAFETY: the library is our generated look-alike; its initialisers do nothing.
+    let lib = unsafe { libloading::Library::new(&so) }.expect("dlopen look-alike");
+    // SAFETY: the symbols have exactly these signatures in the generated C.
+    let (c_image, c_hw) = unsafe {
+        let image: libloading::Symbol<ImageFn> = lib
+            .get(opts.memory_image_symbol().as_bytes())
+            .expect("image resolver");
+        let hw: libloading::Symbol<HwFn> = lib
+            .get(opts.hwdecode_table_symbol().as_bytes())
+            .expect("hwdecode resolver");
+        (*image, *hw)
+    };
+    let mut oracle = Oracle {
+        c_image,
+        c_hw,
+        tally: Tally::default(),
+        tuples: 0,
+        verified: HashSet::new(),
+        alias: HashMap::new(),
+    };
+
+    check_removal_notices(&mut oracle, dir.path());
+    if let Err(e) = mutants_are_caught(dir.path(), &opts) {
+        eprintln!("differential: {e}");
+        return ExitCode::FAILURE;
+    }
+    println!("differential: all three planted look-alike mutants were caught");
+
+    let (idxs, regions, flavors) = (idx_values(), region_values(), flavor_values());
+    let matrix = env_matrix();
+    let mut rng = SplitMix64::new(0x6e72_7475_636f_6465); // "nrtucode"
+    let (mut grid_tuples, mut random_tuples) = (0u64, 0u64);
+    {
+        // ~200k tripped calls print a removal notice each: keep them out of the log.
+        let _quiet = StderrRedirect::to(Path::new("/dev/null")).expect("silence stderr");
+        for case in &matrix {
+            set_process_env(case);
+            let pairs = case.pairs();
+            let env = pairs.as_slice();
+            let before = oracle.tuples;
+            for &idx in &idxs {
+                for &region in &regions {
+                    for &flavor in &flavors {
+                        oracle.image(env, idx, region, flavor);
+                    }
+                }
+                for kind in KIND_VALUES {
+                    oracle.hwdecode(idx, kind);
+                }
+            }
+            grid_tuples += oracle.tuples - before;
+            let before = oracle.tuples;
+            for _ in 0..RANDOM_PER_CELL {
+                let (idx, region, flavor) = (rng.idx(), rng.region(), rng.flavor());
+                oracle.image(env, idx, region, flavor);
+            }
+            random_tuples += oracle.tuples - before;
+        }
+        for _ in 0..200_000 {
+            let (idx, kind) = (rng.idx(), rng.kind());
+            oracle.hwdecode(idx, kind);
+            random_tuples += 1;
+        }
+    }
+    set_process_env(&EnvCase {
+        flavor: None,
+        mplus: None,
+    });
+
+    let t = &oracle.tally;
+    println!(
+        "differential ({} vs {}): {} tuples ({} grid over {} env cells, {} random), {} comparisons, {} mismatches; {} distinct blobs byte-compared; gcc {:.1?}, total {:.1?}",
+        VARIANT.library_name(),
+        if VARIANT == nrtucode_lookalike::Variant::Front {
+            "front features"
+        } else {
+            "default features"
+        },
+        oracle.tuples,
+        grid_tuples,
+        matrix.len(),
+        random_tuples,
+        t.comparisons,
+        t.mismatches,
+        oracle.verified.len(),
+        built,
+        start.elapsed()
+    );
+    for sample in &t.samples {
+        println!("  mismatch: {sample}");
+    }
+    if t.mismatches == 0 && random_tuples >= 1_000_000 {
+        println!("differential: 1 passed, 0 failed");
+        ExitCode::SUCCESS
+    } else {
+        println!("differential: 0 passed, 1 failed");
+        ExitCode::FAILURE
+    }
+}
