@@ -211,6 +211,18 @@ pub fn build_matches_variant() -> Result<(), String> {
     let debug = nrtucode::get_memory_image(7, 0, 2, &NoEnv);
     let maverick = nrtucode::get_memory_image(37, 2, 1, &NoEnv);
     let perf = nrtucode::get_memory_image(7, 0, 1, &NoEnv);
+    // The look-alike serves the built-in fixtures; a core built from NRTUCODE_BLOB_DIR serves
+    // other bytes and cannot be compared with it.
+    let fixture = perf
+        .map(|b| b.starts_with(b"NRTUCODE FIXTURE CAYMAN_NX_ACT_PERF_IRAM\n"))
+        .unwrap_or(false);
+    if !fixture {
+        return Err(
+            "nrtucode does not embed the built-in fixtures (NRTUCODE_BLOB_DIR set?); \
+                    the look-alike mirrors the fixture set only"
+                .to_owned(),
+        );
+    }
     let ok = match VARIANT {
         Variant::Full => debug.is_ok() && maverick.is_ok() && perf.is_ok(),
         Variant::Front => debug.is_err() && maverick.is_err() && perf.is_ok(),
