@@ -1,9 +1,9 @@
 /*
  * nrtucode.h - C ABI of nrtucode, a drop-in for the vendor's firmware-image resolvers.
  *
- * Link with the static library (libnrtucode_capi.a, plus -lpthread -ldl -lm) or the shared
- * library (libnrtucode_capi.so); `cargo build --release --workspace` puts both in
- * target/release/. Both functions answer exactly like the vendor's libnrtucode_internal.so
+ * Link with the static library (libnrtucode_capi.a, plus the system libraries a Rust static
+ * library needs, on linux-gnu: -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc) or the shared library
+ * (libnrtucode_capi.so); `cargo build --release --workspace` puts both in target/release/. Both functions answer exactly like the vendor's libnrtucode_internal.so
  * (default build) or its reduced front library libnrtucode.so (nrtucode-capi built with
  * `--no-default-features --features front`): same arguments, same return codes, same
  * environment variables. Blobs are embedded in the library; returned pointers stay valid for
