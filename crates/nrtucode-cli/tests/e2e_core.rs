@@ -1,0 +1,110 @@
+//! End to end: carve the look-alikes, build the core crate with `NRTUCODE_BLOB_DIR` pointing at
+//! the carved directory, and run the core crate's resolver test suite against it (the front
+//! carve with the front feature selection). Then build this tool the same way and check that
+//! `nrtucode list --json` reports exactly the carved hashes.
+//!
+//! The nested cargo uses its own target directory (under `CARGO_TARGET_TMPDIR`), so it never
+//! waits for the lock of the cargo running this test; it is reused between runs.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use nrtucode_cli::{blobdir, carve_bytes, verify};
+use nrtucode_lookalike::{OptLevel, Variant};
+
+const FRONT_FEATURES: &str =
+    "gen-sunda,gen-cayman,gen-mariana,gen-mariana-plus,flavor-perf,flavor-dkl-perf";
+
+fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn carve_into(lib: &common::Lib, dir: &Path) {
+    let data = lib.bytes();
+    let carve = carve_bytes(&data, lib.variant.library_name()).unwrap();
+    blobdir::write_blob_dir(&carve, &data, dir).unwrap();
+    let report = verify::verify_dir(dir);
+    assert!(report.is_ok(), "{}: {:?}", lib.label(), report.problems);
+}
+
+fn cargo(blob_dir: &Path, args: &[&str]) -> std::process::Output {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(workspace_root())
+        .args(args)
+        .env("NRTUCODE_BLOB_DIR", blob_dir)
+        .env("CARGO_TARGET_DIR", common::scratch().join("e2e-target"))
+        .env_remove("NRTUCODE_MPLUS_ON_MARIANA")
+        .env_remove("NEURON_UCODE_FLAVOR")
+        .output()
+        .expect("run cargo");
+    assert!(
+        out.status.success(),
+        "cargo {} with NRTUCODE_BLOB_DIR={} failed:\n{}\n{}",
+        args.join(" "),
+        blob_dir.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+#[test]
+fn core_crate_built_from_carved_directories_passes_its_resolver_suite() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Stripped inputs: the positional names must be the vendor symbols build.rs looks up.
+    let full = tmp.path().join("full");
+    carve_into(common::lib(Variant::Full, OptLevel::Os, true), &full);
+    let front = tmp.path().join("front");
+    carve_into(common::lib(Variant::Front, OptLevel::O2, true), &front);
+
+    cargo(&full, &["test", "-p", "nrtucode", "--tests", "-q"]);
+    cargo(
+        &front,
+        &[
+            "test",
+            "-p",
+            "nrtucode",
+            "--tests",
+            "-q",
+            "--no-default-features",
+            "--features",
+            FRONT_FEATURES,
+            // Fails under the front selection with the built-in fixtures too: it unwraps slot
+            // 7's DEBUG DRAM getter, which that selection leaves NULL (reported to the core's
+            // owner). Drop this skip once tests/single_copy.rs is gated on flavor-debug.
+            "--",
+            "--skip",
+            "the_payload_is_in_this_executable_once",
+        ],
+    );
+
+    // The tool built on the carved directory lists the carved bytes.
+    let out = cargo(
+        &full,
+        &["run", "-q", "-p", "nrtucode-cli", "--", "list", "--json"],
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["blob_source"], "directory");
+    let manifest = nrtucode_catalog::Manifest::parse(
+        &std::fs::read_to_string(full.join("manifest.tsv")).unwrap(),
+    )
+    .unwrap();
+    let carved: BTreeMap<&str, &str> = manifest
+        .rows
+        .iter()
+        .map(|r| (r.symbol.as_str(), r.sha256.as_str()))
+        .collect();
+    let mut checked = 0;
+    for e in doc["entries"].as_array().unwrap() {
+        let symbol = e["symbol"].as_str().unwrap();
+        if let Some(sha) = e["sha256"].as_str() {
+            assert_eq!(Some(&sha), carved.get(symbol), "{symbol}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 408 + 30);
+}
