@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Times `nrtucode carve` against the binutils pipeline of the seed's reproduction section
 # (`objdump -d` + `readelf -rW` + one `dd` per blob, then `sha256sum` of the blobs) on one
+# (POSIX awk: runs with mawk or gawk)
 # library, and prints both timings and their ratio.
 #
 # Usage: scripts/carve-vs-binutils.sh [LIB]
@@ -41,16 +42,18 @@ binutils() {
   readelf -SW "$lib" >"$work/bu/sec.txt"
   # Getter stubs -> (symbol, blob VA, size): the lea target and the movq immediate.
   awk '
+    function hex(s,  i, v) { s = tolower(s); sub(/^0x/, "", s); v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
     /^[0-9a-f]+ <.*_get>:$/ { if (sym != "") print sym, va, size; sym = $2; gsub(/[<>:]/, "", sym); va = ""; size = 0; next }
     /^[0-9a-f]+ </ { if (sym != "") print sym, va, size; sym = ""; next }
     sym != "" && /lea .*\(%rip\),%r/ { for (i = 1; i <= NF; i++) if ($i == "#") va = $(i + 1) }
-    sym != "" && /movq +\$0x[0-9a-f]+,\(%rsi\)/ { match($0, /\$0x[0-9a-f]+/); size = strtonum(substr($0, RSTART + 1, RLENGTH - 1)) }
+    sym != "" && /movq +\$0x[0-9a-f]+,\(%rsi\)/ { match($0, /\$0x[0-9a-f]+/); size = hex(substr($0, RSTART + 1, RLENGTH - 1)) }
     END { if (sym != "") print sym, va, size }
   ' "$work/bu/dis.txt" >"$work/bu/stubs.txt"
   # VA -> file offset through the section that contains it.
   awk '
-    FNR == NR { if ($0 ~ /^ *\[ *[0-9]+\]/) { sub(/^ *\[ *[0-9]+\] */, ""); if ($2 != "NOBITS") { n++; a[n] = strtonum("0x" $3); o[n] = strtonum("0x" $4); z[n] = strtonum("0x" $5) } } next }
-    $3 > 0 { v = strtonum("0x" $2); for (i = 1; i <= n; i++) if (v >= a[i] && v < a[i] + z[i] && a[i] > 0) { printf "%s %d %d\n", $1, v - a[i] + o[i], $3; break } }
+    function hex(s,  i, v) { s = tolower(s); sub(/^0x/, "", s); v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+    FNR == NR { if ($0 ~ /^ *\[ *[0-9]+\]/) { sub(/^ *\[ *[0-9]+\] */, ""); if ($2 != "NOBITS") { n++; a[n] = hex($3); o[n] = hex($4); z[n] = hex($5) } } next }
+    $3 > 0 { v = hex($2); for (i = 1; i <= n; i++) if (v >= a[i] && v < a[i] + z[i] && a[i] > 0) { printf "%s %d %d\n", $1, v - a[i] + o[i], $3; break } }
   ' "$work/bu/sec.txt" "$work/bu/stubs.txt" >"$work/bu/blobs.txt"
   while read -r sym off size; do
     dd if="$lib" of="$work/bu/$sym.bin" iflag=skip_bytes,count_bytes bs=1M skip="$off" count="$size" status=none
