@@ -1,0 +1,177 @@
+//! The measured paths: one pass over a mix, every answer folded into the result.
+//!
+//! Each function is `#[inline(never)]` so that criterion and callgrind see the same machine
+//! code; inputs go through [`black_box`] so nothing is constant-folded.
+
+use core::hint::black_box;
+
+use nrtucode::{NoEnv, StdEnv, get_hwdecode_table, get_memory_image};
+
+use crate::mix::{AUTO_MIX, HWDECODE_MIX, IMAGE_MIX};
+use crate::{Answer, answer, c, fold, ideal};
+
+/// A measured path: its name, how many resolver calls one pass makes, and the pass.
+#[derive(Clone, Copy)]
+pub struct Path {
+    /// Row name in the tables.
+    pub name: &'static str,
+    /// What it measures.
+    pub about: &'static str,
+    /// Calls per pass.
+    pub calls: usize,
+    /// One pass over the mix.
+    pub run: fn() -> u64,
+}
+
+#[inline(always)]
+fn image_pass(mix: &[(u32, i32, i32)], f: impl Fn(u32, i32, i32) -> Answer) -> u64 {
+    let mut acc = 0;
+    for &(idx, region, flavor) in black_box(mix) {
+        acc = fold(acc, f(black_box(idx), black_box(region), black_box(flavor)));
+    }
+    acc
+}
+
+#[inline(always)]
+fn hwdecode_pass(mix: &[(u32, i32)], f: impl Fn(u32, i32) -> Answer) -> u64 {
+    let mut acc = 0;
+    for &(idx, kind) in black_box(mix) {
+        acc = fold(acc, f(black_box(idx), black_box(kind)));
+    }
+    acc
+}
+
+/// Ours, explicit flavor, nothing in the environment.
+#[inline(never)]
+pub fn ours_explicit() -> u64 {
+    image_pass(&IMAGE_MIX, |i, r, f| {
+        answer(get_memory_image(i, r, f, &NoEnv))
+    })
+}
+
+/// Ours, explicit flavor, the live process environment (the removed flag is read, as in C).
+#[inline(never)]
+pub fn ours_explicit_std() -> u64 {
+    image_pass(&IMAGE_MIX, |i, r, f| {
+        answer(get_memory_image(i, r, f, &StdEnv))
+    })
+}
+
+/// Ours, flavor 0, the live process environment.
+#[inline(never)]
+pub fn ours_auto_std() -> u64 {
+    image_pass(&AUTO_MIX, |i, r, f| {
+        answer(get_memory_image(i, r, f, &StdEnv))
+    })
+}
+
+/// Ours, profiler tables.
+#[inline(never)]
+pub fn ours_hwdecode() -> u64 {
+    hwdecode_pass(&HWDECODE_MIX, |i, k| answer(get_hwdecode_table(i, k)))
+}
+
+/// The C look-alike, explicit flavor.
+#[inline(never)]
+pub fn c_explicit() -> u64 {
+    image_pass(&IMAGE_MIX, c::image)
+}
+
+/// The C look-alike, flavor 0.
+#[inline(never)]
+pub fn c_auto() -> u64 {
+    image_pass(&AUTO_MIX, c::image)
+}
+
+/// The C look-alike, profiler tables.
+#[inline(never)]
+pub fn c_hwdecode() -> u64 {
+    hwdecode_pass(&HWDECODE_MIX, c::hwdecode)
+}
+
+/// The dense array, explicit flavor.
+#[inline(never)]
+pub fn ideal_explicit() -> u64 {
+    image_pass(&IMAGE_MIX, |i, r, f| answer(ideal::image(i, r, f)))
+}
+
+/// The dense array, profiler tables.
+#[inline(never)]
+pub fn ideal_hwdecode() -> u64 {
+    hwdecode_pass(&HWDECODE_MIX, |i, k| answer(ideal::hwdecode(i, k)))
+}
+
+/// The loop and fold alone (no resolver): the harness overhead per call.
+#[inline(never)]
+pub fn empty() -> u64 {
+    image_pass(&IMAGE_MIX, |i, r, f| (f, i as usize, r as usize))
+}
+
+/// Every path, in table order.
+pub const ALL: [Path; 10] = [
+    Path {
+        name: "ours_explicit",
+        about: "get_memory_image, explicit flavor, NoEnv",
+        calls: IMAGE_MIX.len(),
+        run: ours_explicit,
+    },
+    Path {
+        name: "ours_explicit_std",
+        about: "get_memory_image, explicit flavor, StdEnv",
+        calls: IMAGE_MIX.len(),
+        run: ours_explicit_std,
+    },
+    Path {
+        name: "ours_auto_std",
+        about: "get_memory_image, flavor 0, StdEnv",
+        calls: AUTO_MIX.len(),
+        run: ours_auto_std,
+    },
+    Path {
+        name: "ours_hwdecode",
+        about: "get_hwdecode_table",
+        calls: HWDECODE_MIX.len(),
+        run: ours_hwdecode,
+    },
+    Path {
+        name: "c_explicit",
+        about: "C look-alike, explicit flavor",
+        calls: IMAGE_MIX.len(),
+        run: c_explicit,
+    },
+    Path {
+        name: "c_auto",
+        about: "C look-alike, flavor 0",
+        calls: AUTO_MIX.len(),
+        run: c_auto,
+    },
+    Path {
+        name: "c_hwdecode",
+        about: "C look-alike, hwdecode",
+        calls: HWDECODE_MIX.len(),
+        run: c_hwdecode,
+    },
+    Path {
+        name: "ideal_explicit",
+        about: "dense array, explicit flavor",
+        calls: IMAGE_MIX.len(),
+        run: ideal_explicit,
+    },
+    Path {
+        name: "ideal_hwdecode",
+        about: "dense array, hwdecode",
+        calls: HWDECODE_MIX.len(),
+        run: ideal_hwdecode,
+    },
+    Path {
+        name: "empty",
+        about: "loop + fold only (harness overhead)",
+        calls: IMAGE_MIX.len(),
+        run: empty,
+    },
+];
+
+/// The path named `name`.
+pub fn by_name(name: &str) -> Option<Path> {
+    ALL.into_iter().find(|p| p.name == name)
+}
