@@ -145,3 +145,68 @@ pub fn compare(header: &ManifestHeader, carved: &[CarvedGetter]) -> Vec<Finding>
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::carve::NamedBy;
+    use crate::naming::Names;
+
+    fn carved(symbol: &str, size: u64, sha256: &str) -> CarvedGetter {
+        let g = Names::new().catalog_getter(symbol).map(Into::into).unwrap();
+        CarvedGetter {
+            name: g,
+            named_by: NamedBy::Symbol,
+            accessor_va: 0,
+            blob_va: 0,
+            size,
+            sha256: sha256.into(),
+            file_offset: None,
+            refs: vec![],
+        }
+    }
+
+    fn vendor() -> ManifestHeader {
+        ManifestHeader {
+            source: "libnrtucode_internal.so".into(),
+            source_size: 10_276_288,
+            source_sha256: "b7c67e898a116454a8e0ce257b1d6523a23ffa237a6ec21021ecb70632fc329b"
+                .into(),
+            build_id: "9cbf78c6f59cdb5839f155fdb2113bbe51e585fd".into(),
+        }
+    }
+
+    #[test]
+    fn the_vendor_build_is_recognised_and_its_published_hashes_checked() {
+        assert_eq!(known_build(&vendor()), Some("libnrtucode_internal.so"));
+        let other = ManifestHeader {
+            build_id: "00".into(),
+            ..vendor()
+        };
+        assert_eq!(known_build(&other), None);
+        let good = format!("8fd7e422{}", "0".repeat(56));
+        let bad = "f".repeat(64);
+        let getters = [
+            carved("CAYMAN_NX_ACT_PROF_CAM_get", 0x400, &good),
+            carved("CAYMAN_NX_ACT_DEBUG_DRAM_get", 0x6260, &bad),
+            carved("CAYMAN_NX_ACT_PERF_IRAM_get", 5, &bad),
+        ];
+        let findings = compare(&vendor(), &getters);
+        assert!(findings.contains(&Finding::SizeDiffers {
+            symbol: "CAYMAN_NX_ACT_PERF_IRAM_get".into(),
+            catalog: 0x13dc0,
+            carved: 5
+        }));
+        let hash = |s: &str| {
+            findings.iter().find_map(|f| match f {
+                Finding::PublishedHash { symbol, ok, .. } if symbol == s => Some(*ok),
+                _ => None,
+            })
+        };
+        assert_eq!(hash("CAYMAN_NX_ACT_PROF_CAM_get"), Some(true));
+        assert_eq!(hash("CAYMAN_NX_ACT_DEBUG_DRAM_get"), Some(false));
+        // Not the vendor build: sizes only.
+        let findings = compare(&ManifestHeader::default(), &getters);
+        assert_eq!(findings.len(), 1);
+    }
+}
