@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# No panic, proven at link time: builds tests/no_std (a no_std, no_main consumer whose panic
+# handler calls a symbol defined nowhere) for thumbv7em-none-eabihf in release under the profiles
+# firmware is built with. Any panic path reachable from the resolvers (image lookup with NoEnv, a
+# slice env and a MapEnv; the profiler lookup; the PROF views and validators) fails the link with
+# `undefined symbol: nrtucode_panic_is_reachable`, and this script with it.
+set -euo pipefail
+cd "$(dirname "$0")/../tests/no_std"
+
+rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
+
+# opt-level, lto, codegen-units
+profiles=("s true 1" "z true 1" "3 true 1" "s false 16")
+for p in "${profiles[@]}"; do
+  read -r opt lto cgu <<<"$p"
+  printf 'no-panic link, opt-level=%s lto=%s codegen-units=%s: ' "$opt" "$lto" "$cgu"
+  if out=$(CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt CARGO_PROFILE_RELEASE_LTO=$lto \
+    CARGO_PROFILE_RELEASE_CODEGEN_UNITS=$cgu NRTUCODE_BLOB_DIR= \
+    cargo build --quiet --release 2>&1); then
+    echo ok
+  else
+    echo FAILED
+    echo "$out" | grep -E 'undefined symbol|referenced by|>>>' | head -20 >&2
+    cat >&2 <<HINT
+A panic path is reachable from the resolvers. To find it:
+  cd tests/no_std && CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt cargo rustc --release -- \\
+    --emit=asm -C link-arg=--warn-unresolved-symbols
+  grep -n 'bl.*panicking' ../../target/nopanic-check/thumbv7em-none-eabihf/release/deps/*.s
+HINT
+    exit 1
+  fi
+done

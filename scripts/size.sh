@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Flash cost of the resolvers on thumbv7em-none-eabihf (release, opt-level "s", LTO), and the
+# cost of embedding the ~10 MB payload at build time. Prints the tables of README "Performance".
+#
+#   scripts/size.sh            # fixtures, real-blob mode (carve of the look-alike), build cost
+#   scripts/size.sh --no-build-cost
+#
+# The consumer is tests/no_std built with only the NoEnv image and hwdecode entry points
+# (`--no-default-features --features panic-loop`). Its ELF is split by scripts/size_report.py:
+# payload = the BLOB_* statics (distinct blobs), metadata = the rest of .rodata/.data, code =
+# .text minus the consumer's `_start`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+build_cost=1
+[[ "${1:-}" == "--no-build-cost" ]] && build_cost=0
+
+rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
+for tool in readelf python3 gcc; do
+  command -v "$tool" >/dev/null || { echo "size.sh: needs $tool (apt-get install binutils python3 gcc)" >&2; exit 1; }
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+consumer() { # label target-dir [env...] -> json line
+  local label=$1 dir=$2
+  shift 2
+  (cd tests/no_std &&
+    env "$@" CARGO_TARGET_DIR="$root/$dir" cargo build --quiet --release \
+      --no-default-features --features panic-loop)
+  python3 scripts/size_report.py "$dir/thumbv7em-none-eabihf/release/nopanic-check" "$label"
+}
+
+echo "building the fixture consumer..." >&2
+fixtures=$(consumer fixtures target/nopanic-check NRTUCODE_BLOB_DIR=)
+
+echo "building the look-alike, carving it, building the real-blob consumer..." >&2
+carved=""
+if cargo run --quiet -p nrtucode-lookalike -- --variant full --out "$work/la" --build >/dev/null &&
+  cargo run --quiet -p nrtucode-cli -- carve "$work/la/libnrtucode_internal.so" --out "$work/blobs" >/dev/null; then
+  carved=$(consumer "carved look-alike" target/nopanic-check-carved NRTUCODE_BLOB_DIR="$work/blobs")
+else
+  echo "size.sh: carve unavailable; real-blob row skipped" >&2
+fi
+
+# The vendor's payload: distinct blob addresses of the real getters the two resolvers reach
+# (catalog rows other than EXTISA_*).
+catalog=$(python3 - <<'PY'
+import csv
+seen = {}
+with open("blobs/catalog.tsv") as f:
+    for row in csv.DictReader(f, delimiter="\t"):
+        if row["class"] == "R" and not row["region"].startswith("EXTISA"):
+            seen[row["blob_va"]] = int(row["size"], 16)
+print(len(seen), sum(seen.values()))
+PY
+)
+
+python3 - "$fixtures" "$carved" "$catalog" <<'PY'
+import json, sys
+rows = [json.loads(a) for a in sys.argv[1:3] if a]
+cat_n, cat_bytes = map(int, sys.argv[3].split())
+vendor = 38 * 16 + 38 * 16 + 102 * 40 + 386 * 32
+print("flash of a minimal no_std consumer, thumbv7em-none-eabihf, release (opt-level s, lto, codegen-units 1)")
+print()
+print("| build | resolver code | table metadata | code + metadata | vs vendor metadata (17,648 B) | panic code linked |")
+print("|---|---:|---:|---:|---:|---:|")
+for r in rows:
+    cm = r["code"] + r["metadata"]
+    print(f"| {r['label']} | {r['code']:,} B | {r['metadata']:,} B | {cm:,} B | {100 * cm / vendor:.1f}% | {r['panic']:,} B |")
+print()
+print("| build | embedded payload (distinct blobs) | catalog payload (distinct, vendor) | consumer flash (alloc sections) | flash - payload |")
+print("|---|---:|---:|---:|---:|")
+for r in rows:
+    print(f"| {r['label']} | {r['payload']:,} B ({r['blobs']} blobs) | {cat_bytes:,} B ({cat_n} blobs) | {r['alloc']:,} B | {r['alloc'] - r['payload']:,} B |")
+print()
+print("resolver functions in the fixture consumer (bytes, name):")
+for n, name in rows[0]["functions"]:
+    print(f"  {n:6}  {name}")
+PY
+
+if [[ $build_cost == 1 ]]; then
+  echo
+  echo "embedding cost: clean release build of the core crate (default features, ~10 MB payload)"
+  clean=target/size-clean
+  rm -rf "$clean"
+  measure() { # label cmd... -> "| label | wall | peak |"
+    local label=$1
+    shift
+    /usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null 2>&1
+    read -r wall kb <"$work/time"
+    printf '| %s | %s s | %d MiB |\n' "$label" "$wall" $((kb / 1024))
+  }
+  echo
+  echo "| build | wall time | peak RSS (largest process) |"
+  echo "|---|---:|---:|"
+  measure "cargo build --release -p nrtucode, empty target dir (deps, build script, core)" \
+    env CARGO_TARGET_DIR=$clean NRTUCODE_BLOB_DIR= cargo build --release -p nrtucode
+  cargo clean --quiet --release -p nrtucode --target-dir "$clean"
+  measure "the core crate alone (build script + rustc, deps built)" \
+    env CARGO_TARGET_DIR=$clean NRTUCODE_BLOB_DIR= cargo build --release -p nrtucode
+  rm -rf "$clean"
+fi

@@ -1,0 +1,162 @@
+//! A `no_std`, `no_main` consumer of the resolvers for `thumbv7em-none-eabihf` whose panic
+//! handler calls a symbol that exists nowhere: if any panic path (an index, slice or arithmetic
+//! check, an `unwrap`, a formatting panic) survives optimisation anywhere reachable from the
+//! entry points below, the final link fails with
+//! `undefined symbol: nrtucode_panic_is_reachable`. A clean link proves the resolvers, as built
+//! with this profile, cannot panic.
+//!
+//! Every input comes through [`black_box`] (or the C ABI), so nothing is constant-folded away.
+//! `_start` is the ELF entry and the only GC root; it calls every entry point.
+#![no_std]
+#![no_main]
+
+use core::hint::black_box;
+use core::panic::PanicInfo;
+
+use nrtucode::{NoEnv, get_hwdecode_table, get_memory_image};
+
+#[cfg(not(feature = "panic-loop"))]
+unsafe extern "C" {
+    /// Defined nowhere, on purpose.
+    fn nrtucode_panic_is_reachable() -> !;
+}
+
+#[cfg(not(feature = "panic-loop"))]
+#[panic_handler]
+fn panic(_: &PanicInfo<'_>) -> ! {
+    // SAFETY: never runs: a reference to this undefined symbol fails the link.
+    unsafe { nrtucode_panic_is_reachable() }
+}
+
+/// `scripts/size.sh` only: links whatever the resolvers contain.
+#[cfg(feature = "panic-loop")]
+#[panic_handler]
+fn panic(_: &PanicInfo<'_>) -> ! {
+    loop {
+        core::hint::spin_loop();
+    }
+}
+
+/// A resolved blob in C shape.
+#[repr(C)]
+pub struct Blob {
+    /// First byte, null on error.
+    pub ptr: *const u8,
+    /// Length in bytes, 0 on error.
+    pub len: usize,
+}
+
+fn out(result: Result<&'static [u8], nrtucode::ResolveErr>, blob: &mut Blob) -> i32 {
+    match result {
+        Ok(bytes) => {
+            *blob = Blob {
+                ptr: bytes.as_ptr(),
+                len: bytes.len(),
+            };
+            0
+        }
+        Err(e) => e.code(),
+    }
+}
+
+/// `get_memory_image` with nothing in the environment.
+#[unsafe(no_mangle)]
+pub extern "C" fn check_image_noenv(idx: u32, region: i32, flavor: i32, blob: &mut Blob) -> i32 {
+    out(get_memory_image(idx, region, flavor, &NoEnv), blob)
+}
+
+/// `get_hwdecode_table`.
+#[unsafe(no_mangle)]
+pub extern "C" fn check_hwdecode(idx: u32, kind: i32, blob: &mut Blob) -> i32 {
+    out(get_hwdecode_table(idx, kind), blob)
+}
+
+#[cfg(feature = "envs")]
+mod envs {
+    use super::*;
+    use nrtucode::MapEnv;
+    use nrtucode::env::{FLAVOR_VAR, REMOVED_FLAG_VAR};
+
+    /// `get_memory_image` over a slice environment whose values the optimiser cannot see.
+    #[unsafe(no_mangle)]
+    pub extern "C" fn check_image_slice_env(
+        idx: u32,
+        region: i32,
+        flavor: i32,
+        blob: &mut Blob,
+    ) -> i32 {
+        const ENV: [(&str, &[u8]); 2] = [(FLAVOR_VAR, b"debug"), (REMOVED_FLAG_VAR, b"0")];
+        let env: &[(&str, &[u8])] = black_box(&ENV);
+        out(get_memory_image(idx, region, flavor, env), blob)
+    }
+
+    /// `get_memory_image` over a `MapEnv` filled at run time.
+    #[unsafe(no_mangle)]
+    pub extern "C" fn check_image_map_env(
+        idx: u32,
+        region: i32,
+        flavor: i32,
+        blob: &mut Blob,
+    ) -> i32 {
+        let mut env: MapEnv<'_, 2> = MapEnv::new();
+        if env.set(FLAVOR_VAR, black_box(b"test")).is_err()
+            || env
+                .set(black_box(REMOVED_FLAG_VAR), black_box(b"1"))
+                .is_err()
+        {
+            return -1;
+        }
+        let _ = env.remove(black_box(REMOVED_FLAG_VAR));
+        out(get_memory_image(idx, region, flavor, &env), blob)
+    }
+}
+
+#[cfg(feature = "prof")]
+mod prof {
+    use super::*;
+    use nrtucode::prof::{CamView, TableView, validate_pair};
+
+    /// The profiler views and validators over a resolved pair, or over arbitrary bytes.
+    #[unsafe(no_mangle)]
+    pub extern "C" fn check_prof(idx: u32, tail: usize) -> i32 {
+        let (Ok(cam), Ok(table)) = (get_hwdecode_table(idx, 0), get_hwdecode_table(idx, 1)) else {
+            return -1;
+        };
+        // Arbitrary-length inputs: the views must reject them without panicking.
+        let cam = black_box(&cam[..cam.len().min(tail)]);
+        let (Ok(cam), Ok(table)) = (CamView::new(cam), TableView::new(table)) else {
+            return -2;
+        };
+        let armed = cam.records().filter(|r| r.is_armed()).count();
+        let populated = table.records().filter(|r| r.is_populated()).count();
+        match validate_pair(&cam, &table) {
+            Ok(summary) => (summary.armed + summary.nine_bit_matches + armed + populated) as i32,
+            Err(_) => -3,
+        }
+    }
+}
+
+/// The entry: calls every entry point with opaque inputs, forever.
+#[unsafe(no_mangle)]
+pub extern "C" fn _start() -> ! {
+    let mut blob = Blob {
+        ptr: core::ptr::null(),
+        len: 0,
+    };
+    let mut acc = 0i32;
+    loop {
+        let (idx, region, flavor) = black_box((7u32, 0i32, 1i32));
+        acc ^= check_image_noenv(idx, region, flavor, &mut blob);
+        acc ^= check_hwdecode(idx, region, &mut blob);
+        #[cfg(feature = "envs")]
+        {
+            acc ^= envs::check_image_slice_env(idx, region, flavor, &mut blob);
+            acc ^= envs::check_image_map_env(idx, region, flavor, &mut blob);
+        }
+        #[cfg(feature = "prof")]
+        {
+            acc ^= prof::check_prof(idx, black_box(usize::MAX));
+        }
+        black_box((acc, &blob));
+    }
+}
