@@ -48,11 +48,15 @@ pub const fn as_c_string(value: &[u8]) -> &[u8] {
     while len < value.len() && value[len] != 0 {
         len += 1;
     }
-    value.split_at(len).0
+    match value.split_at_checked(len) {
+        Some((head, _)) => head,
+        None => value,
+    }
 }
 
 /// `true` when a value of `NRTUCODE_MPLUS_ON_MARIANA` trips the removed flag: exactly the C
 /// string `1` (not `11`, not `1 `, not empty).
+#[inline]
 pub const fn removed_flag_trips(value: Option<&[u8]>) -> bool {
     match value {
         Some(value) => matches!(as_c_string(value), b"1"),
@@ -63,6 +67,7 @@ pub const fn removed_flag_trips(value: Option<&[u8]>) -> bool {
 /// The flavor a value of `NEURON_UCODE_FLAVOR` selects when the flavor argument is 0:
 /// `debug`/`DEBUG` give 2, `test`/`TEST` give 3, anything else (unset, empty, `Debug`,
 /// `debug `, non-UTF-8) gives 1. Compared byte for byte, as C strings.
+#[inline]
 pub const fn auto_flavor(value: Option<&[u8]>) -> i32 {
     let Some(value) = value else { return 1 };
     match as_c_string(value) {
@@ -77,6 +82,7 @@ pub const fn auto_flavor(value: Option<&[u8]>) -> i32 {
 pub struct NoEnv;
 
 impl Env for NoEnv {
+    #[inline]
     fn visit_var(&self, _name: &str, visit: &mut dyn FnMut(Option<&[u8]>)) {
         visit(None);
     }
@@ -253,6 +259,6 @@ mod tests {
         assert_eq!(auto_flavor(Some(b"test\0junk")), 3);
         assert_eq!(auto_flavor(Some(b"\0debug")), 1);
         assert!(removed_flag_trips(Some(b"1\0")));
-        assert!(!removed_flag_trips(Some(b"\01")));
+        assert!(!removed_flag_trips(Some(b"\x001")));
     }
 }

@@ -35,8 +35,16 @@ pub const TABLE_USED_BYTES: usize = 0x18;
 /// Opcode masks the CAM uses: wildcard, 8-bit and 9-bit match.
 pub const VALID_MASKS: [u32; 3] = [0x000, 0x0ff, 0x1ff];
 
+/// The little-endian word at `at`; 0 past the end (never reached: callers stay in bounds, and
+/// this form keeps a panic path out of the binary at every optimisation level).
 const fn le32(bytes: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+    match bytes.split_at_checked(at) {
+        Some((_, rest)) => match rest.first_chunk::<4>() {
+            Some(word) => u32::from_le_bytes(*word),
+            None => 0,
+        },
+        None => 0,
+    }
 }
 
 /// A blob that breaks the documented format.

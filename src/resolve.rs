@@ -87,6 +87,7 @@ pub const fn get_memory_image_const(
 }
 
 /// Steps (C) to (F): slot, descriptor scan, region, getter. `flavor` is already resolved.
+#[inline]
 const fn lookup_image(idx: u32, region: i32, flavor: i32) -> Result<&'static [u8], ResolveErr> {
     let idx = idx as usize;
     if idx >= IMAGE_LIST.len() {
