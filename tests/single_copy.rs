@@ -44,7 +44,7 @@ fn the_payload_is_in_this_executable_once() {
         "blob bytes appear more than once"
     );
     // And the blob the table names from this crate is the same one.
-    let other = black_box(IMAGE_LIST)[7].descriptors()[1]
+    let other = black_box(IMAGE_LIST)[7].descriptors()[0]
         .region(Region::Dram)
         .unwrap();
     assert_eq!(occurrences(&exe, &other[..other.len().min(256)]), 1);
