@@ -7,46 +7,14 @@ mod common;
 use common::{Model, check};
 use nrtucode::env::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode::{Flavor, ImageIndex, MapEnv, Region, get_memory_image, resolve_image};
-
-fn flavor_values() -> Vec<Option<Vec<u8>>> {
-    let mut values: Vec<Option<Vec<u8>>> = vec![None];
-    for v in [
-        &b""[..],
-        b"debug",
-        b"DEBUG",
-        b"Debug",
-        b"test",
-        b"TEST",
-        b"Test",
-        b"perf",
-        b"2",
-        b"debug ",
-        b"\xff\xfedebug\x80",
-    ] {
-        values.push(Some(v.to_vec()));
-    }
-    values.push(Some(vec![b'd'; 4096]));
-    values
-}
-
-fn flag_values() -> Vec<Option<&'static [u8]>> {
-    vec![
-        None,
-        Some(b""),
-        Some(b"1"),
-        Some(b"0"),
-        Some(b"11"),
-        Some(b"10"),
-        Some(b"1 "),
-    ]
-}
+use nrtucode_catalog::env_matrix::{REMOVED_FLAG_VALUES, flavor_values};
 
 #[test]
 fn matrix_matches_the_model_for_every_slot_region_and_flavor() {
     let model = Model::new();
     let mut cases = 0;
     for flavor_value in flavor_values() {
-        for flag in flag_values() {
+        for flag in REMOVED_FLAG_VALUES {
             let mut env: MapEnv<'_, 2> = MapEnv::new();
             if let Some(v) = &flavor_value {
                 env.set(FLAVOR_VAR, v).unwrap();
@@ -66,7 +34,10 @@ fn matrix_matches_the_model_for_every_slot_region_and_flavor() {
             }
         }
     }
-    assert_eq!(cases, 13 * 7 * 38 * 4 * 7);
+    assert_eq!(
+        cases,
+        flavor_values().len() * REMOVED_FLAG_VALUES.len() * 38 * 4 * 7
+    );
 }
 
 #[test]

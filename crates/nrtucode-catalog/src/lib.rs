@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod env_matrix;
 pub mod facts;
 pub mod fixture;
 pub mod manifest;

@@ -55,39 +55,10 @@ pub const KIND_VALUES: [i32; 4] = [-1, 0, 1, 2];
 /// The two NX SP slots of each generation, which must return the same pointers.
 pub const SP_PAIRS: [(u32, u32); 5] = [(4, 5), (11, 12), (19, 20), (27, 28), (34, 35)];
 
-/// Values of `NEURON_UCODE_FLAVOR` in the matrix (`None` = unset).
-pub fn flavor_env_values() -> Vec<Option<Vec<u8>>> {
-    let mut long = b"test".to_vec();
-    long.resize(4096, b'x');
-    let fixed: [&[u8]; 11] = [
-        b"",
-        b"debug",
-        b"DEBUG",
-        b"Debug",
-        b"test",
-        b"TEST",
-        b"Test",
-        b"perf",
-        b"2",
-        b"debug ",
-        b"\xffdebug",
-    ];
-    std::iter::once(None)
-        .chain(fixed.iter().map(|v| Some(v.to_vec())))
-        .chain(std::iter::once(Some(long)))
-        .collect()
-}
-
 /// Values of `NRTUCODE_MPLUS_ON_MARIANA` in the matrix (`None` = unset).
-pub const MPLUS_ENV_VALUES: [Option<&[u8]>; 7] = [
-    None,
-    Some(b""),
-    Some(b"1"),
-    Some(b"0"),
-    Some(b"11"),
-    Some(b"10"),
-    Some(b"1 "),
-];
+pub use nrtucode_catalog::env_matrix::REMOVED_FLAG_VALUES as MPLUS_ENV_VALUES;
+/// Values of `NEURON_UCODE_FLAVOR` in the matrix (`None` = unset).
+pub use nrtucode_catalog::env_matrix::flavor_values as flavor_env_values;
 
 /// One cell of the environment matrix.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -274,7 +245,7 @@ mod tests {
         assert_eq!(idx_values().len(), 44);
         assert_eq!(region_values().len(), 8);
         assert_eq!(flavor_values().len(), 26);
-        assert_eq!(env_matrix().len(), 91);
+        assert_eq!(env_matrix().len(), 14 * 7); // 14 flavor values (two non-UTF-8) x 7 flag values
         assert!(
             flavor_env_values()
                 .iter()

@@ -10,7 +10,7 @@
 //!
 //! on return code, success, length, bytes, untouched out-parameters on failure, pointer aliasing
 //! (the two NX SP slots of a generation; any two calls the look-alike answers with one pointer),
-//! over the grid and the 91-cell environment matrix, plus 1,001,000 seeded random tuples.
+//! over the grid and the 98-cell environment matrix, plus 1,078,000 seeded random tuples.
 //!
 //! `harness = false`: one thread owns the process environment, and the removal notices that
 //! the ~200k tripped calls print go to /dev/null instead of the test harness's capture.
@@ -36,7 +36,7 @@ type HwFn = unsafe extern "C" fn(c_uint, c_int, *mut *const c_void, *mut usize) 
 
 const SENTINEL_PTR: *const c_void = 0x5a5a as *const c_void;
 const SENTINEL_LEN: usize = 7;
-/// Random tuples per environment cell: 91 × 11,000 = 1,001,000.
+/// Random tuples per environment cell: 98 × 11,000 = 1,078,000.
 const RANDOM_PER_CELL: u32 = 11_000;
 
 /// One resolver answer: code and out-parameters (sentinels when untouched).
