@@ -120,12 +120,10 @@ impl Oracle {
         }
     }
 
-    fn image(&mut self, env: &[(&str, &[u8])], idx: u32, region: i32, flavor: i32) {
-        self.tuples += 1;
-        let what = || format!("image({idx}, {region}, {flavor})");
-        let c = call_image(self.c_image, idx, region, flavor);
-        let raw = nrtucode::get_memory_image(idx, region, flavor, env);
-        let ours = Answer::of(raw);
+    /// The checks both lanes share: the look-alike and our raw resolver agree on the code (and
+    /// the length on success), the look-alike leaves its out-parameters alone on failure, and
+    /// the C ABI answers exactly like the raw resolver.
+    fn codes_agree(&mut self, what: &dyn Fn() -> String, c: Answer, ours: Answer, abi: Answer) {
         self.tally
             .check(c.rc == ours.rc && (c.rc != 0 || c.len == ours.len), || {
                 format!("{}: look-alike {c:?}, raw {ours:?}", what())
@@ -134,15 +132,24 @@ impl Oracle {
             c.rc == 0 || (c.ptr, c.len) == (SENTINEL_PTR, SENTINEL_LEN),
             || format!("{}: look-alike wrote out-params on failure", what()),
         );
+        self.tally.check(abi == ours, || {
+            format!("{}: C ABI {abi:?}, raw {ours:?}", what())
+        });
+    }
+
+    fn image(&mut self, env: &[(&str, &[u8])], idx: u32, region: i32, flavor: i32) {
+        self.tuples += 1;
+        let what = || format!("image({idx}, {region}, {flavor})");
+        let c = call_image(self.c_image, idx, region, flavor);
+        let raw = nrtucode::get_memory_image(idx, region, flavor, env);
+        let ours = Answer::of(raw);
         let abi = call_image(
             nrtucode_capi::nrtucode_get_memory_image,
             idx,
             region,
             flavor,
         );
-        self.tally.check(abi == ours, || {
-            format!("{}: C ABI {abi:?}, raw {ours:?}", what())
-        });
+        self.codes_agree(&what, c, ours, abi);
         if let (Some(i), Some(r), Some(f)) = (
             ImageIndex::new(idx),
             Region::from_raw(region),
@@ -173,18 +180,8 @@ impl Oracle {
         let c = call_hw(self.c_hw, idx, kind);
         let raw = nrtucode::get_hwdecode_table(idx, kind);
         let ours = Answer::of(raw);
-        self.tally
-            .check(c.rc == ours.rc && (c.rc != 0 || c.len == ours.len), || {
-                format!("{}: look-alike {c:?}, raw {ours:?}", what())
-            });
-        self.tally.check(
-            c.rc == 0 || (c.ptr, c.len) == (SENTINEL_PTR, SENTINEL_LEN),
-            || format!("{}: look-alike wrote out-params on failure", what()),
-        );
         let abi = call_hw(nrtucode_capi::nrtucode_get_hwdecode_table, idx, kind);
-        self.tally.check(abi == ours, || {
-            format!("{}: C ABI {abi:?}, raw {ours:?}", what())
-        });
+        self.codes_agree(&what, c, ours, abi);
         if let (Some(i), Some(k)) = (ImageIndex::new(idx), ProfKind::from_raw(kind)) {
             let typed = nrtucode::resolve_hwdecode(i, k);
             self.tally
