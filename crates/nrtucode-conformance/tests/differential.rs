@@ -91,6 +91,18 @@ struct Oracle {
 }
 
 impl Oracle {
+    /// An oracle over the look-alike's two resolvers, with nothing counted yet.
+    fn new(c_image: ImageFn, c_hw: HwFn) -> Self {
+        Oracle {
+            c_image,
+            c_hw,
+            tally: Tally::default(),
+            tuples: 0,
+            verified: HashSet::new(),
+            alias: HashMap::new(),
+        }
+    }
+
     /// Compares the success payloads of the look-alike and ours.
     fn payload(&mut self, what: &dyn Fn() -> String, c: Answer, ours: &'static [u8]) {
         if c.rc != 0 || c.len != ours.len() {
@@ -335,14 +347,7 @@ fn mutants_are_caught(dir: &Path, opts: &Options) -> Result<(), String> {
     ];
     let _quiet = StderrRedirect::to(Path::new("/dev/null")).map_err(|e| e.to_string())?;
     for (name, case, idx, flavor) in cases {
-        let mut oracle = Oracle {
-            c_image,
-            c_hw,
-            tally: Tally::default(),
-            tuples: 0,
-            verified: HashSet::new(),
-            alias: HashMap::new(),
-        };
+        let mut oracle = Oracle::new(c_image, c_hw);
         set_process_env(&case);
         let pairs = case.pairs();
         oracle.image(&pairs, idx, 0, flavor);
@@ -383,14 +388,7 @@ fn main() -> ExitCode {
             .expect("hwdecode resolver");
         (*image, *hw)
     };
-    let mut oracle = Oracle {
-        c_image,
-        c_hw,
-        tally: Tally::default(),
-        tuples: 0,
-        verified: HashSet::new(),
-        alias: HashMap::new(),
-    };
+    let mut oracle = Oracle::new(c_image, c_hw);
 
     check_removal_notices(&mut oracle, dir.path());
     if let Err(e) = mutants_are_caught(dir.path(), &opts) {
