@@ -24,6 +24,7 @@
 use std::collections::HashMap;
 
 use nrtucode::catalog::{BLOB_SOURCE, BlobSource, hwdecode_entries, image_entries};
+use nrtucode::table::BlobState;
 use serde::Serialize;
 
 use crate::naming::Names;
@@ -75,14 +76,6 @@ pub fn normalize_gen(g: &str) -> String {
     g.trim().to_ascii_uppercase().replace('-', "_")
 }
 
-fn state(blob: Option<&[u8]>) -> &'static str {
-    match blob {
-        None => "null",
-        Some([]) => "cursor",
-        Some(_) => "real",
-    }
-}
-
 /// The entries, optionally only of generation `gen_filter` (normalised with [`normalize_gen`]).
 pub fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
     let names = Names::new();
@@ -117,7 +110,7 @@ pub fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
             variant: e.flavor.variant_name(e.slot.generation),
             region: e.region.name(),
             symbol,
-            state: state(e.blob),
+            state: BlobState::of(e.blob).name(),
             size: e.blob.map(<[u8]>::len),
             sha256: hash(e.blob),
         });
@@ -142,7 +135,7 @@ pub fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
             variant: "PROF",
             region: e.kind.name(),
             symbol,
-            state: state(e.blob),
+            state: BlobState::of(e.blob).name(),
             size: e.blob.map(<[u8]>::len),
             sha256: hash(e.blob),
         });
