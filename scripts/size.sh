@@ -50,7 +50,7 @@ fi
 catalog=$(python3 - <<'PY'
 import csv
 seen = {}
-with open("blobs/catalog.tsv") as f:
+with open("blobs/getters.tsv") as f:
     for row in csv.DictReader(f, delimiter="\t"):
         if row["class"] == "R" and not row["region"].startswith("EXTISA"):
             seen[row["blob_va"]] = int(row["size"], 16)

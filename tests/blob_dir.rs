@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use nrtucode_catalog::{Getter, Manifest, ManifestHeader, ManifestRow, fixture_bytes, getters};
+use nrtucode_facts::{Getter, Manifest, ManifestHeader, ManifestRow, fixture_bytes, getters};
 use sha2::{Digest, Sha256};
 
 const FRONT_FEATURES: &str =

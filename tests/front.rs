@@ -29,7 +29,7 @@ fn front_selection_answers_like_the_front_library() {
         eprintln!("not the front feature selection: nothing to compare");
         return;
     }
-    let facts = nrtucode_catalog::image_slots();
+    let facts = nrtucode_facts::image_slots();
     for slot in &facts {
         for key in &slot.flavor_keys {
             for region in 0..4 {

@@ -16,7 +16,7 @@ fn pair(idx: ImageIndex) -> Option<(&'static [u8], &'static [u8])> {
 
 #[test]
 fn every_embedded_pair_is_valid_with_the_vendor_armed_count() {
-    let facts = nrtucode_catalog::prof_blobs();
+    let facts = nrtucode_facts::prof_blobs();
     let mut validated = 0;
     for idx in ImageIndex::all() {
         let Some((cam, table)) = pair(idx) else {

@@ -11,7 +11,7 @@ use nrtucode::catalog::{
 };
 use nrtucode::table::BlobState;
 use nrtucode::{HWDECODE_LIST, IMAGE_LIST, ImageIndex, ProfKind, Region};
-use nrtucode_catalog::{getters, hwdecode_slots, image_slots};
+use nrtucode_facts::{getters, hwdecode_slots, image_slots};
 
 #[test]
 fn every_slot_has_the_vendor_identity_and_key_order() {
@@ -73,7 +73,7 @@ fn fixture_build_embeds_exactly_the_generated_bytes() {
         );
         if checked.insert(getter.symbol) {
             assert!(
-                bytes == nrtucode_catalog::fixture_bytes(getter).as_slice(),
+                bytes == nrtucode_facts::fixture_bytes(getter).as_slice(),
                 "{}",
                 getter.symbol
             );
@@ -96,13 +96,13 @@ fn hwdecode_list_matches_the_facts() {
             ProfKind::Cam => fact.cam,
             ProfKind::Table => fact.table,
         };
-        let getter = symbol.map(|s| all.iter().find(|g| g.symbol == s).expect("in catalog"));
+        let getter = symbol.map(|s| all.iter().find(|g| g.symbol == s).expect("in the facts"));
         match getter {
             Some(g) if embedded(g) => {
                 let bytes = entry.blob.expect("populated");
                 assert_eq!(bytes.len(), g.size);
                 if BLOB_SOURCE == BlobSource::Fixtures {
-                    assert!(bytes == nrtucode_catalog::fixture_bytes(g).as_slice());
+                    assert!(bytes == nrtucode_facts::fixture_bytes(g).as_slice());
                 }
             }
             _ => assert_eq!(entry.blob, None, "slot {}", fact.idx),
@@ -163,7 +163,7 @@ fn identical_contents_are_embedded_once() {
     let images = selected.iter().filter(|g| !g.is_prof()).count();
     let mut prof_contents = HashSet::new();
     for g in selected.iter().filter(|g| g.is_prof()) {
-        let facts = nrtucode_catalog::facts::prof_blob(g.gen_name, g.engine).expect("facts");
+        let facts = nrtucode_facts::facts::prof_blob(g.gen_name, g.engine).expect("facts");
         let prefix = if g.region == "CAM" {
             facts.cam_sha256_prefix
         } else {

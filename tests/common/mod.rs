@@ -1,9 +1,9 @@
 //! An independent model of the vendor resolvers, written from the fact TSVs (through
-//! `nrtucode-catalog`) and the seed's pseudocode, sharing no code with the crate under test.
+//! `nrtucode-facts`) and the seed's pseudocode, sharing no code with the crate under test.
 #![allow(dead_code)] // each test binary uses part of it
 
-use nrtucode_catalog::facts::{REGIONS, variant_for_key};
-use nrtucode_catalog::{Getter, getters, hwdecode_slots, image_slots};
+use nrtucode_facts::facts::{REGIONS, variant_for_key};
+use nrtucode_facts::{Getter, getters, hwdecode_slots, image_slots};
 
 /// What a resolver call should answer: a blob described by its getter row, or a vendor code.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,8 +42,8 @@ pub fn embedded(getter: &Getter) -> bool {
 /// The naive model of the facts, built once per call site.
 pub struct Model {
     getters: Vec<Getter>,
-    slots: Vec<nrtucode_catalog::ImageSlotFact>,
-    prof: Vec<nrtucode_catalog::HwDecodeSlotFact>,
+    slots: Vec<nrtucode_facts::ImageSlotFact>,
+    prof: Vec<nrtucode_facts::HwDecodeSlotFact>,
 }
 
 impl Default for Model {
@@ -72,7 +72,7 @@ impl Model {
         self.getters
             .iter()
             .find(|g| g.symbol == symbol)
-            .unwrap_or_else(|| panic!("{symbol} not in the catalog"))
+            .unwrap_or_else(|| panic!("{symbol} not in the facts"))
     }
 
     /// The getter a descriptor's region slot names: the catalog row with the slot's
@@ -90,7 +90,7 @@ impl Model {
                     && g.variant == variant
                     && g.region == REGIONS[region]
             })
-            .unwrap_or_else(|| panic!("slot {idx} key {key} region {region} not in the catalog"))
+            .unwrap_or_else(|| panic!("slot {idx} key {key} region {region} not in the facts"))
     }
 
     /// The vendor's answer to `get_memory_image(idx, region, flavor)` with the two variables'
@@ -186,7 +186,7 @@ pub fn check(actual: Result<&'static [u8], nrtucode::ResolveErr>, expected: &Exp
             let fixtures =
                 nrtucode::catalog::BLOB_SOURCE == nrtucode::catalog::BlobSource::Fixtures;
             if fixtures && !getter.is_prof() && getter.size > 0 {
-                let header = nrtucode_catalog::fixture::header(getter.stem());
+                let header = nrtucode_facts::fixture::header(getter.stem());
                 assert!(bytes.starts_with(header.as_bytes()), "{}", getter.symbol);
             }
         }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use nrtucode_catalog::manifest::MANIFEST_FILE;
+use nrtucode_facts::manifest::MANIFEST_FILE;
 
 use crate::carve::Carve;
 use crate::error::FileError;

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use nrtucode_catalog::{Manifest, ManifestHeader, ManifestRow};
+use nrtucode_facts::{Manifest, ManifestHeader, ManifestRow};
 
 use crate::elf::Elf;
 use crate::error::{CarveError, FileError};

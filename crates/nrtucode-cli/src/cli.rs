@@ -279,7 +279,7 @@ fn cmd_carve(lib: &std::path::Path, out: &std::path::Path, list: bool, strict: b
         }
     }
     if mismatches == 0 {
-        out_line!("catalog: every carved size matches blobs/catalog.tsv");
+        out_line!("catalog: every carved size matches blobs/getters.tsv");
         ExitCode::SUCCESS
     } else if strict {
         fail(format!("{mismatches} getters disagree with the catalog"))

@@ -1,6 +1,6 @@
 //! Comparing a carve with the published catalog.
 //!
-//! Always: every carved getter whose size differs from `blobs/catalog.tsv`, and every carved
+//! Always: every carved getter whose size differs from `blobs/getters.tsv`, and every carved
 //! getter the catalog does not list. When the input is one of the known vendor builds
 //! (`blobs/binaries.tsv`: BuildID and sha256, or size and sha256 prefix where no BuildID is
 //! published): the published hashes of `known_hashes.tsv` and the profiler prefixes of
@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use nrtucode_catalog::{ManifestHeader, binaries, getters, known_hashes, prof_blobs};
+use nrtucode_facts::{ManifestHeader, binaries, getters, known_hashes, prof_blobs};
 
 use crate::carve::CarvedGetter;
 
@@ -62,10 +62,10 @@ impl fmt::Display for Finding {
             } => {
                 write!(
                     f,
-                    "{symbol}: size {carved:#x}, the catalog says {catalog:#x}"
+                    "{symbol}: size {carved:#x}, the facts say {catalog:#x}"
                 )
             }
-            Finding::NotInCatalog { symbol } => write!(f, "{symbol}: not in the catalog"),
+            Finding::NotInCatalog { symbol } => write!(f, "{symbol}: not in the facts"),
             Finding::PublishedHash {
                 symbol,
                 expected,

@@ -9,8 +9,8 @@
 
 use std::collections::HashMap;
 
-use nrtucode_catalog::facts::{REGIONS, variant_for_key};
-use nrtucode_catalog::{
+use nrtucode_facts::facts::{REGIONS, variant_for_key};
+use nrtucode_facts::{
     Getter, HwDecodeSlotFact, ImageSlotFact, getters, hwdecode_slots, image_slots,
 };
 
@@ -232,7 +232,7 @@ mod tests {
     #[test]
     fn cells_missing_from_the_catalog_are_built_the_vendor_way() {
         let n = Names::new();
-        // MAVERICK NX_POOL has keys 1,3 only: key 2 (DEBUG) is not in the catalog.
+        // MAVERICK NX_POOL has keys 1,3 only: key 2 (DEBUG) is not in the facts.
         let name = n.image(32, 0, 2, 0).unwrap();
         assert_eq!(name.symbol, "MAVERICK_NX_POOL_DEBUG_IRAM_get");
         assert_eq!(symbol_variant("DKL_TEST"), "DYNAMIC_KERNEL_LOAD_TEST");

@@ -14,8 +14,8 @@ use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use nrtucode_catalog::manifest::MANIFEST_FILE;
-use nrtucode_catalog::{Manifest, ManifestError, getters};
+use nrtucode_facts::manifest::MANIFEST_FILE;
+use nrtucode_facts::{Manifest, ManifestError, getters};
 
 use crate::blobdir::is_blob_file_name;
 use crate::sha::sha256_hex;
@@ -125,7 +125,7 @@ impl fmt::Display for Problem {
                 "{}: sha256 {actual}, expected {expected} (blob of {symbol})",
                 file.display()
             ),
-            Problem::NotInCatalog(s) => write!(f, "{MANIFEST_FILE}: {s} is not in the catalog"),
+            Problem::NotInCatalog(s) => write!(f, "{MANIFEST_FILE}: {s} is not in the facts"),
             Problem::CatalogMismatch { symbol, detail } => {
                 write!(f, "{MANIFEST_FILE}: {symbol}: {detail}")
             }
@@ -220,7 +220,7 @@ pub fn verify_dir(dir: &Path) -> Report {
             Some(g) => {
                 let mut diffs = Vec::new();
                 if g.size as u64 != row.size {
-                    diffs.push(format!("size {} but the catalog says {}", row.size, g.size));
+                    diffs.push(format!("size {} but the facts say {}", row.size, g.size));
                 }
                 let fields = [
                     ("gen", g.gen_name, &row.gen_name),
@@ -231,7 +231,7 @@ pub fn verify_dir(dir: &Path) -> Report {
                 ];
                 for (what, want, got) in fields {
                     if want != got {
-                        diffs.push(format!("{what} {got} but the catalog says {want}"));
+                        diffs.push(format!("{what} {got} but the facts say {want}"));
                     }
                 }
                 if !diffs.is_empty() {
@@ -267,7 +267,7 @@ fn continue_check_same(
     report: &mut Report,
     manifest: &Manifest,
     name: &str,
-    row: &nrtucode_catalog::ManifestRow,
+    row: &nrtucode_facts::ManifestRow,
 ) {
     if let Some(first) = manifest
         .rows
@@ -289,7 +289,7 @@ fn check_file(
     report: &mut Report,
     dir: &Path,
     name: &str,
-    row: &nrtucode_catalog::ManifestRow,
+    row: &nrtucode_facts::ManifestRow,
 ) -> bool {
     let path = dir.join(name);
     let bytes = match fs::read(&path) {

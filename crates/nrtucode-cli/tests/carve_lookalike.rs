@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use nrtucode_catalog::Manifest;
+use nrtucode_facts::Manifest;
 use nrtucode_cli::carve::NamedBy;
 use nrtucode_cli::compare::compare;
 use nrtucode_cli::locate::Found;
@@ -13,7 +13,7 @@ use nrtucode_cli::{blobdir, carve_bytes, verify};
 use nrtucode_lookalike::{OptLevel, Variant, ground_truth};
 
 /// The manifest rows with `blob_va` cleared (addresses differ between builds).
-fn rows_without_addresses(m: &Manifest) -> Vec<nrtucode_catalog::ManifestRow> {
+fn rows_without_addresses(m: &Manifest) -> Vec<nrtucode_facts::ManifestRow> {
     m.rows
         .iter()
         .cloned()

@@ -100,7 +100,7 @@ fn core_crate_built_from_carved_directories_passes_its_resolver_suite() {
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["blob_source"], "directory");
-    let manifest = nrtucode_catalog::Manifest::parse(
+    let manifest = nrtucode_facts::Manifest::parse(
         &std::fs::read_to_string(full.join("manifest.tsv")).unwrap(),
     )
     .unwrap();

@@ -56,9 +56,9 @@ pub const KIND_VALUES: [i32; 4] = [-1, 0, 1, 2];
 pub const SP_PAIRS: [(u32, u32); 5] = [(4, 5), (11, 12), (19, 20), (27, 28), (34, 35)];
 
 /// Values of `NRTUCODE_MPLUS_ON_MARIANA` in the matrix (`None` = unset).
-pub use nrtucode_catalog::env_matrix::REMOVED_FLAG_VALUES as MPLUS_ENV_VALUES;
+pub use nrtucode_facts::env_matrix::REMOVED_FLAG_VALUES as MPLUS_ENV_VALUES;
 /// Values of `NEURON_UCODE_FLAVOR` in the matrix (`None` = unset).
-pub use nrtucode_catalog::env_matrix::flavor_values as flavor_env_values;
+pub use nrtucode_facts::env_matrix::flavor_values as flavor_env_values;
 
 /// One cell of the environment matrix.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,11 +1,11 @@
 //! The built-in fixture set: deterministic stand-ins for the vendor blobs.
 //!
 //! Real firmware cannot be shipped, so every blob the resolvers reach is replaced by bytes that
-//! are ours, derived only from the catalog:
+//! are ours, derived only from the facts:
 //!
 //! * a memory-image fixture is the ASCII line `NRTUCODE FIXTURE <SYMBOL>\n` (SYMBOL without
 //!   `_get`) followed by filler from a SplitMix64 stream seeded with the FNV-1a hash of SYMBOL,
-//!   cut to the catalog size;
+//!   cut to the size in the facts;
 //! * a profiler fixture is a valid PROF blob: a CAM of 64 × 16-byte records whose armed count is
 //!   the vendor's, ending in the wildcard, and a parallel TABLE of 64 × 128-byte records with as
 //!   many populated records. The stream is seeded with the vendor blob's sha256 prefix, so blobs
@@ -38,7 +38,7 @@ const PINNED_CAM_RECORDS: [(&str, usize, u32, u32); 3] = [
 /// headed filler blob otherwise.
 ///
 /// # Panics
-/// For a profiler row without profiler facts, which the catalog tests rule out.
+/// For a profiler row without profiler facts, which the facts tests rule out.
 pub fn fixture_bytes(getter: &Getter) -> Vec<u8> {
     if !getter.real || getter.size == 0 {
         return Vec::new();

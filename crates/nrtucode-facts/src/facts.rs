@@ -5,8 +5,8 @@
 
 use crate::tsv::{parse_int, records};
 
-/// `blobs/catalog.tsv`: every `<GEN>_<CLS>_<ENGINE>_<VARIANT>_<REGION>_get` getter.
-pub const CATALOG_TSV: &str = include_str!("../../../blobs/catalog.tsv");
+/// `blobs/getters.tsv`: every `<GEN>_<CLS>_<ENGINE>_<VARIANT>_<REGION>_get` getter.
+pub const CATALOG_TSV: &str = include_str!("../../../blobs/getters.tsv");
 /// `blobs/image_list.tsv`: the 38 `image_list` slots.
 pub const IMAGE_LIST_TSV: &str = include_str!("../../../blobs/image_list.tsv");
 /// `blobs/hwdecode_list.tsv`: the 38 `hwdecode_table_list` slots.
@@ -61,11 +61,11 @@ impl Getter {
     }
 }
 
-/// Every getter in `blobs/catalog.tsv`, in file order.
+/// Every getter in `blobs/getters.tsv`, in file order.
 pub fn getters() -> Vec<Getter> {
     records(CATALOG_TSV)
         .map(|f| {
-            assert_eq!(f.len(), 10, "catalog.tsv: bad row {f:?}");
+            assert_eq!(f.len(), 10, "getters.tsv: bad row {f:?}");
             Getter {
                 gen_name: f[0],
                 class: f[1],
@@ -73,13 +73,13 @@ pub fn getters() -> Vec<Getter> {
                 variant: f[3],
                 region: f[4],
                 symbol: f[5],
-                accessor_va: parse_int(f[6]).expect("catalog.tsv: accessor_va"),
-                blob_va: parse_int(f[7]).expect("catalog.tsv: blob_va"),
-                size: parse_int(f[8]).expect("catalog.tsv: size") as usize,
+                accessor_va: parse_int(f[6]).expect("getters.tsv: accessor_va"),
+                blob_va: parse_int(f[7]).expect("getters.tsv: blob_va"),
+                size: parse_int(f[8]).expect("getters.tsv: size") as usize,
                 real: match f[9] {
                     "R" => true,
                     "C" => false,
-                    other => panic!("catalog.tsv: class {other:?}"),
+                    other => panic!("getters.tsv: class {other:?}"),
                 },
             }
         })

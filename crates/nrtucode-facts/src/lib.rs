@@ -1,4 +1,4 @@
-//! The vendor catalog as data, the deterministic fixture generator and the blob-directory
+//! The vendor facts as data, the deterministic fixture generator and the blob-directory
 //! manifest format.
 //!
 //! This crate is `std`-only and dependency-free so that it can serve as a build dependency of
