@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::{env, fs, process};
 
-use nrtucode_facts::facts::{GENERATIONS, REGIONS, VARIANT_FEATURES};
+use nrtucode_facts::facts::{FRONT_FEATURES, GENERATIONS, REGIONS, VARIANT_FEATURES, selected_by};
 use nrtucode_facts::manifest::MANIFEST_FILE;
 use nrtucode_facts::{Getter, Manifest, fixture_bytes, getters};
 
@@ -45,6 +45,10 @@ fn main() {
     };
     if matches!(source, Source::Fixtures { .. }) {
         println!("cargo::rustc-cfg=nrtucode_fixtures");
+    }
+    println!("cargo::rustc-check-cfg=cfg(nrtucode_front_selection)");
+    if front_selection() {
+        println!("cargo::rustc-cfg=nrtucode_front_selection");
     }
 
     let mut blobs = Blobs::default();
@@ -126,22 +130,24 @@ fn main() {
     write_if_changed(&out_dir.join("blobs.rs"), code.as_bytes());
 }
 
+/// Whether cargo `feature` is enabled for this build.
+fn enabled(feature: &str) -> bool {
+    let var = format!("CARGO_FEATURE_{}", feature.to_uppercase().replace('-', "_"));
+    env::var_os(var).is_some()
+}
+
 /// Whether the cargo features select this getter's generation and flavor family.
 fn selected(getter: &Getter) -> bool {
-    let enabled = |feature: &str| {
-        let var = format!("CARGO_FEATURE_{}", feature.to_uppercase().replace('-', "_"));
-        env::var_os(var).is_some()
-    };
-    let generation = GENERATIONS
+    selected_by(getter, enabled)
+}
+
+/// Whether the enabled generation and flavor features are exactly the front library's.
+fn front_selection() -> bool {
+    GENERATIONS
         .iter()
-        .find(|(name, _)| *name == getter.gen_name)
-        .is_some_and(|(_, feature)| enabled(feature));
-    let flavor = getter.is_prof()
-        || VARIANT_FEATURES
-            .iter()
-            .find(|(name, _)| *name == getter.variant)
-            .is_some_and(|(_, feature)| enabled(feature));
-    generation && flavor
+        .map(|(_, feature)| *feature)
+        .chain(VARIANT_FEATURES.iter().map(|(_, feature)| *feature))
+        .all(|feature| enabled(feature) == FRONT_FEATURES.contains(&feature))
 }
 
 /// The `static`s emitted so far, one per distinct blob.

@@ -21,7 +21,7 @@ fn main() -> std::process::ExitCode {
         "idx", "slot", "IRAM", "DRAM", "SRAM", "EXTRAM"
     );
     let mut worst = 0;
-    for idx in ImageIndex::all() {
+    for idx in ImageIndex::ALL {
         let name = match IMAGE_LIST[idx.as_usize()].id() {
             Some(id) => format!(
                 "{} {} {}",

@@ -84,7 +84,8 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    let slots: Vec<(ImageIndex, SlotId)> = ImageIndex::all()
+    let slots: Vec<(ImageIndex, SlotId)> = ImageIndex::ALL
+        .into_iter()
         .filter_map(|idx| IMAGE_LIST[idx.as_usize()].id().map(|id| (idx, id)))
         .filter(|(_, id)| id.generation == generation)
         .collect();

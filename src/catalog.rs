@@ -409,7 +409,7 @@ pub struct ImageEntry {
 
 /// Every (slot, descriptor, region) of the `image_list`, in table order (408 entries).
 pub fn image_entries() -> impl Iterator<Item = ImageEntry> + Clone {
-    ImageIndex::all().flat_map(|index| {
+    ImageIndex::ALL.into_iter().flat_map(|index| {
         let slot = IMAGE_LIST[index.as_usize()];
         slot.id().into_iter().flat_map(move |id| {
             slot.descriptors()
@@ -444,7 +444,7 @@ pub struct ProfEntry {
 
 /// Both getters of every `hwdecode_table_list` slot, in table order (76 entries).
 pub fn hwdecode_entries() -> impl Iterator<Item = ProfEntry> + Clone {
-    ImageIndex::all().flat_map(|index| {
+    ImageIndex::ALL.into_iter().flat_map(|index| {
         ProfKind::ALL.into_iter().map(move |kind| ProfEntry {
             index,
             slot: IMAGE_LIST[index.as_usize()].id(),

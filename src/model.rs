@@ -331,8 +331,19 @@ image_indices! {
 }
 
 impl ImageIndex {
+    /// Every index, 0 to 37, in table order.
+    pub const ALL: [ImageIndex; SLOT_COUNT] = {
+        let mut all = [ImageIndex(0); SLOT_COUNT];
+        let mut i = 0;
+        while i < SLOT_COUNT {
+            all[i] = ImageIndex(i as u8);
+            i += 1;
+        }
+        all
+    };
+
     /// The index for a raw argument, `None` above 37.
-    pub const fn new(raw: u32) -> Option<ImageIndex> {
+    pub const fn from_raw(raw: u32) -> Option<ImageIndex> {
         if raw < SLOT_COUNT as u32 {
             Some(ImageIndex(raw as u8))
         } else {
@@ -348,11 +359,6 @@ impl ImageIndex {
     /// The index as a table position.
     pub const fn as_usize(self) -> usize {
         self.0 as usize
-    }
-
-    /// Every index, 0 to 37.
-    pub fn all() -> impl DoubleEndedIterator<Item = ImageIndex> + ExactSizeIterator + Clone {
-        (0..SLOT_COUNT as u8).map(ImageIndex)
     }
 }
 
@@ -377,9 +383,12 @@ mod tests {
                 (0..=1).contains(&raw).then_some(raw)
             );
         }
-        assert_eq!(ImageIndex::new(37), Some(ImageIndex::MAVERICK_Q7_POOL));
-        assert_eq!(ImageIndex::new(38), None);
-        assert_eq!(ImageIndex::new(u32::MAX), None);
-        assert_eq!(ImageIndex::all().len(), SLOT_COUNT);
+        assert_eq!(ImageIndex::from_raw(37), Some(ImageIndex::MAVERICK_Q7_POOL));
+        assert_eq!(ImageIndex::from_raw(38), None);
+        assert_eq!(ImageIndex::from_raw(u32::MAX), None);
+        for (position, idx) in ImageIndex::ALL.iter().enumerate() {
+            assert_eq!(idx.as_usize(), position);
+            assert_eq!(ImageIndex::from_raw(idx.raw()), Some(*idx));
+        }
     }
 }

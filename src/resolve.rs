@@ -1,8 +1,17 @@
 //! The two resolvers, in the vendor's order of checks.
 //!
-//! `get_memory_image`: (A) index bound → 1; (B) removed flag → 8; (D) flavor 0 resolved from
-//! the environment; (E) empty slot → 2, linear flavor scan, miss → 2; (F) region bound → 2,
-//! NULL getter → 3; success. `get_hwdecode_table`: index bound → 1; kind → 2; NULL getter → 2.
+//! `get_memory_image` checks, in this order, and each comment below names its check:
+//!
+//! 1. **index bound**: `idx > 37` → code 1, before anything else is read;
+//! 2. **removed flag**: `NRTUCODE_MPLUS_ON_MARIANA` equal to `1` → code 8;
+//! 3. **auto flavor**: flavor 0 becomes the key `NEURON_UCODE_FLAVOR` selects;
+//! 4. **empty slot**: a slot without descriptors (MAVERICK's 36) → code 2;
+//! 5. **flavor scan**: the first descriptor with that key, in table order; none → code 2;
+//! 6. **region bound**: region outside 0..=3 → code 2 (after the scan, as the vendor does);
+//! 7. **NULL getter**: the descriptor exists but its image is not in this build → code 3;
+//! 8. success: the bytes (empty for a boundary cursor).
+//!
+//! `get_hwdecode_table`: index bound → 1; kind bound → 2; NULL getter → 2.
 //! The raw entry points take the C integers, so every out-of-range value gets the vendor's
 //! answer; the typed ones take enums and share the implementation.
 
@@ -32,11 +41,11 @@ pub fn get_memory_image<E: Env + ?Sized>(
     flavor: i32,
     env: &E,
 ) -> Result<&'static [u8], ResolveErr> {
-    // (A) index bound, before anything else.
+    // Index bound, before anything else.
     if idx as usize >= IMAGE_LIST.len() {
         return Err(ResolveErr::IndexOutOfRange);
     }
-    // (B) removed-flag tombstone and (D) auto flavor. Reading the flavor variable in the same
+    // Removed flag and auto flavor. Reading the flavor variable in the same
     // pass as the flag changes no answer: the flag still wins.
     let (tripped, flavor) = if flavor == 0 {
         let mut answer = (false, 0);
@@ -86,7 +95,7 @@ pub const fn get_memory_image_const(
     lookup_image(idx, region, flavor)
 }
 
-/// Steps (C) to (F): slot, descriptor scan, region, getter. `flavor` is already resolved.
+/// Empty slot, flavor scan, region bound, NULL getter (the module docs list the order). `flavor` is already resolved.
 #[inline]
 const fn lookup_image(idx: u32, region: i32, flavor: i32) -> Result<&'static [u8], ResolveErr> {
     let idx = idx as usize;

@@ -163,11 +163,13 @@ mod environ {
         bufs: &mut [Buf; N],
     ) -> Option<[Found; N]> {
         let first = names[0][0];
-        // SAFETY: forwarded from the caller (names are non-empty). The prefilter only skips
-        // entries whose first byte differs from every name's.
+        // The prefilter only skips entries whose first byte differs from every name's.
         let values = if names.iter().all(|n| n[0] == first) {
+            // SAFETY: forwarded from the caller (`envp` shape, no concurrent change, names
+            // non-empty).
             unsafe { find(envp, names, |b| b == first) }
         } else {
+            // SAFETY: as above.
             unsafe { find(envp, names, |b| names.iter().any(|n| n[0] == b)) }
         }?;
         let mut found = [Found::Unset; N];

@@ -1,34 +1,16 @@
 //! The vendor's reduced front library (`libnrtucode.so`): only PERF and DKL_PERF getters of
 //! SUNDA..MARIANA_PLUS are linked. Built with exactly that feature selection, every answer must
-//! equal the front library's. Run with:
+//! equal the front library's. The test exists only in that build (`build.rs` sets
+//! `nrtucode_front_selection` when the enabled generation and flavor features are exactly
+//! `nrtucode_facts::facts::FRONT_FEATURES`); run it with
 //!
-//! `cargo test -p nrtucode --no-default-features --features
-//! gen-sunda,gen-cayman,gen-mariana,gen-mariana-plus,flavor-perf,flavor-dkl-perf`
-//!
-//! In any other build the test has nothing to compare and says so.
-
-const FRONT: bool = cfg!(all(
-    feature = "gen-sunda",
-    feature = "gen-cayman",
-    feature = "gen-mariana",
-    feature = "gen-mariana-plus",
-    not(feature = "gen-maverick"),
-    feature = "flavor-perf",
-    not(feature = "flavor-debug"),
-    not(feature = "flavor-test"),
-    feature = "flavor-dkl-perf",
-    not(feature = "flavor-dkl-debug"),
-    not(feature = "flavor-dkl-test"),
-));
+//! `cargo test -p nrtucode --no-default-features --features front`
+#![cfg(nrtucode_front_selection)]
 
 use nrtucode::{NoEnv, ResolveErr, get_hwdecode_table, get_memory_image};
 
 #[test]
 fn front_selection_answers_like_the_front_library() {
-    if !FRONT {
-        eprintln!("not the front feature selection: nothing to compare");
-        return;
-    }
     let facts = nrtucode_facts::image_slots();
     for slot in &facts {
         for key in &slot.flavor_keys {

@@ -18,7 +18,7 @@ fn pair(idx: ImageIndex) -> Option<(&'static [u8], &'static [u8])> {
 fn every_embedded_pair_is_valid_with_the_vendor_armed_count() {
     let facts = nrtucode_facts::prof_blobs();
     let mut validated = 0;
-    for idx in ImageIndex::all() {
+    for idx in ImageIndex::ALL {
         let Some((cam, table)) = pair(idx) else {
             continue;
         };

@@ -50,7 +50,7 @@ proptest! {
         check(raw, &model.memory_image(idx, region, flavor, None, None));
         prop_assert_eq!(raw, get_memory_image_const(idx, region, flavor));
         if let (Some(i), Some(r), Some(f)) =
-            (ImageIndex::new(idx), Region::from_raw(region), Flavor::from_raw(flavor))
+            (ImageIndex::from_raw(idx), Region::from_raw(region), Flavor::from_raw(flavor))
         {
             prop_assert_eq!(raw, resolve_image(i, r, f, &NoEnv));
         }
@@ -77,7 +77,7 @@ proptest! {
         let model = model();
         let raw = get_hwdecode_table(idx, kind);
         check(raw, &model.hwdecode_table(idx, kind));
-        if let (Some(i), Some(k)) = (ImageIndex::new(idx), ProfKind::from_raw(kind)) {
+        if let (Some(i), Some(k)) = (ImageIndex::from_raw(idx), ProfKind::from_raw(kind)) {
             prop_assert_eq!(raw, resolve_hwdecode(i, k));
         }
     }

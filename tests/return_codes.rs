@@ -202,7 +202,7 @@ fn maverick_sp_and_q7_keep_code_in_sram() {
 #[test]
 fn sunda_q7_pool_release_extram_is_the_only_non_empty_extram() {
     let mut non_empty = Vec::new();
-    for idx in ImageIndex::all() {
+    for idx in ImageIndex::ALL {
         for flavor in Flavor::KEYS {
             if let Ok(bytes) = resolve_image(idx, Region::Extram, flavor, &NoEnv)
                 && !bytes.is_empty()
@@ -220,7 +220,7 @@ fn sunda_q7_pool_release_extram_is_the_only_non_empty_extram() {
 fn null_getter_is_code_3_and_only_for_deselected_cells() {
     // In a build with every feature there is no NULL getter in the image lane; each
     // deselected (generation, flavor family) turns its getters into code 3.
-    for idx in ImageIndex::all() {
+    for idx in ImageIndex::ALL {
         for desc in nrtucode::IMAGE_LIST[idx.as_usize()].descriptors() {
             for region in Region::ALL {
                 let answer = resolve_image(idx, region, desc.flavor(), &NoEnv);
@@ -315,7 +315,7 @@ fn hwdecode_maverick_profiles_dve_pool_pe() {
 
 #[test]
 fn typed_and_raw_hwdecode_agree() {
-    for idx in ImageIndex::all() {
+    for idx in ImageIndex::ALL {
         for kind in ProfKind::ALL {
             assert_eq!(
                 resolve_hwdecode(idx, kind),

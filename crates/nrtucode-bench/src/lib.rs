@@ -12,8 +12,6 @@
 //! | `ours_hwdecode` | [`nrtucode::get_hwdecode_table`] |
 //! | `c_explicit`, `c_auto`, `c_hwdecode` | the look-alike's C resolvers on the same inputs ([`c`]) |
 //! | `ideal_explicit`, `ideal_hwdecode` | a dense precomputed array ([`ideal`]) |
-#![deny(unsafe_code)]
-#![deny(missing_docs)]
 
 pub mod c;
 pub mod ideal;

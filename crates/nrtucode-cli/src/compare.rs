@@ -60,10 +60,7 @@ impl fmt::Display for Finding {
                 catalog,
                 carved,
             } => {
-                write!(
-                    f,
-                    "{symbol}: size {carved:#x}, the facts say {catalog:#x}"
-                )
+                write!(f, "{symbol}: size {carved:#x}, the facts say {catalog:#x}")
             }
             Finding::NotInCatalog { symbol } => write!(f, "{symbol}: not in the facts"),
             Finding::PublishedHash {

@@ -120,7 +120,7 @@ pub fn decode(idx: u32) -> Result<ProfDoc, (i32, String)> {
     };
     let cam_bytes = fetch(0)?;
     let table_bytes = fetch(1)?;
-    let slot = ImageIndex::new(idx).and_then(|i| nrtucode::IMAGE_LIST[i.as_usize()].id());
+    let slot = ImageIndex::from_raw(idx).and_then(|i| nrtucode::IMAGE_LIST[i.as_usize()].id());
     let cam = CamView::new(cam_bytes).map_err(|e| (1, format!("PROF_CAM of slot {idx}: {e}")))?;
     let table =
         TableView::new(table_bytes).map_err(|e| (1, format!("PROF_TABLE of slot {idx}: {e}")))?;

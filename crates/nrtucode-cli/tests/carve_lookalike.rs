@@ -5,11 +5,11 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use nrtucode_facts::Manifest;
 use nrtucode_cli::carve::NamedBy;
 use nrtucode_cli::compare::compare;
 use nrtucode_cli::locate::Found;
 use nrtucode_cli::{blobdir, carve_bytes, verify};
+use nrtucode_facts::Manifest;
 use nrtucode_lookalike::{OptLevel, Variant, ground_truth};
 
 /// The manifest rows with `blob_va` cleared (addresses differ between builds).

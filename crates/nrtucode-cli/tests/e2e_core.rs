@@ -15,8 +15,8 @@ use std::process::Command;
 use nrtucode_cli::{blobdir, carve_bytes, verify};
 use nrtucode_lookalike::{OptLevel, Variant};
 
-const FRONT_FEATURES: &str =
-    "gen-sunda,gen-cayman,gen-mariana,gen-mariana-plus,flavor-perf,flavor-dkl-perf";
+/// The core's feature that selects exactly the front library's images.
+const FRONT_FEATURES: &str = "front";
 
 fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -14,6 +14,7 @@
 //!
 //! `harness = false`: one thread owns the process environment, and the removal notices that
 //! the ~200k tripped calls print go to /dev/null instead of the test harness's capture.
+#![allow(unsafe_code)] // calls into the dlopen-ed C look-alike and sets the C environment
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, c_int, c_uint, c_void};
@@ -163,7 +164,7 @@ impl Oracle {
         );
         self.codes_agree(&what, c, ours, abi);
         if let (Some(i), Some(r), Some(f)) = (
-            ImageIndex::new(idx),
+            ImageIndex::from_raw(idx),
             Region::from_raw(region),
             Flavor::from_raw(flavor),
         ) {
@@ -194,7 +195,7 @@ impl Oracle {
         let ours = Answer::of(raw);
         let abi = call_hw(nrtucode_capi::nrtucode_get_hwdecode_table, idx, kind);
         self.codes_agree(&what, c, ours, abi);
-        if let (Some(i), Some(k)) = (ImageIndex::new(idx), ProfKind::from_raw(kind)) {
+        if let (Some(i), Some(k)) = (ImageIndex::from_raw(idx), ProfKind::from_raw(kind)) {
             let typed = nrtucode::resolve_hwdecode(i, k);
             self.tally
                 .check(typed == raw, || format!("{}: typed {typed:?}", what()));

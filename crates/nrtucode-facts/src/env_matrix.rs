@@ -43,7 +43,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_matrix_holds_what_the_issues_list() {
+    fn matrix_covers_unset_long_non_utf8_values_and_the_one_tripping_flag() {
         let flavors = flavor_values();
         assert_eq!(flavors.len(), 14);
         assert!(flavors.contains(&None));

@@ -123,6 +123,50 @@ pub const VARIANT_FEATURES: [(&str, &str); 7] = [
     ("DKL_TEST", "flavor-dkl-test"),
 ];
 
+/// The cargo features whose selection reproduces the vendor's reduced front library
+/// (`libnrtucode.so`): PERF/RELEASE and DKL_PERF images of SUNDA, CAYMAN, MARIANA and
+/// MARIANA_PLUS. This is the one definition of the front selection: the core's `front` feature
+/// mirrors it (pinned by `front_feature_of_the_core_mirrors_the_facts` below), the look-alike's
+/// front variant links exactly [`in_front_library`] getters, and the tests derive from it.
+pub const FRONT_FEATURES: [&str; 6] = [
+    "gen-sunda",
+    "gen-cayman",
+    "gen-mariana",
+    "gen-mariana-plus",
+    "flavor-perf",
+    "flavor-dkl-perf",
+];
+
+/// The cargo feature that embeds `getter`'s generation, if the facts know the generation.
+pub fn generation_feature(getter: &Getter) -> Option<&'static str> {
+    GENERATIONS
+        .iter()
+        .find(|(name, _)| *name == getter.gen_name)
+        .map(|(_, feature)| *feature)
+}
+
+/// The cargo feature that embeds `getter`'s flavor family (`None` for profiler getters, which
+/// only their generation selects, and for unknown variants).
+pub fn variant_feature(getter: &Getter) -> Option<&'static str> {
+    VARIANT_FEATURES
+        .iter()
+        .find(|(name, _)| *name == getter.variant)
+        .map(|(_, feature)| *feature)
+}
+
+/// Whether a build with exactly `enabled` features embeds `getter` (its generation's feature
+/// and, for a memory image, its flavor family's feature are both enabled).
+pub fn selected_by(getter: &Getter, enabled: impl Fn(&str) -> bool) -> bool {
+    let generation = generation_feature(getter).is_some_and(&enabled);
+    let flavor = getter.is_prof() || variant_feature(getter).is_some_and(&enabled);
+    generation && flavor
+}
+
+/// Whether the vendor's front library links `getter` (has its stub and its blob).
+pub fn in_front_library(getter: &Getter) -> bool {
+    selected_by(getter, |feature| FRONT_FEATURES.contains(&feature))
+}
+
 /// One `image_list` slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImageSlotFact {
@@ -286,6 +330,41 @@ pub fn binaries() -> Vec<BinaryFact> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn front_feature_of_the_core_mirrors_the_facts() {
+        let manifest = include_str!("../../../Cargo.toml");
+        let line = manifest
+            .lines()
+            .find(|l| l.starts_with("front = ["))
+            .expect("the core declares a `front` feature on one line");
+        let listed: Vec<&str> = line["front = [".len()..]
+            .trim_end_matches(']')
+            .split(',')
+            .map(|f| f.trim().trim_matches('"'))
+            .filter(|f| !f.is_empty())
+            .collect();
+        assert_eq!(listed, FRONT_FEATURES);
+    }
+
+    #[test]
+    fn front_library_links_perf_and_dkl_perf_of_four_generations() {
+        let linked: Vec<Getter> = getters().into_iter().filter(in_front_library).collect();
+        assert!(linked.iter().all(|g| g.gen_name != "MAVERICK"));
+        assert!(
+            linked
+                .iter()
+                .all(|g| matches!(g.variant, "RELEASE" | "PERF" | "DKL_PERF" | "PROF"))
+        );
+        let counted = getters()
+            .iter()
+            .filter(|g| {
+                g.gen_name != "MAVERICK"
+                    && matches!(g.variant, "RELEASE" | "PERF" | "DKL_PERF" | "PROF")
+            })
+            .count();
+        assert_eq!(linked.len(), counted);
+    }
 
     #[test]
     fn catalog_counts_match_the_facts_readme() {

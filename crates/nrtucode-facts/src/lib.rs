@@ -7,7 +7,6 @@
 //! in the repository's `blobs/` directory, which are copies of the facts recovered from the
 //! vendor binary; nothing here reads outside the repository.
 #![forbid(unsafe_code)]
-#![deny(missing_docs)]
 
 pub mod env_matrix;
 pub mod facts;
