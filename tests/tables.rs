@@ -199,10 +199,7 @@ fn facts_spell_regions_and_generations_as_the_core_names_them() {
     // are the one name table everything else uses. They must agree, in order.
     let core_regions: Vec<&str> = Region::ALL.iter().map(|r| r.name()).collect();
     assert_eq!(core_regions, nrtucode_facts::facts::REGIONS);
-    let core_generations: Vec<&str> = nrtucode::Generation::ALL
-        .iter()
-        .map(|g| g.name())
-        .collect();
+    let core_generations: Vec<&str> = nrtucode::Generation::ALL.iter().map(|g| g.name()).collect();
     let fact_generations: Vec<&str> = nrtucode_facts::facts::GENERATIONS
         .iter()
         .map(|(name, _)| *name)
