@@ -59,10 +59,7 @@ fn program_headers<'a>(
 }
 
 /// The `PT_LOAD` segments as sections (see the module documentation), in header order.
-pub fn load_sections(
-    header: &FileHeader64<LE>,
-    data: &[u8],
-) -> Result<Vec<Section>, CarveError> {
+pub fn load_sections(header: &FileHeader64<LE>, data: &[u8]) -> Result<Vec<Section>, CarveError> {
     let e = LE;
     let phdrs = program_headers(header, data)?;
     let relro: Vec<(u64, u64)> = phdrs
@@ -311,11 +308,10 @@ pub fn read_dynamic(
 fn symbol_count(mem: &Loaded<'_>, t: &Tags) -> Result<u64, CarveError> {
     if let Some(addr) = t.gnu_hash {
         let bytes = mem.rest(addr, "DT_GNU_HASH")?;
-        let table = GnuHashTable::<FileHeader64<LE>>::parse(LE, bytes).map_err(bad("DT_GNU_HASH"))?;
+        let table =
+            GnuHashTable::<FileHeader64<LE>>::parse(LE, bytes).map_err(bad("DT_GNU_HASH"))?;
         return Ok(u64::from(
-            table
-                .symbol_table_length(LE)
-                .unwrap_or(table.symbol_base()),
+            table.symbol_table_length(LE).unwrap_or(table.symbol_base()),
         ));
     }
     if let Some(addr) = t.hash {

@@ -68,7 +68,9 @@ pub struct BareCode<'a> {
 
 impl CodeView for BareCode<'_> {
     fn code(&self, va: u64, max: u64) -> Result<&[u8], CarveError> {
-        let rel = va.checked_sub(self.va).filter(|r| *r < self.code.len() as u64);
+        let rel = va
+            .checked_sub(self.va)
+            .filter(|r| *r < self.code.len() as u64);
         let Some(rel) = rel else {
             return Err(CarveError::Unmapped {
                 what: "code".into(),
@@ -227,7 +229,9 @@ impl State {
     /// 16-bit writes merge, which this model treats as unknown).
     fn set_reg(&mut self, reg: Register, value: Value) -> Step<()> {
         let Some(i) = gpr_index(reg) else {
-            return Err(format!("writes {reg:?}, which is not a general-purpose register"));
+            return Err(format!(
+                "writes {reg:?}, which is not a general-purpose register"
+            ));
         };
         self.regs[i] = match reg.size() {
             8 => value,
@@ -251,9 +255,9 @@ impl State {
             let index = match insn.memory_index() {
                 Register::None => Value::Const(0),
                 r => match self.reg(r) {
-                    Value::Const(c) => Value::Const(c.wrapping_mul(u64::from(
-                        insn.memory_index_scale(),
-                    ))),
+                    Value::Const(c) => {
+                        Value::Const(c.wrapping_mul(u64::from(insn.memory_index_scale())))
+                    }
                     v if insn.memory_index_scale() == 1 => v,
                     _ => Value::Unknown,
                 },
@@ -393,7 +397,11 @@ fn execute(state: &mut State, view: &dyn CodeView, insn: &Instruction) -> Step<F
         let r = f(a, b);
         state.zero = r.constant().map(|c| {
             let bits = insn.op0_register().size().max(insn.memory_size().size()) * 8;
-            let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let mask = if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
             c & mask == 0
         });
         if write {
@@ -527,10 +535,16 @@ pub fn run_getter(view: &dyn CodeView, entry: u64) -> Result<(u64, u64), CarveEr
 fn finish(state: &State, ret: &Instruction) -> Result<(u64, u64), String> {
     let at = describe(ret);
     if state.regs[RSP] != Value::Stack(0) {
-        return Err(format!("{at}: returns with the stack pointer not at its entry value"));
+        return Err(format!(
+            "{at}: returns with the stack pointer not at its entry value"
+        ));
     }
     let ptr = match state.ptr {
-        None => return Err(format!("{at}: returns before storing the blob pointer to [rdi]")),
+        None => {
+            return Err(format!(
+                "{at}: returns before storing the blob pointer to [rdi]"
+            ));
+        }
         Some(Value::Const(p)) => p,
         Some(v) => return Err(format!("{at}: the pointer stored to [rdi] is {}", what(v))),
     };
@@ -584,7 +598,10 @@ pub fn constant_references(view: &dyn CodeView, code: &[u8], va: u64) -> Vec<u64
             if insn.is_ip_rel_memory_operand() {
                 note(Value::Const(insn.ip_rel_memory_address()), &mut out);
             } else if let Some(c) = part(insn.memory_base()).or(part(insn.memory_index())) {
-                note(Value::Const(c.wrapping_add(insn.memory_displacement64())), &mut out);
+                note(
+                    Value::Const(c.wrapping_add(insn.memory_displacement64())),
+                    &mut out,
+                );
             }
         }
         let before = state.regs;
@@ -602,7 +619,10 @@ pub fn constant_references(view: &dyn CodeView, code: &[u8], va: u64) -> Vec<u64
             for used in info.info(&insn).used_registers() {
                 if matches!(
                     used.access(),
-                    OpAccess::Write | OpAccess::CondWrite | OpAccess::ReadWrite | OpAccess::ReadCondWrite
+                    OpAccess::Write
+                        | OpAccess::CondWrite
+                        | OpAccess::ReadWrite
+                        | OpAccess::ReadCondWrite
                 ) && let Some(i) = gpr_index(used.register())
                 {
                     state.regs[i] = Value::Unknown;
@@ -710,7 +730,10 @@ mod tests {
         };
         assert_eq!(run_getter(&view, VA).unwrap(), (VA + 13, 8));
         let names = [(CallTarget::Slot(slot), "free")];
-        let view = WithGot { names: &names, ..view };
+        let view = WithGot {
+            names: &names,
+            ..view
+        };
         let e = run_getter(&view, VA).unwrap_err().to_string();
         assert!(e.contains("calls free"), "{e}");
         let e = run(&c).unwrap_err().to_string();
@@ -726,7 +749,9 @@ mod tests {
         c.extend([0x4c, 0x01, 0xd8]);
         c.extend([0x48, 0xb9]);
         c.extend((-0x100i64).to_le_bytes());
-        c.extend([0x48, 0x8d, 0x04, 0x08, 0x48, 0x89, 0x07, 0x48, 0xc7, 0x06, 0x10, 0, 0, 0]);
+        c.extend([
+            0x48, 0x8d, 0x04, 0x08, 0x48, 0x89, 0x07, 0x48, 0xc7, 0x06, 0x10, 0, 0, 0,
+        ]);
         c.push(0xc3);
         assert_eq!(run(&c).unwrap(), (VA + 0x2000 - 0x100, 0x10));
     }

@@ -108,7 +108,11 @@ const FENTRY_SLOT: u64 = GOT + 8;
 pub fn blob(region: usize) -> Vec<u8> {
     let len = [48, 32, 24, 0][region % 4];
     (0..len)
-        .map(|i| (i as u8).wrapping_mul(37).wrapping_add(region as u8 * 61 + 1))
+        .map(|i| {
+            (i as u8)
+                .wrapping_mul(37)
+                .wrapping_add(region as u8 * 61 + 1)
+        })
         .collect()
 }
 
@@ -134,7 +138,9 @@ fn getter_code(shape: GetterShape, va: u64, blob: u64, size: u32) -> Vec<u8> {
     match shape {
         GetterShape::Vendor => vendor(&mut c, va),
         GetterShape::FrameO0 => {
-            c.extend([0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0x7d, 0xf8, 0x48, 0x89, 0x75, 0xf0]);
+            c.extend([
+                0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0x7d, 0xf8, 0x48, 0x89, 0x75, 0xf0,
+            ]);
             c.extend([0x48, 0x8b, 0x45, 0xf8, 0x48, 0x8d, 0x15]);
             c.extend(rel32(va + c.len() as u64 + 4, blob));
             c.extend([0x48, 0x89, 0x10, 0x48, 0x8b, 0x45, 0xf0, 0x48, 0xc7, 0x00]);
@@ -142,7 +148,9 @@ fn getter_code(shape: GetterShape, va: u64, blob: u64, size: u32) -> Vec<u8> {
             c.extend([0x90, 0x5d, 0xc3]);
         }
         GetterShape::StackProtector => {
-            c.extend([0x48, 0x83, 0xec, 0x18, 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0, 0, 0]);
+            c.extend([
+                0x48, 0x83, 0xec, 0x18, 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0, 0, 0,
+            ]);
             c.extend([0x48, 0x89, 0x44, 0x24, 0x08, 0x48, 0x8d, 0x05]);
             c.extend(rel32(va + c.len() as u64 + 4, blob));
             c.extend([0x48, 0x89, 0x07, 0x48, 0xc7, 0x06]);
@@ -218,8 +226,9 @@ fn relr_encode(slots: &[u64]) -> Vec<u64> {
 }
 
 fn gnu_hash(name: &str) -> u32 {
-    name.bytes()
-        .fold(5381u32, |h, b| h.wrapping_mul(33).wrapping_add(u32::from(b)))
+    name.bytes().fold(5381u32, |h, b| {
+        h.wrapping_mul(33).wrapping_add(u32::from(b))
+    })
 }
 
 /// A little-endian byte image with absolute writes.
@@ -312,8 +321,10 @@ impl TinyElf {
             defined: true,
         });
         if self.table_symbols {
-            for (name, value) in [("image_list", IMAGE_LIST), ("hwdecode_table_list", HWDECODE)]
-            {
+            for (name, value) in [
+                ("image_list", IMAGE_LIST),
+                ("hwdecode_table_list", HWDECODE),
+            ] {
                 syms.push(Sym {
                     name,
                     value,
@@ -365,7 +376,10 @@ impl TinyElf {
                 let hashed = &syms[base as usize - 1..];
                 for (i, s) in hashed.iter().enumerate() {
                     let last = i + 1 == hashed.len();
-                    img.u32(hash + 28 + 4 * i as u64, (gnu_hash(s.name) & !1) | u32::from(last));
+                    img.u32(
+                        hash + 28 + 4 * i as u64,
+                        (gnu_hash(s.name) & !1) | u32::from(last),
+                    );
                 }
                 28 + 4 * hashed.len() as u64
             }
@@ -401,7 +415,10 @@ impl TinyElf {
             img.u64(relr + 8 * i as u64, *w);
         }
         let note = relr + 8 * relr_words.len() as u64;
-        img.put(note, &[4, 0, 0, 0, 8, 0, 0, 0, 3, 0, 0, 0, b'G', b'N', b'U', 0]);
+        img.put(
+            note,
+            &[4, 0, 0, 0, 8, 0, 0, 0, 3, 0, 0, 0, b'G', b'N', b'U', 0],
+        );
         img.put(note + 16, &[0xb1, 0xd0, 0x5e, 0xed, 0x00, 0x11, 0x22, 0x33]);
         assert!(note + 24 <= TEXT, "tiny ELF metadata overflows into .text");
 
@@ -430,11 +447,11 @@ impl TinyElf {
 
         // ELF header and program headers.
         let phdrs: [(u32, u32, u64, u64); 5] = [
-            (1, 5, 0, DATA),                         // PT_LOAD R-X (headers, code, blobs)
-            (1, 6, DATA, DATA_END - DATA),           // PT_LOAD RW-
-            (2, 6, DATA, DYNAMIC_LEN),               // PT_DYNAMIC
-            (0x6474_e552, 4, GOT, DATA_END - GOT),   // PT_GNU_RELRO
-            (4, 4, note, 24),                        // PT_NOTE
+            (1, 5, 0, DATA),                       // PT_LOAD R-X (headers, code, blobs)
+            (1, 6, DATA, DATA_END - DATA),         // PT_LOAD RW-
+            (2, 6, DATA, DYNAMIC_LEN),             // PT_DYNAMIC
+            (0x6474_e552, 4, GOT, DATA_END - GOT), // PT_GNU_RELRO
+            (4, 4, note, 24),                      // PT_NOTE
         ];
         img.put(0, &[0x7f, b'E', b'L', b'F', 2, 1, 1, 0]);
         img.u16(0x10, 3); // ET_DYN
@@ -473,7 +490,15 @@ impl TinyElf {
                 (".rodata", 1, 2, RODATA, blob_va - RODATA, 0, 0),
                 (".dynamic", 6, 3, DATA, DYNAMIC_LEN, 2, 16),
                 (".got", 1, 3, GOT, IMAGE_LIST - GOT, 0, 8),
-                (".data.rel.ro", 1, 3, IMAGE_LIST, DATA_END - IMAGE_LIST, 0, 0),
+                (
+                    ".data.rel.ro",
+                    1,
+                    3,
+                    IMAGE_LIST,
+                    DATA_END - IMAGE_LIST,
+                    0,
+                    0,
+                ),
             ];
             let shstrtab = DATA_END;
             let mut names = vec![0u8];
