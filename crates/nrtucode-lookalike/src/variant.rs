@@ -45,10 +45,7 @@ impl Variant {
         }
         match self {
             Variant::Full => true,
-            Variant::Front => {
-                getter.gen_name != "MAVERICK"
-                    && matches!(getter.variant, "RELEASE" | "PERF" | "DKL_PERF" | "PROF")
-            }
+            Variant::Front => nrtucode_facts::facts::in_front_library(getter),
         }
     }
 }
