@@ -3,19 +3,20 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+use nrtucode_facts::hex::lower_hex;
 use nrtucode_facts::{Manifest, ManifestHeader, ManifestRow};
+use sha2::{Digest, Sha256};
 
-use crate::elf::Elf;
-use crate::error::{CarveError, FileError};
-use crate::locate::{Tables, locate};
-use crate::naming::{GetterName, Names};
-use crate::reloc::RelocMap;
-use crate::sha::sha256_hex;
-use crate::stub::{MAX_STUB_BYTES, Stub, decode_stub};
-use crate::tables::{read_hwdecode_list, read_image_list};
+use crate::carve::elf::Elf;
+use crate::carve::error::{CarveError, FileError};
+use crate::carve::locate::{Tables, locate};
+use crate::carve::naming::{GetterName, Names};
+use crate::carve::reloc::RelocMap;
+use crate::carve::stub::{MAX_STUB_BYTES, Stub, decode_stub};
+use crate::carve::vendor_tables::{read_hwdecode_list, read_image_list};
 
 /// Most `jmp`s followed from a getter entry to its stub.
-pub const MAX_JUMPS: usize = 4;
+pub(crate) const MAX_JUMPS: usize = 4;
 
 /// How a getter got its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,11 +152,11 @@ impl Carver<'_, '_> {
         }
         let what = format!("blob of {} (getter at {entry:#x})", name.symbol);
         let (sha256, file_offset) = if size == 0 {
-            (sha256_hex(&[]), None)
+            (lower_hex(&Sha256::digest(b"")), None)
         } else {
             let off = self.elf.offset_of(blob_va, size, &what)?;
             let bytes = self.elf.bytes_at(blob_va, size, &what)?;
-            (sha256_hex(bytes), Some(off))
+            (lower_hex(&Sha256::digest(bytes)), Some(off))
         };
         self.out.insert(
             name.symbol.clone(),
@@ -224,7 +225,7 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
     let header = ManifestHeader {
         source: source.to_owned(),
         source_size: data.len() as u64,
-        source_sha256: sha256_hex(data),
+        source_sha256: lower_hex(&Sha256::digest(data)),
         build_id: elf.build_id_hex().unwrap_or_else(|| "unknown".into()),
     };
     Ok(Carve {

@@ -3,9 +3,14 @@
 //! The arguments go to the resolver as raw integers, so out-of-range values give the vendor's
 //! codes (index 38 → 1, region 4 → 2, ...). The exit code is the resolver's code.
 
-use nrtucode::{Env, get_hwdecode_table, get_memory_image};
+use std::path::Path;
+use std::process::ExitCode;
 
-use crate::sha::sha256_hex;
+use nrtucode::{Env, get_hwdecode_table, get_memory_image};
+use nrtucode_facts::hex::lower_hex;
+use sha2::{Digest, Sha256};
+
+use crate::commands::output::{err_fmt, exit_code, fail, out_fmt};
 
 /// What to resolve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +35,7 @@ pub enum Query {
 
 /// Parses a region: `0`..`3` or `iram`, `dram`, `sram`, `extram` (any case); other integers
 /// pass through to the resolver.
-pub fn parse_region(s: &str) -> Result<i32, String> {
+pub(crate) fn parse_region(s: &str) -> Result<i32, String> {
     match s.to_ascii_uppercase().as_str() {
         "IRAM" => Ok(0),
         "DRAM" => Ok(1),
@@ -44,7 +49,7 @@ pub fn parse_region(s: &str) -> Result<i32, String> {
 
 /// Parses a flavor: an integer, or `auto`, `perf`/`release`, `debug`, `test`, `dkl-perf`,
 /// `dkl-debug`, `dkl-test` (any case, `-` or `_`).
-pub fn parse_flavor(s: &str) -> Result<i32, String> {
+pub(crate) fn parse_flavor(s: &str) -> Result<i32, String> {
     match s.to_ascii_uppercase().replace('-', "_").as_str() {
         "AUTO" => Ok(0),
         "PERF" | "RELEASE" => Ok(1),
@@ -60,7 +65,7 @@ pub fn parse_flavor(s: &str) -> Result<i32, String> {
 }
 
 /// Parses a profiler kind: `cam`/`0` or `table`/`1`; other integers pass through.
-pub fn parse_kind(s: &str) -> Result<i32, String> {
+pub(crate) fn parse_kind(s: &str) -> Result<i32, String> {
     match s.to_ascii_lowercase().as_str() {
         "cam" => Ok(0),
         "table" => Ok(1),
@@ -93,7 +98,7 @@ pub struct Resolved {
 }
 
 /// Classic 16-bytes-a-line hex dump of `bytes`.
-pub fn hex_dump(bytes: &[u8]) -> String {
+pub(crate) fn hex_dump(bytes: &[u8]) -> String {
     let mut out = String::new();
     for (i, chunk) in bytes.chunks(16).enumerate() {
         out.push_str(&format!("{:08x}:", i * 16));
@@ -134,7 +139,7 @@ pub fn resolve<E: Env + ?Sized>(query: Query, show: Show, env: &E) -> Resolved {
         Ok(bytes) => {
             let mut stdout = format!("{what}: code 0, {} bytes\n", bytes.len());
             if show.sha256 {
-                stdout.push_str(&format!("sha256 {}\n", sha256_hex(bytes)));
+                stdout.push_str(&format!("sha256 {}\n", lower_hex(&Sha256::digest(bytes))));
             }
             if let Some(n) = show.hex {
                 stdout.push_str(&hex_dump(&bytes[..n.min(bytes.len())]));
@@ -153,4 +158,19 @@ pub fn resolve<E: Env + ?Sized>(query: Query, show: Show, env: &E) -> Resolved {
             code: e.code(),
         },
     }
+}
+
+/// Resolves `query` with the process environment, prints the result and, on success, writes
+/// the bytes to `output`; the exit code is the resolver's code.
+pub(crate) fn run(query: Query, show: Show, output: Option<&Path>) -> ExitCode {
+    let r = resolve(query, show, &nrtucode::StdEnv);
+    out_fmt!("{}", r.stdout);
+    err_fmt!("{}", r.stderr);
+    if r.code == 0
+        && let Some(path) = output
+        && let Err(e) = std::fs::write(path, r.bytes)
+    {
+        return fail(format!("{}: {e}", path.display()));
+    }
+    exit_code(r.code)
 }

@@ -10,7 +10,7 @@ use std::fmt;
 
 use nrtucode_facts::{ManifestHeader, binaries, getters, known_hashes, prof_blobs};
 
-use crate::carve::CarvedGetter;
+use crate::carve::carver::CarvedGetter;
 
 /// One comparison result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,10 +60,7 @@ impl fmt::Display for Finding {
                 catalog,
                 carved,
             } => {
-                write!(
-                    f,
-                    "{symbol}: size {carved:#x}, the facts say {catalog:#x}"
-                )
+                write!(f, "{symbol}: size {carved:#x}, the facts say {catalog:#x}")
             }
             Finding::NotInCatalog { symbol } => write!(f, "{symbol}: not in the facts"),
             Finding::PublishedHash {
@@ -81,7 +78,7 @@ impl fmt::Display for Finding {
 }
 
 /// The known vendor build `header` describes, if any.
-pub fn known_build(header: &ManifestHeader) -> Option<&'static str> {
+pub(crate) fn known_build(header: &ManifestHeader) -> Option<&'static str> {
     binaries().into_iter().find_map(|b| {
         let by_id = b.build_id != "unknown"
             && b.build_id == header.build_id
@@ -149,8 +146,8 @@ pub fn compare(header: &ManifestHeader, carved: &[CarvedGetter]) -> Vec<Finding>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::carve::NamedBy;
-    use crate::naming::Names;
+    use crate::carve::carver::NamedBy;
+    use crate::carve::naming::Names;
 
     fn carved(symbol: &str, size: u64, sha256: &str) -> CarvedGetter {
         let g = Names::new().catalog_getter(symbol).map(Into::into).unwrap();

@@ -14,11 +14,12 @@ use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use nrtucode_facts::hex::lower_hex;
 use nrtucode_facts::manifest::MANIFEST_FILE;
 use nrtucode_facts::{Manifest, ManifestError, getters};
+use sha2::{Digest, Sha256};
 
-use crate::blobdir::is_blob_file_name;
-use crate::sha::sha256_hex;
+use crate::carve::blob_dir::is_blob_file_name;
 
 /// One thing wrong with a blob directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -205,13 +206,13 @@ pub fn verify_dir(dir: &Path) -> Report {
                 }
             }
         }
-        if row.size == 0 && row.sha256 != sha256_hex(&[]) {
+        if row.size == 0 && row.sha256 != lower_hex(&Sha256::digest(b"")) {
             report.problems.push(Problem::CatalogMismatch {
                 symbol: sym.clone(),
                 detail: format!(
                     "size 0 but sha256 {} (the empty sha256 is {})",
                     row.sha256,
-                    sha256_hex(&[])
+                    lower_hex(&Sha256::digest(b""))
                 ),
             });
         }
@@ -313,7 +314,7 @@ fn check_file(
         });
         ok = false;
     }
-    let actual = sha256_hex(&bytes);
+    let actual = lower_hex(&Sha256::digest(&bytes));
     if actual != row.sha256 {
         report.problems.push(Problem::FileHash {
             symbol: row.symbol.clone(),

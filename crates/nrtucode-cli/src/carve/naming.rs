@@ -14,7 +14,7 @@ use nrtucode_facts::{
     Getter, HwDecodeSlotFact, ImageSlotFact, getters, hwdecode_slots, image_slots,
 };
 
-use crate::error::CarveError;
+use crate::carve::error::CarveError;
 
 /// The identity of one getter.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -47,7 +47,7 @@ impl From<&Getter> for GetterName {
 }
 
 /// The vendor's spelling of a variant inside a symbol.
-pub fn symbol_variant(variant: &str) -> String {
+pub(crate) fn symbol_variant(variant: &str) -> String {
     match variant.strip_prefix("DKL_") {
         Some(rest) => format!("DYNAMIC_KERNEL_LOAD_{rest}"),
         None => variant.to_owned(),
@@ -55,7 +55,7 @@ pub fn symbol_variant(variant: &str) -> String {
 }
 
 /// The catalog, indexed for naming.
-pub struct Names {
+pub(crate) struct Names {
     image: Vec<ImageSlotFact>,
     hw: Vec<HwDecodeSlotFact>,
     catalog: Vec<Getter>,
@@ -71,7 +71,7 @@ impl Default for Names {
 
 impl Names {
     /// Loads the catalog facts.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let catalog = getters();
         let mut by_cell = HashMap::new();
         let mut by_symbol = HashMap::new();
@@ -98,13 +98,8 @@ impl Names {
         }
     }
 
-    /// The catalog getters.
-    pub fn catalog(&self) -> &[Getter] {
-        &self.catalog
-    }
-
     /// The catalog getter with this symbol.
-    pub fn catalog_getter(&self, symbol: &str) -> Option<&Getter> {
+    pub(crate) fn catalog_getter(&self, symbol: &str) -> Option<&Getter> {
         self.by_symbol.get(symbol).map(|i| &self.catalog[*i])
     }
 
@@ -141,7 +136,7 @@ impl Names {
 
     /// The name of region `region` (0..=3) of the descriptor with flavor `key` in
     /// `image_list[slot]`.
-    pub fn image(
+    pub(crate) fn image(
         &self,
         slot: usize,
         desc_va: u64,
@@ -175,7 +170,12 @@ impl Names {
 
     /// The name of the PROF_CAM (`kind` 0) or PROF_TABLE (`kind` 1) getter of
     /// `hwdecode_table_list[slot]`.
-    pub fn prof(&self, slot: usize, entry_va: u64, kind: usize) -> Result<GetterName, CarveError> {
+    pub(crate) fn prof(
+        &self,
+        slot: usize,
+        entry_va: u64,
+        kind: usize,
+    ) -> Result<GetterName, CarveError> {
         let hw = self.hw.get(slot);
         let class = self.image.get(slot).and_then(|f| f.class);
         let (Some(g), Some(e), Some(c)) = (
