@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+use nrtucode::{ProfKind, Region};
 use nrtucode_facts::hex::lower_hex;
 use nrtucode_facts::{Manifest, ManifestHeader, ManifestRow};
 use sha2::{Digest, Sha256};
@@ -175,8 +176,6 @@ impl Carver<'_, '_> {
     }
 }
 
-const REGION_NAMES: [&str; 4] = ["IRAM", "DRAM", "SRAM", "EXTRAM"];
-
 /// Carves library bytes. `source` is the file name recorded in the manifest header.
 pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
     let elf = Elf::parse(data)?;
@@ -195,10 +194,9 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
     };
     for slot in &image {
         for d in &slot.descriptors {
-            for (r, g) in d.getters.iter().enumerate() {
-                let position = names.image(slot.idx, d.va, d.key, r)?;
-                let reference =
-                    format!("image_list[{}] key {} {}", slot.idx, d.key, REGION_NAMES[r]);
+            for (region, g) in Region::ALL.into_iter().zip(&d.getters) {
+                let position = names.image(slot.idx, d.va, d.key, region)?;
+                let reference = format!("image_list[{}] key {} {}", slot.idx, d.key, region.name());
                 match g.va() {
                     Some(entry) => c.add(position, entry, reference)?,
                     None => c.nulls.push(position.symbol),
@@ -207,14 +205,10 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
         }
     }
     for slot in &hw {
-        for (kind, g) in [slot.cam, slot.table].into_iter().enumerate() {
+        for (kind, g) in ProfKind::ALL.into_iter().zip([slot.cam, slot.table]) {
             if let Some(entry) = g.va() {
                 let position = names.prof(slot.idx, slot.entry_va, kind)?;
-                let reference = format!(
-                    "hwdecode_table_list[{}] {}",
-                    slot.idx,
-                    ["PROF_CAM", "PROF_TABLE"][kind]
-                );
+                let reference = format!("hwdecode_table_list[{}] PROF_{}", slot.idx, kind.name());
                 c.add(position, entry, reference)?;
             }
         }

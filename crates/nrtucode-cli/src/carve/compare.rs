@@ -8,6 +8,7 @@
 
 use std::fmt;
 
+use nrtucode::ProfKind;
 use nrtucode_facts::{ManifestHeader, binaries, getters, known_hashes, prof_blobs};
 
 use crate::carve::carver::CarvedGetter;
@@ -117,8 +118,8 @@ pub fn compare(header: &ManifestHeader, carved: &[CarvedGetter]) -> Vec<Finding>
         .collect();
     for p in prof_blobs() {
         for (region, prefix) in [
-            ("CAM", p.cam_sha256_prefix),
-            ("TABLE", p.table_sha256_prefix),
+            (ProfKind::Cam.name(), p.cam_sha256_prefix),
+            (ProfKind::Table.name(), p.table_sha256_prefix),
         ] {
             if let Some(c) = catalog.iter().find(|c| {
                 c.gen_name == p.gen_name

@@ -9,7 +9,8 @@
 
 use std::collections::HashMap;
 
-use nrtucode_facts::facts::{REGIONS, variant_for_key};
+use nrtucode::{ProfKind, Region};
+use nrtucode_facts::facts::variant_for_key;
 use nrtucode_facts::{
     Getter, HwDecodeSlotFact, ImageSlotFact, getters, hwdecode_slots, image_slots,
 };
@@ -134,14 +135,14 @@ impl Names {
         }
     }
 
-    /// The name of region `region` (0..=3) of the descriptor with flavor `key` in
+    /// The name of region `region` of the descriptor with flavor `key` in
     /// `image_list[slot]`.
     pub(crate) fn image(
         &self,
         slot: usize,
         desc_va: u64,
         key: u64,
-        region: usize,
+        region: Region,
     ) -> Result<GetterName, CarveError> {
         let fact = self.image.get(slot);
         let (Some(g), Some(c), Some(e)) = (
@@ -165,16 +166,16 @@ impl Names {
                 va: desc_va,
                 key,
             })?;
-        Ok(self.cell(g, c, e, variant, REGIONS[region]))
+        Ok(self.cell(g, c, e, variant, region.name()))
     }
 
-    /// The name of the PROF_CAM (`kind` 0) or PROF_TABLE (`kind` 1) getter of
+    /// The name of the PROF_CAM or PROF_TABLE getter of
     /// `hwdecode_table_list[slot]`.
     pub(crate) fn prof(
         &self,
         slot: usize,
         entry_va: u64,
-        kind: usize,
+        kind: ProfKind,
     ) -> Result<GetterName, CarveError> {
         let hw = self.hw.get(slot);
         let class = self.image.get(slot).and_then(|f| f.class);
@@ -191,7 +192,7 @@ impl Names {
                 ),
             });
         };
-        Ok(self.cell(g, c, e, "PROF", ["CAM", "TABLE"][kind.min(1)]))
+        Ok(self.cell(g, c, e, "PROF", kind.name()))
     }
 }
 
@@ -203,28 +204,31 @@ mod tests {
     fn positions_give_vendor_symbols() {
         let n = Names::new();
         assert_eq!(
-            n.image(7, 0, 1, 0).unwrap().symbol,
+            n.image(7, 0, 1, Region::Iram).unwrap().symbol,
             "CAYMAN_NX_ACT_PERF_IRAM_get"
         );
         assert_eq!(
-            n.image(0, 0, 1, 3).unwrap().symbol,
+            n.image(0, 0, 1, Region::Extram).unwrap().symbol,
             "SUNDA_NX_ACT_RELEASE_EXTRAM_get"
         );
         assert_eq!(
-            n.image(13, 0, 18, 1).unwrap().symbol,
+            n.image(13, 0, 18, Region::Dram).unwrap().symbol,
             "CAYMAN_Q7_POOL_DYNAMIC_KERNEL_LOAD_DEBUG_DRAM_get"
         );
-        assert_eq!(n.image(12, 0, 2, 2).unwrap(), n.image(11, 0, 2, 2).unwrap());
         assert_eq!(
-            n.prof(10, 0, 0).unwrap().symbol,
+            n.image(12, 0, 2, Region::Sram).unwrap(),
+            n.image(11, 0, 2, Region::Sram).unwrap()
+        );
+        assert_eq!(
+            n.prof(10, 0, ProfKind::Cam).unwrap().symbol,
             "CAYMAN_NX_PE_PROF_CAM_get"
         );
         assert!(matches!(
-            n.image(36, 0, 1, 0),
+            n.image(36, 0, 1, Region::Iram),
             Err(CarveError::BadTable { .. })
         ));
         assert!(matches!(
-            n.image(7, 0, 5, 0),
+            n.image(7, 0, 5, Region::Iram),
             Err(CarveError::UnknownFlavorKey { key: 5, .. })
         ));
     }
@@ -233,7 +237,7 @@ mod tests {
     fn cells_missing_from_the_catalog_are_built_the_vendor_way() {
         let n = Names::new();
         // MAVERICK NX_POOL has keys 1,3 only: key 2 (DEBUG) is not in the facts.
-        let name = n.image(32, 0, 2, 0).unwrap();
+        let name = n.image(32, 0, 2, Region::Iram).unwrap();
         assert_eq!(name.symbol, "MAVERICK_NX_POOL_DEBUG_IRAM_get");
         assert_eq!(symbol_variant("DKL_TEST"), "DYNAMIC_KERNEL_LOAD_TEST");
     }

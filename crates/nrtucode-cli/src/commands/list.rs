@@ -98,9 +98,8 @@ pub(crate) fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
         if want.as_deref().is_some_and(|w| w != gen_name) {
             continue;
         }
-        let region_idx = e.region.raw() as usize;
         let symbol = names
-            .image(e.index.as_usize(), 0, e.flavor.raw() as u64, region_idx)
+            .image(e.index.as_usize(), 0, e.flavor.raw() as u64, e.region)
             .map(|n| n.symbol)
             .unwrap_or_default();
         out.push(ListEntry {
@@ -125,7 +124,7 @@ pub(crate) fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
             continue;
         }
         let symbol = names
-            .prof(e.index.as_usize(), 0, e.kind.raw() as usize)
+            .prof(e.index.as_usize(), 0, e.kind)
             .map(|n| n.symbol)
             .unwrap_or_default();
         out.push(ListEntry {

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use nrtucode::{Env, get_hwdecode_table, get_memory_image};
+use nrtucode::{Env, Flavor, Generation, ProfKind, Region, get_hwdecode_table, get_memory_image};
 use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
@@ -33,46 +33,62 @@ pub enum Query {
     },
 }
 
-/// Parses a region: `0`..`3` or `iram`, `dram`, `sram`, `extram` (any case); other integers
-/// pass through to the resolver.
+/// Parses a region: `0`..`3` or a region name (`iram`, `dram`, `sram`, `extram`, any case);
+/// other integers pass through to the resolver.
 pub(crate) fn parse_region(s: &str) -> Result<i32, String> {
-    match s.to_ascii_uppercase().as_str() {
-        "IRAM" => Ok(0),
-        "DRAM" => Ok(1),
-        "SRAM" => Ok(2),
-        "EXTRAM" => Ok(3),
-        other => other
-            .parse()
-            .map_err(|_| format!("region {s:?}: expected 0-3 or iram, dram, sram, extram")),
+    if let Some(region) = Region::ALL
+        .into_iter()
+        .find(|r| r.name().eq_ignore_ascii_case(s))
+    {
+        return Ok(region.raw());
     }
+    s.parse().map_err(|_| {
+        let names = Region::ALL.map(|r| r.name().to_ascii_lowercase());
+        format!("region {s:?}: expected 0-3 or {}", names.join(", "))
+    })
 }
 
-/// Parses a flavor: an integer, or `auto`, `perf`/`release`, `debug`, `test`, `dkl-perf`,
-/// `dkl-debug`, `dkl-test` (any case, `-` or `_`).
+/// The spelling of `flavor` in the error message of [`parse_flavor`]: the name every
+/// generation but SUNDA uses (SUNDA's `RELEASE` for PERF is accepted too), lowercase, `-`
+/// between words.
+fn flavor_spelling(flavor: Flavor) -> String {
+    flavor
+        .variant_name(Generation::Cayman)
+        .to_ascii_lowercase()
+        .replace('_', "-")
+}
+
+/// Parses a flavor: an integer, or a flavor name as any generation spells it (`auto`,
+/// `perf`/`release`, `debug`, `test`, `dkl-perf`, `dkl-debug`, `dkl-test`; any case, `-` or
+/// `_`).
 pub(crate) fn parse_flavor(s: &str) -> Result<i32, String> {
-    match s.to_ascii_uppercase().replace('-', "_").as_str() {
-        "AUTO" => Ok(0),
-        "PERF" | "RELEASE" => Ok(1),
-        "DEBUG" => Ok(2),
-        "TEST" => Ok(3),
-        "DKL_PERF" => Ok(17),
-        "DKL_DEBUG" => Ok(18),
-        "DKL_TEST" => Ok(19),
-        other => other.parse().map_err(|_| {
-            format!("flavor {s:?}: expected an integer or auto, perf, debug, test, dkl-perf, dkl-debug, dkl-test")
-        }),
+    let wanted = s.to_ascii_uppercase().replace('-', "_");
+    let named = Flavor::ALL.into_iter().find(|f| {
+        Generation::ALL
+            .into_iter()
+            .any(|g| f.variant_name(g) == wanted)
+    });
+    if let Some(flavor) = named {
+        return Ok(flavor.raw());
     }
+    wanted.parse().map_err(|_| {
+        let names = Flavor::ALL.map(flavor_spelling);
+        format!("flavor {s:?}: expected an integer or {}", names.join(", "))
+    })
 }
 
-/// Parses a profiler kind: `cam`/`0` or `table`/`1`; other integers pass through.
+/// Parses a profiler kind: `cam`/`0` or `table`/`1` (any case); other integers pass through.
 pub(crate) fn parse_kind(s: &str) -> Result<i32, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "cam" => Ok(0),
-        "table" => Ok(1),
-        other => other
-            .parse()
-            .map_err(|_| format!("profiler kind {s:?}: expected cam or table")),
+    if let Some(kind) = ProfKind::ALL
+        .into_iter()
+        .find(|k| k.name().eq_ignore_ascii_case(s))
+    {
+        return Ok(kind.raw());
     }
+    s.parse().map_err(|_| {
+        let names = ProfKind::ALL.map(|k| k.name().to_ascii_lowercase());
+        format!("profiler kind {s:?}: expected {}", names.join(" or "))
+    })
 }
 
 /// How to show the bytes.
@@ -173,4 +189,62 @@ pub(crate) fn run(query: Query, show: Show, output: Option<&Path>) -> ExitCode {
         return fail(format!("{}: {e}", path.display()));
     }
     exit_code(r.code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_flavor, parse_kind, parse_region};
+
+    #[test]
+    fn region_names_and_integers_parse_to_the_raw_argument() {
+        for (text, raw) in [
+            ("iram", 0),
+            ("DRAM", 1),
+            ("Sram", 2),
+            ("extram", 3),
+            ("7", 7),
+        ] {
+            assert_eq!(parse_region(text), Ok(raw), "{text}");
+        }
+        assert_eq!(
+            parse_region("flash"),
+            Err("region \"flash\": expected 0-3 or iram, dram, sram, extram".into())
+        );
+    }
+
+    #[test]
+    fn flavor_names_in_any_generation_spelling_parse_to_the_raw_argument() {
+        for (text, raw) in [
+            ("auto", 0),
+            ("perf", 1),
+            ("RELEASE", 1),
+            ("debug", 2),
+            ("Test", 3),
+            ("dkl-perf", 17),
+            ("DKL_DEBUG", 18),
+            ("dkl_test", 19),
+            ("42", 42),
+        ] {
+            assert_eq!(parse_flavor(text), Ok(raw), "{text}");
+        }
+        assert_eq!(
+            parse_flavor("fast"),
+            Err(
+                "flavor \"fast\": expected an integer or auto, perf, debug, test, dkl-perf, \
+                 dkl-debug, dkl-test"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn profiler_kind_names_and_integers_parse_to_the_raw_argument() {
+        for (text, raw) in [("cam", 0), ("TABLE", 1), ("5", 5)] {
+            assert_eq!(parse_kind(text), Ok(raw), "{text}");
+        }
+        assert_eq!(
+            parse_kind("map"),
+            Err("profiler kind \"map\": expected cam or table".into())
+        );
+    }
 }
