@@ -37,7 +37,7 @@ fn every_lookalike_carves_to_the_ground_truth() {
             .map(|g| (g.name.symbol.as_str(), (g.size as usize, g.sha256.clone())))
             .collect();
         assert_eq!(carved, truth, "{}", lib.label());
-        // The catalog agrees with every carved size, and each carved blob is the fixture.
+        // The facts agree with every carved size, and each carved blob is the fixture.
         assert_eq!(
             compare(&carve.header, &carve.getters),
             vec![],

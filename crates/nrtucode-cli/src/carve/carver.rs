@@ -124,7 +124,7 @@ impl Carver<'_, '_> {
                 symbols.join("/"),
                 position.symbol
             ));
-            let name = match self.names.catalog_getter(sym) {
+            let name = match self.names.getter(sym) {
                 Some(g) => GetterName::from(g),
                 None => GetterName {
                     symbol: sym.to_owned(),

@@ -1,7 +1,7 @@
-//! Comparing a carve with the published catalog.
+//! Comparing a carve with the vendor facts (`blobs/getters.tsv`) and the published hashes.
 //!
 //! Always: every carved getter whose size differs from `blobs/getters.tsv`, and every carved
-//! getter the catalog does not list. When the input is one of the known vendor builds
+//! getter the facts do not list. When the input is one of the known vendor builds
 //! (`blobs/binaries.tsv`: BuildID and sha256, or size and sha256 prefix where no BuildID is
 //! published): the published hashes of `known_hashes.tsv` and the profiler prefixes of
 //! `prof_blobs.tsv`.
@@ -16,17 +16,17 @@ use crate::carve::carver::CarvedGetter;
 /// One comparison result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Finding {
-    /// The carved size differs from the catalog's.
+    /// The carved size differs from the facts'.
     SizeDiffers {
         /// Getter symbol.
         symbol: String,
-        /// Catalog size.
-        catalog: u64,
+        /// The facts' size.
+        facts: u64,
         /// Carved size.
         carved: u64,
     },
-    /// The catalog does not list this getter.
-    NotInCatalog {
+    /// The facts do not list this getter.
+    NotInFacts {
         /// Getter symbol.
         symbol: String,
     },
@@ -47,7 +47,7 @@ impl Finding {
     /// `true` for a finding that means the carve disagrees with the facts.
     pub fn is_mismatch(&self) -> bool {
         match self {
-            Finding::SizeDiffers { .. } | Finding::NotInCatalog { .. } => true,
+            Finding::SizeDiffers { .. } | Finding::NotInFacts { .. } => true,
             Finding::PublishedHash { ok, .. } => !ok,
         }
     }
@@ -58,12 +58,12 @@ impl fmt::Display for Finding {
         match self {
             Finding::SizeDiffers {
                 symbol,
-                catalog,
+                facts,
                 carved,
             } => {
-                write!(f, "{symbol}: size {carved:#x}, the facts say {catalog:#x}")
+                write!(f, "{symbol}: size {carved:#x}, the facts say {facts:#x}")
             }
-            Finding::NotInCatalog { symbol } => write!(f, "{symbol}: not in the facts"),
+            Finding::NotInFacts { symbol } => write!(f, "{symbol}: not in the facts"),
             Finding::PublishedHash {
                 symbol,
                 expected,
@@ -94,17 +94,17 @@ pub(crate) fn known_build(header: &ManifestHeader) -> Option<&'static str> {
 
 /// The findings for `carved` getters of an input with provenance `header`.
 pub fn compare(header: &ManifestHeader, carved: &[CarvedGetter]) -> Vec<Finding> {
-    let catalog = getters();
+    let facts = getters();
     let mut out = Vec::new();
     for g in carved {
-        match catalog.iter().find(|c| c.symbol == g.name.symbol) {
+        match facts.iter().find(|c| c.symbol == g.name.symbol) {
             Some(c) if c.size as u64 != g.size => out.push(Finding::SizeDiffers {
                 symbol: g.name.symbol.clone(),
-                catalog: c.size as u64,
+                facts: c.size as u64,
                 carved: g.size,
             }),
             Some(_) => {}
-            None => out.push(Finding::NotInCatalog {
+            None => out.push(Finding::NotInFacts {
                 symbol: g.name.symbol.clone(),
             }),
         }
@@ -121,7 +121,7 @@ pub fn compare(header: &ManifestHeader, carved: &[CarvedGetter]) -> Vec<Finding>
             (ProfKind::Cam.name(), p.cam_sha256_prefix),
             (ProfKind::Table.name(), p.table_sha256_prefix),
         ] {
-            if let Some(c) = catalog.iter().find(|c| {
+            if let Some(c) = facts.iter().find(|c| {
                 c.gen_name == p.gen_name
                     && c.engine == p.engine
                     && c.is_prof()
@@ -151,7 +151,7 @@ mod tests {
     use crate::carve::naming::Names;
 
     fn carved(symbol: &str, size: u64, sha256: &str) -> CarvedGetter {
-        let g = Names::new().catalog_getter(symbol).map(Into::into).unwrap();
+        let g = Names::new().getter(symbol).map(Into::into).unwrap();
         CarvedGetter {
             name: g,
             named_by: NamedBy::Symbol,
@@ -192,7 +192,7 @@ mod tests {
         let findings = compare(&vendor(), &getters);
         assert!(findings.contains(&Finding::SizeDiffers {
             symbol: "CAYMAN_NX_ACT_PERF_IRAM_get".into(),
-            catalog: 0x13dc0,
+            facts: 0x13dc0,
             carved: 5
         }));
         let hash = |s: &str| {

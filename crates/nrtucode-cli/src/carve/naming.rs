@@ -1,9 +1,9 @@
 //! Naming a getter by its table position, in the vendor's symbol scheme.
 //!
-//! `image_list` slot `idx` fixes (generation, class, engine) — taken from the catalog's
+//! `image_list` slot `idx` fixes (generation, class, engine) — taken from the facts'
 //! `image_list` facts — the descriptor's flavor key fixes the variant and the getter's place in
-//! the descriptor fixes the region. The name is the catalog symbol of that cell, or, for a cell
-//! the catalog lacks, `<GEN>_<CLS>_<ENGINE>_<VARIANT>_<REGION>_get` built the vendor's way
+//! the descriptor fixes the region. The name is the facts' symbol of that cell, or, for a cell
+//! the facts lack, `<GEN>_<CLS>_<ENGINE>_<VARIANT>_<REGION>_get` built the vendor's way
 //! (`DKL_*` spelled `DYNAMIC_KERNEL_LOAD_*`). So a stripped and an unstripped build of the
 //! same library get the same names.
 
@@ -55,11 +55,11 @@ pub(crate) fn symbol_variant(variant: &str) -> String {
     }
 }
 
-/// The catalog, indexed for naming.
+/// The facts' getters, indexed for naming.
 pub(crate) struct Names {
     image: Vec<ImageSlotFact>,
     hw: Vec<HwDecodeSlotFact>,
-    catalog: Vec<Getter>,
+    getters: Vec<Getter>,
     by_cell: HashMap<(String, String, String, String, String), usize>,
     by_symbol: HashMap<String, usize>,
 }
@@ -71,12 +71,12 @@ impl Default for Names {
 }
 
 impl Names {
-    /// Loads the catalog facts.
+    /// Loads the facts.
     pub(crate) fn new() -> Self {
-        let catalog = getters();
+        let all = getters();
         let mut by_cell = HashMap::new();
         let mut by_symbol = HashMap::new();
-        for (i, g) in catalog.iter().enumerate() {
+        for (i, g) in all.iter().enumerate() {
             let cell = (g.gen_name, g.class, g.engine, g.variant, g.region);
             by_cell.insert(
                 (
@@ -93,15 +93,15 @@ impl Names {
         Self {
             image: image_slots(),
             hw: hwdecode_slots(),
-            catalog,
+            getters: all,
             by_cell,
             by_symbol,
         }
     }
 
-    /// The catalog getter with this symbol.
-    pub(crate) fn catalog_getter(&self, symbol: &str) -> Option<&Getter> {
-        self.by_symbol.get(symbol).map(|i| &self.catalog[*i])
+    /// The facts' getter with this symbol.
+    pub(crate) fn getter(&self, symbol: &str) -> Option<&Getter> {
+        self.by_symbol.get(symbol).map(|i| &self.getters[*i])
     }
 
     fn cell(
@@ -120,7 +120,7 @@ impl Names {
             region.to_owned(),
         );
         match self.by_cell.get(&key) {
-            Some(i) => GetterName::from(&self.catalog[*i]),
+            Some(i) => GetterName::from(&self.getters[*i]),
             None => GetterName {
                 symbol: format!(
                     "{gen_name}_{class}_{engine}_{}_{region}_get",
@@ -154,7 +154,7 @@ impl Names {
                 table: "image_list",
                 va: desc_va,
                 reason: format!(
-                    "slot {slot} has descriptors, but the catalog has no engine at that slot"
+                    "slot {slot} has descriptors, but the facts have no engine at that slot"
                 ),
             });
         };
@@ -188,7 +188,7 @@ impl Names {
                 table: "hwdecode_table_list",
                 va: entry_va,
                 reason: format!(
-                    "slot {slot} has a getter, but the catalog has no engine at that slot"
+                    "slot {slot} has a getter, but the facts have no engine at that slot"
                 ),
             });
         };
@@ -234,7 +234,7 @@ mod tests {
     }
 
     #[test]
-    fn cells_missing_from_the_catalog_are_built_the_vendor_way() {
+    fn cells_missing_from_the_facts_are_built_the_vendor_way() {
         let n = Names::new();
         // MAVERICK NX_POOL has keys 1,3 only: key 2 (DEBUG) is not in the facts.
         let name = n.image(32, 0, 2, Region::Iram).unwrap();

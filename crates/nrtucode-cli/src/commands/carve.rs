@@ -1,5 +1,5 @@
 //! `nrtucode carve`: carve a library into a blob directory, summarise the carve and compare it
-//! with the catalog.
+//! with the facts.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -74,7 +74,7 @@ pub(crate) fn carve_summary(carve: &Carve, out: &Path) -> String {
 }
 
 /// Carves `lib` into `out`; `list` prints one line per getter, `strict` fails on any
-/// disagreement with the catalog.
+/// disagreement with the facts.
 pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode {
     let (carve, data) = match carve_file(lib) {
         Ok(c) => c,
@@ -116,10 +116,10 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode 
         }
     }
     if mismatches == 0 {
-        out_line!("catalog: every carved size matches blobs/getters.tsv");
+        out_line!("facts: every carved size matches blobs/getters.tsv");
         ExitCode::SUCCESS
     } else if strict {
-        fail(format!("{mismatches} getters disagree with the catalog"))
+        fail(format!("{mismatches} getters disagree with the facts"))
     } else {
         ExitCode::SUCCESS
     }

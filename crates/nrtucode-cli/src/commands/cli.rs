@@ -2,7 +2,7 @@
 //! subcommand.
 //!
 //! Exit codes: 0 success; 1 an error (unreadable or malformed input, failed verification,
-//! `--strict` catalog mismatch); 2 a usage error (from `clap`). `resolve` exits with
+//! `--strict` disagreement with the facts); 2 a usage error (from `clap`). `resolve` exits with
 //! the resolver's own return code.
 
 use std::path::PathBuf;
@@ -35,11 +35,11 @@ pub(crate) enum Command {
         /// Print one line per carved getter.
         #[arg(long)]
         getters: bool,
-        /// Exit 1 when a getter's size differs from the catalog or a published hash differs.
+        /// Exit 1 when a getter's size differs from the facts or a published hash differs.
         #[arg(long)]
         strict: bool,
     },
-    /// Check a blob directory against its manifest and the catalog.
+    /// Check a blob directory against its manifest and the facts.
     Verify {
         /// The blob directory.
         dir: PathBuf,

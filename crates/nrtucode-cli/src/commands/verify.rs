@@ -1,4 +1,4 @@
-//! `nrtucode verify`: check a blob directory against its manifest and the catalog.
+//! `nrtucode verify`: check a blob directory against its manifest and the facts.
 
 use std::path::Path;
 use std::process::ExitCode;
