@@ -1,12 +1,12 @@
 //! The carve pipeline, one module per step:
 //!
-//! [`elf`] (sections, symbols, VA → file offset) → [`reloc`] (dynamic relocations and pointer
-//! values) → [`locate`] (finding `image_list` and `hwdecode_table_list`) →
-//! [`vendor_tables`] (decoding those two tables) → [`stub`] (decoding a getter) →
-//! [`naming`] (the vendor's getter names, from the facts) → [`carver`] (the getters, their
-//! blobs and the manifest) → [`blob_dir`] (writing the blob directory). [`verify`] checks a
-//! blob directory against its manifest and the facts; [`compare`] compares a carve with the
-//! facts and the published hashes. [`error`] holds the typed errors of every step.
+//! `elf` (sections, symbols, VA → file offset) → `reloc` (dynamic relocations and pointer
+//! values) → `locate` (finding `image_list` and `hwdecode_table_list`) →
+//! `vendor_tables` (decoding those two tables) → `stub` (decoding a getter) →
+//! `naming` (the vendor's getter names, from the facts) → `carver` (the getters, their
+//! blobs and the manifest) → `blob_dir` (writing the blob directory). `verify` checks a
+//! blob directory against its manifest and the facts; `compare` compares a carve with the
+//! facts and the published hashes. `error` holds the typed errors of every step.
 //!
 //! Only what the tool's tests and fuzz targets need is re-exported here; the steps themselves
 //! are crate-private.

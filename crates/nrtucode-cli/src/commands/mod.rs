@@ -1,6 +1,6 @@
-//! The command line: [`cli`] defines the arguments and dispatches to one module per
-//! subcommand ([`carve`], [`verify`], [`list`], [`resolve`], [`prof`]); [`output`] writes to
-//! stdout/stderr and turns results into exit codes; [`text_table`] renders aligned plain-text
+//! The command line: `cli` defines the arguments and dispatches to one module per
+//! subcommand (`carve`, `verify`, [`list`], [`resolve`], [`prof`]); `output` writes to
+//! stdout/stderr and turns results into exit codes; `text_table` renders aligned plain-text
 //! tables.
 //!
 //! `list`, `resolve` and `prof` render to strings, which the golden tests check; they are
