@@ -13,11 +13,8 @@ use crate::carve::error::{CarveError, FileError};
 use crate::carve::locate::{Tables, locate};
 use crate::carve::naming::{GetterName, Names};
 use crate::carve::reloc::RelocMap;
-use crate::carve::stub::{MAX_STUB_BYTES, Stub, decode_stub};
+use crate::carve::stub::{LibraryView, Stub, decode_getter};
 use crate::carve::vendor_tables::{read_hwdecode_list, read_image_list};
-
-/// Most `jmp`s followed from a getter entry to its stub.
-pub(crate) const MAX_JUMPS: usize = 4;
 
 /// How a getter got its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +65,7 @@ pub struct Carve {
 
 struct Carver<'a, 'e> {
     elf: &'e Elf<'a>,
+    relocs: &'e RelocMap,
     names: &'e Names,
     stubs: HashMap<u64, (u64, u64)>,
     out: BTreeMap<String, CarvedGetter>,
@@ -80,28 +78,14 @@ impl Carver<'_, '_> {
         if let Some(s) = self.stubs.get(&entry) {
             return Ok(*s);
         }
-        let mut va = entry;
-        for _ in 0..=MAX_JUMPS {
-            let code = self.elf.code_at(va, MAX_STUB_BYTES, what)?;
-            match decode_stub(code, va) {
-                Ok(Stub::Getter { blob_va, size }) => {
-                    self.stubs.insert(entry, (blob_va, size));
-                    return Ok((blob_va, size));
-                }
-                Ok(Stub::Jump(target)) => va = target,
-                Err(CarveError::NotAStub { reason, .. }) if va != entry => {
-                    return Err(CarveError::NotAStub {
-                        va: entry,
-                        reason: format!("after jumping to {va:#x}: {reason}"),
-                    });
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        Err(CarveError::NotAStub {
-            va: entry,
-            reason: format!("more than {MAX_JUMPS} jumps"),
-        })
+        let view = LibraryView {
+            elf: self.elf,
+            relocs: self.relocs,
+            what,
+        };
+        let Stub { blob_va, size } = decode_getter(&view, entry)?;
+        self.stubs.insert(entry, (blob_va, size));
+        Ok((blob_va, size))
     }
 
     fn add(
@@ -186,6 +170,7 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
     let names = Names::new();
     let mut c = Carver {
         elf: &elf,
+        relocs: &relocs,
         names: &names,
         stubs: HashMap::new(),
         out: BTreeMap::new(),
@@ -212,6 +197,12 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
                 c.add(position, entry, reference)?;
             }
         }
+    }
+    if elf.reads_program_headers() {
+        c.notes.push(
+            "no usable section header table: read through the program headers (PT_LOAD, PT_DYNAMIC)"
+                .into(),
+        );
     }
     let mut null_getters = c.nulls;
     null_getters.sort();

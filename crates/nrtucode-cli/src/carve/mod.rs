@@ -14,12 +14,16 @@
 pub(crate) mod blob_dir;
 pub(crate) mod carver;
 pub(crate) mod compare;
+pub(crate) mod dynamic;
 pub(crate) mod elf;
+pub(crate) mod emulate;
 pub(crate) mod error;
 pub(crate) mod locate;
 pub(crate) mod naming;
 pub(crate) mod reloc;
+pub(crate) mod staged_dir;
 pub(crate) mod stub;
+pub mod tiny_elf;
 pub(crate) mod vendor_tables;
 pub(crate) mod verify;
 
@@ -30,5 +34,6 @@ pub use elf::{Elf, Section};
 pub use error::{CarveError, FileError};
 pub use locate::{Found, Tables};
 pub use naming::GetterName;
+pub use staged_dir::PublishError;
 pub use stub::{MAX_STUB_BYTES, Stub, decode_stub};
 pub use verify::{Problem, Report, verify_dir};

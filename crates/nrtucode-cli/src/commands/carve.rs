@@ -80,8 +80,11 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode 
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    if let Err(e) = write_blob_dir(&carve, &data, out) {
-        return fail(e);
+    match write_blob_dir(&carve, &data, out) {
+        Ok(leftovers) => leftovers
+            .iter()
+            .for_each(|n| err_line!("nrtucode: note: {n}")),
+        Err(e) => return fail(e),
     }
     out_fmt!("{}", carve_summary(&carve, out));
     if list {

@@ -67,7 +67,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> PublishError + '_ {
 
 /// What is at the destination now.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Destination {
+pub(crate) enum Destination {
     /// Nothing.
     Absent,
     /// An empty directory.
@@ -77,7 +77,7 @@ pub enum Destination {
 }
 
 /// Classifies `dest`, refusing a file and a directory with foreign content.
-pub fn classify(dest: &Path) -> Result<Destination, PublishError> {
+pub(crate) fn classify(dest: &Path) -> Result<Destination, PublishError> {
     let meta = match fs::symlink_metadata(dest) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Destination::Absent),
@@ -139,7 +139,7 @@ fn nonce() -> u64 {
 
 /// A directory being written beside its destination; see the module documentation.
 #[derive(Debug)]
-pub struct StagedDir {
+pub(crate) struct StagedDir {
     dest: PathBuf,
     parent: PathBuf,
     name: String,
@@ -155,7 +155,7 @@ const SYNC_THREADS: usize = 16;
 impl StagedDir {
     /// Checks `dest` (see [`classify`]) and creates the staging directory beside it, creating
     /// missing parent directories (removed again if the carve does not complete).
-    pub fn begin(dest: &Path) -> Result<Self, PublishError> {
+    pub(crate) fn begin(dest: &Path) -> Result<Self, PublishError> {
         let dest = if dest.file_name().is_none() {
             dest.canonicalize().map_err(io(dest))?
         } else {
@@ -211,18 +211,8 @@ impl StagedDir {
         Ok(staged)
     }
 
-    /// The staging directory.
-    pub fn path(&self) -> &Path {
-        &self.staging
-    }
-
-    /// The destination.
-    pub fn destination(&self) -> &Path {
-        &self.dest
-    }
-
     /// Writes the new file `name` (a plain file name) with `bytes` into the staging directory.
-    pub fn write(&mut self, name: &str, bytes: &[u8]) -> Result<(), PublishError> {
+    pub(crate) fn write(&mut self, name: &str, bytes: &[u8]) -> Result<(), PublishError> {
         let path = self.staging.join(name);
         let mut file = File::create_new(&path).map_err(io(&path))?;
         file.write_all(bytes).map_err(io(&path))?;
@@ -233,7 +223,7 @@ impl StagedDir {
     /// `fsync`s every file and the staging directory, then moves it into place (see the module
     /// documentation). Returns notes on what could not be cleaned up after the new directory
     /// was in place (an old carve's leftovers), which are not errors.
-    pub fn commit(mut self) -> Result<Vec<String>, PublishError> {
+    pub(crate) fn commit(mut self) -> Result<Vec<String>, PublishError> {
         let files = std::mem::take(&mut self.files);
         let per_thread = files.len().div_ceil(SYNC_THREADS).max(1);
         let staging = &self.staging;

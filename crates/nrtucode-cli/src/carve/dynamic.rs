@@ -17,33 +17,35 @@ use object::read::elf::{
     RelrIterator, Sym as _,
 };
 
-use crate::elf::{Section, Symbol};
-use crate::error::CarveError;
+use crate::carve::elf::{Section, Symbol};
+use crate::carve::error::CarveError;
 
 /// One dynamic relocation as the file states it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RawRela {
+pub(crate) struct RawRela {
     /// `r_offset`: the address written.
-    pub offset: u64,
+    pub(crate) offset: u64,
     /// `r_type`.
-    pub r_type: u32,
+    pub(crate) r_type: u32,
     /// `r_sym`: index into the dynamic symbols.
-    pub sym: u32,
+    pub(crate) sym: u32,
     /// `r_addend`.
-    pub addend: i64,
+    pub(crate) addend: i64,
 }
 
 /// What `PT_DYNAMIC` and `PT_NOTE` give.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Dynamic {
+pub(crate) struct Dynamic {
     /// The dynamic symbols, by index.
-    pub symbols: Vec<Symbol>,
+    pub(crate) symbols: Vec<Symbol>,
     /// `DT_RELA` then `DT_JMPREL` entries.
-    pub relas: Vec<RawRela>,
+    pub(crate) relas: Vec<RawRela>,
     /// The addresses `DT_RELR` relocates.
-    pub relr: Vec<u64>,
+    pub(crate) relr: Vec<u64>,
     /// The GNU build ID.
-    pub build_id: Option<Vec<u8>>,
+    pub(crate) build_id: Option<Vec<u8>>,
+    /// `DT_PLTGOT`: the GOT base (`_GLOBAL_OFFSET_TABLE_`) the large code model adds offsets to.
+    pub(crate) got_base: Option<u64>,
 }
 
 fn program_headers<'a>(
@@ -59,7 +61,10 @@ fn program_headers<'a>(
 }
 
 /// The `PT_LOAD` segments as sections (see the module documentation), in header order.
-pub fn load_sections(header: &FileHeader64<LE>, data: &[u8]) -> Result<Vec<Section>, CarveError> {
+pub(crate) fn load_sections(
+    header: &FileHeader64<LE>,
+    data: &[u8],
+) -> Result<Vec<Section>, CarveError> {
     let e = LE;
     let phdrs = program_headers(header, data)?;
     let relro: Vec<(u64, u64)> = phdrs
@@ -198,7 +203,7 @@ struct Tags {
 
 /// Reads `PT_DYNAMIC` and `PT_NOTE` of the file whose `PT_LOAD` segments are `sections` (from
 /// [`load_sections`]). A file without `PT_DYNAMIC` gives no symbols and no relocations.
-pub fn read_dynamic(
+pub(crate) fn read_dynamic(
     header: &FileHeader64<LE>,
     data: &[u8],
     sections: &[Section],
@@ -240,6 +245,7 @@ pub fn read_dynamic(
             elf::DT_PLTRELSZ => t.pltrelsz = v,
             elf::DT_RELR => t.relr = Some(v),
             elf::DT_RELRSZ => t.relrsz = v,
+            elf::DT_PLTGOT => out.got_base = Some(v),
             _ => {}
         }
     }

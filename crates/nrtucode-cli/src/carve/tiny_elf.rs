@@ -428,6 +428,7 @@ impl TinyElf {
             (11, 24),
             (5, dynstr),
             (10, strings.len() as u64),
+            (3, GOT), // DT_PLTGOT
         ];
         tags.push(match self.hash {
             HashStyle::Sysv => (4, hash),
@@ -511,7 +512,7 @@ impl TinyElf {
             img.put(shstrtab, &names);
             let shoff = (shstrtab + names.len() as u64).next_multiple_of(8);
             let count = sections.len() as u64 + 2;
-            img.put(shoff, &[0; 64]);
+            img.put(shoff, &vec![0; 64 * count as usize]);
             for (i, (_, ty, flags, addr, size, link, entsize)) in sections.iter().enumerate() {
                 let at = shoff + 64 * (i as u64 + 1);
                 img.u32(at, name_at[i]);

@@ -18,27 +18,27 @@
 //! file is a constant), an argument register plus an offset, an address in the function's own
 //! stack frame (relative to `rsp` at entry) and the stack-protector canary (`fs:0x28`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use iced_x86::{
     ConditionCode, Decoder, DecoderOptions, FlowControl, Formatter as _, Instruction,
     InstructionInfoFactory, IntelFormatter, Mnemonic, OpAccess, OpKind, Register,
 };
 
-use crate::error::CarveError;
+use crate::carve::error::CarveError;
 
 /// Most instructions executed from a getter's entry to its `ret` (jumps followed included).
-pub const MAX_STEPS: usize = 96;
+pub(crate) const MAX_STEPS: usize = 96;
 /// Bytes of code requested at each address the interpreter starts decoding from.
-pub const MAX_CODE_BYTES: u64 = 512;
+pub(crate) const MAX_CODE_BYTES: u64 = 512;
 /// Functions a getter may call: profiling hooks that preserve every argument register.
-pub const PROFILING_HOOKS: [&str; 4] = ["mcount", "_mcount", "__fentry__", "__mcount"];
+pub(crate) const PROFILING_HOOKS: [&str; 4] = ["mcount", "_mcount", "__fentry__", "__mcount"];
 /// The thread-pointer offset of the stack-protector canary on x86-64 glibc.
-pub const CANARY_OFFSET: u64 = 0x28;
+pub(crate) const CANARY_OFFSET: u64 = 0x28;
 
 /// What a call instruction names as its target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CallTarget {
+pub(crate) enum CallTarget {
     /// `call rel32`: the code address called.
     Direct(u64),
     /// `call [rip + slot]`: the pointer slot called through.
@@ -46,7 +46,7 @@ pub enum CallTarget {
 }
 
 /// What the interpreter needs from the library around the code it runs.
-pub trait CodeView {
+pub(crate) trait CodeView {
     /// Up to `max` bytes of executable code at `va` (fewer at the end of the code).
     fn code(&self, va: u64, max: u64) -> Result<&[u8], CarveError>;
     /// The value the dynamic loader leaves in the 8-byte pointer slot at `va` (a GOT entry),
@@ -59,11 +59,11 @@ pub trait CodeView {
 /// Code and nothing else, mapped at one address: no relocations, no symbols. What the fuzzer
 /// and the unit tests run the interpreter over.
 #[derive(Clone, Copy, Debug)]
-pub struct BareCode<'a> {
+pub(crate) struct BareCode<'a> {
     /// The bytes.
-    pub code: &'a [u8],
+    pub(crate) code: &'a [u8],
     /// The address of `code[0]`.
-    pub va: u64,
+    pub(crate) va: u64,
 }
 
 impl CodeView for BareCode<'_> {
@@ -92,7 +92,7 @@ impl CodeView for BareCode<'_> {
 
 /// The output a getter writes through one of its argument registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Out {
+pub(crate) enum Out {
     /// `rdi`: `void **out_ptr`.
     Ptr,
     /// `rsi`: `size_t *out_len`.
@@ -101,7 +101,7 @@ pub enum Out {
 
 /// An abstract 64-bit value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Value {
+pub(crate) enum Value {
     /// Nothing is known.
     Unknown,
     /// A known number (an address, with the library loaded at 0).
@@ -153,7 +153,7 @@ impl Value {
 }
 
 /// The instruction's address and Intel-syntax text, for error messages.
-pub fn describe(insn: &Instruction) -> String {
+pub(crate) fn describe(insn: &Instruction) -> String {
     let mut text = String::new();
     IntelFormatter::new().format(insn, &mut text);
     format!("at {:#x} `{text}`", insn.ip())
@@ -186,6 +186,7 @@ enum Place {
 }
 
 /// The abstract machine state.
+#[derive(Clone)]
 struct State {
     regs: [Value; 16],
     /// Stack slots by offset from the entry `rsp`: (size in bytes, value).
@@ -498,7 +499,7 @@ fn execute(state: &mut State, view: &dyn CodeView, insn: &Instruction) -> Step<F
 
 /// Runs the getter at `entry` and returns `(blob_va, size)`: the constants it stores through
 /// `rdi` and `rsi` before returning.
-pub fn run_getter(view: &dyn CodeView, entry: u64) -> Result<(u64, u64), CarveError> {
+pub(crate) fn run_getter(view: &dyn CodeView, entry: u64) -> Result<(u64, u64), CarveError> {
     let fail = |reason: String| CarveError::NotAStub { va: entry, reason };
     let mut state = State::at_entry();
     let mut va = entry;
@@ -571,10 +572,14 @@ fn what(v: Value) -> &'static str {
 /// duplicates: a linear sweep of the same evaluator that follows no branch and never fails
 /// (an instruction it cannot evaluate forgets the registers it writes). For finding the tables
 /// a stripped library's resolver refers to.
-pub fn constant_references(view: &dyn CodeView, code: &[u8], va: u64) -> Vec<u64> {
+pub(crate) fn constant_references(view: &dyn CodeView, code: &[u8], va: u64) -> Vec<u64> {
     let mut state = State::at_entry();
     let mut info = InstructionInfoFactory::new();
     let mut out = Vec::new();
+    // The state at each forward branch, by target: code after a `ret` or `jmp` is reached
+    // from there, not from the epilogue just swept.
+    let mut at_target: HashMap<u64, State> = HashMap::new();
+    let mut fell_off = false;
     let note = |v: Value, out: &mut Vec<u64>| {
         if let Value::Const(c) = v
             && !out.contains(&c)
@@ -585,6 +590,28 @@ pub fn constant_references(view: &dyn CodeView, code: &[u8], va: u64) -> Vec<u64
     for insn in Decoder::with_ip(64, code, va, DecoderOptions::NONE) {
         if insn.is_invalid() {
             continue;
+        }
+        if let Some(saved) = at_target.remove(&insn.ip())
+            && fell_off
+        {
+            state = saved;
+        }
+        let padding = matches!(insn.mnemonic(), Mnemonic::Nop | Mnemonic::Int3);
+        fell_off = (padding && fell_off)
+            || matches!(
+                insn.flow_control(),
+                FlowControl::Return
+                    | FlowControl::UnconditionalBranch
+                    | FlowControl::IndirectBranch
+                    | FlowControl::Interrupt
+                    | FlowControl::Exception
+            );
+        if insn.flow_control() == FlowControl::ConditionalBranch
+            && insn.near_branch_target() > insn.ip()
+        {
+            at_target
+                .entry(insn.near_branch_target())
+                .or_insert_with(|| state.clone());
         }
         // A memory operand whose address is partly constant (`[rbx + rdx]` with `rbx` the
         // table and `rdx` an index) refers to its constant part.
