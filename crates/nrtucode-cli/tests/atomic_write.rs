@@ -14,6 +14,7 @@ use std::process::{Command, Output};
 
 use nrtucode_cli::carve::tiny_elf::TinyElf;
 use nrtucode_lookalike::{OptLevel, Variant};
+use sha2::Digest as _;
 
 /// Every file and directory under `root`, with file contents.
 fn snapshot(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
@@ -90,6 +91,29 @@ fn an_earlier_carve_is_replaced_whole() {
         "a blob of the earlier carve survived"
     );
     assert!(nrtucode_cli::carve::verify_dir(&out).is_ok());
+    // The header's sha256 (hashed on a second thread while the blobs are written) is the
+    // library's, and the directory is what the two-step library API writes.
+    let data = std::fs::read(front_lib()).unwrap();
+    let text = std::fs::read_to_string(out.join("manifest.tsv")).unwrap();
+    let manifest = nrtucode_facts::Manifest::parse(&text).unwrap();
+    let digest = sha2::Sha256::digest(&data);
+    assert_eq!(
+        manifest.header.source_sha256,
+        nrtucode_facts::hex::lower_hex(&digest)
+    );
+    let two_step = tmp.path().join("two-step");
+    let name = front_lib()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let carved = nrtucode_cli::carve_bytes(&data, &name).unwrap();
+    nrtucode_cli::carve::write_blob_dir(&carved, &data, &two_step).unwrap();
+    assert!(
+        snapshot(&two_step) == now,
+        "the two-step API wrote another directory"
+    );
+    std::fs::remove_dir_all(&two_step).unwrap();
     // Nothing but the carve itself is left beside it.
     let names: Vec<_> = std::fs::read_dir(tmp.path())
         .unwrap()

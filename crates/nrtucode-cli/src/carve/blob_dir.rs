@@ -10,9 +10,12 @@ use std::path::Path;
 
 use nrtucode_facts::manifest::MANIFEST_FILE;
 
-use crate::carve::carver::Carve;
+use nrtucode_facts::hex::lower_hex;
+use sha2::{Digest, Sha256};
+
+use crate::carve::carver::{Carve, carve_with, read_library, source_name};
 use crate::carve::error::FileError;
-use crate::carve::staged_dir::StagedDir;
+use crate::carve::staged_dir::{PublishError, StagedDir};
 
 /// `true` for a file name this tool writes: 64 lowercase hex digits and `.bin`.
 pub(crate) fn is_blob_file_name(name: &str) -> bool {
@@ -25,6 +28,42 @@ pub(crate) fn is_blob_file_name(name: &str) -> bool {
 /// which is replaced whole. Returns notes on leftovers that could not be cleaned up after the
 /// new directory was in place.
 pub fn write_blob_dir(carve: &Carve, data: &[u8], out: &Path) -> Result<Vec<String>, FileError> {
+    let staged = StagedDir::begin(out)?;
+    write_blobs(carve, data, out, &staged)?;
+    staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
+    Ok(staged.commit()?)
+}
+
+/// Carves the library at `lib` into the blob directory `out` ([`write_blob_dir`]'s rules),
+/// refusing a foreign destination before reading anything. The library's own sha256 (for the
+/// manifest header) is computed on a second thread while the blobs are decoded and written.
+/// Returns the carve and the leftover notes of [`write_blob_dir`].
+pub fn carve_into_dir(lib: &Path, out: &Path) -> Result<(Carve, Vec<String>), FileError> {
+    let staged = StagedDir::begin(out)?;
+    let data = read_library(lib)?;
+    let digest = || lower_hex(&Sha256::digest(&data));
+    std::thread::scope(|s| {
+        let source_sha256 = s.spawn(digest);
+        let mut carve = carve_with(&data, &source_name(lib), String::new).map_err(|error| {
+            FileError::Carve {
+                path: lib.to_owned(),
+                error,
+            }
+        })?;
+        write_blobs(&carve, &data, out, &staged)?;
+        carve.header.source_sha256 = source_sha256.join().unwrap_or_else(|_| digest());
+        staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
+        Ok((carve, staged.commit()?))
+    })
+}
+
+/// Writes one `<sha256>.bin` per distinct non-empty blob into `staged`.
+fn write_blobs(
+    carve: &Carve,
+    data: &[u8],
+    out: &Path,
+    staged: &StagedDir,
+) -> Result<(), FileError> {
     let mut files: BTreeMap<String, &[u8]> = BTreeMap::new();
     for g in &carve.getters {
         if g.size == 0 {
@@ -36,10 +75,28 @@ pub fn write_blob_dir(carve: &Carve, data: &[u8], out: &Path) -> Result<Vec<Stri
         })?;
         files.insert(format!("{}.bin", g.sha256), bytes);
     }
-    let mut staged = StagedDir::begin(out)?;
-    for (name, bytes) in &files {
-        staged.write(name, bytes)?;
-    }
-    staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
-    Ok(staged.commit()?)
+    // Two writers: creating files and copying their bytes is kernel work a second core halves.
+    let files: Vec<(String, &[u8])> = files.into_iter().collect();
+    let half = files.len().div_ceil(2).max(1);
+    std::thread::scope(|s| {
+        let writers: Vec<_> = files
+            .chunks(half)
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .try_for_each(|(name, bytes)| staged.write(name, bytes))
+                })
+            })
+            .collect();
+        writers.into_iter().try_for_each(|w| {
+            w.join().unwrap_or_else(|_| {
+                Err(PublishError::Io {
+                    path: out.to_owned(),
+                    source: std::io::Error::other("a writer thread panicked"),
+                })
+            })
+        })
+    })?;
+    Ok(())
 }

@@ -162,6 +162,27 @@ impl Carver<'_, '_> {
 
 /// Carves library bytes. `source` is the file name recorded in the manifest header.
 pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
+    let digest = || lower_hex(&Sha256::digest(data));
+    if data.len() < PARALLEL_HASH_BYTES {
+        return carve_with(data, source, digest);
+    }
+    // The input's own sha256 (for the manifest header) is half the hashing work: do it on
+    // another core while this one decodes and hashes the blobs.
+    std::thread::scope(|s| {
+        let hash = s.spawn(digest);
+        carve_with(data, source, || hash.join().unwrap_or_else(|_| digest()))
+    })
+}
+
+/// Inputs at least this large hash themselves on a second thread.
+const PARALLEL_HASH_BYTES: usize = 1 << 20;
+
+/// [`carve_bytes`] with the input's sha256 from `source_sha256`.
+pub(crate) fn carve_with(
+    data: &[u8],
+    source: &str,
+    source_sha256: impl FnOnce() -> String,
+) -> Result<Carve, CarveError> {
     let elf = Elf::parse(data)?;
     let relocs = RelocMap::read(&elf)?;
     let tables = locate(&elf, &relocs)?;
@@ -210,7 +231,7 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
     let header = ManifestHeader {
         source: source.to_owned(),
         source_size: data.len() as u64,
-        source_sha256: lower_hex(&Sha256::digest(data)),
+        source_sha256: source_sha256(),
         build_id: elf.build_id_hex().unwrap_or_else(|| "unknown".into()),
     };
     Ok(Carve {
@@ -222,17 +243,25 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
     })
 }
 
-/// Reads and carves the file at `path`.
-pub fn carve_file(path: &Path) -> Result<(Carve, Vec<u8>), FileError> {
-    let data = std::fs::read(path).map_err(|source| FileError::Io {
+/// The name a manifest records for the library at `path`: its file name.
+pub(crate) fn source_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Reads the file at `path`.
+pub(crate) fn read_library(path: &Path) -> Result<Vec<u8>, FileError> {
+    std::fs::read(path).map_err(|source| FileError::Io {
         path: path.to_owned(),
         source,
-    })?;
-    let source = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
-    let carve = carve_bytes(&data, &source).map_err(|error| FileError::Carve {
+    })
+}
+
+/// Reads and carves the file at `path`.
+pub fn carve_file(path: &Path) -> Result<(Carve, Vec<u8>), FileError> {
+    let data = read_library(path)?;
+    let carve = carve_bytes(&data, &source_name(path)).map_err(|error| FileError::Carve {
         path: path.to_owned(),
         error,
     })?;

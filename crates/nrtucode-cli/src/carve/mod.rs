@@ -27,7 +27,7 @@ pub mod tiny_elf;
 pub(crate) mod vendor_tables;
 pub(crate) mod verify;
 
-pub use blob_dir::write_blob_dir;
+pub use blob_dir::{carve_into_dir, write_blob_dir};
 pub use carver::{Carve, CarvedGetter, NamedBy, carve_bytes, carve_file};
 pub use compare::{Finding, compare};
 pub use elf::{Elf, Section};

@@ -24,6 +24,8 @@ use std::fs::{self, File};
 use std::hash::BuildHasher as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
 
 use nrtucode_facts::Manifest;
 use nrtucode_facts::manifest::MANIFEST_FILE;
@@ -144,13 +146,96 @@ pub(crate) struct StagedDir {
     parent: PathBuf,
     name: String,
     staging: PathBuf,
-    files: Vec<File>,
+    syncs: SyncPool,
     created_parents: Vec<PathBuf>,
     committed: bool,
 }
 
-/// Threads that `fsync` the staged files together (the filesystem commits them as a group).
+/// Threads that `fsync` the staged files while the next ones are written (the filesystem
+/// commits concurrent `fsync`s as a group, so the wait overlaps instead of adding up).
 const SYNC_THREADS: usize = 16;
+
+type SyncJob = (PathBuf, File);
+
+/// Background `fsync` workers fed through a channel.
+#[derive(Debug)]
+struct SyncPool {
+    jobs: Option<mpsc::Sender<SyncJob>>,
+    workers: Vec<JoinHandle<Result<(), PublishError>>>,
+}
+
+impl SyncPool {
+    fn start() -> Self {
+        let (jobs, queue) = mpsc::channel::<SyncJob>();
+        let queue = Arc::new(Mutex::new(queue));
+        let workers = (0..SYNC_THREADS)
+            .map(|_| {
+                let queue = Arc::clone(&queue);
+                std::thread::spawn(move || {
+                    let mut result = Ok(());
+                    loop {
+                        let job = match queue.lock() {
+                            Ok(q) => q.recv(),
+                            Err(_) => break,
+                        };
+                        let Ok((path, file)) = job else { break };
+                        if result.is_ok() {
+                            result = file.sync_all().map_err(io(&path));
+                        }
+                    }
+                    result
+                })
+            })
+            .collect();
+        Self {
+            jobs: Some(jobs),
+            workers,
+        }
+    }
+
+    /// A pool without workers (what is left after [`SyncPool::finish`]).
+    fn idle() -> Self {
+        Self {
+            jobs: None,
+            workers: Vec::new(),
+        }
+    }
+
+    fn submit(&self, path: PathBuf, file: File) -> Result<(), PublishError> {
+        let unsent = match &self.jobs {
+            Some(jobs) => jobs.send((path, file)).err().map(|e| e.0),
+            None => Some((path, file)),
+        };
+        match unsent {
+            // No worker to take it: sync here.
+            Some((path, file)) => file.sync_all().map_err(io(&path)),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits for every submitted `fsync`; the first failure is the result.
+    fn finish(mut self) -> Result<(), PublishError> {
+        self.jobs = None;
+        let mut result = Ok(());
+        for w in self.workers.drain(..) {
+            let r = w.join().unwrap_or_else(|_| {
+                Err(PublishError::Io {
+                    path: PathBuf::from("fsync worker"),
+                    source: std::io::Error::other("an fsync thread panicked"),
+                })
+            });
+            if result.is_ok() {
+                result = r;
+            }
+        }
+        result
+    }
+
+    /// Stops the workers without caring how their `fsync`s went.
+    fn abandon(self) {
+        let _ = self.finish();
+    }
+}
 
 impl StagedDir {
     /// Checks `dest` (see [`classify`]) and creates the staging directory beside it, creating
@@ -184,7 +269,7 @@ impl StagedDir {
             parent,
             name,
             staging: PathBuf::new(),
-            files: Vec::new(),
+            syncs: SyncPool::start(),
             created_parents: Vec::new(),
             committed: false,
         };
@@ -212,33 +297,18 @@ impl StagedDir {
     }
 
     /// Writes the new file `name` (a plain file name) with `bytes` into the staging directory.
-    pub(crate) fn write(&mut self, name: &str, bytes: &[u8]) -> Result<(), PublishError> {
+    pub(crate) fn write(&self, name: &str, bytes: &[u8]) -> Result<(), PublishError> {
         let path = self.staging.join(name);
         let mut file = File::create_new(&path).map_err(io(&path))?;
         file.write_all(bytes).map_err(io(&path))?;
-        self.files.push(file);
-        Ok(())
+        self.syncs.submit(path, file)
     }
 
     /// `fsync`s every file and the staging directory, then moves it into place (see the module
     /// documentation). Returns notes on what could not be cleaned up after the new directory
     /// was in place (an old carve's leftovers), which are not errors.
     pub(crate) fn commit(mut self) -> Result<Vec<String>, PublishError> {
-        let files = std::mem::take(&mut self.files);
-        let per_thread = files.len().div_ceil(SYNC_THREADS).max(1);
-        let staging = &self.staging;
-        std::thread::scope(|s| {
-            let workers: Vec<_> = files
-                .chunks(per_thread)
-                .map(|chunk| s.spawn(move || chunk.iter().try_for_each(File::sync_all)))
-                .collect();
-            workers.into_iter().try_for_each(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(std::io::Error::other("fsync thread failed")))
-            })
-        })
-        .map_err(io(staging))?;
-        drop(files);
+        std::mem::replace(&mut self.syncs, SyncPool::idle()).finish()?;
         sync_dir(&self.staging)?;
         let mut notes = Vec::new();
         match classify(&self.dest)? {
@@ -258,9 +328,7 @@ impl StagedDir {
                     let _ = fs::rename(&old, &self.dest);
                     return Err(io(&self.dest)(e));
                 }
-                for name in &old_names {
-                    let _ = fs::remove_file(old.join(name));
-                }
+                remove_files(&old, &old_names);
                 if let Err(e) = fs::remove_dir(&old) {
                     notes.push(format!(
                         "the earlier carve moved to {} could not be removed: {e}",
@@ -275,6 +343,22 @@ impl StagedDir {
     }
 }
 
+/// Removes `names` from `dir`, on several threads: unlinking files whose blocks the journal
+/// has just committed waits on the journal, and concurrent unlinks wait together.
+fn remove_files(dir: &Path, names: &BTreeSet<String>) {
+    let names: Vec<&String> = names.iter().collect();
+    let per_thread = names.len().div_ceil(SYNC_THREADS).max(1);
+    std::thread::scope(|s| {
+        for chunk in names.chunks(per_thread) {
+            s.spawn(move || {
+                for name in chunk {
+                    let _ = fs::remove_file(dir.join(name));
+                }
+            });
+        }
+    });
+}
+
 fn sync_dir(dir: &Path) -> Result<(), PublishError> {
     File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
 }
@@ -284,7 +368,7 @@ impl Drop for StagedDir {
         if self.committed {
             return;
         }
-        self.files.clear();
+        std::mem::replace(&mut self.syncs, SyncPool::idle()).abandon();
         if !self.staging.as_os_str().is_empty() {
             let _ = fs::remove_dir_all(&self.staging);
         }
@@ -319,7 +403,7 @@ mod tests {
     }
 
     fn stage(dest: &Path, files: &[(&str, &[u8])]) -> Result<Vec<String>, PublishError> {
-        let mut s = StagedDir::begin(dest)?;
+        let s = StagedDir::begin(dest)?;
         for (name, bytes) in files {
             s.write(name, bytes)?;
         }
@@ -339,7 +423,7 @@ mod tests {
     fn a_dropped_stage_leaves_nothing_behind() {
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("a/b/out");
-        let mut s = StagedDir::begin(&dest).unwrap();
+        let s = StagedDir::begin(&dest).unwrap();
         s.write("x.bin", b"1").unwrap();
         // A name collision inside the stage is an error, and dropping cleans up.
         assert!(s.write("x.bin", b"2").is_err());
