@@ -190,3 +190,46 @@ pub fn remove_section_headers(path: &Path) -> Result<(), String> {
     data[0x3c..0x40].fill(0); // e_shnum, e_shstrndx
     std::fs::write(path, data).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conditions_have_unique_file_names_and_are_found_by_name() {
+        let mut names: Vec<&str> = CONDITIONS.iter().map(|c| c.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), CONDITIONS.len());
+        for c in CONDITIONS {
+            assert_eq!(Condition::named(c.name), Some(c));
+            assert!(
+                c.name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            );
+        }
+        assert_eq!(Condition::named("O9"), None);
+    }
+
+    #[test]
+    fn removing_section_headers_zeroes_exactly_the_three_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.so");
+        let mut elf = vec![0xa5u8; 128];
+        elf[..5].copy_from_slice(b"\x7fELF\x02");
+        std::fs::write(&path, &elf).unwrap();
+        remove_section_headers(&path).unwrap();
+        let after = std::fs::read(&path).unwrap();
+        for (i, (a, b)) in elf.iter().zip(&after).enumerate() {
+            let zeroed = (0x28..0x30).contains(&i) || (0x3c..0x40).contains(&i);
+            assert_eq!(*b, if zeroed { 0 } else { *a }, "byte {i:#x}");
+        }
+        std::fs::write(&path, b"\x7fELF\x01 32-bit").unwrap();
+        assert!(
+            remove_section_headers(&path)
+                .unwrap_err()
+                .contains("not an ELF64")
+        );
+    }
+}
