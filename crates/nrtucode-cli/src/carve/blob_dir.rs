@@ -5,8 +5,10 @@
 //! place (`staged_dir`), so carving twice gives identical directories and a failed carve
 //! leaves the destination as it was.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use nrtucode_facts::manifest::MANIFEST_FILE;
 
@@ -35,8 +37,9 @@ pub fn write_blob_dir(carve: &Carve, data: &[u8], out: &Path) -> Result<Vec<Stri
 }
 
 /// Carves the library at `lib` into the blob directory `out` ([`write_blob_dir`]'s rules),
-/// refusing a foreign destination before reading anything. The library's own sha256 (for the
-/// manifest header) is computed on a second thread while the blobs are decoded and written.
+/// refusing a foreign destination before reading anything. Work overlaps so that the `fsync`s
+/// start early: the library's own sha256 (for the manifest header) is computed on one thread
+/// while the others hash each blob and write it as soon as its name (its sha256) is known.
 /// Returns the carve and the leftover notes of [`write_blob_dir`].
 pub fn carve_into_dir(lib: &Path, out: &Path) -> Result<(Carve, Vec<String>), FileError> {
     let staged = StagedDir::begin(out)?;
@@ -44,17 +47,87 @@ pub fn carve_into_dir(lib: &Path, out: &Path) -> Result<(Carve, Vec<String>), Fi
     let digest = || lower_hex(&Sha256::digest(&data));
     std::thread::scope(|s| {
         let source_sha256 = s.spawn(digest);
-        let mut carve = carve_with(&data, &source_name(lib), String::new).map_err(|error| {
-            FileError::Carve {
-                path: lib.to_owned(),
-                error,
+        let mut carve =
+            carve_with(&data, &source_name(lib), String::new, false).map_err(|error| {
+                FileError::Carve {
+                    path: lib.to_owned(),
+                    error,
+                }
+            })?;
+        let names = hash_and_write_blobs(&carve, &data, out, &staged)?;
+        for g in &mut carve.getters {
+            if let Some(off) = g.file_offset
+                && let Some(sha) = names.get(&(off, g.size))
+            {
+                g.sha256.clone_from(sha);
             }
-        })?;
-        write_blobs(&carve, &data, out, &staged)?;
+        }
         carve.header.source_sha256 = source_sha256.join().unwrap_or_else(|_| digest());
         staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
         Ok((carve, staged.commit()?))
     })
+}
+
+/// A blob's place in the library: (file offset, size).
+type BlobRange = (usize, u64);
+
+/// Threads that hash and write blobs in [`carve_into_dir`].
+const WRITERS: usize = 2;
+
+/// Hashes every distinct blob range of `carve` and writes it as `<sha256>.bin`, largest first,
+/// on [`WRITERS`] threads; returns the sha256 of each (file offset, size).
+fn hash_and_write_blobs(
+    carve: &Carve,
+    data: &[u8],
+    out: &Path,
+    staged: &StagedDir,
+) -> Result<HashMap<BlobRange, String>, FileError> {
+    let mut ranges: Vec<BlobRange> = carve
+        .getters
+        .iter()
+        .filter_map(|g| g.file_offset.map(|off| (off, g.size)))
+        .collect();
+    ranges.sort_unstable_by_key(|&(off, size)| (std::cmp::Reverse(size), off));
+    ranges.dedup();
+    let foreign = || FileError::Io {
+        path: out.to_owned(),
+        source: std::io::Error::other("carve does not belong to these bytes"),
+    };
+    let next = AtomicUsize::new(0);
+    let written = Mutex::new(HashSet::new());
+    let work = || -> Result<Vec<(BlobRange, String)>, FileError> {
+        let mut done = Vec::new();
+        while let Some(&(off, size)) = ranges.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let end = usize::try_from(size).ok().and_then(|n| off.checked_add(n));
+            let bytes = end.and_then(|end| data.get(off..end)).ok_or_else(foreign)?;
+            let sha = lower_hex(&Sha256::digest(bytes));
+            let name = format!("{sha}.bin");
+            let first = written
+                .lock()
+                .map(|mut w| w.insert(name.clone()))
+                .unwrap_or(true);
+            if first {
+                staged.write(&name, bytes)?;
+            }
+            done.push(((off, size), sha));
+        }
+        Ok(done)
+    };
+    let mut names = HashMap::new();
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..WRITERS).map(|_| s.spawn(work)).collect();
+        for w in workers {
+            let done = w.join().unwrap_or_else(|_| {
+                Err(FileError::from(PublishError::Io {
+                    path: out.to_owned(),
+                    source: std::io::Error::other("a writer thread panicked"),
+                }))
+            })?;
+            names.extend(done);
+        }
+        Ok::<_, FileError>(())
+    })?;
+    Ok(names)
 }
 
 /// Writes one `<sha256>.bin` per distinct non-empty blob into `staged`.

@@ -68,6 +68,8 @@ struct Carver<'a, 'e> {
     relocs: &'e RelocMap,
     names: &'e Names,
     stubs: HashMap<u64, (u64, u64)>,
+    /// `false` leaves the sha256 of non-empty blobs empty for the caller to fill in.
+    hash_blobs: bool,
     out: BTreeMap<String, CarvedGetter>,
     nulls: Vec<String>,
     notes: Vec<String>,
@@ -141,7 +143,12 @@ impl Carver<'_, '_> {
         } else {
             let off = self.elf.offset_of(blob_va, size, &what)?;
             let bytes = self.elf.bytes_at(blob_va, size, &what)?;
-            (lower_hex(&Sha256::digest(bytes)), Some(off))
+            let sha256 = if self.hash_blobs {
+                lower_hex(&Sha256::digest(bytes))
+            } else {
+                String::new()
+            };
+            (sha256, Some(off))
         };
         self.out.insert(
             name.symbol.clone(),
@@ -164,24 +171,31 @@ impl Carver<'_, '_> {
 pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
     let digest = || lower_hex(&Sha256::digest(data));
     if data.len() < PARALLEL_HASH_BYTES {
-        return carve_with(data, source, digest);
+        return carve_with(data, source, digest, true);
     }
     // The input's own sha256 (for the manifest header) is half the hashing work: do it on
     // another core while this one decodes and hashes the blobs.
     std::thread::scope(|s| {
         let hash = s.spawn(digest);
-        carve_with(data, source, || hash.join().unwrap_or_else(|_| digest()))
+        carve_with(
+            data,
+            source,
+            || hash.join().unwrap_or_else(|_| digest()),
+            true,
+        )
     })
 }
 
 /// Inputs at least this large hash themselves on a second thread.
 const PARALLEL_HASH_BYTES: usize = 1 << 20;
 
-/// [`carve_bytes`] with the input's sha256 from `source_sha256`.
+/// [`carve_bytes`] with the input's sha256 from `source_sha256`; with `hash_blobs` false the
+/// sha256 of every non-empty blob is left empty (the caller hashes them while writing).
 pub(crate) fn carve_with(
     data: &[u8],
     source: &str,
     source_sha256: impl FnOnce() -> String,
+    hash_blobs: bool,
 ) -> Result<Carve, CarveError> {
     let elf = Elf::parse(data)?;
     let relocs = RelocMap::read(&elf)?;
@@ -194,6 +208,7 @@ pub(crate) fn carve_with(
         relocs: &relocs,
         names: &names,
         stubs: HashMap::new(),
+        hash_blobs,
         out: BTreeMap::new(),
         nulls: Vec::new(),
         notes: Vec::new(),
