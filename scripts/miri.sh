@@ -19,7 +19,7 @@ rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly -
 rustup +nightly component add miri rust-src >/dev/null 2>&1 || rustup +nightly component add miri rust-src
 start=$(date +%s)
 cargo +nightly miri test -p nrtucode --features std \
-  --lib --test return_codes --test tables --test const_eval --test single_copy --test env_matrix -- \
+  --lib --test return_codes --test catalog_vs_facts --test const_eval --test single_copy --test env_matrix -- \
   --skip the_payload_is_in_this_executable_once \
   --skip matrix_matches_the_model_for_every_slot_region_and_flavor \
   --skip fixture_build_embeds_exactly_the_generated_bytes \
