@@ -167,7 +167,11 @@ mod tests {
         let _env = env_guard();
         let (rc, p, n) = image(7, 2, 1); // CAYMAN NX ACT PERF SRAM: a cursor
         assert_eq!((rc, n), (NRTUCODE_OK, 0));
-        assert_ne!(p, SENTINEL);
+        // The vendor's address, one past the end of the same image's DRAM blob; never a
+        // placeholder such as `NonNull::dangling()`.
+        let (_, dram, dram_len) = image(7, 1, 1);
+        assert_eq!(p, dram.cast::<u8>().wrapping_add(dram_len).cast());
+        assert_ne!(p, ptr::NonNull::<u8>::dangling().as_ptr().cast());
     }
 
     #[test]
