@@ -65,7 +65,7 @@ fn every_cursor_points_where_the_catalog_says() {
             }
         }
     }
-    let all_embedded = model_cursors().iter().all(|g| embedded(g));
+    let all_embedded = model_cursors().iter().all(embedded);
     if all_embedded {
         // Every cursor of the catalog is reachable from the image list and was checked.
         assert_eq!(seen.len(), 161);

@@ -13,6 +13,7 @@
 //! | `c_explicit`, `c_auto`, `c_hwdecode` | the look-alike's C resolvers on the same inputs ([`c`]) |
 //! | `ideal_explicit`, `ideal_hwdecode` | a dense precomputed array ([`ideal`]) |
 #![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 #![deny(missing_docs)]
 
 pub mod c;

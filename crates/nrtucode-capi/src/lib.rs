@@ -9,13 +9,17 @@
 //!   region above 3 / empty slot / bad kind / no profiler table, 3 image not in this build
 //!   (NULL getter), 8 the removed `NRTUCODE_MPLUS_ON_MARIANA=1` flag;
 //! * the process environment is read on every call through [`nrtucode::StdEnv`], byte for byte
-//!   like `getenv` + `strcmp`, and a tripped removed flag prints one line to stderr;
+//!   like `getenv` + `strcmp`, under std's environment lock (so a Rust host that calls
+//!   `std::env::set_var` on another thread cannot make it read freed memory), and a tripped
+//!   removed flag prints one line to stderr;
 //! * out-parameters are written only on success;
 //! * where the vendor would store through a NULL out-pointer (and crash), we return
 //!   [`NRTUCODE_E_NULL_OUT`] (22) and write nothing. Every call the vendor survives gets the
 //!   vendor's code: the NULL check happens only when there is something to write.
 //!
-//! All `unsafe` of the project lives in this module.
+//! The `unsafe` here is the C boundary only: two `extern "C"` functions whose contract is on
+//! their raw out-pointers, and one block that writes through them; each block carries a
+//! `// SAFETY:` argument. The core crate has no `unsafe` at all.
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -75,8 +79,9 @@ unsafe fn answer(
 ///
 /// # Safety
 /// Each of `out_ptr` and `out_len` must be NULL or valid for a write of a `const void *` /
-/// `size_t` (alignment not required). The call reads the process environment; like `getenv`, it
-/// must not race with a thread that modifies the environment.
+/// `size_t` (alignment not required). The call reads the process environment through std's
+/// lock, which every Rust `std::env::set_var` / `remove_var` takes too; like `getenv`, it must
+/// not race with C code that calls `setenv` / `putenv` directly on another thread.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nrtucode_get_memory_image(
     idx: c_uint,

@@ -6,7 +6,8 @@
 //! * the raw API `nrtucode::get_memory_image` / `get_hwdecode_table` (environment given as a
 //!   slice of the same bytes),
 //! * the typed API `nrtucode::resolve_image` / `resolve_hwdecode` (when the integers parse),
-//! * the C ABI `nrtucode_capi::nrtucode_get_*` called in-process (live environment),
+//! * the C ABI `nrtucode_capi::nrtucode_get_*` called in-process (live environment, `StdEnv`),
+//! * `nrtucode::EnvSnapshot::capture()` of the same process environment,
 //!
 //! on return code, success, length, bytes, untouched out-parameters on failure, the place of
 //! every boundary cursor among its image's regions (the start or end of which), pointer aliasing
@@ -15,6 +16,7 @@
 //!
 //! `harness = false`: one thread owns the process environment, and the removal notices that
 //! the ~200k tripped calls print go to /dev/null instead of the test harness's capture.
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, c_int, c_uint, c_void};
@@ -25,7 +27,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use nrtucode::env::{FLAVOR_VAR, REMOVED_FLAG_VAR};
-use nrtucode::{Flavor, ImageIndex, ProfKind, Region, ResolveErr};
+use nrtucode::{EnvSnapshot, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 use nrtucode_conformance::{
     EnvCase, KIND_VALUES, LOOKALIKE_PREFIX, SP_PAIRS, SplitMix64, Tally, VARIANT,
     build_matches_variant, env_matrix, flavor_values, idx_values, region_values,
@@ -85,6 +87,8 @@ struct Oracle {
     c_hw: HwFn,
     tally: Tally,
     tuples: u64,
+    /// `EnvSnapshot::capture()` of the process environment of the current cell.
+    snapshot: EnvSnapshot,
     /// Cursor answers whose place in their image was compared.
     cursor_answers: u64,
     /// (C pointer, our pointer, length) triples whose bytes were already compared.
@@ -101,6 +105,7 @@ impl Oracle {
             c_hw,
             tally: Tally::default(),
             tuples: 0,
+            snapshot: EnvSnapshot::EMPTY,
             cursor_answers: 0,
             verified: HashSet::new(),
             alias: HashMap::new(),
@@ -166,6 +171,15 @@ impl Oracle {
             flavor,
         );
         self.codes_agree(&what, c, ours, abi);
+        let snapshot = Answer::of(nrtucode::get_memory_image(
+            idx,
+            region,
+            flavor,
+            &self.snapshot,
+        ));
+        self.tally.check(snapshot == ours, || {
+            format!("{}: snapshot {snapshot:?}, raw {ours:?}", what())
+        });
         if let (Some(i), Some(r), Some(f)) = (
             ImageIndex::new(idx),
             Region::from_raw(region),
@@ -406,6 +420,7 @@ fn mutants_are_caught(dir: &Path, opts: &Options) -> Result<(), String> {
     for (name, case, idx, flavor) in cases {
         let mut oracle = Oracle::new(c_image, c_hw);
         set_process_env(&case);
+        oracle.snapshot = EnvSnapshot::capture();
         let pairs = case.pairs();
         oracle.image(&pairs, idx, 0, flavor);
         if oracle.tally.mismatches == 0 {
@@ -463,6 +478,7 @@ fn main() -> ExitCode {
         let _quiet = StderrRedirect::to(Path::new("/dev/null")).expect("silence stderr");
         for case in &matrix {
             set_process_env(case);
+            oracle.snapshot = EnvSnapshot::capture();
             let pairs = case.pairs();
             let env = pairs.as_slice();
             let before = oracle.tuples;

@@ -9,6 +9,7 @@
 //! `_start` is the ELF entry and the only GC root; it calls every entry point.
 #![no_std]
 #![no_main]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 use core::hint::black_box;
 use core::panic::PanicInfo;
