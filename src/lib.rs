@@ -6,6 +6,7 @@
 pub mod catalog;
 pub mod env;
 mod error;
+mod index;
 pub mod model;
 pub mod prof;
 mod resolve;

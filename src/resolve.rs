@@ -1,14 +1,15 @@
 //! The two resolvers, in the vendor's order of checks.
 //!
 //! `get_memory_image`: (A) index bound → 1; (B) removed flag → 8; (D) flavor 0 resolved from
-//! the environment; (E) empty slot → 2, linear flavor scan, miss → 2; (F) region bound → 2,
-//! NULL getter → 3; success. `get_hwdecode_table`: index bound → 1; kind → 2; NULL getter → 2.
+//! the environment; (E) empty slot → 2, flavor scan (precomputed, `crate::index`), miss → 2;
+//! (F) region bound → 2, NULL getter → 3; success. `get_hwdecode_table`: index bound → 1; kind → 2; NULL getter → 2.
 //! The raw entry points take the C integers, so every out-of-range value gets the vendor's
 //! answer; the typed ones take enums and share the implementation.
 
 use crate::catalog::{HWDECODE_LIST, IMAGE_LIST};
 use crate::env::{Env, FLAVOR_VAR, REMOVED_FLAG_VAR, auto_flavor, removed_flag_trips};
 use crate::error::ResolveErr;
+use crate::index::{DESCRIPTOR_AT, DESCRIPTOR_REGIONS, EMPTY_SLOT, FLAVOR_SPAN};
 use crate::model::{Flavor, ImageIndex, ProfKind, Region};
 
 /// Resolves a firmware image region, reading the environment through `env`.
@@ -86,24 +87,35 @@ pub const fn get_memory_image_const(
     lookup_image(idx, region, flavor)
 }
 
-/// Steps (C) to (F): slot, descriptor scan, region, getter. `flavor` is already resolved.
+/// Steps (E) and (F): empty slot, flavor scan, region, getter. `flavor` is already resolved.
+///
+/// The scan's answer comes precomputed from the index (`crate::index`): one load gives the
+/// descriptor, or the empty-slot / not-found answer the scan would give, in the scan's order.
 #[inline]
 const fn lookup_image(idx: u32, region: i32, flavor: i32) -> Result<&'static [u8], ResolveErr> {
     let idx = idx as usize;
-    if idx >= IMAGE_LIST.len() {
+    if idx >= DESCRIPTOR_AT.len() {
         return Err(ResolveErr::IndexOutOfRange);
     }
-    let slot = &IMAGE_LIST[idx];
-    if slot.descriptors().is_empty() {
-        return Err(ResolveErr::EmptySlot);
+    // A negative flavor wraps to a huge one: outside the span, like every non-key.
+    let key = flavor as u32 as usize;
+    let at = if key < FLAVOR_SPAN {
+        DESCRIPTOR_AT[idx][key]
+    } else {
+        DESCRIPTOR_AT[idx][0]
+    } as usize;
+    if at >= DESCRIPTOR_REGIONS.len() {
+        return Err(if at == EMPTY_SLOT as usize {
+            ResolveErr::EmptySlot
+        } else {
+            ResolveErr::FlavorNotFound
+        });
     }
-    let Some(desc) = slot.find_raw(flavor) else {
-        return Err(ResolveErr::FlavorNotFound);
-    };
-    let Some(region) = Region::from_raw(region) else {
+    let region = region as u32 as usize;
+    if region >= Region::ALL.len() {
         return Err(ResolveErr::RegionOutOfRange);
-    };
-    match desc.region(region) {
+    }
+    match DESCRIPTOR_REGIONS[at][region] {
         Some(bytes) => Ok(bytes),
         None => Err(ResolveErr::NullGetter),
     }

@@ -8,7 +8,8 @@
 //! |---|---|
 //! | `ours_explicit` | [`nrtucode::get_memory_image`], explicit flavor, [`nrtucode::NoEnv`] |
 //! | `ours_explicit_std` | the same with [`nrtucode::StdEnv`] (reads the removed flag, as C does) |
-//! | `ours_auto_std` | flavor 0 with `StdEnv` (both variables, one pass) |
+//! | `ours_auto_std` | flavor 0 with `StdEnv` (both variables, each through `std::env::var_os`) |
+//! | `ours_auto_snapshot` | flavor 0 with an [`nrtucode::EnvSnapshot`] captured once |
 //! | `ours_hwdecode` | [`nrtucode::get_hwdecode_table`] |
 //! | `c_explicit`, `c_auto`, `c_hwdecode` | the look-alike's C resolvers on the same inputs ([`c`]) |
 //! | `ideal_explicit`, `ideal_hwdecode` | a dense precomputed array ([`ideal`]) |
