@@ -17,6 +17,7 @@ static_assertions::const_assert!(SNAPSHOT_VALUE_CAPACITY < u8::MAX as usize);
 
 /// One captured value: unset, or its first bytes as a C string (up to the first NUL).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 struct Captured {
     /// `false`: unset.
     set: bool,
@@ -84,6 +85,7 @@ impl Captured {
 /// # Ok::<(), nrtucode::ResolveErr>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct EnvSnapshot {
     removed_flag: Captured,
     flavor: Captured,
