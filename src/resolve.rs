@@ -17,7 +17,9 @@ use crate::model::{Flavor, ImageIndex, ProfKind, Region};
 /// Arguments are the vendor's C integers: `idx` the flat (generation, engine) index 0..=37,
 /// `region` 0 IRAM, 1 DRAM, 2 SRAM, 3 EXTRAM, `flavor` 0 auto (from `NEURON_UCODE_FLAVOR`),
 /// 1 PERF/RELEASE, 2 DEBUG, 3 TEST, 17/18/19 dynamic-kernel-load. A boundary cursor resolves to
-/// an empty slice (code 0), a getter not in this build to [`ResolveErr::NullGetter`] (code 3).
+/// an empty slice (code 0) at the vendor's address (one past the end of the same image's DRAM or
+/// SRAM blob, or the start of its DRAM blob), a getter not in this build to
+/// [`ResolveErr::NullGetter`] (code 3).
 ///
 /// ```
 /// use nrtucode::{get_memory_image, NoEnv, ResolveErr};
