@@ -403,7 +403,7 @@ pub struct ImageEntry {
     pub flavor: Flavor,
     /// The region.
     pub region: Region,
-    /// The getter: `None` NULL, `Some(&[])` cursor.
+    /// The getter: `None` NULL, an empty slice a cursor (at the vendor's address).
     pub blob: Option<&'static [u8]>,
 }
 
