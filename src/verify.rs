@@ -264,9 +264,19 @@ pub fn copy_checked<H: Sha256Hasher + ?Sized>(
         });
     };
     hasher.reset();
-    for (to, from) in dst.chunks_mut(COPY_CHUNK).zip(src.chunks(COPY_CHUNK)) {
-        to.iter_mut().zip(from).for_each(|(t, f)| *t = *f);
-        hasher.update(to);
+    // Chunk by splitting (no division, no bounds check a small opt-level might keep).
+    let (mut from, mut to) = (src, &mut *dst);
+    while !from.is_empty() {
+        let n = from.len().min(COPY_CHUNK);
+        let (Some((chunk, from_rest)), Some((written, to_rest))) = (
+            from.split_at_checked(n),
+            core::mem::take(&mut to).split_at_mut_checked(n),
+        ) else {
+            break;
+        };
+        written.iter_mut().zip(chunk).for_each(|(t, f)| *t = *f);
+        hasher.update(written);
+        (from, to) = (from_rest, to_rest);
     }
     match compare(expected, hasher.finish()) {
         Ok(()) => Ok(src.len()),
