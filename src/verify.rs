@@ -101,6 +101,7 @@ pub struct EmbeddedBlob {
 
 impl EmbeddedBlob {
     /// Used by the generated blob module only.
+    #[allow(dead_code)] // unused when features deselect every blob
     pub(crate) const fn new(bytes: &'static [u8], sha256: Sha256Digest) -> Self {
         Self { bytes, sha256 }
     }
