@@ -49,7 +49,7 @@ pub const BLOB_SECTION_PREFIX: &str = ".rodata.nrtucode.";
 
 /// The distinct embedded blobs with their digests (feature `verify`).
 #[cfg(feature = "verify")]
-pub(crate) fn blob_table() -> &'static [crate::verify::EmbeddedBlob] {
+pub(crate) const fn blob_table() -> &'static [crate::verify::EmbeddedBlob] {
     &EMBEDDED
 }
 

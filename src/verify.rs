@@ -208,6 +208,53 @@ pub fn expected_sha256(blob: &[u8]) -> Result<&'static Sha256Digest, VerifyError
         .ok_or(VerifyError::NotEmbedded { len: blob.len() })
 }
 
+/// The recorded SHA-256 of an embedded blob, found by content: for `const` contexts, where a
+/// blob resolved at compile time ([`image!`](crate::image)) is checked against its digest
+/// without linking the digest table (and with it every blob). `None` when no embedded blob has
+/// these bytes. At run time prefer [`expected_sha256`], which compares addresses.
+///
+/// ```
+/// use nrtucode::verify::{copy_checked, expected_sha256_const, Sha256Digest, SoftSha256};
+/// use nrtucode::{image, Flavor, ImageIndex, Region};
+///
+/// const IRAM: &[u8] = image!(ImageIndex::CAYMAN_NX_ACT, Region::Iram, Flavor::Perf);
+/// const IRAM_SHA256: Sha256Digest = match expected_sha256_const(IRAM) {
+///     Some(digest) => digest,
+///     None => panic!("not an embedded blob"),
+/// };
+/// let mut device = vec![0u8; IRAM.len()];
+/// copy_checked(IRAM, &mut device, &IRAM_SHA256, &mut SoftSha256::new())?;
+/// # Ok::<(), nrtucode::verify::VerifyError>(())
+/// ```
+pub const fn expected_sha256_const(blob: &[u8]) -> Option<Sha256Digest> {
+    if blob.is_empty() {
+        return Some(EMPTY_SHA256);
+    }
+    let table = blob_table();
+    let mut i = 0;
+    while i < table.len() {
+        if same_bytes(table[i].bytes, blob) {
+            return Some(table[i].sha256);
+        }
+        i += 1;
+    }
+    None
+}
+
+const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Hashes an embedded blob in place (software SHA-256) and compares with its recorded digest.
 pub fn verify_blob(blob: &[u8]) -> Result<(), VerifyError> {
     verify_blob_with(blob, &mut SoftSha256::new())

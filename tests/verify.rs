@@ -9,8 +9,8 @@ use nrtucode::catalog::{
 };
 use nrtucode::verify::{
     EMPTY_SHA256, Sha256Digest, Sha256Hasher, SoftSha256, VerifyError, check_sha256, copy_checked,
-    copy_verified, copy_verified_with, embedded_blobs, expected_sha256, verify_blob,
-    verify_blob_with,
+    copy_verified, copy_verified_with, embedded_blobs, expected_sha256, expected_sha256_const,
+    verify_blob, verify_blob_with,
 };
 use nrtucode_facts::{fixture_bytes, getters};
 use sha2::{Digest, Sha256};
@@ -217,4 +217,43 @@ fn a_custom_hasher_replaces_the_software_one() {
         verify_blob_with(blob, &mut hw),
         Err(VerifyError::Mismatch { .. })
     ));
+}
+
+#[test]
+fn the_const_lookup_finds_digests_by_content() {
+    for blob in embedded_blobs() {
+        assert_eq!(expected_sha256_const(blob.bytes()), Some(*blob.sha256()));
+        // By content: a copy is found too (its digest is the same, by definition).
+        let copy = blob.bytes().to_vec();
+        assert_ne!(copy.as_ptr(), blob.bytes().as_ptr());
+        assert_eq!(expected_sha256_const(&copy), Some(*blob.sha256()));
+    }
+    assert_eq!(expected_sha256_const(&[]), Some(EMPTY_SHA256));
+    if let Some(blob) = embedded_blobs().first() {
+        let mut changed = blob.bytes().to_vec();
+        changed[0] ^= 0x80;
+        assert_eq!(expected_sha256_const(&changed), None);
+    }
+}
+
+#[cfg(all(feature = "gen-cayman", feature = "flavor-perf"))]
+mod at_compile_time {
+    use super::*;
+    use nrtucode::{Flavor, ImageIndex, Region, image};
+
+    const IRAM: &[u8] = image!(ImageIndex::CAYMAN_NX_ACT, Region::Iram, Flavor::Perf);
+    const IRAM_SHA256: Sha256Digest = match expected_sha256_const(IRAM) {
+        Some(digest) => digest,
+        None => panic!("CAYMAN NX ACT PERF IRAM is embedded"),
+    };
+
+    #[test]
+    fn a_const_digest_checks_a_const_blob() {
+        assert_eq!(expected_sha256(IRAM), Ok(&IRAM_SHA256));
+        let mut device = vec![0u8; IRAM.len()];
+        assert_eq!(
+            copy_checked(IRAM, &mut device, &IRAM_SHA256, &mut SoftSha256::new()),
+            Ok(IRAM.len())
+        );
+    }
 }

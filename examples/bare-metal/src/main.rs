@@ -8,7 +8,8 @@
 //!   or DMA buffers instead.
 //! - Default: resolve at run time (any engine, any flavor, chosen by integers that could come
 //!   from a host) and copy-verify. Feature `const-resolve`: resolve at compile time with
-//!   `nrtucode::image!`, so only the named blobs are linked.
+//!   `nrtucode::image!` and look the digests up at compile time, so only the named blobs are
+//!   linked; copy-verify the same way.
 #![no_std]
 #![no_main]
 
@@ -98,10 +99,12 @@ fn load(engine: ImageIndex, region: Region, flavor: Flavor, window: &mut [u8]) -
 }
 
 /// Compile-time resolution: a request that does not resolve fails the build, and only these
-/// blobs are linked. (Verifying by slice would link the digest table, and with it every blob.)
+/// blobs are linked. Their digests are looked up at compile time too (verifying by slice at run
+/// time would link the digest table, and with it every blob).
 #[cfg(feature = "const-resolve")]
 fn load(_: ImageIndex, region: Region, _: Flavor, window: &mut [u8]) -> bool {
     use nrtucode::image;
+    use nrtucode::verify::{Sha256Digest, SoftSha256, copy_checked, expected_sha256_const};
 
     const IMAGES: [&[u8]; 4] = [
         image!(ENGINE, Region::Iram, FLAVOR),
@@ -114,14 +117,32 @@ fn load(_: ImageIndex, region: Region, _: Flavor, window: &mut [u8]) -> bool {
     const _: () = assert!(IMAGES[1].len() <= DATA_WINDOW);
     const _: () = assert!(IMAGES[2].len() <= DATA_WINDOW && IMAGES[3].len() <= DATA_WINDOW);
 
-    let image = IMAGES[region as usize];
-    match window.get_mut(..image.len()) {
-        Some(to) => {
-            to.copy_from_slice(image);
-            defmt::info!("{}: {} bytes", region, image.len());
+    const DIGESTS: [Sha256Digest; 4] = {
+        let mut digests = [[0; 32]; 4];
+        let mut i = 0;
+        while i < 4 {
+            digests[i] = match expected_sha256_const(IMAGES[i]) {
+                Some(digest) => digest,
+                None => panic!("an image! blob is always embedded"),
+            };
+            i += 1;
+        }
+        digests
+    };
+
+    let i = region as usize;
+    let (Some(image), Some(digest)) = (IMAGES.get(i), DIGESTS.get(i)) else {
+        return false;
+    };
+    match copy_checked(image, window, digest, &mut SoftSha256::new()) {
+        Ok(n) => {
+            defmt::info!("{}: {} bytes, SHA-256 ok", region, n);
             true
         }
-        None => false,
+        Err(e) => {
+            defmt::error!("{}: {}", region, e);
+            false
+        }
     }
 }
 
