@@ -6,7 +6,8 @@
 #   scripts/size.sh --no-build-cost
 #
 # The consumer is tests/no_std built with only the NoEnv image and hwdecode entry points
-# (`--no-default-features --features panic-loop`). Its ELF is split by scripts/size_report.py:
+# (`--no-default-features --features panic-loop`), then again with its `verify` entry points
+# (what feature `verify` adds, with sha2's unrolled and compact SHA-256). Its ELF is split by scripts/size_report.py:
 # payload = the BLOB_* statics (distinct blobs), metadata = the rest of .rodata/.data, code =
 # .text minus the consumer's `_start`.
 set -euo pipefail
