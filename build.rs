@@ -25,8 +25,8 @@ use std::path::{Path, PathBuf};
 use std::{env, fs, process};
 
 use nrtucode_facts::facts::{FRONT_FEATURES, GENERATIONS, REGIONS, VARIANT_FEATURES, selected_by};
-use nrtucode_facts::manifest::{MANIFEST_FILE, ManifestRow};
 use nrtucode_facts::hex::lower_hex;
+use nrtucode_facts::manifest::{MANIFEST_FILE, ManifestRow};
 use nrtucode_facts::{Getter, Manifest, fixture_bytes, getters};
 use sha2::{Digest, Sha256};
 
@@ -353,7 +353,12 @@ impl Source {
                         row.sha256
                     ));
                 }
-                Ok(Some(blobs.static_for(&path, getter.size, getter.stem(), || digest)))
+                Ok(Some(blobs.static_for(
+                    &path,
+                    getter.size,
+                    getter.stem(),
+                    || digest,
+                )))
             }
         }
     }

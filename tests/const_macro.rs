@@ -55,7 +55,7 @@ fn an_unresolvable_request_fails_the_build_naming_it() {
         dir.join("src/lib.rs"),
         "use nrtucode::{hwdecode, image, Flavor, ImageIndex, ProfKind, Region};\n\
          pub const NO_DEBUG: &[u8] = image!(ImageIndex::MAVERICK_NX_POOL, Region::Iram, Flavor::Debug);\n\
-         pub const GAP: &[u8] = image!(ImageIndex::new(36).unwrap(), Region::Dram, Flavor::Perf);\n\
+         pub const GAP: &[u8] = image!(ImageIndex::from_raw(36).unwrap(), Region::Dram, Flavor::Perf);\n\
          pub const NO_PROF: &[u8] = hwdecode!(ImageIndex::SUNDA_NX_ACT, ProfKind::Cam);\n",
     )
     .unwrap();
@@ -71,7 +71,7 @@ fn an_unresolvable_request_fails_the_build_naming_it() {
     for message in [
         "nrtucode::image!(ImageIndex::MAVERICK_NX_POOL, Region::Iram, Flavor::Debug): \
          no descriptor for the requested flavor in this slot (code 2)",
-        "nrtucode::image!(ImageIndex::new(36).unwrap(), Region::Dram, Flavor::Perf): \
+        "nrtucode::image!(ImageIndex::from_raw(36).unwrap(), Region::Dram, Flavor::Perf): \
          the slot is empty (code 2)",
         "nrtucode::hwdecode!(ImageIndex::SUNDA_NX_ACT, ProfKind::Cam): \
          no profiler table in this slot (code 2)",
