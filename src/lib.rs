@@ -4,18 +4,25 @@
 
 pub mod catalog;
 pub mod env;
+mod env_impls;
 mod error;
 pub mod model;
+mod names;
 pub mod prof;
+mod request;
 mod resolve;
+mod slot_map;
 #[cfg(feature = "std")]
 mod std_env;
 pub mod table;
 
 pub use catalog::{HWDECODE_LIST, IMAGE_LIST};
 pub use env::{CapacityError, Env, MapEnv, NoEnv};
+pub use env_impls::{EnvText, is_settable_name};
 pub use error::ResolveErr;
 pub use model::{CoreClass, Engine, Flavor, Generation, ImageIndex, ProfKind, Region, SlotId};
+pub use names::{ParseError, RawValueError};
+pub use request::{Failure, Request};
 pub use resolve::{
     get_hwdecode_table, get_memory_image, get_memory_image_const, resolve_hwdecode, resolve_image,
     resolve_image_const,
