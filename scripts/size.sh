@@ -46,8 +46,8 @@ else
 fi
 
 # The vendor's payload: distinct blob addresses of the real getters the two resolvers reach
-# (catalog rows other than EXTISA_*).
-catalog=$(python3 - <<'PY'
+# (getters.tsv rows other than EXTISA_*).
+vendor_payload=$(python3 - <<'PY'
 import csv
 seen = {}
 with open("blobs/getters.tsv") as f:
@@ -58,7 +58,7 @@ print(len(seen), sum(seen.values()))
 PY
 )
 
-python3 - "$fixtures" "$carved" "$catalog" <<'PY'
+python3 - "$fixtures" "$carved" "$vendor_payload" <<'PY'
 import json, sys
 rows = [json.loads(a) for a in sys.argv[1:3] if a]
 cat_n, cat_bytes = map(int, sys.argv[3].split())
@@ -71,7 +71,7 @@ for r in rows:
     cm = r["code"] + r["metadata"]
     print(f"| {r['label']} | {r['code']:,} B | {r['metadata']:,} B | {cm:,} B | {100 * cm / vendor:.1f}% | {r['panic']:,} B |")
 print()
-print("| build | embedded payload (distinct blobs) | catalog payload (distinct, vendor) | consumer flash (alloc sections) | flash - payload |")
+print("| build | embedded payload (distinct blobs) | vendor payload (distinct, from the facts) | consumer flash (alloc sections) | flash - payload |")
 print("|---|---:|---:|---:|---:|")
 for r in rows:
     print(f"| {r['label']} | {r['payload']:,} B ({r['blobs']} blobs) | {cat_bytes:,} B ({cat_n} blobs) | {r['alloc']:,} B | {r['alloc'] - r['payload']:,} B |")

@@ -12,6 +12,7 @@ const PREFIX: &str = "lookalike_full_";
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-changed=../nrtucode-lookalike/src");
+    println!("cargo::rerun-if-changed=../nrtucode-lookalike/c");
     println!("cargo::rerun-if-changed=../nrtucode-facts/src");
     println!("cargo::rerun-if-changed=../../blobs");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
