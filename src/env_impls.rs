@@ -1,32 +1,34 @@
 //! [`Env`] for plain data: arrays and slices of `(name, value)` pairs (`no_std`) and, with
-//! feature `std`, `Vec`s of pairs, `HashMap`s and `BTreeMap`s keyed by `String` or `OsString`.
-//!
-//! Each answers exactly like `getenv` on a process environment holding those variables:
-//!
-//! * a name that cannot be set in a process environment (empty, or holding `=` or NUL) is never
-//!   found;
-//! * in a list of pairs the first pair with the name wins (a map holds one value per name);
-//! * a value is seen as a C string: the bytes before its first NUL.
-//!
-//! Names and values are anything [`EnvText`]: `&str`, byte strings (`b"debug"`), `String`,
-//! `Vec<u8>`, `OsString`, … so all of these work:
-//!
-//! ```
-//! use nrtucode::{get_memory_image, Flavor, ImageIndex, Region};
-//! let (idx, region) = (ImageIndex::CAYMAN_NX_ACT.raw(), Region::Iram.raw());
-//! let debug = get_memory_image(idx, region, Flavor::Debug.raw(), &nrtucode::NoEnv)?;
-//! let by_array = get_memory_image(idx, region, 0, &[("NEURON_UCODE_FLAVOR", b"debug")])?;
-//! let by_str: &[(&str, &str)] = &[("NEURON_UCODE_FLAVOR", "DEBUG")];
-//! let by_slice = get_memory_image(idx, region, 0, by_str)?;
-//! assert_eq!(by_array.as_ptr(), debug.as_ptr());
-//! assert_eq!(by_slice.as_ptr(), debug.as_ptr());
-//! # Ok::<(), nrtucode::ResolveErr>(())
-//! ```
+//! feature `std`, `Vec`s of pairs and maps; see [`EnvText`].
 
 use crate::env::{Env, as_c_string};
 
 /// Text an injected environment can hold as a name or value: its raw bytes, as the process
 /// environment would hold them.
+///
+/// With it, [`Env`] is implemented for plain data: arrays and slices of `(name, value)` pairs
+/// (`no_std`) and, with feature `std`, `Vec`s of pairs, `HashMap`s and `BTreeMap`s keyed by
+/// `String` or `OsString`. Each answers exactly like `getenv` on a process environment holding those variables:
+///
+/// * a name that cannot be set in a process environment (empty, or holding `=` or NUL) is never
+///   found;
+/// * in a list of pairs the first pair with the name wins (a map holds one value per name);
+/// * a value is seen as a C string: the bytes before its first NUL.
+///
+/// Names and values are anything `EnvText`: `&str`, byte strings (`b"debug"`), `String`,
+/// `Vec<u8>`, `OsString`, … so all of these work:
+///
+/// ```
+/// use nrtucode::{get_memory_image, Flavor, ImageIndex, Region};
+/// let (idx, region) = (ImageIndex::CAYMAN_NX_ACT.raw(), Region::Iram.raw());
+/// let debug = get_memory_image(idx, region, Flavor::Debug.raw(), &nrtucode::NoEnv)?;
+/// let by_array = get_memory_image(idx, region, 0, &[("NEURON_UCODE_FLAVOR", b"debug")])?;
+/// let by_str: &[(&str, &str)] = &[("NEURON_UCODE_FLAVOR", "DEBUG")];
+/// let by_slice = get_memory_image(idx, region, 0, by_str)?;
+/// assert_eq!(by_array.as_ptr(), debug.as_ptr());
+/// assert_eq!(by_slice.as_ptr(), debug.as_ptr());
+/// # Ok::<(), nrtucode::ResolveErr>(())
+/// ```
 ///
 /// Implemented for `str`, `[u8]`, `[u8; N]` and references to them, and with `std` for
 /// `String`, `Vec<u8>`, `OsStr`, `OsString` and `Box<str>` (an `OsStr` gives its

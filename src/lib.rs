@@ -1,4 +1,4 @@
-#![doc = include_str!("../README.md")]
+#![doc = include_str!("crate_docs.md")]
 #![no_std]
 #![cfg_attr(not(feature = "std"), forbid(unsafe_code))]
 
@@ -29,3 +29,8 @@ pub use resolve::{
 };
 #[cfg(feature = "std")]
 pub use std_env::StdEnv;
+
+/// The repository README's Rust examples, compiled and run as doc tests (not rendered).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExamples;

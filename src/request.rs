@@ -4,20 +4,6 @@
 //! integer. To report a failure to a person, attach the request with
 //! [`ResolveErr::with_request`]: the resulting [`Failure`] prints the slot with its names, the
 //! region and the flavor, and is still `Copy`, `no_std` and allocation-free.
-//!
-//! ```
-//! use nrtucode::{get_memory_image, NoEnv, Request};
-//! let request = Request::image(7, 0, 19); // CAYMAN NX ACT, IRAM, DKL_TEST
-//! let failure = get_memory_image(7, 0, 19, &NoEnv)
-//!     .map_err(|e| e.with_request(request))
-//!     .unwrap_err();
-//! assert_eq!(failure.code(), 2);
-//! assert_eq!(
-//!     failure.to_string(),
-//!     "CAYMAN NX ACT (slot 7), IRAM, flavor DKL_TEST: \
-//!      no descriptor for the requested flavor in this slot (code 2)"
-//! );
-//! ```
 
 use core::fmt;
 
@@ -161,6 +147,20 @@ impl fmt::Display for Request {
 /// `Display` names the request, then the error: `CAYMAN NX ACT (slot 7), IRAM, flavor DEBUG:
 /// no descriptor for the requested flavor in this slot (code 2)`. The error is the
 /// [`source`](core::error::Error::source).
+///
+/// ```
+/// use nrtucode::{get_memory_image, NoEnv, Request};
+/// let request = Request::image(7, 0, 19); // CAYMAN NX ACT, IRAM, DKL_TEST
+/// let failure = get_memory_image(7, 0, 19, &NoEnv)
+///     .map_err(|e| e.with_request(request))
+///     .unwrap_err();
+/// assert_eq!(failure.code(), 2);
+/// assert_eq!(
+///     failure.to_string(),
+///     "CAYMAN NX ACT (slot 7), IRAM, flavor DKL_TEST: \
+///      no descriptor for the requested flavor in this slot (code 2)"
+/// );
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Failure {
