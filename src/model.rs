@@ -202,6 +202,17 @@ pub enum Flavor {
 }
 
 impl Flavor {
+    /// Every flavor in argument order: `Auto`, then the six descriptor keys.
+    pub const ALL: [Flavor; 7] = [
+        Flavor::Auto,
+        Flavor::Perf,
+        Flavor::Debug,
+        Flavor::Test,
+        Flavor::DklPerf,
+        Flavor::DklDebug,
+        Flavor::DklTest,
+    ];
+
     /// The six descriptor keys (every flavor but `Auto`).
     pub const KEYS: [Flavor; 6] = [
         Flavor::Perf,

@@ -7,12 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use nrtucode_facts::facts::in_front_library;
+use nrtucode_facts::hex::lower_hex;
 use nrtucode_facts::{Getter, Manifest, ManifestHeader, ManifestRow, fixture_bytes, getters};
 use sha2::{Digest, Sha256};
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 /// Writes a blob directory holding the fixture bytes of the getters `keep` accepts.
 fn write_dir(name: &str, keep: impl Fn(&Getter) -> bool) -> (PathBuf, Manifest) {
@@ -25,7 +22,7 @@ fn write_dir(name: &str, keep: impl Fn(&Getter) -> bool) -> (PathBuf, Manifest) 
         .filter(|g| g.is_resolver_reachable() && keep(g))
     {
         let bytes = fixture_bytes(g);
-        let sha256 = hex(&Sha256::digest(&bytes));
+        let sha256 = lower_hex(&Sha256::digest(&bytes));
         let file = (!bytes.is_empty()).then(|| format!("{sha256}.bin"));
         if let Some(file) = &file {
             std::fs::write(dir.join(file), &bytes).unwrap();

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nrtucode_cli::stub::{MAX_STUB_BYTES, decode_stub};
+use nrtucode_cli::carve::{MAX_STUB_BYTES, decode_stub};
 
 fuzz_target!(|data: &[u8]| {
     let _ = nrtucode_cli::carve_bytes(data, "fuzz.so");

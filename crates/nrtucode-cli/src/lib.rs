@@ -1,34 +1,17 @@
-//! The library behind the `nrtucode` tool.
+//! The library behind the `nrtucode` tool, in two folders:
 //!
-//! * [`carve`]: read an x86-64 ELF shared object built like the vendor's
+//! * [`carve`]: the carve pipeline. Read an x86-64 ELF shared object built like the vendor's
 //!   `libnrtucode_internal.so` / `libnrtucode.so`, find its `image_list` and
-//!   `hwdecode_table_list`, decode every getter stub and return the blobs; [`blobdir`] writes
-//!   them as the directory `NRTUCODE_BLOB_DIR` consumes.
-//! * [`verify`]: check such a directory against its manifest and the catalog.
-//! * [`compare`]: compare a carve with the published facts.
-//!
-//! Module by job: [`elf`] (sections, symbols, VA → offset), [`reloc`] (dynamic relocations and
-//! pointer values), [`locate`] (finding the tables), [`tables`] (decoding them), [`stub`]
-//! (decoding a getter), [`naming`] (positional vendor names), [`sha`].
+//!   `hwdecode_table_list`, decode every getter stub, name the getters, write the blob
+//!   directory `NRTUCODE_BLOB_DIR` consumes, verify such a directory and compare a carve with
+//!   the vendor facts (`blobs/getters.tsv`).
+//! * [`commands`]: the command line, one module per subcommand (`carve`, `verify`, `list`,
+//!   `resolve`, `prof`) plus the argument definition, the output helpers and the text-table
+//!   renderer.
 #![forbid(unsafe_code)]
+#![deny(unreachable_pub)]
 
-pub mod blobdir;
 pub mod carve;
-pub mod cli;
-pub mod compare;
-pub mod elf;
-pub mod error;
-pub mod list;
-pub mod locate;
-pub mod naming;
-pub mod profdump;
-pub mod reloc;
-pub mod resolve;
-pub mod sha;
-pub mod stub;
-pub mod table;
-pub mod tables;
-pub mod verify;
+pub mod commands;
 
-pub use carve::{Carve, CarvedGetter, carve_bytes, carve_file};
-pub use error::{CarveError, FileError};
+pub use carve::{Carve, CarveError, CarvedGetter, FileError, carve_bytes, carve_file};

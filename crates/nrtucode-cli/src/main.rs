@@ -3,5 +3,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    nrtucode_cli::cli::run()
+    nrtucode_cli::commands::run()
 }

@@ -5,10 +5,8 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use nrtucode_cli::carve::NamedBy;
-use nrtucode_cli::compare::compare;
-use nrtucode_cli::locate::Found;
-use nrtucode_cli::{blobdir, carve_bytes, verify};
+use nrtucode_cli::carve::{Found, NamedBy, compare, verify_dir, write_blob_dir};
+use nrtucode_cli::carve_bytes;
 use nrtucode_facts::Manifest;
 use nrtucode_lookalike::{OptLevel, Variant, ground_truth};
 
@@ -39,7 +37,7 @@ fn every_lookalike_carves_to_the_ground_truth() {
             .map(|g| (g.name.symbol.as_str(), (g.size as usize, g.sha256.clone())))
             .collect();
         assert_eq!(carved, truth, "{}", lib.label());
-        // The catalog agrees with every carved size, and each carved blob is the fixture.
+        // The facts agree with every carved size, and each carved blob is the fixture.
         assert_eq!(
             compare(&carve.header, &carve.getters),
             vec![],
@@ -154,12 +152,12 @@ fn blob_directories_are_deterministic_and_verify() {
     let carve = carve_bytes(&data, "libnrtucode_internal.so").unwrap();
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-    blobdir::write_blob_dir(&carve, &data, &a).unwrap();
+    write_blob_dir(&carve, &data, &a).unwrap();
     // A stale blob from an earlier carve is removed.
     std::fs::create_dir_all(&b).unwrap();
     std::fs::write(b.join(format!("{}.bin", "0".repeat(64))), b"stale").unwrap();
     let again = carve_bytes(&data, "libnrtucode_internal.so").unwrap();
-    blobdir::write_blob_dir(&again, &data, &b).unwrap();
+    write_blob_dir(&again, &data, &b).unwrap();
     let listing = |d: &std::path::Path| {
         let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(d)
             .unwrap()
@@ -176,7 +174,7 @@ fn blob_directories_are_deterministic_and_verify() {
     };
     assert_eq!(listing(&a), listing(&b));
     assert_eq!(listing(&a).len(), carve.distinct_blobs() + 1);
-    let report = verify::verify_dir(&a);
+    let report = verify_dir(&a);
     assert!(report.is_ok(), "{:?}", report.problems);
     assert!(report.warnings.is_empty(), "{:?}", report.warnings);
 }

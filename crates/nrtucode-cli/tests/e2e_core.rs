@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use nrtucode_cli::{blobdir, carve_bytes, verify};
+use nrtucode_cli::carve::{verify_dir, write_blob_dir};
+use nrtucode_cli::carve_bytes;
 use nrtucode_lookalike::{OptLevel, Variant};
 
 /// The core's feature that selects exactly the front library's images.
@@ -25,8 +26,8 @@ fn workspace_root() -> PathBuf {
 fn carve_into(lib: &common::Lib, dir: &Path) {
     let data = lib.bytes();
     let carve = carve_bytes(&data, lib.variant.library_name()).unwrap();
-    blobdir::write_blob_dir(&carve, &data, dir).unwrap();
-    let report = verify::verify_dir(dir);
+    write_blob_dir(&carve, &data, dir).unwrap();
+    let report = verify_dir(dir);
     assert!(report.is_ok(), "{}: {:?}", lib.label(), report.problems);
 }
 

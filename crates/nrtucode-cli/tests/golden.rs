@@ -9,8 +9,8 @@ use std::process::Command;
 
 use nrtucode::NoEnv;
 use nrtucode::catalog::{BLOB_SOURCE, BlobSource};
-use nrtucode_cli::resolve::{Query, Show, resolve};
-use nrtucode_cli::{list, profdump};
+use nrtucode_cli::commands::resolve::{Query, Show, resolve};
+use nrtucode_cli::commands::{list, prof};
 
 fn golden(name: &str, actual: &str) {
     if BLOB_SOURCE != BlobSource::Fixtures {
@@ -153,16 +153,16 @@ fn resolve_cases() {
 
 #[test]
 fn prof_table_and_json() {
-    let human = profdump::render(16, false);
+    let human = prof::render(16, false);
     assert_eq!(human.code, 0, "{}", human.stderr);
     golden("prof-16.txt", &human.stdout);
-    let json = profdump::render(7, true);
+    let json = prof::render(7, true);
     assert_eq!(json.code, 0);
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(v["armed"], 47);
     assert_eq!(v["records"][13]["opcode"], 0x21);
     golden("prof-7.json", &json.stdout);
-    let none = profdump::render(0, false);
+    let none = prof::render(0, false);
     assert_eq!((none.code, none.stdout.as_str()), (2, ""));
 }
 

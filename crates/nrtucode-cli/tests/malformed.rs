@@ -5,7 +5,7 @@
 
 mod common;
 
-use nrtucode_cli::elf::Elf;
+use nrtucode_cli::carve::Elf;
 use nrtucode_cli::{CarveError, carve_bytes};
 use nrtucode_lookalike::{OptLevel, Variant};
 

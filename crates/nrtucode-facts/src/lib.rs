@@ -11,6 +11,7 @@
 pub mod env_matrix;
 pub mod facts;
 pub mod fixture;
+pub mod hex;
 pub mod manifest;
 mod tsv;
 

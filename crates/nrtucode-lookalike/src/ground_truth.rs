@@ -51,14 +51,9 @@ pub fn ground_truth_tsv(variant: Variant) -> String {
     out
 }
 
-/// Lowercase hex sha256 of `bytes`.
+/// Lowercase hex sha256 of `bytes` (the workspace's one hex spelling).
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .fold(String::with_capacity(64), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+    nrtucode_facts::hex::lower_hex(&Sha256::digest(bytes))
 }
 
 #[cfg(test)]

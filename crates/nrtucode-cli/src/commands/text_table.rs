@@ -2,7 +2,7 @@
 
 /// Renders `rows` under `headers`, columns padded to their widest cell and separated by two
 /// spaces, trailing spaces trimmed, one line per row.
-pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
+pub(crate) fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in rows {
         for (i, cell) in row.iter().enumerate() {

@@ -21,16 +21,20 @@
 //! `records` lists the armed CAM records with their parallel TABLE records; when validation
 //! fails it lists every record with a non-zero CAM or TABLE word, so the bad one is visible.
 
+use std::process::ExitCode;
+
 use nrtucode::prof::{CamView, TableView, validate_pair};
 use nrtucode::{ImageIndex, get_hwdecode_table};
+use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
-use crate::sha::sha256_hex;
-use crate::table;
+use crate::commands::output::{err_fmt, exit_code, out_fmt};
+use crate::commands::text_table;
 
 /// Size and hash of one blob.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct BlobInfo {
+pub(crate) struct BlobInfo {
     /// Bytes.
     pub size: usize,
     /// sha256, lowercase hex.
@@ -39,7 +43,7 @@ pub struct BlobInfo {
 
 /// One CAM record with its TABLE record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Record {
+pub(crate) struct Record {
     /// Record number.
     pub index: usize,
     /// CAM opcode id.
@@ -64,7 +68,7 @@ pub struct Record {
 
 /// The JSON document of `prof --json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ProfDoc {
+pub(crate) struct ProfDoc {
     /// `nrtucode-prof/1`.
     pub format: &'static str,
     /// Slot.
@@ -105,7 +109,7 @@ pub struct ProfOutput {
 }
 
 /// Decodes the profiler pair of `idx`.
-pub fn decode(idx: u32) -> Result<ProfDoc, (i32, String)> {
+pub(crate) fn decode(idx: u32) -> Result<ProfDoc, (i32, String)> {
     let fetch = |kind: i32| {
         get_hwdecode_table(idx, kind).map_err(|e| {
             (
@@ -148,7 +152,7 @@ pub fn decode(idx: u32) -> Result<ProfDoc, (i32, String)> {
             class: t.class(),
             cfg0: t.cfg0(),
             cfg1: t.cfg1(),
-            descriptor: t.descriptor().iter().map(|b| format!("{b:02x}")).collect(),
+            descriptor: lower_hex(&t.descriptor()),
             control: t.is_control(),
         })
         .collect();
@@ -160,11 +164,11 @@ pub fn decode(idx: u32) -> Result<ProfDoc, (i32, String)> {
         engine: slot.map_or("-", |s| s.engine.name()),
         cam: BlobInfo {
             size: cam_bytes.len(),
-            sha256: sha256_hex(cam_bytes),
+            sha256: lower_hex(&Sha256::digest(cam_bytes)),
         },
         table: BlobInfo {
             size: table_bytes.len(),
-            sha256: sha256_hex(table_bytes),
+            sha256: lower_hex(&Sha256::digest(table_bytes)),
         },
         valid: summary.is_ok(),
         error: summary.as_ref().err().map(|e| e.to_string()),
@@ -255,8 +259,8 @@ pub fn render(idx: u32, json: bool) -> ProfOutput {
         .collect();
     let stdout = format!(
         "{}\n{}",
-        table::render(&["prof", "value"], &head),
-        table::render(
+        text_table::render(&["prof", "value"], &head),
+        text_table::render(
             &[
                 "rec",
                 "opcode",
@@ -276,4 +280,12 @@ pub fn render(idx: u32, json: bool) -> ProfOutput {
         stderr,
         code,
     }
+}
+
+/// Prints the decoded pair of slot `idx` (see [`render`]) and exits with its code.
+pub(crate) fn run(idx: u32, json: bool) -> ExitCode {
+    let out = render(idx, json);
+    out_fmt!("{}", out.stdout);
+    err_fmt!("{}", out.stderr);
+    exit_code(out.code)
 }

@@ -9,13 +9,13 @@
 
 use iced_x86::{Decoder, DecoderOptions, Mnemonic, OpKind};
 
-use crate::elf::Elf;
-use crate::error::CarveError;
-use crate::reloc::RelocMap;
-use crate::tables::{TABLE_SIZE, read_hwdecode_list, read_image_list};
+use crate::carve::elf::Elf;
+use crate::carve::error::CarveError;
+use crate::carve::reloc::RelocMap;
+use crate::carve::vendor_tables::{TABLE_SIZE, read_hwdecode_list, read_image_list};
 
 /// Most bytes of a resolver decoded when its symbol has no size.
-pub const MAX_RESOLVER_BYTES: u64 = 4096;
+pub(crate) const MAX_RESOLVER_BYTES: u64 = 4096;
 
 /// How a table was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,12 +40,12 @@ pub struct Tables {
 }
 
 /// Exported memory-image resolver.
-pub const MEMORY_IMAGE_RESOLVER: &str = "nrtucode_get_memory_image";
+pub(crate) const MEMORY_IMAGE_RESOLVER: &str = "nrtucode_get_memory_image";
 /// Exported profiler-table resolver.
-pub const HWDECODE_RESOLVER: &str = "nrtucode_get_hwdecode_table";
+pub(crate) const HWDECODE_RESOLVER: &str = "nrtucode_get_hwdecode_table";
 
 /// Finds both tables.
-pub fn locate(elf: &Elf<'_>, relocs: &RelocMap) -> Result<Tables, CarveError> {
+pub(crate) fn locate(elf: &Elf<'_>, relocs: &RelocMap) -> Result<Tables, CarveError> {
     let image = find(elf, relocs, "image_list", MEMORY_IMAGE_RESOLVER, |va| {
         let slots = read_image_list(elf, relocs, va)?;
         if slots.iter().all(|s| s.descriptors.is_empty()) {
@@ -130,7 +130,7 @@ fn find(
 }
 
 /// The addresses in writable sections that the code at `va` refers to, in code order.
-pub fn candidates(elf: &Elf<'_>, relocs: &RelocMap, code: &[u8], va: u64) -> Vec<u64> {
+pub(crate) fn candidates(elf: &Elf<'_>, relocs: &RelocMap, code: &[u8], va: u64) -> Vec<u64> {
     let mut out = Vec::new();
     let writable = |t: u64| elf.section_at(t).is_some_and(|s| s.is_writable());
     for insn in Decoder::with_ip(64, code, va, DecoderOptions::NONE) {

@@ -3,19 +3,21 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+use nrtucode::{ProfKind, Region};
+use nrtucode_facts::hex::lower_hex;
 use nrtucode_facts::{Manifest, ManifestHeader, ManifestRow};
+use sha2::{Digest, Sha256};
 
-use crate::elf::Elf;
-use crate::error::{CarveError, FileError};
-use crate::locate::{Tables, locate};
-use crate::naming::{GetterName, Names};
-use crate::reloc::RelocMap;
-use crate::sha::sha256_hex;
-use crate::stub::{MAX_STUB_BYTES, Stub, decode_stub};
-use crate::tables::{read_hwdecode_list, read_image_list};
+use crate::carve::elf::Elf;
+use crate::carve::error::{CarveError, FileError};
+use crate::carve::locate::{Tables, locate};
+use crate::carve::naming::{GetterName, Names};
+use crate::carve::reloc::RelocMap;
+use crate::carve::stub::{MAX_STUB_BYTES, Stub, decode_stub};
+use crate::carve::vendor_tables::{read_hwdecode_list, read_image_list};
 
 /// Most `jmp`s followed from a getter entry to its stub.
-pub const MAX_JUMPS: usize = 4;
+pub(crate) const MAX_JUMPS: usize = 4;
 
 /// How a getter got its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,7 +124,7 @@ impl Carver<'_, '_> {
                 symbols.join("/"),
                 position.symbol
             ));
-            let name = match self.names.catalog_getter(sym) {
+            let name = match self.names.getter(sym) {
                 Some(g) => GetterName::from(g),
                 None => GetterName {
                     symbol: sym.to_owned(),
@@ -151,11 +153,11 @@ impl Carver<'_, '_> {
         }
         let what = format!("blob of {} (getter at {entry:#x})", name.symbol);
         let (sha256, file_offset) = if size == 0 {
-            (sha256_hex(&[]), None)
+            (lower_hex(&Sha256::digest(b"")), None)
         } else {
             let off = self.elf.offset_of(blob_va, size, &what)?;
             let bytes = self.elf.bytes_at(blob_va, size, &what)?;
-            (sha256_hex(bytes), Some(off))
+            (lower_hex(&Sha256::digest(bytes)), Some(off))
         };
         self.out.insert(
             name.symbol.clone(),
@@ -173,8 +175,6 @@ impl Carver<'_, '_> {
         Ok(())
     }
 }
-
-const REGION_NAMES: [&str; 4] = ["IRAM", "DRAM", "SRAM", "EXTRAM"];
 
 /// Carves library bytes. `source` is the file name recorded in the manifest header.
 pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
@@ -194,10 +194,9 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
     };
     for slot in &image {
         for d in &slot.descriptors {
-            for (r, g) in d.getters.iter().enumerate() {
-                let position = names.image(slot.idx, d.va, d.key, r)?;
-                let reference =
-                    format!("image_list[{}] key {} {}", slot.idx, d.key, REGION_NAMES[r]);
+            for (region, g) in Region::ALL.into_iter().zip(&d.getters) {
+                let position = names.image(slot.idx, d.va, d.key, region)?;
+                let reference = format!("image_list[{}] key {} {}", slot.idx, d.key, region.name());
                 match g.va() {
                     Some(entry) => c.add(position, entry, reference)?,
                     None => c.nulls.push(position.symbol),
@@ -206,14 +205,10 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
         }
     }
     for slot in &hw {
-        for (kind, g) in [slot.cam, slot.table].into_iter().enumerate() {
+        for (kind, g) in ProfKind::ALL.into_iter().zip([slot.cam, slot.table]) {
             if let Some(entry) = g.va() {
                 let position = names.prof(slot.idx, slot.entry_va, kind)?;
-                let reference = format!(
-                    "hwdecode_table_list[{}] {}",
-                    slot.idx,
-                    ["PROF_CAM", "PROF_TABLE"][kind]
-                );
+                let reference = format!("hwdecode_table_list[{}] PROF_{}", slot.idx, kind.name());
                 c.add(position, entry, reference)?;
             }
         }
@@ -224,7 +219,7 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
     let header = ManifestHeader {
         source: source.to_owned(),
         source_size: data.len() as u64,
-        source_sha256: sha256_hex(data),
+        source_sha256: lower_hex(&Sha256::digest(data)),
         build_id: elf.build_id_hex().unwrap_or_else(|| "unknown".into()),
     };
     Ok(Carve {

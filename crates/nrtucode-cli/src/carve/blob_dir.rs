@@ -10,8 +10,8 @@ use std::path::Path;
 
 use nrtucode_facts::manifest::MANIFEST_FILE;
 
-use crate::carve::Carve;
-use crate::error::FileError;
+use crate::carve::carver::Carve;
+use crate::carve::error::FileError;
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> FileError + '_ {
     move |source| FileError::Io {
@@ -21,7 +21,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> FileError + '_ {
 }
 
 /// `true` for a file name this tool writes: 64 lowercase hex digits and `.bin`.
-pub fn is_blob_file_name(name: &str) -> bool {
+pub(crate) fn is_blob_file_name(name: &str) -> bool {
     name.strip_suffix(".bin")
         .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
 }

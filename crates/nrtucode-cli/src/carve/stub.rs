@@ -21,10 +21,10 @@ use iced_x86::{
     Register,
 };
 
-use crate::error::CarveError;
+use crate::carve::error::CarveError;
 
 /// Most instructions a stub may have before its `ret`.
-pub const MAX_INSTRUCTIONS: usize = 16;
+pub(crate) const MAX_INSTRUCTIONS: usize = 16;
 /// Bytes of code handed to the decoder.
 pub const MAX_STUB_BYTES: u64 = 96;
 

@@ -22,18 +22,21 @@
 //! ```
 
 use std::collections::HashMap;
+use std::process::ExitCode;
 
 use nrtucode::catalog::{BLOB_SOURCE, BlobSource, hwdecode_entries, image_entries};
 use nrtucode::table::BlobState;
+use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
-use crate::naming::Names;
-use crate::sha::sha256_hex;
-use crate::table;
+use crate::carve::naming::Names;
+use crate::commands::output::out_fmt;
+use crate::commands::text_table;
 
 /// One listed getter.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ListEntry {
+pub(crate) struct ListEntry {
     /// `image_list` or `hwdecode_table_list`.
     pub table: &'static str,
     /// Flat slot index.
@@ -62,7 +65,7 @@ pub struct ListEntry {
 
 /// The JSON document of `list --json`.
 #[derive(Clone, Debug, Serialize)]
-pub struct ListDoc {
+pub(crate) struct ListDoc {
     /// `nrtucode-list/1`.
     pub format: &'static str,
     /// `fixtures` or `directory`.
@@ -72,12 +75,12 @@ pub struct ListDoc {
 }
 
 /// Normalises a generation argument: `mariana-plus`, `Mariana_Plus` → `MARIANA_PLUS`.
-pub fn normalize_gen(g: &str) -> String {
+pub(crate) fn normalize_gen(g: &str) -> String {
     g.trim().to_ascii_uppercase().replace('-', "_")
 }
 
 /// The entries, optionally only of generation `gen_filter` (normalised with [`normalize_gen`]).
-pub fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
+pub(crate) fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
     let names = Names::new();
     let want = gen_filter.map(normalize_gen);
     let mut hashes: HashMap<(usize, usize), String> = HashMap::new();
@@ -85,7 +88,7 @@ pub fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
         blob.map(|b| {
             hashes
                 .entry((b.as_ptr() as usize, b.len()))
-                .or_insert_with(|| sha256_hex(b))
+                .or_insert_with(|| lower_hex(&Sha256::digest(b)))
                 .clone()
         })
     };
@@ -95,9 +98,8 @@ pub fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
         if want.as_deref().is_some_and(|w| w != gen_name) {
             continue;
         }
-        let region_idx = e.region.raw() as usize;
         let symbol = names
-            .image(e.index.as_usize(), 0, e.flavor.raw() as u64, region_idx)
+            .image(e.index.as_usize(), 0, e.flavor.raw() as u64, e.region)
             .map(|n| n.symbol)
             .unwrap_or_default();
         out.push(ListEntry {
@@ -122,7 +124,7 @@ pub fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
             continue;
         }
         let symbol = names
-            .prof(e.index.as_usize(), 0, e.kind.raw() as usize)
+            .prof(e.index.as_usize(), 0, e.kind)
             .map(|n| n.symbol)
             .unwrap_or_default();
         out.push(ListEntry {
@@ -178,11 +180,17 @@ pub fn render(gen_filter: Option<&str>, json: bool) -> String {
             ]
         })
         .collect();
-    table::render(
+    text_table::render(
         &[
             "slot", "gen", "class", "engine", "flavor", "variant", "region", "size", "sha256",
             "state",
         ],
         &rows,
     )
+}
+
+/// Prints the listing (see [`render`]).
+pub(crate) fn run(gen_filter: Option<&str>, json: bool) -> ExitCode {
+    out_fmt!("{}", render(gen_filter, json));
+    ExitCode::SUCCESS
 }

@@ -1,9 +1,9 @@
-//! Verifying a blob directory against its manifest and the catalog.
+//! Verifying a blob directory against its manifest and the facts (`blobs/getters.tsv`).
 //!
 //! Checks, each a [`Problem`] naming the file, the manifest line's symbol and what was expected:
 //! the manifest parses; every symbol appears once; a non-empty row names a file, an empty row
 //! none; each file exists, has the row's size and sha256, and is named after its sha256; each
-//! symbol is in the catalog with the row's size and (generation, class, engine, variant,
+//! symbol is in the facts with the row's size and (generation, class, engine, variant,
 //! region); and the directory is complete per cell: a (generation, class, engine, variant)
 //! with any region present has all four, a profiler slot with a CAM has its TABLE and the
 //! other way round (the core crate embeds whole cells). `.bin` files no row references are
@@ -14,11 +14,12 @@ use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use nrtucode_facts::hex::lower_hex;
 use nrtucode_facts::manifest::MANIFEST_FILE;
 use nrtucode_facts::{Manifest, ManifestError, getters};
+use sha2::{Digest, Sha256};
 
-use crate::blobdir::is_blob_file_name;
-use crate::sha::sha256_hex;
+use crate::carve::blob_dir::is_blob_file_name;
 
 /// One thing wrong with a blob directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,10 +68,10 @@ pub enum Problem {
         /// Actual sha256.
         actual: String,
     },
-    /// The catalog does not list the symbol.
-    NotInCatalog(String),
-    /// The row disagrees with the catalog.
-    CatalogMismatch {
+    /// The facts do not list the symbol.
+    NotInFacts(String),
+    /// The row disagrees with the facts.
+    FactsMismatch {
         /// Symbol.
         symbol: String,
         /// Explanation.
@@ -125,8 +126,8 @@ impl fmt::Display for Problem {
                 "{}: sha256 {actual}, expected {expected} (blob of {symbol})",
                 file.display()
             ),
-            Problem::NotInCatalog(s) => write!(f, "{MANIFEST_FILE}: {s} is not in the facts"),
-            Problem::CatalogMismatch { symbol, detail } => {
+            Problem::NotInFacts(s) => write!(f, "{MANIFEST_FILE}: {s} is not in the facts"),
+            Problem::FactsMismatch { symbol, detail } => {
                 write!(f, "{MANIFEST_FILE}: {symbol}: {detail}")
             }
             Problem::Incomplete { cell, missing } => write!(
@@ -178,7 +179,7 @@ pub fn verify_dir(dir: &Path) -> Report {
         }
     };
     report.rows = manifest.rows.len();
-    let catalog = getters();
+    let facts = getters();
     let mut seen = BTreeSet::new();
     let mut checked: BTreeMap<String, Result<(), ()>> = BTreeMap::new();
     for row in &manifest.rows {
@@ -205,18 +206,18 @@ pub fn verify_dir(dir: &Path) -> Report {
                 }
             }
         }
-        if row.size == 0 && row.sha256 != sha256_hex(&[]) {
-            report.problems.push(Problem::CatalogMismatch {
+        if row.size == 0 && row.sha256 != lower_hex(&Sha256::digest(b"")) {
+            report.problems.push(Problem::FactsMismatch {
                 symbol: sym.clone(),
                 detail: format!(
                     "size 0 but sha256 {} (the empty sha256 is {})",
                     row.sha256,
-                    sha256_hex(&[])
+                    lower_hex(&Sha256::digest(b""))
                 ),
             });
         }
-        match catalog.iter().find(|g| g.symbol == sym) {
-            None => report.problems.push(Problem::NotInCatalog(sym.clone())),
+        match facts.iter().find(|g| g.symbol == sym) {
+            None => report.problems.push(Problem::NotInFacts(sym.clone())),
             Some(g) => {
                 let mut diffs = Vec::new();
                 if g.size as u64 != row.size {
@@ -235,7 +236,7 @@ pub fn verify_dir(dir: &Path) -> Report {
                     }
                 }
                 if !diffs.is_empty() {
-                    report.problems.push(Problem::CatalogMismatch {
+                    report.problems.push(Problem::FactsMismatch {
                         symbol: sym.clone(),
                         detail: diffs.join("; "),
                     });
@@ -313,7 +314,7 @@ fn check_file(
         });
         ok = false;
     }
-    let actual = sha256_hex(&bytes);
+    let actual = lower_hex(&Sha256::digest(&bytes));
     if actual != row.sha256 {
         report.problems.push(Problem::FileHash {
             symbol: row.symbol.clone(),

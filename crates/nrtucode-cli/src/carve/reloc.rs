@@ -25,12 +25,12 @@ use object::LittleEndian as LE;
 use object::elf;
 use object::read::elf::{FileHeader as _, Rela as _, SectionHeader as _};
 
-use crate::elf::Elf;
-use crate::error::CarveError;
+use crate::carve::elf::Elf;
+use crate::carve::error::CarveError;
 
 /// What the dynamic loader writes at one address.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Reloc {
+pub(crate) enum Reloc {
     /// `R_X86_64_RELATIVE` with its addend.
     Relative(i64),
     /// `R_X86_64_64` or `R_X86_64_GLOB_DAT` against a symbol.
@@ -50,13 +50,13 @@ pub enum Reloc {
 
 /// The dynamic relocations of a file, by target address.
 #[derive(Debug, Default)]
-pub struct RelocMap {
+pub(crate) struct RelocMap {
     by_va: HashMap<u64, Reloc>,
 }
 
 /// A resolved pointer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ptr {
+pub(crate) enum Ptr {
     /// Zero in the file, no relocation.
     Null,
     /// An address inside a section of the file.
@@ -65,7 +65,7 @@ pub enum Ptr {
 
 impl Ptr {
     /// The address, or `None` for NULL.
-    pub fn va(self) -> Option<u64> {
+    pub(crate) fn va(self) -> Option<u64> {
         match self {
             Ptr::Null => None,
             Ptr::Va(va) => Some(va),
@@ -75,7 +75,7 @@ impl Ptr {
 
 impl RelocMap {
     /// Reads every allocated `SHT_RELA` and `SHT_RELR` section of `elf`.
-    pub fn read(elf: &Elf<'_>) -> Result<Self, CarveError> {
+    pub(crate) fn read(elf: &Elf<'_>) -> Result<Self, CarveError> {
         let e = LE;
         let data = elf.data();
         let table = elf
@@ -120,23 +120,13 @@ impl RelocMap {
         Ok(Self { by_va })
     }
 
-    /// Number of relocations read.
-    pub fn len(&self) -> usize {
-        self.by_va.len()
-    }
-
-    /// `true` when the file has no dynamic relocations.
-    pub fn is_empty(&self) -> bool {
-        self.by_va.is_empty()
-    }
-
     /// The relocation at `va`, if any.
-    pub fn at(&self, va: u64) -> Option<&Reloc> {
+    pub(crate) fn at(&self, va: u64) -> Option<&Reloc> {
         self.by_va.get(&va)
     }
 
     /// Reads the pointer slot at `va` (see the module documentation for the rules).
-    pub fn pointer(&self, elf: &Elf<'_>, va: u64, what: &str) -> Result<Ptr, CarveError> {
+    pub(crate) fn pointer(&self, elf: &Elf<'_>, va: u64, what: &str) -> Result<Ptr, CarveError> {
         let file_word = || elf.u64_at(va, what);
         let target = match self.at(va) {
             Some(Reloc::Relative(addend)) => *addend as u64,

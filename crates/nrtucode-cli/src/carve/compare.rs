@@ -1,31 +1,32 @@
-//! Comparing a carve with the published catalog.
+//! Comparing a carve with the vendor facts (`blobs/getters.tsv`) and the published hashes.
 //!
 //! Always: every carved getter whose size differs from `blobs/getters.tsv`, and every carved
-//! getter the catalog does not list. When the input is one of the known vendor builds
+//! getter the facts do not list. When the input is one of the known vendor builds
 //! (`blobs/binaries.tsv`: BuildID and sha256, or size and sha256 prefix where no BuildID is
 //! published): the published hashes of `known_hashes.tsv` and the profiler prefixes of
 //! `prof_blobs.tsv`.
 
 use std::fmt;
 
+use nrtucode::ProfKind;
 use nrtucode_facts::{ManifestHeader, binaries, getters, known_hashes, prof_blobs};
 
-use crate::carve::CarvedGetter;
+use crate::carve::carver::CarvedGetter;
 
 /// One comparison result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Finding {
-    /// The carved size differs from the catalog's.
+    /// The carved size differs from the facts'.
     SizeDiffers {
         /// Getter symbol.
         symbol: String,
-        /// Catalog size.
-        catalog: u64,
+        /// The facts' size.
+        facts: u64,
         /// Carved size.
         carved: u64,
     },
-    /// The catalog does not list this getter.
-    NotInCatalog {
+    /// The facts do not list this getter.
+    NotInFacts {
         /// Getter symbol.
         symbol: String,
     },
@@ -46,7 +47,7 @@ impl Finding {
     /// `true` for a finding that means the carve disagrees with the facts.
     pub fn is_mismatch(&self) -> bool {
         match self {
-            Finding::SizeDiffers { .. } | Finding::NotInCatalog { .. } => true,
+            Finding::SizeDiffers { .. } | Finding::NotInFacts { .. } => true,
             Finding::PublishedHash { ok, .. } => !ok,
         }
     }
@@ -57,12 +58,12 @@ impl fmt::Display for Finding {
         match self {
             Finding::SizeDiffers {
                 symbol,
-                catalog,
+                facts,
                 carved,
             } => {
-                write!(f, "{symbol}: size {carved:#x}, the facts say {catalog:#x}")
+                write!(f, "{symbol}: size {carved:#x}, the facts say {facts:#x}")
             }
-            Finding::NotInCatalog { symbol } => write!(f, "{symbol}: not in the facts"),
+            Finding::NotInFacts { symbol } => write!(f, "{symbol}: not in the facts"),
             Finding::PublishedHash {
                 symbol,
                 expected,
@@ -78,7 +79,7 @@ impl fmt::Display for Finding {
 }
 
 /// The known vendor build `header` describes, if any.
-pub fn known_build(header: &ManifestHeader) -> Option<&'static str> {
+pub(crate) fn known_build(header: &ManifestHeader) -> Option<&'static str> {
     binaries().into_iter().find_map(|b| {
         let by_id = b.build_id != "unknown"
             && b.build_id == header.build_id
@@ -93,17 +94,17 @@ pub fn known_build(header: &ManifestHeader) -> Option<&'static str> {
 
 /// The findings for `carved` getters of an input with provenance `header`.
 pub fn compare(header: &ManifestHeader, carved: &[CarvedGetter]) -> Vec<Finding> {
-    let catalog = getters();
+    let facts = getters();
     let mut out = Vec::new();
     for g in carved {
-        match catalog.iter().find(|c| c.symbol == g.name.symbol) {
+        match facts.iter().find(|c| c.symbol == g.name.symbol) {
             Some(c) if c.size as u64 != g.size => out.push(Finding::SizeDiffers {
                 symbol: g.name.symbol.clone(),
-                catalog: c.size as u64,
+                facts: c.size as u64,
                 carved: g.size,
             }),
             Some(_) => {}
-            None => out.push(Finding::NotInCatalog {
+            None => out.push(Finding::NotInFacts {
                 symbol: g.name.symbol.clone(),
             }),
         }
@@ -117,10 +118,10 @@ pub fn compare(header: &ManifestHeader, carved: &[CarvedGetter]) -> Vec<Finding>
         .collect();
     for p in prof_blobs() {
         for (region, prefix) in [
-            ("CAM", p.cam_sha256_prefix),
-            ("TABLE", p.table_sha256_prefix),
+            (ProfKind::Cam.name(), p.cam_sha256_prefix),
+            (ProfKind::Table.name(), p.table_sha256_prefix),
         ] {
-            if let Some(c) = catalog.iter().find(|c| {
+            if let Some(c) = facts.iter().find(|c| {
                 c.gen_name == p.gen_name
                     && c.engine == p.engine
                     && c.is_prof()
@@ -146,11 +147,11 @@ pub fn compare(header: &ManifestHeader, carved: &[CarvedGetter]) -> Vec<Finding>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::carve::NamedBy;
-    use crate::naming::Names;
+    use crate::carve::carver::NamedBy;
+    use crate::carve::naming::Names;
 
     fn carved(symbol: &str, size: u64, sha256: &str) -> CarvedGetter {
-        let g = Names::new().catalog_getter(symbol).map(Into::into).unwrap();
+        let g = Names::new().getter(symbol).map(Into::into).unwrap();
         CarvedGetter {
             name: g,
             named_by: NamedBy::Symbol,
@@ -191,7 +192,7 @@ mod tests {
         let findings = compare(&vendor(), &getters);
         assert!(findings.contains(&Finding::SizeDiffers {
             symbol: "CAYMAN_NX_ACT_PERF_IRAM_get".into(),
-            catalog: 0x13dc0,
+            facts: 0x13dc0,
             carved: 5
         }));
         let hash = |s: &str| {

@@ -1,20 +1,21 @@
 //! Naming a getter by its table position, in the vendor's symbol scheme.
 //!
-//! `image_list` slot `idx` fixes (generation, class, engine) — taken from the catalog's
+//! `image_list` slot `idx` fixes (generation, class, engine) — taken from the facts'
 //! `image_list` facts — the descriptor's flavor key fixes the variant and the getter's place in
-//! the descriptor fixes the region. The name is the catalog symbol of that cell, or, for a cell
-//! the catalog lacks, `<GEN>_<CLS>_<ENGINE>_<VARIANT>_<REGION>_get` built the vendor's way
+//! the descriptor fixes the region. The name is the facts' symbol of that cell, or, for a cell
+//! the facts lack, `<GEN>_<CLS>_<ENGINE>_<VARIANT>_<REGION>_get` built the vendor's way
 //! (`DKL_*` spelled `DYNAMIC_KERNEL_LOAD_*`). So a stripped and an unstripped build of the
 //! same library get the same names.
 
 use std::collections::HashMap;
 
-use nrtucode_facts::facts::{REGIONS, variant_for_key};
+use nrtucode::{ProfKind, Region};
+use nrtucode_facts::facts::variant_for_key;
 use nrtucode_facts::{
     Getter, HwDecodeSlotFact, ImageSlotFact, getters, hwdecode_slots, image_slots,
 };
 
-use crate::error::CarveError;
+use crate::carve::error::CarveError;
 
 /// The identity of one getter.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -47,18 +48,18 @@ impl From<&Getter> for GetterName {
 }
 
 /// The vendor's spelling of a variant inside a symbol.
-pub fn symbol_variant(variant: &str) -> String {
+pub(crate) fn symbol_variant(variant: &str) -> String {
     match variant.strip_prefix("DKL_") {
         Some(rest) => format!("DYNAMIC_KERNEL_LOAD_{rest}"),
         None => variant.to_owned(),
     }
 }
 
-/// The catalog, indexed for naming.
-pub struct Names {
+/// The facts' getters, indexed for naming.
+pub(crate) struct Names {
     image: Vec<ImageSlotFact>,
     hw: Vec<HwDecodeSlotFact>,
-    catalog: Vec<Getter>,
+    getters: Vec<Getter>,
     by_cell: HashMap<(String, String, String, String, String), usize>,
     by_symbol: HashMap<String, usize>,
 }
@@ -70,12 +71,12 @@ impl Default for Names {
 }
 
 impl Names {
-    /// Loads the catalog facts.
-    pub fn new() -> Self {
-        let catalog = getters();
+    /// Loads the facts.
+    pub(crate) fn new() -> Self {
+        let all = getters();
         let mut by_cell = HashMap::new();
         let mut by_symbol = HashMap::new();
-        for (i, g) in catalog.iter().enumerate() {
+        for (i, g) in all.iter().enumerate() {
             let cell = (g.gen_name, g.class, g.engine, g.variant, g.region);
             by_cell.insert(
                 (
@@ -92,20 +93,15 @@ impl Names {
         Self {
             image: image_slots(),
             hw: hwdecode_slots(),
-            catalog,
+            getters: all,
             by_cell,
             by_symbol,
         }
     }
 
-    /// The catalog getters.
-    pub fn catalog(&self) -> &[Getter] {
-        &self.catalog
-    }
-
-    /// The catalog getter with this symbol.
-    pub fn catalog_getter(&self, symbol: &str) -> Option<&Getter> {
-        self.by_symbol.get(symbol).map(|i| &self.catalog[*i])
+    /// The facts' getter with this symbol.
+    pub(crate) fn getter(&self, symbol: &str) -> Option<&Getter> {
+        self.by_symbol.get(symbol).map(|i| &self.getters[*i])
     }
 
     fn cell(
@@ -124,7 +120,7 @@ impl Names {
             region.to_owned(),
         );
         match self.by_cell.get(&key) {
-            Some(i) => GetterName::from(&self.catalog[*i]),
+            Some(i) => GetterName::from(&self.getters[*i]),
             None => GetterName {
                 symbol: format!(
                     "{gen_name}_{class}_{engine}_{}_{region}_get",
@@ -139,14 +135,14 @@ impl Names {
         }
     }
 
-    /// The name of region `region` (0..=3) of the descriptor with flavor `key` in
+    /// The name of region `region` of the descriptor with flavor `key` in
     /// `image_list[slot]`.
-    pub fn image(
+    pub(crate) fn image(
         &self,
         slot: usize,
         desc_va: u64,
         key: u64,
-        region: usize,
+        region: Region,
     ) -> Result<GetterName, CarveError> {
         let fact = self.image.get(slot);
         let (Some(g), Some(c), Some(e)) = (
@@ -158,7 +154,7 @@ impl Names {
                 table: "image_list",
                 va: desc_va,
                 reason: format!(
-                    "slot {slot} has descriptors, but the catalog has no engine at that slot"
+                    "slot {slot} has descriptors, but the facts have no engine at that slot"
                 ),
             });
         };
@@ -170,12 +166,17 @@ impl Names {
                 va: desc_va,
                 key,
             })?;
-        Ok(self.cell(g, c, e, variant, REGIONS[region]))
+        Ok(self.cell(g, c, e, variant, region.name()))
     }
 
-    /// The name of the PROF_CAM (`kind` 0) or PROF_TABLE (`kind` 1) getter of
+    /// The name of the PROF_CAM or PROF_TABLE getter of
     /// `hwdecode_table_list[slot]`.
-    pub fn prof(&self, slot: usize, entry_va: u64, kind: usize) -> Result<GetterName, CarveError> {
+    pub(crate) fn prof(
+        &self,
+        slot: usize,
+        entry_va: u64,
+        kind: ProfKind,
+    ) -> Result<GetterName, CarveError> {
         let hw = self.hw.get(slot);
         let class = self.image.get(slot).and_then(|f| f.class);
         let (Some(g), Some(e), Some(c)) = (
@@ -187,11 +188,11 @@ impl Names {
                 table: "hwdecode_table_list",
                 va: entry_va,
                 reason: format!(
-                    "slot {slot} has a getter, but the catalog has no engine at that slot"
+                    "slot {slot} has a getter, but the facts have no engine at that slot"
                 ),
             });
         };
-        Ok(self.cell(g, c, e, "PROF", ["CAM", "TABLE"][kind.min(1)]))
+        Ok(self.cell(g, c, e, "PROF", kind.name()))
     }
 }
 
@@ -203,37 +204,40 @@ mod tests {
     fn positions_give_vendor_symbols() {
         let n = Names::new();
         assert_eq!(
-            n.image(7, 0, 1, 0).unwrap().symbol,
+            n.image(7, 0, 1, Region::Iram).unwrap().symbol,
             "CAYMAN_NX_ACT_PERF_IRAM_get"
         );
         assert_eq!(
-            n.image(0, 0, 1, 3).unwrap().symbol,
+            n.image(0, 0, 1, Region::Extram).unwrap().symbol,
             "SUNDA_NX_ACT_RELEASE_EXTRAM_get"
         );
         assert_eq!(
-            n.image(13, 0, 18, 1).unwrap().symbol,
+            n.image(13, 0, 18, Region::Dram).unwrap().symbol,
             "CAYMAN_Q7_POOL_DYNAMIC_KERNEL_LOAD_DEBUG_DRAM_get"
         );
-        assert_eq!(n.image(12, 0, 2, 2).unwrap(), n.image(11, 0, 2, 2).unwrap());
         assert_eq!(
-            n.prof(10, 0, 0).unwrap().symbol,
+            n.image(12, 0, 2, Region::Sram).unwrap(),
+            n.image(11, 0, 2, Region::Sram).unwrap()
+        );
+        assert_eq!(
+            n.prof(10, 0, ProfKind::Cam).unwrap().symbol,
             "CAYMAN_NX_PE_PROF_CAM_get"
         );
         assert!(matches!(
-            n.image(36, 0, 1, 0),
+            n.image(36, 0, 1, Region::Iram),
             Err(CarveError::BadTable { .. })
         ));
         assert!(matches!(
-            n.image(7, 0, 5, 0),
+            n.image(7, 0, 5, Region::Iram),
             Err(CarveError::UnknownFlavorKey { key: 5, .. })
         ));
     }
 
     #[test]
-    fn cells_missing_from_the_catalog_are_built_the_vendor_way() {
+    fn cells_missing_from_the_facts_are_built_the_vendor_way() {
         let n = Names::new();
         // MAVERICK NX_POOL has keys 1,3 only: key 2 (DEBUG) is not in the facts.
-        let name = n.image(32, 0, 2, 0).unwrap();
+        let name = n.image(32, 0, 2, Region::Iram).unwrap();
         assert_eq!(name.symbol, "MAVERICK_NX_POOL_DEBUG_IRAM_get");
         assert_eq!(symbol_variant("DKL_TEST"), "DYNAMIC_KERNEL_LOAD_TEST");
     }

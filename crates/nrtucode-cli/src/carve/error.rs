@@ -171,7 +171,7 @@ pub enum CarveError {
         /// The largest accepted count.
         max: u64,
     },
-    /// A descriptor carries a flavor key the catalog does not know.
+    /// A descriptor carries a flavor key the facts do not know.
     #[error(
         "descriptor at VA {va:#x} (image_list[{slot}]): unknown flavor key {key}; expected 1, 2, 3, 17, 18 or 19"
     )]

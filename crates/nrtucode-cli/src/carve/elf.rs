@@ -4,14 +4,15 @@
 //! Addresses are always mapped through the section that contains them (through the `PT_LOAD`
 //! segments only when the file has no section headers); nothing assumes VA == file offset.
 
+use nrtucode_facts::hex::lower_hex;
 use object::LittleEndian as LE;
 use object::elf::{self, FileHeader64};
 use object::read::elf::{FileHeader as _, ProgramHeader as _, SectionHeader as _, Sym as _};
 
-use crate::error::CarveError;
+use crate::carve::error::CarveError;
 
 /// The ELF header type this reader accepts.
-pub type Header = FileHeader64<LE>;
+pub(crate) type Header = FileHeader64<LE>;
 
 /// One section header.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,34 +37,34 @@ pub struct Section {
 
 impl Section {
     /// `true` when the section occupies memory at run time.
-    pub fn is_alloc(&self) -> bool {
+    pub(crate) fn is_alloc(&self) -> bool {
         self.flags & elf::SHF_ALLOC.0 != 0
     }
     /// `true` when the section is writable at run time (this includes RELRO data).
-    pub fn is_writable(&self) -> bool {
+    pub(crate) fn is_writable(&self) -> bool {
         self.flags & elf::SHF_WRITE.0 != 0
     }
     /// `true` when the section holds code.
-    pub fn is_exec(&self) -> bool {
+    pub(crate) fn is_exec(&self) -> bool {
         self.flags & elf::SHF_EXECINSTR.0 != 0
     }
     /// `true` when the section has bytes in the file.
-    pub fn is_file_backed(&self) -> bool {
+    pub(crate) fn is_file_backed(&self) -> bool {
         self.kind != elf::SHT_NOBITS.0
     }
     /// `true` when `va` lies inside the section's address range.
-    pub fn contains(&self, va: u64) -> bool {
+    pub(crate) fn contains(&self, va: u64) -> bool {
         va >= self.addr && va - self.addr < self.size
     }
     /// One past the section's last address.
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         self.addr.saturating_add(self.size)
     }
 }
 
 /// One `PT_LOAD` program header.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Segment {
+pub(crate) struct Segment {
     /// `p_vaddr`.
     pub vaddr: u64,
     /// `p_memsz`.
@@ -76,7 +77,7 @@ pub struct Segment {
 
 /// One defined or undefined symbol.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Symbol {
+pub(crate) struct Symbol {
     /// Name.
     pub name: String,
     /// `st_value`.
@@ -250,12 +251,12 @@ impl<'a> Elf<'a> {
     }
 
     /// The whole file.
-    pub fn data(&self) -> &'a [u8] {
+    pub(crate) fn data(&self) -> &'a [u8] {
         self.data
     }
 
     /// The ELF header.
-    pub fn header(&self) -> &'a Header {
+    pub(crate) fn header(&self) -> &'a Header {
         self.header
     }
 
@@ -265,24 +266,17 @@ impl<'a> Elf<'a> {
     }
 
     /// The `PT_LOAD` segments.
-    pub fn segments(&self) -> &[Segment] {
+    pub(crate) fn segments(&self) -> &[Segment] {
         &self.segments
     }
 
-    /// `true` when the file has a `.symtab` (it is not stripped).
-    pub fn has_symtab(&self) -> bool {
-        !self.symtab.is_empty()
-    }
-
     /// The GNU build ID in lowercase hex, if the file has one.
-    pub fn build_id_hex(&self) -> Option<String> {
-        self.build_id
-            .as_ref()
-            .map(|id| id.iter().map(|b| format!("{b:02x}")).collect())
+    pub(crate) fn build_id_hex(&self) -> Option<String> {
+        self.build_id.as_deref().map(lower_hex)
     }
 
     /// The defined symbol `name`, from `.symtab` first, then `.dynsym`.
-    pub fn symbol(&self, name: &str) -> Option<&Symbol> {
+    pub(crate) fn symbol(&self, name: &str) -> Option<&Symbol> {
         self.symtab
             .iter()
             .chain(&self.dynsym)
@@ -290,7 +284,7 @@ impl<'a> Elf<'a> {
     }
 
     /// The defined function symbols at `va` (both tables, deduplicated, sorted by name).
-    pub fn functions_at(&self, va: u64) -> Vec<&str> {
+    pub(crate) fn functions_at(&self, va: u64) -> Vec<&str> {
         let mut names: Vec<&str> = self
             .symtab
             .iter()
@@ -304,12 +298,12 @@ impl<'a> Elf<'a> {
     }
 
     /// The `.dynsym` entry at symbol index `index` (as relocations name it).
-    pub fn dynsym_by_index(&self, index: usize) -> Option<&Symbol> {
+    pub(crate) fn dynsym_by_index(&self, index: usize) -> Option<&Symbol> {
         self.dynsym.get(index)
     }
 
     /// The allocated section containing `va`, if any.
-    pub fn section_at(&self, va: u64) -> Option<&Section> {
+    pub(crate) fn section_at(&self, va: u64) -> Option<&Section> {
         self.sections
             .iter()
             .find(|s| s.is_alloc() && s.size > 0 && s.contains(va))
@@ -368,7 +362,7 @@ impl<'a> Elf<'a> {
     }
 
     /// The `len` file bytes at `va` (see [`Elf::offset_of`]).
-    pub fn bytes_at(&self, va: u64, len: u64, what: &str) -> Result<&'a [u8], CarveError> {
+    pub(crate) fn bytes_at(&self, va: u64, len: u64, what: &str) -> Result<&'a [u8], CarveError> {
         let start = self.offset_of(va, len, what)?;
         let len = usize::try_from(len).map_err(|_| CarveError::Unmapped {
             what: what.to_owned(),
@@ -380,7 +374,7 @@ impl<'a> Elf<'a> {
     }
 
     /// The little-endian `u64` at `va`.
-    pub fn u64_at(&self, va: u64, what: &str) -> Result<u64, CarveError> {
+    pub(crate) fn u64_at(&self, va: u64, what: &str) -> Result<u64, CarveError> {
         let b = self.bytes_at(va, 8, what)?;
         let mut w = [0u8; 8];
         w.copy_from_slice(b);
@@ -388,7 +382,7 @@ impl<'a> Elf<'a> {
     }
 
     /// Up to `max` bytes of code at `va`, cut at the end of its (executable) section.
-    pub fn code_at(&self, va: u64, max: u64, what: &str) -> Result<&'a [u8], CarveError> {
+    pub(crate) fn code_at(&self, va: u64, max: u64, what: &str) -> Result<&'a [u8], CarveError> {
         let avail = match self.section_at(va) {
             Some(sec) => sec.end() - va,
             None if self.sections.is_empty() => max,

@@ -8,24 +8,24 @@
 //!
 //! Counts and flavor keys are file bytes; every pointer goes through [`RelocMap::pointer`].
 
-use crate::elf::Elf;
-use crate::error::CarveError;
-use crate::reloc::{Ptr, RelocMap};
+use crate::carve::elf::Elf;
+use crate::carve::error::CarveError;
+use crate::carve::reloc::{Ptr, RelocMap};
 
 /// Slots in each table.
-pub const SLOTS: usize = 38;
+pub(crate) const SLOTS: usize = 38;
 /// Bytes of one table entry.
-pub const ENTRY_SIZE: u64 = 16;
+pub(crate) const ENTRY_SIZE: u64 = 16;
 /// Bytes of one flavor descriptor.
-pub const DESC_SIZE: u64 = 40;
+pub(crate) const DESC_SIZE: u64 = 40;
 /// Largest plausible descriptor count of one slot (the vendor's largest is 6).
-pub const MAX_COUNT: u64 = 64;
+pub(crate) const MAX_COUNT: u64 = 64;
 /// Bytes of a whole table.
-pub const TABLE_SIZE: u64 = SLOTS as u64 * ENTRY_SIZE;
+pub(crate) const TABLE_SIZE: u64 = SLOTS as u64 * ENTRY_SIZE;
 
 /// One flavor descriptor.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Descriptor {
+pub(crate) struct Descriptor {
     /// Its address.
     pub va: u64,
     /// The flavor key (1/2/3, 17/18/19).
@@ -36,7 +36,7 @@ pub struct Descriptor {
 
 /// One `image_list` slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImageSlot {
+pub(crate) struct ImageSlot {
     /// Flat index.
     pub idx: usize,
     /// Address of the entry.
@@ -49,7 +49,7 @@ pub struct ImageSlot {
 
 /// One `hwdecode_table_list` slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HwSlot {
+pub(crate) struct HwSlot {
     /// Flat index.
     pub idx: usize,
     /// Address of the entry.
@@ -61,7 +61,11 @@ pub struct HwSlot {
 }
 
 /// Checks that a whole table of [`TABLE_SIZE`] bytes at `va` lies in one writable section.
-pub fn check_table_shape(elf: &Elf<'_>, table: &'static str, va: u64) -> Result<(), CarveError> {
+pub(crate) fn check_table_shape(
+    elf: &Elf<'_>,
+    table: &'static str,
+    va: u64,
+) -> Result<(), CarveError> {
     let sec = elf.section_at(va);
     if let Some(sec) = sec
         && !sec.is_writable()
@@ -80,7 +84,7 @@ pub fn check_table_shape(elf: &Elf<'_>, table: &'static str, va: u64) -> Result<
 }
 
 /// Reads the 38 `image_list` slots at `va` and their descriptors.
-pub fn read_image_list(
+pub(crate) fn read_image_list(
     elf: &Elf<'_>,
     relocs: &RelocMap,
     va: u64,
@@ -138,7 +142,7 @@ pub fn read_image_list(
 }
 
 /// Reads the 38 `hwdecode_table_list` slots at `va`.
-pub fn read_hwdecode_list(
+pub(crate) fn read_hwdecode_list(
     elf: &Elf<'_>,
     relocs: &RelocMap,
     va: u64,

@@ -1,0 +1,126 @@
+//! `nrtucode carve`: carve a library into a blob directory, summarise the carve and compare it
+//! with the facts.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::carve::blob_dir::write_blob_dir;
+use crate::carve::carver::{Carve, NamedBy, carve_file};
+use crate::carve::compare::{compare, known_build};
+use crate::carve::locate::Found;
+use crate::commands::output::{err_line, fail, out_fmt, out_line};
+use crate::commands::text_table;
+
+fn found(f: &Found) -> String {
+    match f {
+        Found::Symbol => "by symbol".into(),
+        Found::Resolver(r) => format!("decoded from {r}"),
+    }
+}
+
+/// The human summary of a carve.
+pub(crate) fn carve_summary(carve: &Carve, out: &Path) -> String {
+    let h = &carve.header;
+    let real = carve.getters.iter().filter(|g| g.size > 0).count();
+    let positional = carve
+        .getters
+        .iter()
+        .filter(|g| g.named_by == NamedBy::Position)
+        .count();
+    let rows = vec![
+        vec![
+            "source".into(),
+            format!("{} ({} bytes)", h.source, h.source_size),
+        ],
+        vec!["sha256".into(), h.source_sha256.clone()],
+        vec!["build_id".into(), h.build_id.clone()],
+        vec![
+            "known build".into(),
+            known_build(h)
+                .unwrap_or("no (published hashes not checked)")
+                .into(),
+        ],
+        vec![
+            "image_list".into(),
+            format!(
+                "VA {:#x}, {}",
+                carve.tables.image_list,
+                found(&carve.tables.image_list_found)
+            ),
+        ],
+        vec![
+            "hwdecode_table_list".into(),
+            format!(
+                "VA {:#x}, {}",
+                carve.tables.hwdecode_list,
+                found(&carve.tables.hwdecode_list_found)
+            ),
+        ],
+        vec![
+            "getters".into(),
+            format!(
+                "{} ({} real, {} cursors; {} named by position), {} NULL slots",
+                carve.getters.len(),
+                real,
+                carve.getters.len() - real,
+                positional,
+                carve.null_getters.len()
+            ),
+        ],
+        vec!["distinct blobs".into(), carve.distinct_blobs().to_string()],
+        vec!["written".into(), out.display().to_string()],
+    ];
+    text_table::render(&["carve", "result"], &rows)
+}
+
+/// Carves `lib` into `out`; `list` prints one line per getter, `strict` fails on any
+/// disagreement with the facts.
+pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode {
+    let (carve, data) = match carve_file(lib) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    if let Err(e) = write_blob_dir(&carve, &data, out) {
+        return fail(e);
+    }
+    out_fmt!("{}", carve_summary(&carve, out));
+    if list {
+        let rows: Vec<Vec<String>> = carve
+            .getters
+            .iter()
+            .map(|g| {
+                vec![
+                    g.name.symbol.clone(),
+                    format!("{:#x}", g.accessor_va),
+                    format!("{:#x}", g.blob_va),
+                    g.size.to_string(),
+                    g.sha256[..16].to_string(),
+                ]
+            })
+            .collect();
+        out_fmt!(
+            "\n{}",
+            text_table::render(&["symbol", "getter_va", "blob_va", "size", "sha256"], &rows)
+        );
+    }
+    for note in &carve.notes {
+        err_line!("nrtucode: note: {note}");
+    }
+    let findings = compare(&carve.header, &carve.getters);
+    let mismatches = findings.iter().filter(|f| f.is_mismatch()).count();
+    for f in &findings {
+        if f.is_mismatch() {
+            err_line!("nrtucode: warning: {}: {f}", lib.display());
+        } else {
+            out_line!("published hash: {f}");
+        }
+    }
+    if mismatches == 0 {
+        out_line!("facts: every carved size matches blobs/getters.tsv");
+        ExitCode::SUCCESS
+    } else if strict {
+        fail(format!("{mismatches} getters disagree with the facts"))
+    } else {
+        ExitCode::SUCCESS
+    }
+}
