@@ -141,17 +141,6 @@ impl Engine {
 }
 
 impl Flavor {
-    /// Every flavor argument the vendor knows, `Auto` first, in argument order.
-    pub const ALL: [Flavor; 7] = [
-        Flavor::Auto,
-        Flavor::Perf,
-        Flavor::Debug,
-        Flavor::Test,
-        Flavor::DklPerf,
-        Flavor::DklDebug,
-        Flavor::DklTest,
-    ];
-
     /// The canonical name: `AUTO`, `PERF`, `DEBUG`, `TEST`, `DKL_PERF`, `DKL_DEBUG`, `DKL_TEST`.
     ///
     /// [`variant_name`](Flavor::variant_name) gives SUNDA's `RELEASE` instead of `PERF`.
