@@ -149,8 +149,9 @@ impl Flavor {
         self.variant_name(Generation::Cayman)
     }
 
-    /// Accepted alternative spellings (`RELEASE` for PERF).
-    const fn aliases(self) -> &'static [&'static str] {
+    /// Alternative spellings `FromStr` accepts besides [`name`](Flavor::name): `RELEASE` for
+    /// PERF (SUNDA's name for it).
+    pub const fn aliases(self) -> &'static [&'static str] {
         match self {
             Flavor::Perf => &["RELEASE"],
             _ => &[],
@@ -159,8 +160,9 @@ impl Flavor {
 }
 
 impl ProfKind {
-    /// Accepted alternative spellings, the vendor's macro names.
-    const fn aliases(self) -> &'static [&'static str] {
+    /// Alternative spellings `FromStr` accepts besides [`name`](ProfKind::name): the vendor's
+    /// `PROF_CAM` and `PROF_TABLE`.
+    pub const fn aliases(self) -> &'static [&'static str] {
         match self {
             ProfKind::Cam => &["PROF_CAM"],
             ProfKind::Table => &["PROF_TABLE"],
