@@ -5,7 +5,9 @@
 //! the blobs of a directory written by `nrtucode carve` (`manifest.tsv` + one file per distinct
 //! blob). Either way the output is `$OUT_DIR/blobs.rs`: one `static` per distinct blob content
 //! and, per (generation, class, engine, variant), a `const` array of the four region slices
-//! that the hand-written tables in `src/catalog.rs` refer to. A getter whose generation or flavor
+//! that the hand-written tables in `src/catalog.rs` refer to. A boundary cursor is an empty slice
+//! at the vendor's address: one past the end of (or at the start of) the same image's blob, as
+//! its address in the facts says. A getter whose generation or flavor
 //! family is deselected by cargo features is `None` (a NULL getter), and its bytes are not
 //! embedded. Nothing is ever silently replaced by a fixture: a blob directory that lacks a blob
 //! the selected features need, or holds one of the wrong size, fails the build naming the blob.
@@ -16,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::{env, fs, process};
 
 use nrtucode_facts::facts::{FRONT_FEATURES, GENERATIONS, REGIONS, VARIANT_FEATURES, selected_by};
-use nrtucode_facts::manifest::MANIFEST_FILE;
+use nrtucode_facts::manifest::{MANIFEST_FILE, ManifestRow};
 use nrtucode_facts::{Getter, Manifest, fixture_bytes, getters};
 
 /// Alignment of every embedded blob, in bytes.
@@ -56,11 +58,33 @@ fn main() {
     // (gen, class, engine, variant) -> region slices, in the facts' order of first appearance.
     let mut cells: BTreeMap<String, [String; 4]> = BTreeMap::new();
     let mut prof: BTreeMap<String, [String; 2]> = BTreeMap::new();
-    for getter in getters().iter().filter(|g| g.is_resolver_reachable()) {
+    let facts = getters();
+    // Symbol -> the static holding its bytes, for the cursors that point into a neighbour.
+    let mut bound: HashMap<&str, String> = HashMap::new();
+    let reachable = || facts.iter().filter(|g| g.is_resolver_reachable());
+    // Real blobs first, so that every cursor finds the blob it points into.
+    for getter in reachable().filter(|g| g.size > 0 && selected(g)) {
+        match source.bytes_of(getter, &mut blobs) {
+            Ok(Some(name)) => {
+                bound.insert(getter.symbol, name);
+            }
+            Ok(None) => {}
+            Err(problem) => problems.push(problem),
+        }
+    }
+    for getter in reachable() {
         let expr = if !selected(getter) {
             "None".to_owned()
+        } else if getter.size > 0 {
+            match bound.get(getter.symbol) {
+                Some(name) => format!("Some(&{name}.0)"),
+                None => "None".to_owned(), // a problem was recorded above
+            }
         } else {
-            match source.bytes_of(getter, &mut blobs) {
+            match source
+                .check_cursor(getter)
+                .and_then(|()| cursor_expr(getter, &facts, &bound))
+            {
                 Ok(expr) => expr,
                 Err(problem) => {
                     problems.push(problem);
@@ -160,10 +184,10 @@ struct Blobs {
 }
 
 impl Blobs {
-    /// The expression naming the blob stored at `path` (emitting its `static` once).
-    fn slice_for(&mut self, path: &Path, len: usize) -> String {
+    /// The name of the `static` holding the blob stored at `path` (emitting it once).
+    fn static_for(&mut self, path: &Path, len: usize) -> String {
         if let Some(name) = self.by_path.get(path) {
-            return format!("Some(&{name}.0)");
+            return name.clone();
         }
         let name = format!("BLOB_{:03}", self.count);
         writeln!(
@@ -176,7 +200,7 @@ impl Blobs {
         self.count += 1;
         self.bytes += len;
         self.by_path.insert(path.to_owned(), name.clone());
-        format!("Some(&{name}.0)")
+        name
     }
 }
 
@@ -204,13 +228,10 @@ impl Source {
         Source::Directory { dir, manifest }
     }
 
-    /// The slice expression for a selected getter, or why it cannot be embedded.
-    fn bytes_of(&mut self, getter: &Getter, blobs: &mut Blobs) -> Result<String, String> {
+    /// The `static` holding a selected real getter's bytes, or why it cannot be embedded.
+    fn bytes_of(&mut self, getter: &Getter, blobs: &mut Blobs) -> Result<Option<String>, String> {
         match self {
             Source::Fixtures { dir, by_content } => {
-                if getter.size == 0 {
-                    return Ok("Some(&[])".into());
-                }
                 let bytes = fixture_bytes(getter);
                 let path = match by_content.get(&bytes) {
                     Some(path) => path.clone(),
@@ -222,22 +243,14 @@ impl Source {
                         path
                     }
                 };
-                Ok(blobs.slice_for(&path, getter.size))
+                Ok(Some(blobs.static_for(&path, getter.size)))
+            }
+            Source::Directory { manifest, .. } if getter.size == 0 => {
+                check_manifest_size(manifest, getter).map(|_| None)
             }
             Source::Directory { dir, manifest } => {
                 let name = getter.symbol;
-                let row = manifest
-                    .row(name)
-                    .ok_or_else(|| format!("{name}: no row in {MANIFEST_FILE}"))?;
-                if row.size != getter.size as u64 {
-                    return Err(format!(
-                        "{name}: {MANIFEST_FILE} says {} bytes, the facts say {}",
-                        row.size, getter.size
-                    ));
-                }
-                if getter.size == 0 {
-                    return Ok("Some(&[])".into());
-                }
+                let row = check_manifest_size(manifest, getter)?;
                 let file = row
                     .file
                     .as_ref()
@@ -255,10 +268,97 @@ impl Source {
                     ));
                 }
                 let path = fs::canonicalize(&path).unwrap_or(path);
-                Ok(blobs.slice_for(&path, getter.size))
+                Ok(Some(blobs.static_for(&path, getter.size)))
             }
         }
     }
+
+    /// A blob directory must list a cursor with size 0 like the facts; fixtures always do.
+    fn check_cursor(&self, getter: &Getter) -> Result<(), String> {
+        match self {
+            Source::Fixtures { .. } => Ok(()),
+            Source::Directory { manifest, .. } => check_manifest_size(manifest, getter).map(drop),
+        }
+    }
+}
+
+/// The manifest row of `getter`, checked to have the facts' size.
+fn check_manifest_size<'m>(
+    manifest: &'m Manifest,
+    getter: &Getter,
+) -> Result<&'m ManifestRow, String> {
+    let name = getter.symbol;
+    let row = manifest
+        .row(name)
+        .ok_or_else(|| format!("{name}: no row in {MANIFEST_FILE}"))?;
+    if row.size != getter.size as u64 {
+        return Err(format!(
+            "{name}: {MANIFEST_FILE} says {} bytes, the facts say {}",
+            row.size, getter.size
+        ));
+    }
+    Ok(row)
+}
+
+/// The places a boundary cursor may point at, in the order they are tried: one past the end of
+/// the same image's DRAM blob, one past the end of its SRAM blob, the start of its DRAM blob
+/// (the vendor's 151, 5 and 5 cursors; one SRAM cursor is both the end of DRAM and the start of
+/// EXTRAM, and is the end of DRAM like its 150 siblings).
+const CURSOR_PLACES: [(&str, CursorEnd); 3] = [
+    ("DRAM", CursorEnd::End),
+    ("SRAM", CursorEnd::End),
+    ("DRAM", CursorEnd::Start),
+];
+
+/// Which end of a neighbouring blob a cursor points at.
+#[derive(Clone, Copy)]
+enum CursorEnd {
+    Start,
+    End,
+}
+
+/// A cursor's expression: an empty slice at the vendor's address, i.e. at the same end of the
+/// same image's blob as the cursor's address in the facts, taken from that blob's `static` at
+/// compile time (`split_at` is `const`; nothing runs at run time).
+fn cursor_expr(
+    cursor: &Getter,
+    facts: &[Getter],
+    bound: &HashMap<&str, String>,
+) -> Result<String, String> {
+    let same_image = |g: &&Getter| {
+        g.gen_name == cursor.gen_name
+            && g.class == cursor.class
+            && g.engine == cursor.engine
+            && g.variant == cursor.variant
+            && g.size > 0
+    };
+    for (region, end) in CURSOR_PLACES {
+        let Some(blob) = facts.iter().filter(same_image).find(|g| g.region == region) else {
+            continue;
+        };
+        let at = match end {
+            CursorEnd::Start => blob.blob_va,
+            CursorEnd::End => blob.blob_va + blob.size as u64,
+        };
+        if at != cursor.blob_va {
+            continue;
+        }
+        let name = bound.get(blob.symbol).ok_or_else(|| {
+            format!(
+                "{}: its blob {} is not embedded",
+                cursor.symbol, blob.symbol
+            )
+        })?;
+        return Ok(match end {
+            CursorEnd::Start => format!("Some({name}.0.split_at(0).0)"),
+            CursorEnd::End => format!("Some({name}.0.split_at({}).1)", blob.size),
+        });
+    }
+    Err(format!(
+        "{}: cursor at {:#x} is neither the end of the same image's DRAM or SRAM blob nor the \
+         start of its DRAM blob",
+        cursor.symbol, cursor.blob_va
+    ))
 }
 
 /// Reports an unusable blob directory and stops the build.

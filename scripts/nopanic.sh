@@ -2,7 +2,7 @@
 # No panic, proven at link time: builds tests/no_std (a no_std, no_main consumer whose panic
 # handler calls a symbol defined nowhere) for thumbv7em-none-eabihf in release under the profiles
 # firmware is built with. Any panic path reachable from the resolvers (image lookup with NoEnv, a
-# slice env and a MapEnv; the profiler lookup; the PROF views and validators) fails the link with
+# slice env, a MapEnv and an EnvSnapshot; the profiler lookup; the PROF views and validators) fails the link with
 # `undefined symbol: nrtucode_panic_is_reachable`, and this script with it.
 set -euo pipefail
 cd "$(dirname "$0")/../tests/no_std"

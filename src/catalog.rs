@@ -5,7 +5,7 @@
 //! alias which images) is written out here by hand from `blobs/image_list.tsv` and
 //! `blobs/hwdecode_list.tsv`; the bytes behind each getter come from `build.rs`, one `static` per
 //! distinct blob, so a blob exists once in a binary however many crates use these tables. The
-//! test `tests/tables.rs` checks this file against the TSVs, independently.
+//! test `tests/catalog_vs_facts.rs` checks this file against the TSVs, independently.
 
 use crate::model::{
     CoreClass::{Nx, Q7},
@@ -403,7 +403,7 @@ pub struct ImageEntry {
     pub flavor: Flavor,
     /// The region.
     pub region: Region,
-    /// The getter: `None` NULL, `Some(&[])` cursor.
+    /// The getter: `None` NULL, an empty slice a cursor (at the vendor's address).
     pub blob: Option<&'static [u8]>,
 }
 

@@ -4,9 +4,10 @@
 //! The resolver never touches the process itself. It asks an [`Env`] for the raw bytes of a
 //! variable and compares them byte for byte, like the vendor's `getenv` + `strcmp`: `"debug"` is
 //! not `"Debug"`, and a value need not be UTF-8. Implementations here: [`NoEnv`] (nothing set),
-//! the fixed-capacity [`MapEnv`] built on `heapless`, and, with feature `std`, `StdEnv`, the
-//! live process environment; arrays and slices of `(name, value)` pairs and, with `std`, maps
-//! are generic over [`EnvText`](crate::EnvText).
+//! the fixed-capacity [`MapEnv`] built on `heapless`, [`EnvSnapshot`](crate::EnvSnapshot) (the
+//! two variables captured once), and, with feature `std`, `StdEnv`, the live process
+//! environment; arrays and slices of `(name, value)` pairs and, with `std`, maps are generic
+//! over [`EnvText`](crate::EnvText).
 
 /// The removed flag: set to exactly `1`, every image lookup answers code 8.
 pub const REMOVED_FLAG_VAR: &str = "NRTUCODE_MPLUS_ON_MARIANA";

@@ -1,17 +1,19 @@
 #![doc = include_str!("crate_docs.md")]
 #![no_std]
-#![cfg_attr(not(feature = "std"), forbid(unsafe_code))]
+#![forbid(unsafe_code)]
 
 pub mod catalog;
 pub mod env;
 mod env_impls;
 mod error;
+mod index;
 pub mod model;
 mod names;
 pub mod prof;
 mod request;
 mod resolve;
 mod slot_map;
+mod snapshot;
 #[cfg(feature = "std")]
 mod std_env;
 pub mod table;
@@ -27,6 +29,7 @@ pub use resolve::{
     get_hwdecode_table, get_memory_image, get_memory_image_const, resolve_hwdecode, resolve_image,
     resolve_image_const,
 };
+pub use snapshot::{EnvSnapshot, SNAPSHOT_VALUE_CAPACITY};
 #[cfg(feature = "std")]
 pub use std_env::StdEnv;
 

@@ -2,8 +2,9 @@
 //! region blobs, and `hwdecode_table_list` slots holding a PROF_CAM / PROF_TABLE pair.
 //!
 //! A getter is an `Option<&'static [u8]>`: `None` is the vendor's NULL getter (code 3 in the
-//! image lane, code 2 in the profiler lane), `Some(&[])` a boundary cursor (present, zero
-//! bytes, code 0). The two are never collapsed.
+//! image lane, code 2 in the profiler lane), an empty slice a boundary cursor (present, zero
+//! bytes, code 0). The two are never collapsed. A cursor's pointer is the vendor's address: one
+//! past the end of the same image's DRAM or SRAM blob, or the start of its DRAM blob.
 
 use core::fmt;
 

@@ -67,6 +67,10 @@ fn compile(lib_args: &[&std::ffi::OsStr], exe: &Path) {
 
 fn run(exe: &Path) -> Output {
     Command::new(exe)
+        // cargo's LD_LIBRARY_PATH lists target/<profile>, whose uplifted copy of the shared
+        // library can be older than the one in deps/ this test just built; the program's
+        // rpath names deps/ and must decide.
+        .env_remove("LD_LIBRARY_PATH")
         .env_remove("NRTUCODE_MPLUS_ON_MARIANA")
         .env_remove("NEURON_UCODE_FLAVOR")
         .output()

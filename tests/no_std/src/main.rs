@@ -9,6 +9,7 @@
 //! `_start` is the ELF entry and the only GC root; it calls every entry point.
 #![no_std]
 #![no_main]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 use core::hint::black_box;
 use core::panic::PanicInfo;
@@ -59,14 +60,17 @@ fn out(result: Result<&'static [u8], nrtucode::ResolveErr>, blob: &mut Blob) -> 
     }
 }
 
-/// `get_memory_image` with nothing in the environment.
+/// `get_memory_image` with nothing in the environment. Never inlined, so that
+/// `scripts/size.sh` counts the resolver's code apart from `_start`.
 #[unsafe(no_mangle)]
+#[inline(never)]
 pub extern "C" fn check_image_noenv(idx: u32, region: i32, flavor: i32, blob: &mut Blob) -> i32 {
     out(get_memory_image(idx, region, flavor, &NoEnv), blob)
 }
 
-/// `get_hwdecode_table`.
+/// `get_hwdecode_table` (never inlined, as above).
 #[unsafe(no_mangle)]
+#[inline(never)]
 pub extern "C" fn check_hwdecode(idx: u32, kind: i32, blob: &mut Blob) -> i32 {
     out(get_hwdecode_table(idx, kind), blob)
 }
@@ -107,6 +111,20 @@ mod envs {
             return -1;
         }
         let _ = env.remove(black_box(REMOVED_FLAG_VAR));
+        out(get_memory_image(idx, region, flavor, &env), blob)
+    }
+
+    /// `get_memory_image` over an `EnvSnapshot` built at run time from opaque bytes (any
+    /// length: longer than its capacity is kept truncated).
+    #[unsafe(no_mangle)]
+    pub extern "C" fn check_image_snapshot(
+        idx: u32,
+        region: i32,
+        flavor: i32,
+        blob: &mut Blob,
+    ) -> i32 {
+        let value: &[u8] = black_box(b"a value longer than the capacity\0test");
+        let env = nrtucode::EnvSnapshot::from_values(black_box(Some(b"1 ")), Some(value));
         out(get_memory_image(idx, region, flavor, &env), blob)
     }
 }
@@ -152,6 +170,7 @@ pub extern "C" fn _start() -> ! {
         {
             acc ^= envs::check_image_slice_env(idx, region, flavor, &mut blob);
             acc ^= envs::check_image_map_env(idx, region, flavor, &mut blob);
+            acc ^= envs::check_image_snapshot(idx, region, flavor, &mut blob);
         }
         #[cfg(feature = "prof")]
         {

@@ -61,7 +61,10 @@ int main(void)
     CHECK(n == 0x13dc0 && p != NULL && p != SENTINEL_PTR);
     /* 0 with length 0: a boundary cursor ("present but empty"). */
     CHECK(image(7, NRTUCODE_REGION_SRAM, NRTUCODE_FLAVOR_PERF, &p, &n) == NRTUCODE_OK);
-    CHECK(n == 0 && p != SENTINEL_PTR);
+    CHECK(n == 0 && p != SENTINEL_PTR && p != NULL);
+    /* ...at the vendor's address: one past the end of the same image's DRAM blob. */
+    CHECK(image(7, NRTUCODE_REGION_DRAM, NRTUCODE_FLAVOR_PERF, &q, &m) == NRTUCODE_OK);
+    CHECK(m > 0 && p == (const void *)((const unsigned char *)q + m));
     /* The two NX SP slots alias the same images. */
     CHECK(image(11, NRTUCODE_REGION_IRAM, NRTUCODE_FLAVOR_PERF, &p, &n) == NRTUCODE_OK);
     CHECK(image(12, NRTUCODE_REGION_IRAM, NRTUCODE_FLAVOR_PERF, &q, &m) == NRTUCODE_OK);
