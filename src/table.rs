@@ -19,7 +19,7 @@ pub type ImageList = [ImageSlot; SLOT_COUNT];
 /// The `hwdecode_table_list`: 38 slots.
 pub type HwDecodeList = [HwDecodeSlot; SLOT_COUNT];
 
-/// Wrapper that aligns embedded blobs to 16 bytes.
+/// Wrapper that aligns embedded blobs to [`BLOB_ALIGN`](crate::catalog::BLOB_ALIGN) bytes.
 #[repr(C, align(16))]
 #[allow(dead_code)] // unused when features deselect every blob
 pub(crate) struct Aligned<T: ?Sized>(pub(crate) T);
@@ -98,7 +98,7 @@ impl fmt::Debug for ImageDesc {
 }
 
 /// Prints a getter as `<N bytes>`, `cursor` or `NULL` instead of dumping the blob.
-struct BlobDebug(Option<&'static [u8]>);
+pub(crate) struct BlobDebug(pub(crate) Option<&'static [u8]>);
 
 impl fmt::Debug for BlobDebug {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -59,6 +59,11 @@ extern "C" {
 #define NRTUCODE_FLAVOR_DKL_DEBUG 18
 #define NRTUCODE_FLAVOR_DKL_TEST 19
 
+/* Every non-empty blob returned (*out_len > 0) starts at an address that is a multiple of
+ * NRTUCODE_BLOB_ALIGN bytes, enough for DMA engines that need 16-byte aligned sources
+ * (nrtucode::BLOB_ALIGN in Rust). */
+#define NRTUCODE_BLOB_ALIGN 16
+
 /* kind of nrtucode_get_hwdecode_table */
 #define NRTUCODE_PROF_CAM 0   /* 0x400 bytes: 64 x {u32 opcode, mask, enable, reserved} */
 #define NRTUCODE_PROF_TABLE 1 /* 0x2000 bytes: 64 x 128-byte records */
