@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use crate::carve::blob_dir::write_blob_dir;
 use crate::carve::carver::{Carve, NamedBy, carve_file};
 use crate::carve::compare::{compare, known_build};
+use crate::carve::error::FileError;
 use crate::carve::locate::Found;
+use crate::commands::exit::{self, Exit};
 use crate::commands::output::{err_line, fail, out_fmt, out_line};
 use crate::commands::text_table;
 
@@ -78,10 +80,20 @@ pub(crate) fn carve_summary(carve: &Carve, out: &Path) -> String {
 pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode {
     let (carve, data) = match carve_file(lib) {
         Ok(c) => c,
-        Err(e) => return fail(e),
+        Err(e) => {
+            let exit = match &e {
+                FileError::Io { source, .. } => exit::reading(source),
+                FileError::Carve { .. } => Exit::DataErr,
+            };
+            return fail(exit, e);
+        }
     };
     if let Err(e) = write_blob_dir(&carve, &data, out) {
-        return fail(e);
+        let exit = match &e {
+            FileError::Io { source, .. } => exit::creating(source),
+            FileError::Carve { .. } => Exit::DataErr,
+        };
+        return fail(exit, e);
     }
     out_fmt!("{}", carve_summary(&carve, out));
     if list {
@@ -119,7 +131,15 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode 
         out_line!("facts: every carved size matches blobs/getters.tsv");
         ExitCode::SUCCESS
     } else if strict {
-        fail(format!("{mismatches} getters disagree with the facts"))
+        let getters = if mismatches == 1 {
+            "getter disagrees"
+        } else {
+            "getters disagree"
+        };
+        fail(
+            Exit::DataErr,
+            format!("{mismatches} {getters} with the facts"),
+        )
     } else {
         ExitCode::SUCCESS
     }
