@@ -6,9 +6,7 @@
 //! NRTUCODE_MPLUS_ON_MARIANA=1 cargo run --example host --features std   # code 8
 //! ```
 
-use nrtucode::{
-    Flavor, IMAGE_LIST, ImageIndex, ProfKind, Region, StdEnv, resolve_hwdecode, resolve_image,
-};
+use nrtucode::{Flavor, ImageIndex, ProfKind, Region, StdEnv, resolve_hwdecode, resolve_image};
 
 fn main() -> std::process::ExitCode {
     let flavor_var = std::env::var_os("NEURON_UCODE_FLAVOR");
@@ -22,13 +20,8 @@ fn main() -> std::process::ExitCode {
     );
     let mut worst = 0;
     for idx in ImageIndex::ALL {
-        let name = match IMAGE_LIST[idx.as_usize()].id() {
-            Some(id) => format!(
-                "{} {} {}",
-                id.generation.name(),
-                id.class.name(),
-                id.engine.name()
-            ),
+        let name = match idx.slot() {
+            Some(id) => id.to_string(),
             None => "(empty)".to_owned(),
         };
         let cells: Vec<String> = Region::ALL

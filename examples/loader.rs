@@ -9,7 +9,7 @@
 //! ```
 
 use nrtucode::{
-    Flavor, Generation, IMAGE_LIST, ImageIndex, NoEnv, Region, ResolveErr, SlotId, resolve_image,
+    Failure, Flavor, Generation, ImageIndex, NoEnv, Region, Request, SlotId, resolve_image,
 };
 
 /// Bytes reserved per (engine slot, region) window in the simulated device.
@@ -22,7 +22,7 @@ enum Placement {
     Loaded { address: u32, len: usize },
     Empty,
     TooLarge(usize),
-    Absent(ResolveErr),
+    Absent(Failure),
 }
 
 /// Copies the four regions of `idx` into `memory` (a 4-window slice for this engine).
@@ -41,37 +41,20 @@ fn load_engine(idx: ImageIndex, flavor: Flavor, memory: &mut [u8], base: u32) ->
                 }
                 _ => Placement::TooLarge(image.len()),
             },
-            Err(e) => Placement::Absent(e),
+            Err(e) => Placement::Absent(e.with_request(Request::typed_image(idx, region, flavor))),
         }
     })
 }
 
-fn parse_args() -> Result<(Generation, Flavor), String> {
+fn parse_args() -> Result<(Generation, Flavor), nrtucode::ParseError> {
     let mut args = std::env::args().skip(1);
-    let generation = match args.next().as_deref().map(str::to_ascii_uppercase) {
+    let generation = match args.next() {
         None => Generation::Cayman,
-        Some(name) => Generation::ALL
-            .into_iter()
-            .find(|g| g.name() == name)
-            .ok_or_else(|| {
-                format!(
-                    "unknown generation {name:?} (SUNDA, CAYMAN, MARIANA, MARIANA_PLUS, MAVERICK)"
-                )
-            })?,
+        Some(name) => name.parse()?,
     };
-    let flavor = match args
-        .next()
-        .as_deref()
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
-        None | Some("perf" | "release") => Flavor::Perf,
-        Some("debug") => Flavor::Debug,
-        Some("test") => Flavor::Test,
-        Some("dkl-perf") => Flavor::DklPerf,
-        Some("dkl-debug") => Flavor::DklDebug,
-        Some("dkl-test") => Flavor::DklTest,
-        Some(other) => return Err(format!("unknown flavor {other:?}")),
+    let flavor = match args.next() {
+        None => Flavor::Perf,
+        Some(name) => name.parse()?,
     };
     Ok((generation, flavor))
 }
@@ -81,13 +64,13 @@ fn main() -> std::process::ExitCode {
         Ok(choice) => choice,
         Err(message) => {
             eprintln!("loader: {message}");
-            return std::process::ExitCode::from(2);
+            return std::process::ExitCode::from(64); // EX_USAGE
         }
     };
-    let slots: Vec<(ImageIndex, SlotId)> = ImageIndex::ALL
-        .into_iter()
-        .filter_map(|idx| IMAGE_LIST[idx.as_usize()].id().map(|id| (idx, id)))
-        .filter(|(_, id)| id.generation == generation)
+    let slots: Vec<(ImageIndex, SlotId)> = generation
+        .slots()
+        .iter()
+        .filter_map(|idx| idx.slot().map(|id| (*idx, id)))
         .collect();
     let mut device = vec![0u8; slots.len() * 4 * WINDOW];
     println!(
@@ -124,11 +107,7 @@ fn main() -> std::process::ExitCode {
                     "-".into(),
                     format!("larger than the {WINDOW:#x}-byte window: not placed"),
                 ),
-                Placement::Absent(e) => (
-                    "-".into(),
-                    "-".into(),
-                    format!("code {}: {}", e.code(), e.message()),
-                ),
+                Placement::Absent(failure) => ("-".into(), "-".into(), failure.to_string()),
             };
             println!(
                 "{:>3}  {engine:<8} {:<6} {size:>8}  {address:<10}  {preview}",

@@ -59,6 +59,7 @@ rows = [
     ("ours_explicit", "c_explicit", "ideal_explicit"),
     ("ours_explicit_std", "c_explicit", "ideal_explicit"),
     ("ours_auto_std", "c_auto", None),
+    ("ours_auto_snapshot", "c_auto", None),
     ("ours_hwdecode", "c_hwdecode", "ideal_hwdecode"),
     ("c_explicit", None, None), ("c_auto", None, None), ("c_hwdecode", None, None),
     ("ideal_explicit", None, None), ("ideal_hwdecode", None, None), ("empty", None, None),

@@ -70,6 +70,7 @@ rows=(
   "ours_explicit c_explicit ideal_explicit"
   "ours_explicit_std c_explicit ideal_explicit"
   "ours_auto_std c_auto -"
+  "ours_auto_snapshot c_auto -"
   "ours_hwdecode c_hwdecode ideal_hwdecode"
   "c_explicit - -"
   "c_auto - -"

@@ -2,21 +2,28 @@
 # No panic, proven at link time: builds tests/no_std (a no_std, no_main consumer whose panic
 # handler calls a symbol defined nowhere) for thumbv7em-none-eabihf in release under the profiles
 # firmware is built with. Any panic path reachable from the resolvers (image lookup with NoEnv, a
-# slice env and a MapEnv; the profiler lookup; the PROF views and validators) fails the link with
-# `undefined symbol: nrtucode_panic_is_reachable`, and this script with it.
+# slice env, a MapEnv and an EnvSnapshot; the profiler lookup; the PROF views and validators; with feature
+# `verify`, SHA-256 in place and while copying, with the software and a custom hasher) fails the
+# link with `undefined symbol: nrtucode_panic_is_reachable`, and this script with it.
+#
+# The verify paths are checked under the LTO profiles only: without LTO, RustCrypto sha2's own
+# compiled code (its compress loop's word reads, block-buffer padding in `finalize`) keeps bounds
+# checks that only cross-crate inlining proves dead, so the non-LTO profile links without
+# `verify` (features envs,prof).
 set -euo pipefail
 cd "$(dirname "$0")/../tests/no_std"
 
 rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
 
-# opt-level, lto, codegen-units
-profiles=("s true 1" "z true 1" "3 true 1" "s false 16")
+# opt-level, lto, codegen-units, features
+profiles=("s true 1 default" "z true 1 default" "3 true 1 default" "s false 16 envs,prof")
 for p in "${profiles[@]}"; do
-  read -r opt lto cgu <<<"$p"
-  printf 'no-panic link, opt-level=%s lto=%s codegen-units=%s: ' "$opt" "$lto" "$cgu"
+  read -r opt lto cgu features <<<"$p"
+  printf 'no-panic link, opt-level=%s lto=%s codegen-units=%s features=%s: ' "$opt" "$lto" "$cgu" "$features"
+  if [[ $features == default ]]; then feature_args=(); else feature_args=(--no-default-features --features "$features"); fi
   if out=$(CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt CARGO_PROFILE_RELEASE_LTO=$lto \
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=$cgu NRTUCODE_BLOB_DIR= \
-    cargo build --quiet --release 2>&1); then
+    cargo build --quiet --release "${feature_args[@]}" 2>&1); then
     echo ok
   else
     echo FAILED

@@ -6,7 +6,8 @@
 #   scripts/size.sh --no-build-cost
 #
 # The consumer is tests/no_std built with only the NoEnv image and hwdecode entry points
-# (`--no-default-features --features panic-loop`). Its ELF is split by scripts/size_report.py:
+# (`--no-default-features --features panic-loop`), then again with its `verify` entry points
+# (what feature `verify` adds, with sha2's unrolled and compact SHA-256). Its ELF is split by scripts/size_report.py:
 # payload = the BLOB_* statics (distinct blobs), metadata = the rest of .rodata/.data, code =
 # .text minus the consumer's `_start`.
 set -euo pipefail
@@ -24,17 +25,23 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-consumer() { # label target-dir [env...] -> json line
+consumer() { # label target-dir [env...] -> json line; FEATURES adds consumer features
   local label=$1 dir=$2
   shift 2
   (cd tests/no_std &&
     env "$@" CARGO_TARGET_DIR="$root/$dir" cargo build --quiet --release \
-      --no-default-features --features panic-loop)
+      --no-default-features --features "panic-loop${FEATURES:+,$FEATURES}")
   python3 scripts/size_report.py "$dir/thumbv7em-none-eabihf/release/nopanic-check" "$label"
 }
 
 echo "building the fixture consumer..." >&2
 fixtures=$(consumer fixtures target/nopanic-check NRTUCODE_BLOB_DIR=)
+# The same consumer calling nrtucode::verify (in place, copy-verify, a custom hasher): what the
+# feature adds, with sha2's default (unrolled) and compact SHA-256 loops.
+echo "building the verify consumers..." >&2
+verify=$(FEATURES=verify consumer "fixtures + verify" target/nopanic-check NRTUCODE_BLOB_DIR=)
+verify_compact=$(FEATURES=verify consumer "fixtures + verify, compact sha2" target/nopanic-check-compact \
+  NRTUCODE_BLOB_DIR= CARGO_TARGET_THUMBV7EM_NONE_EABIHF_RUSTFLAGS='--cfg sha2_backend_soft="compact"')
 
 echo "building the look-alike, carving it, building the real-blob consumer..." >&2
 carved=""
@@ -58,10 +65,11 @@ print(len(seen), sum(seen.values()))
 PY
 )
 
-python3 - "$fixtures" "$carved" "$vendor_payload" <<'PY'
+python3 - "$fixtures" "$carved" "$vendor_payload" "$verify" "$verify_compact" <<'PY'
 import json, sys
 rows = [json.loads(a) for a in sys.argv[1:3] if a]
 cat_n, cat_bytes = map(int, sys.argv[3].split())
+with_verify = [json.loads(a) for a in sys.argv[4:6]]
 vendor = 38 * 16 + 38 * 16 + 102 * 40 + 386 * 32
 print("flash of a minimal no_std consumer, thumbv7em-none-eabihf, release (opt-level s, lto, codegen-units 1)")
 print()
@@ -75,6 +83,14 @@ print("| build | embedded payload (distinct blobs) | vendor payload (distinct, f
 print("|---|---:|---:|---:|---:|")
 for r in rows:
     print(f"| {r['label']} | {r['payload']:,} B ({r['blobs']} blobs) | {cat_bytes:,} B ({cat_n} blobs) | {r['alloc']:,} B | {r['alloc'] - r['payload']:,} B |")
+print()
+base = rows[0]
+print("feature verify: what it adds to the fixture consumer (same blobs, same build)")
+print()
+print("| build | code | code added | metadata added (digest table) | panic code linked |")
+print("|---|---:|---:|---:|---:|")
+for r in with_verify:
+    print(f"| {r['label']} | {r['code']:,} B | {r['code'] - base['code']:,} B | {r['metadata'] - base['metadata']:,} B | {r['panic']:,} B |")
 print()
 print("resolver functions in the fixture consumer (bytes, name):")
 for n, name in rows[0]["functions"]:

@@ -4,8 +4,10 @@
 //! The resolver never touches the process itself. It asks an [`Env`] for the raw bytes of a
 //! variable and compares them byte for byte, like the vendor's `getenv` + `strcmp`: `"debug"` is
 //! not `"Debug"`, and a value need not be UTF-8. Implementations here: [`NoEnv`] (nothing set),
-//! slices of `(name, value)` pairs, the fixed-capacity [`MapEnv`] built on `heapless`, and, with
-//! feature `std`, `StdEnv`, the live process environment.
+//! the fixed-capacity [`MapEnv`] built on `heapless`, [`EnvSnapshot`](crate::EnvSnapshot) (the
+//! two variables captured once), and, with feature `std`, `StdEnv`, the live process
+//! environment; arrays and slices of `(name, value)` pairs and, with `std`, maps are generic
+//! over [`EnvText`](crate::EnvText).
 
 /// The removed flag: set to exactly `1`, every image lookup answers code 8.
 pub const REMOVED_FLAG_VAR: &str = "NRTUCODE_MPLUS_ON_MARIANA";
@@ -85,22 +87,6 @@ impl Env for NoEnv {
     #[inline]
     fn visit_var(&self, _name: &str, visit: &mut dyn FnMut(Option<&[u8]>)) {
         visit(None);
-    }
-}
-
-/// `(name, value)` pairs; the first pair with a matching name wins, as in `getenv`.
-///
-/// ```
-/// use nrtucode::{get_memory_image, ImageIndex};
-/// let env = &[("NEURON_UCODE_FLAVOR", b"debug".as_slice())][..];
-/// let debug = get_memory_image(ImageIndex::CAYMAN_NX_ACT.raw(), 0, 0, env)?;
-/// let explicit = get_memory_image(ImageIndex::CAYMAN_NX_ACT.raw(), 0, 2, env)?;
-/// assert_eq!(debug.as_ptr(), explicit.as_ptr());
-/// # Ok::<(), nrtucode::ResolveErr>(())
-/// ```
-impl Env for [(&str, &[u8])] {
-    fn visit_var(&self, name: &str, visit: &mut dyn FnMut(Option<&[u8]>)) {
-        visit(self.iter().find(|(n, _)| *n == name).map(|(_, v)| *v));
     }
 }
 

@@ -288,7 +288,10 @@ impl SlotId {
 /// It is not a coretype. Per generation the order is NX ACT, DVE, POOL, PE, SP, SP (the same
 /// SP images twice), then Q7 POOL; CAYMAN, MARIANA and MARIANA_PLUS add a second Q7 POOL slot
 /// without the dynamic-kernel-load flavors; MAVERICK has no NX ACT, which leaves slot 36 empty.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+///
+/// `Debug` names the slot (`ImageIndex(7: CAYMAN NX ACT)`), `Display` prints the constant's
+/// name (`CAYMAN_NX_ACT`), and `FromStr` takes either that name or the integer.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ImageIndex(u8);
 
@@ -296,7 +299,20 @@ macro_rules! image_indices {
     ($($name:ident = $value:literal: $doc:literal,)*) => {
         impl ImageIndex {
             $(#[doc = $doc] pub const $name: ImageIndex = ImageIndex($value);)*
+
+            /// The constants' names, in index order (`NAMES[7]` is `"CAYMAN_NX_ACT"`).
+            pub const NAMES: [&'static str; SLOT_COUNT] = [$(stringify!($name)),*];
         }
+
+        // The names are listed in index order, so `NAMES[i]` names index `i`.
+        const _: () = {
+            let values = [$($value),*];
+            let mut i = 0;
+            while i < values.len() {
+                assert!(values[i] == i);
+                i += 1;
+            }
+        };
     };
 }
 

@@ -209,8 +209,8 @@ impl CamRecord {
     }
 }
 
-/// A PROF_CAM blob, borrowed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A PROF_CAM blob, borrowed. `Debug` prints `<1024 bytes>`, not the bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct CamView<'a> {
     bytes: &'a [u8; CAM_SIZE],
 }
@@ -315,8 +315,8 @@ impl<'a> CamView<'a> {
     }
 }
 
-/// One PROF_TABLE record, borrowed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One PROF_TABLE record, borrowed. `Debug` prints its decoded fields, not its 128 bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct TableRecord<'a> {
     bytes: &'a [u8; TABLE_RECORD_SIZE],
 }
@@ -374,8 +374,8 @@ impl<'a> TableRecord<'a> {
     }
 }
 
-/// A PROF_TABLE blob, borrowed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A PROF_TABLE blob, borrowed. `Debug` prints `<8192 bytes>`, not the bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct TableView<'a> {
     bytes: &'a [u8; TABLE_SIZE],
 }
@@ -455,6 +455,42 @@ impl<'a> TableView<'a> {
             i += 1;
         }
         Ok(populated)
+    }
+}
+
+impl fmt::Debug for CamView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CamView")
+            .field("bytes", &ByteCount(self.bytes.len()))
+            .finish()
+    }
+}
+
+impl fmt::Debug for TableView<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TableView")
+            .field("bytes", &ByteCount(self.bytes.len()))
+            .finish()
+    }
+}
+
+impl fmt::Debug for TableRecord<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TableRecord")
+            .field("cfg0", &self.cfg0())
+            .field("cfg1", &self.cfg1())
+            .field("class", &self.class())
+            .field("bytes", &ByteCount(self.bytes.len()))
+            .finish()
+    }
+}
+
+/// Prints `<N bytes>` for a borrowed blob.
+struct ByteCount(usize);
+
+impl fmt::Debug for ByteCount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<{} bytes>", self.0)
     }
 }
 

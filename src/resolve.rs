@@ -6,7 +6,8 @@
 //! 2. **removed flag**: `NRTUCODE_MPLUS_ON_MARIANA` equal to `1` → code 8;
 //! 3. **auto flavor**: flavor 0 becomes the key `NEURON_UCODE_FLAVOR` selects;
 //! 4. **empty slot**: a slot without descriptors (MAVERICK's 36) → code 2;
-//! 5. **flavor scan**: the first descriptor with that key, in table order; none → code 2;
+//! 5. **flavor scan**: the first descriptor with that key, in table order; none → code 2
+//!    (the scan's answer is precomputed at compile time in `crate::index`);
 //! 6. **region bound**: region outside 0..=3 → code 2 (after the scan, as the vendor does);
 //! 7. **NULL getter**: the descriptor exists but its image is not in this build → code 3;
 //! 8. success: the bytes (empty for a boundary cursor).
@@ -18,6 +19,7 @@
 use crate::catalog::{HWDECODE_LIST, IMAGE_LIST};
 use crate::env::{Env, FLAVOR_VAR, REMOVED_FLAG_VAR, auto_flavor, removed_flag_trips};
 use crate::error::ResolveErr;
+use crate::index::{DESCRIPTOR_AT, DESCRIPTOR_REGIONS, EMPTY_SLOT, FLAVOR_SPAN};
 use crate::model::{Flavor, ImageIndex, ProfKind, Region};
 
 /// Resolves a firmware image region, reading the environment through `env`.
@@ -25,7 +27,9 @@ use crate::model::{Flavor, ImageIndex, ProfKind, Region};
 /// Arguments are the vendor's C integers: `idx` the flat (generation, engine) index 0..=37,
 /// `region` 0 IRAM, 1 DRAM, 2 SRAM, 3 EXTRAM, `flavor` 0 auto (from `NEURON_UCODE_FLAVOR`),
 /// 1 PERF/RELEASE, 2 DEBUG, 3 TEST, 17/18/19 dynamic-kernel-load. A boundary cursor resolves to
-/// an empty slice (code 0), a getter not in this build to [`ResolveErr::NullGetter`] (code 3).
+/// an empty slice (code 0) at the vendor's address (one past the end of the same image's DRAM or
+/// SRAM blob, or the start of its DRAM blob), a getter not in this build to
+/// [`ResolveErr::NullGetter`] (code 3).
 ///
 /// ```
 /// use nrtucode::{get_memory_image, NoEnv, ResolveErr};
@@ -95,24 +99,36 @@ pub const fn get_memory_image_const(
     lookup_image(idx, region, flavor)
 }
 
-/// Empty slot, flavor scan, region bound, NULL getter (the module docs list the order). `flavor` is already resolved.
+/// Empty slot, flavor scan, region bound, NULL getter (the module docs list the order).
+/// `flavor` is already resolved.
+///
+/// The scan's answer comes precomputed from the index (`crate::index`): one load gives the
+/// descriptor, or the empty-slot / not-found answer the scan would give, in the scan's order.
 #[inline]
 const fn lookup_image(idx: u32, region: i32, flavor: i32) -> Result<&'static [u8], ResolveErr> {
     let idx = idx as usize;
-    if idx >= IMAGE_LIST.len() {
+    if idx >= DESCRIPTOR_AT.len() {
         return Err(ResolveErr::IndexOutOfRange);
     }
-    let slot = &IMAGE_LIST[idx];
-    if slot.descriptors().is_empty() {
-        return Err(ResolveErr::EmptySlot);
+    // A negative flavor wraps to a huge one: outside the span, like every non-key.
+    let key = flavor as u32 as usize;
+    let at = if key < FLAVOR_SPAN {
+        DESCRIPTOR_AT[idx][key]
+    } else {
+        DESCRIPTOR_AT[idx][0]
+    } as usize;
+    if at >= DESCRIPTOR_REGIONS.len() {
+        return Err(if at == EMPTY_SLOT as usize {
+            ResolveErr::EmptySlot
+        } else {
+            ResolveErr::FlavorNotFound
+        });
     }
-    let Some(desc) = slot.find_raw(flavor) else {
-        return Err(ResolveErr::FlavorNotFound);
-    };
-    let Some(region) = Region::from_raw(region) else {
+    let region = region as u32 as usize;
+    if region >= Region::ALL.len() {
         return Err(ResolveErr::RegionOutOfRange);
-    };
-    match desc.region(region) {
+    }
+    match DESCRIPTOR_REGIONS[at][region] {
         Some(bytes) => Ok(bytes),
         None => Err(ResolveErr::NullGetter),
     }

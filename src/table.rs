@@ -2,8 +2,9 @@
 //! region blobs, and `hwdecode_table_list` slots holding a PROF_CAM / PROF_TABLE pair.
 //!
 //! A getter is an `Option<&'static [u8]>`: `None` is the vendor's NULL getter (code 3 in the
-//! image lane, code 2 in the profiler lane), `Some(&[])` a boundary cursor (present, zero
-//! bytes, code 0). The two are never collapsed.
+//! image lane, code 2 in the profiler lane), an empty slice a boundary cursor (present, zero
+//! bytes, code 0). The two are never collapsed. A cursor's pointer is the vendor's address: one
+//! past the end of the same image's DRAM or SRAM blob, or the start of its DRAM blob.
 
 use core::fmt;
 
@@ -18,7 +19,7 @@ pub type ImageList = [ImageSlot; SLOT_COUNT];
 /// The `hwdecode_table_list`: 38 slots.
 pub type HwDecodeList = [HwDecodeSlot; SLOT_COUNT];
 
-/// Wrapper that aligns embedded blobs to 16 bytes.
+/// Wrapper that aligns embedded blobs to [`BLOB_ALIGN`](crate::catalog::BLOB_ALIGN) bytes.
 #[repr(C, align(16))]
 #[allow(dead_code)] // unused when features deselect every blob
 pub(crate) struct Aligned<T: ?Sized>(pub(crate) T);
@@ -97,7 +98,7 @@ impl fmt::Debug for ImageDesc {
 }
 
 /// Prints a getter as `<N bytes>`, `cursor` or `NULL` instead of dumping the blob.
-struct BlobDebug(Option<&'static [u8]>);
+pub(crate) struct BlobDebug(pub(crate) Option<&'static [u8]>);
 
 impl fmt::Debug for BlobDebug {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

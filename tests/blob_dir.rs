@@ -1,7 +1,8 @@
 //! `NRTUCODE_BLOB_DIR`: a blob directory replaces the fixtures byte for byte, and a directory
-//! that lacks a blob the selected features need, or holds one of the wrong size, fails the
-//! build naming the blob. Each case runs `cargo check` on this crate in a private target
-//! directory (the build script and the const evaluation of the blob statics both run there).
+//! that lacks a blob the selected features need, or holds one of the wrong size or content,
+//! fails the build naming the blob. Each case runs `cargo check` on this crate in a private
+//! target directory (the build script and the const evaluation of the blob statics both run
+//! there).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,6 +11,9 @@ use nrtucode_facts::facts::in_front_library;
 use nrtucode_facts::hex::lower_hex;
 use nrtucode_facts::{Getter, Manifest, ManifestHeader, ManifestRow, fixture_bytes, getters};
 use sha2::{Digest, Sha256};
+
+const ALL_WITH_VERIFY: &str = "gen-sunda,gen-cayman,gen-mariana,gen-mariana-plus,gen-maverick,\
+     flavor-perf,flavor-debug,flavor-test,flavor-dkl-perf,flavor-dkl-debug,flavor-dkl-test,verify";
 
 /// Writes a blob directory holding the fixture bytes of the getters `keep` accepts.
 fn write_dir(name: &str, keep: impl Fn(&Getter) -> bool) -> (PathBuf, Manifest) {
@@ -96,6 +100,24 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
     let (ok, stderr) = check_with(&dir, None);
     assert!(!ok);
     assert!(stderr.contains("CAYMAN_NX_ACT_PERF_IRAM_get"), "{stderr}");
+
+    // A blob of the right size but the wrong content (a bad copy, bit rot) fails the build,
+    // naming the blob and the file, with or without feature `verify`.
+    let (dir, manifest) = write_dir("corrupt", |_| true);
+    let victim = manifest.row("MAVERICK_NX_SP_PERF_SRAM_get").unwrap();
+    let file = victim.file.as_ref().unwrap();
+    let path = dir.join(file);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+    for features in [None, Some(ALL_WITH_VERIFY)] {
+        let (ok, stderr) = check_with(&dir, features);
+        assert!(!ok, "{features:?}");
+        assert!(stderr.contains("MAVERICK_NX_SP_PERF_SRAM_get"), "{stderr}");
+        assert!(stderr.contains(file.as_str()), "{stderr}");
+        assert!(stderr.contains("SHA-256"), "{stderr}");
+    }
 
     // A front-library directory (PERF + DKL_PERF of four generations) builds with the front
     // selection, and is rejected by the full one, which needs blobs it lacks.

@@ -5,8 +5,8 @@ use std::cell::Cell;
 
 use nrtucode::env::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode::{
-    Env, Flavor, ImageIndex, NoEnv, ProfKind, Region, ResolveErr, get_hwdecode_table,
-    get_memory_image, resolve_hwdecode, resolve_image,
+    Env, ImageIndex, NoEnv, ProfKind, Region, ResolveErr, get_hwdecode_table, get_memory_image,
+    resolve_hwdecode, resolve_image,
 };
 
 type Pairs<'a> = [(&'a str, &'a [u8])];
@@ -191,8 +191,8 @@ fn boundary_cursor_is_code_0_with_zero_length() {
 #[test]
 fn maverick_sp_and_q7_keep_code_in_sram() {
     for idx in [ImageIndex::MAVERICK_NX_SP, ImageIndex::MAVERICK_Q7_POOL] {
-        let iram = resolve_image(idx, Region::Iram, Flavor::Perf, &NoEnv).unwrap();
-        let sram = resolve_image(idx, Region::Sram, Flavor::Perf, &NoEnv).unwrap();
+        let iram = resolve_image(idx, Region::Iram, nrtucode::Flavor::Perf, &NoEnv).unwrap();
+        let sram = resolve_image(idx, Region::Sram, nrtucode::Flavor::Perf, &NoEnv).unwrap();
         assert!(iram.is_empty(), "{idx:?} IRAM is a cursor");
         assert!(!sram.is_empty(), "{idx:?} SRAM is real");
     }
@@ -203,7 +203,7 @@ fn maverick_sp_and_q7_keep_code_in_sram() {
 fn sunda_q7_pool_release_extram_is_the_only_non_empty_extram() {
     let mut non_empty = Vec::new();
     for idx in ImageIndex::ALL {
-        for flavor in Flavor::KEYS {
+        for flavor in nrtucode::Flavor::KEYS {
             if let Ok(bytes) = resolve_image(idx, Region::Extram, flavor, &NoEnv)
                 && !bytes.is_empty()
             {
@@ -211,7 +211,10 @@ fn sunda_q7_pool_release_extram_is_the_only_non_empty_extram() {
             }
         }
     }
-    assert_eq!(non_empty, [(ImageIndex::SUNDA_Q7_POOL, Flavor::Perf)]);
+    assert_eq!(
+        non_empty,
+        [(ImageIndex::SUNDA_Q7_POOL, nrtucode::Flavor::Perf)]
+    );
     let extram = get_memory_image(6, 3, 1, &NoEnv).unwrap();
     assert_eq!(extram.len(), 0x1b40);
 }

@@ -178,7 +178,7 @@ impl Model {
 
 /// Checks a resolver's answer against the model: code, length, and (for the fixture build)
 /// the fixture header naming the getter (full bytes are compared once per getter in
-/// `tests/tables.rs`).
+/// `tests/catalog_vs_facts.rs`).
 pub fn check(actual: Result<&'static [u8], nrtucode::ResolveErr>, expected: &Expected) {
     match (actual, expected) {
         (Ok(bytes), Expected::Blob(getter)) => {

@@ -5,7 +5,9 @@
 
 use core::hint::black_box;
 
-use nrtucode::{NoEnv, StdEnv, get_hwdecode_table, get_memory_image};
+use std::sync::LazyLock;
+
+use nrtucode::{EnvSnapshot, NoEnv, StdEnv, get_hwdecode_table, get_memory_image};
 
 use crate::mix::{AUTO_MIX, HWDECODE_MIX, IMAGE_MIX};
 use crate::{Answer, answer, c, fold, ideal};
@@ -65,6 +67,16 @@ pub fn ours_auto_std() -> u64 {
     })
 }
 
+/// The snapshot the `ours_auto_snapshot` path resolves with, captured once per process.
+static SNAPSHOT: LazyLock<EnvSnapshot> = LazyLock::new(EnvSnapshot::capture);
+
+/// Ours, flavor 0, the two variables captured once at start-up ([`EnvSnapshot::capture`]).
+#[inline(never)]
+pub fn ours_auto_snapshot() -> u64 {
+    let env: &EnvSnapshot = &SNAPSHOT;
+    image_pass(&AUTO_MIX, |i, r, f| answer(get_memory_image(i, r, f, env)))
+}
+
 /// Ours, profiler tables.
 #[inline(never)]
 pub fn ours_hwdecode() -> u64 {
@@ -108,7 +120,7 @@ pub fn empty() -> u64 {
 }
 
 /// Every path, in table order.
-pub const ALL: [Path; 10] = [
+pub const ALL: [Path; 11] = [
     Path {
         name: "ours_explicit",
         about: "get_memory_image, explicit flavor, NoEnv",
@@ -126,6 +138,12 @@ pub const ALL: [Path; 10] = [
         about: "get_memory_image, flavor 0, StdEnv",
         calls: AUTO_MIX.len(),
         run: ours_auto_std,
+    },
+    Path {
+        name: "ours_auto_snapshot",
+        about: "get_memory_image, flavor 0, EnvSnapshot",
+        calls: AUTO_MIX.len(),
+        run: ours_auto_snapshot,
     },
     Path {
         name: "ours_hwdecode",

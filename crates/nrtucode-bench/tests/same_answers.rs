@@ -1,7 +1,7 @@
 //! The benchmark compares like with like: over the mixes and a grid around them, ours, the C
 //! look-alike and the dense array return the same code and the same bytes.
 
-use nrtucode::{NoEnv, get_hwdecode_table, get_memory_image};
+use nrtucode::{EnvSnapshot, NoEnv, get_hwdecode_table, get_memory_image};
 use nrtucode_bench::mix::{AUTO_MIX, HWDECODE_MIX, IMAGE_MIX};
 use nrtucode_bench::{Answer, answer, c, ideal, paths};
 
@@ -18,11 +18,18 @@ fn ours_c_and_ideal_agree_on_images() {
     let grid = (0..40u32).flat_map(|i| {
         (-1..5).flat_map(move |r| [-1, 0, 1, 2, 3, 4, 16, 17, 18, 19, 20].map(|f| (i, r, f)))
     });
+    let snapshot = EnvSnapshot::capture();
     for (idx, region, flavor) in IMAGE_MIX.into_iter().chain(AUTO_MIX).chain(grid) {
         let what = format!("({idx}, {region}, {flavor})");
         // NoEnv: the test environment sets neither variable (checked below for the C side).
         let ours = answer(get_memory_image(idx, region, flavor, &NoEnv));
         same(ours, c::image(idx, region, flavor), &what);
+        // The snapshot path of the bench answers like the others.
+        assert_eq!(
+            answer(get_memory_image(idx, region, flavor, &snapshot)),
+            ours,
+            "{what}: snapshot"
+        );
         if flavor != 0 {
             same(ours, answer(ideal::image(idx, region, flavor)), &what);
         }

@@ -59,6 +59,11 @@ extern "C" {
 #define NRTUCODE_FLAVOR_DKL_DEBUG 18
 #define NRTUCODE_FLAVOR_DKL_TEST 19
 
+/* Every non-empty blob returned (*out_len > 0) starts at an address that is a multiple of
+ * NRTUCODE_BLOB_ALIGN bytes, enough for DMA engines that need 16-byte aligned sources
+ * (nrtucode::BLOB_ALIGN in Rust). */
+#define NRTUCODE_BLOB_ALIGN 16
+
 /* kind of nrtucode_get_hwdecode_table */
 #define NRTUCODE_PROF_CAM 0   /* 0x400 bytes: 64 x {u32 opcode, mask, enable, reserved} */
 #define NRTUCODE_PROF_TABLE 1 /* 0x2000 bytes: 64 x 128-byte records */
@@ -74,7 +79,11 @@ extern "C" {
  * Order of checks (as the vendor): idx > 37 -> 1; NRTUCODE_MPLUS_ON_MARIANA == "1" -> 8;
  * flavor 0 resolved from NEURON_UCODE_FLAVOR; empty slot or no descriptor with that flavor -> 2;
  * region outside 0..3 -> 2; image not in this build -> 3; else 0 with *out_ptr / *out_len set.
- * A boundary cursor ("present but empty") succeeds with *out_len == 0.
+ * A boundary cursor ("present but empty") succeeds with *out_len == 0 and a real, non-NULL
+ * *out_ptr at the vendor's address: one past the end of the same image's DRAM blob (most
+ * cursors), one past the end of its SRAM blob, or the start of its DRAM blob, exactly where the
+ * vendor's cursor points (e.g. CAYMAN NX ACT PERF SRAM == DRAM pointer + DRAM length). It is
+ * never a placeholder: memcpy(dst, p, 0) and p - dram_ptr are well defined.
  * On any code but 0 nothing is written.
  */
 int nrtucode_get_memory_image(unsigned idx, int region, int flavor,

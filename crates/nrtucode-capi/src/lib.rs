@@ -9,15 +9,19 @@
 //!   region above 3 / empty slot / bad kind / no profiler table, 3 image not in this build
 //!   (NULL getter), 8 the removed `NRTUCODE_MPLUS_ON_MARIANA=1` flag;
 //! * the process environment is read on every call through [`nrtucode::StdEnv`], byte for byte
-//!   like `getenv` + `strcmp`, and a tripped removed flag prints one line to stderr;
+//!   like `getenv` + `strcmp`, under std's environment lock (so a Rust host that calls
+//!   `std::env::set_var` on another thread cannot make it read freed memory), and a tripped
+//!   removed flag prints one line to stderr;
 //! * out-parameters are written only on success;
 //! * where the vendor would store through a NULL out-pointer (and crash), we return
 //!   [`NRTUCODE_E_NULL_OUT`] (22) and write nothing. Every call the vendor survives gets the
 //!   vendor's code: the NULL check happens only when there is something to write.
 //!
-//! This crate exists to cross the C boundary, so it allows `unsafe_code` (denied in the rest of
-//! the workspace): raw out-pointers and the two exported `extern "C"` symbols. Every `unsafe`
-//! block carries a `// SAFETY:` comment (`clippy::undocumented_unsafe_blocks` is denied).
+//! The `unsafe` here is the C boundary only: two `extern "C"` functions whose contract is on
+//! their raw out-pointers, and one block that writes through them; each block carries a
+//! `// SAFETY:` argument (`clippy::undocumented_unsafe_blocks` is denied workspace-wide). This
+//! crate allows `unsafe_code`, which the rest of the workspace denies; the core crate has no
+//! `unsafe` at all.
 #![allow(unsafe_code)]
 
 use core::ffi::{c_int, c_uint, c_void};
@@ -75,8 +79,9 @@ unsafe fn answer(
 ///
 /// # Safety
 /// Each of `out_ptr` and `out_len` must be NULL or valid for a write of a `const void *` /
-/// `size_t` (alignment not required). The call reads the process environment; like `getenv`, it
-/// must not race with a thread that modifies the environment.
+/// `size_t` (alignment not required). The call reads the process environment through std's
+/// lock, which every Rust `std::env::set_var` / `remove_var` takes too; like `getenv`, it must
+/// not race with C code that calls `setenv` / `putenv` directly on another thread.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nrtucode_get_memory_image(
     idx: c_uint,
@@ -167,12 +172,13 @@ mod tests {
         let _env = env_guard();
         let (rc, p, n) = image(7, 2, 1); // CAYMAN NX ACT PERF SRAM: a cursor
         assert_eq!((rc, n), (NRTUCODE_OK, 0));
+        // The vendor's address, one past the end of the same image's DRAM blob; never a
+        // placeholder such as `NonNull::dangling()`.
+        let (_, dram, dram_len) = image(7, 1, 1);
+        assert_eq!(p, dram.cast::<u8>().wrapping_add(dram_len).cast());
+        assert_ne!(p, ptr::NonNull::<u8>::dangling().as_ptr().cast());
         let core = nrtucode::get_memory_image(7, 2, 1, &nrtucode::NoEnv).expect("a cursor");
-        assert_eq!(
-            p,
-            core.as_ptr().cast(),
-            "the pointer is the core's, not a placeholder"
-        );
+        assert_eq!(p, core.as_ptr().cast(), "the pointer is the core's");
     }
 
     #[test]

@@ -62,7 +62,7 @@ fn front_lib() -> PathBuf {
 }
 
 /// Runs a carve that must fail and checks that nothing under `root` changed.
-fn fails_leaving_as_it_was(lib: &Path, out: &Path, root: &Path, expect: &str) {
+fn fails_leaving_as_it_was(lib: &Path, out: &Path, root: &Path, expect: &str) -> Option<i32> {
     let before = snapshot(root);
     let o = carve(lib, out);
     assert!(
@@ -72,7 +72,11 @@ fn fails_leaving_as_it_was(lib: &Path, out: &Path, root: &Path, expect: &str) {
     );
     assert!(stderr(&o).contains(expect), "{expect:?} in {}", stderr(&o));
     assert_eq!(snapshot(root), before, "{}", stderr(&o));
+    o.status.code()
 }
+
+/// `EX_CANTCREAT`: the output cannot be created.
+const CANT_CREATE: Option<i32> = Some(73);
 
 #[test]
 fn an_earlier_carve_is_replaced_whole() {
@@ -132,14 +136,16 @@ fn foreign_content_is_refused_and_never_touched() {
     std::fs::create_dir(&out).unwrap();
     std::fs::write(out.join(format!("{}.bin", "ab".repeat(32))), "not ours").unwrap();
     std::fs::write(out.join("notes.txt"), "keep me").unwrap();
-    fails_leaving_as_it_was(&tiny, &out, tmp.path(), "not an earlier carve");
+    let code = fails_leaving_as_it_was(&tiny, &out, tmp.path(), "not an earlier carve");
+    assert_eq!(code, CANT_CREATE);
     // An unrelated manifest.tsv.
     std::fs::write(out.join("manifest.tsv"), "name\tvalue\n").unwrap();
     fails_leaving_as_it_was(&tiny, &out, tmp.path(), "is not ours");
     // --out naming a file.
     let file = tmp.path().join("file.txt");
     std::fs::write(&file, "a file").unwrap();
-    fails_leaving_as_it_was(&tiny, &file, tmp.path(), "is not a directory");
+    let code = fails_leaving_as_it_was(&tiny, &file, tmp.path(), "is not a directory");
+    assert_eq!(code, CANT_CREATE);
 }
 
 #[test]
@@ -166,7 +172,8 @@ fn bad_input_leaves_an_earlier_carve_as_it_was() {
     assert!(carve(&tiny, &out).status.success());
     let junk = tmp.path().join("junk.so");
     std::fs::write(&junk, b"\x7fELF but not really").unwrap();
-    fails_leaving_as_it_was(&junk, &out, tmp.path(), "junk.so");
+    let code = fails_leaving_as_it_was(&junk, &out, tmp.path(), "junk.so");
+    assert_eq!(code, Some(65), "EX_DATAERR");
     // A library whose one getter is not a getter: fails after parsing, before writing.
     let mut data = TinyElf::default().build();
     let at = 0x800; // the first getter
@@ -290,6 +297,7 @@ fn a_read_only_destination_is_left_as_it_was() {
     let tiny = tiny_lib(tmp.path());
     assert!(carve(&tiny, &out).status.success());
     fs.remount("ro");
-    fails_leaving_as_it_was(&front_lib(), &out, &fs.0, "Read-only file system");
+    let code = fails_leaving_as_it_was(&front_lib(), &out, &fs.0, "Read-only file system");
+    assert_eq!(code, CANT_CREATE);
     fs.remount("rw");
 }

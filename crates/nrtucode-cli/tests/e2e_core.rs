@@ -112,7 +112,11 @@ fn core_crate_built_from_carved_directories_passes_its_resolver_suite() {
         .collect();
     let mut checked = 0;
     for e in doc["entries"].as_array().unwrap() {
-        let symbol = e["symbol"].as_str().unwrap();
+        // The empty slot 36's profiler entries have no symbol and no bytes.
+        let Some(symbol) = e["symbol"].as_str() else {
+            assert!(e["sha256"].is_null() && e["slot"] == 36, "{e}");
+            continue;
+        };
         if let Some(sha) = e["sha256"].as_str() {
             assert_eq!(Some(&sha), carved.get(symbol), "{symbol}");
             checked += 1;

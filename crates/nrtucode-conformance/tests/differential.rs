@@ -6,9 +6,11 @@
 //! * the raw API `nrtucode::get_memory_image` / `get_hwdecode_table` (environment given as a
 //!   slice of the same bytes),
 //! * the typed API `nrtucode::resolve_image` / `resolve_hwdecode` (when the integers parse),
-//! * the C ABI `nrtucode_capi::nrtucode_get_*` called in-process (live environment),
+//! * the C ABI `nrtucode_capi::nrtucode_get_*` called in-process (live environment, `StdEnv`),
+//! * `nrtucode::EnvSnapshot::capture()` of the same process environment,
 //!
-//! on return code, success, length, bytes, untouched out-parameters on failure, pointer aliasing
+//! on return code, success, length, bytes, untouched out-parameters on failure, the place of
+//! every boundary cursor among its image's regions (the start or end of which), pointer aliasing
 //! (the two NX SP slots of a generation; any two calls the look-alike answers with one pointer),
 //! over the grid and the 98-cell environment matrix, plus 1,078,000 seeded random tuples.
 //!
@@ -25,7 +27,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use nrtucode::env::{FLAVOR_VAR, REMOVED_FLAG_VAR};
-use nrtucode::{Flavor, ImageIndex, ProfKind, Region, ResolveErr};
+use nrtucode::{EnvSnapshot, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 use nrtucode_conformance::{
     EnvCase, KIND_VALUES, LOOKALIKE_PREFIX, SP_PAIRS, SplitMix64, Tally, VARIANT,
     build_matches_variant, env_matrix, flavor_values, idx_values, region_values,
@@ -85,6 +87,10 @@ struct Oracle {
     c_hw: HwFn,
     tally: Tally,
     tuples: u64,
+    /// `EnvSnapshot::capture()` of the process environment of the current cell.
+    snapshot: EnvSnapshot,
+    /// Cursor answers whose place in their image was compared.
+    cursor_answers: u64,
     /// (C pointer, our pointer, length) triples whose bytes were already compared.
     verified: HashSet<(usize, usize, usize)>,
     /// C (pointer, length) -> our pointer: equal C answers must be equal answers of ours.
@@ -99,6 +105,8 @@ impl Oracle {
             c_hw,
             tally: Tally::default(),
             tuples: 0,
+            snapshot: EnvSnapshot::EMPTY,
+            cursor_answers: 0,
             verified: HashSet::new(),
             alias: HashMap::new(),
         }
@@ -163,6 +171,15 @@ impl Oracle {
             flavor,
         );
         self.codes_agree(&what, c, ours, abi);
+        let snapshot = Answer::of(nrtucode::get_memory_image(
+            idx,
+            region,
+            flavor,
+            &self.snapshot,
+        ));
+        self.tally.check(snapshot == ours, || {
+            format!("{}: snapshot {snapshot:?}, raw {ours:?}", what())
+        });
         if let (Some(i), Some(r), Some(f)) = (
             ImageIndex::from_raw(idx),
             Region::from_raw(region),
@@ -174,6 +191,9 @@ impl Oracle {
         }
         if let Ok(bytes) = raw {
             self.payload(&what, c, bytes);
+            if bytes.is_empty() && c.rc == 0 {
+                self.cursor_place(&what, env, idx, flavor, c, bytes);
+            }
         }
         if let Some(&(_, twin)) = SP_PAIRS.iter().find(|(first, _)| *first == idx) {
             let c_twin = call_image(self.c_image, twin, region, flavor);
@@ -185,6 +205,36 @@ impl Oracle {
                 )
             });
         }
+    }
+
+    /// A boundary cursor points at the same place relative to its image's other regions (the
+    /// start or the end of which of them) in the look-alike and in ours.
+    fn cursor_place(
+        &mut self,
+        what: &dyn Fn() -> String,
+        env: &[(&str, &[u8])],
+        idx: u32,
+        flavor: i32,
+        c: Answer,
+        ours: &'static [u8],
+    ) {
+        let theirs = place(c.ptr as usize, |region| {
+            let a = call_image(self.c_image, idx, region, flavor);
+            (a.rc == 0).then_some((a.ptr as usize, a.len))
+        });
+        let mine = place(ours.as_ptr() as usize, |region| {
+            nrtucode::get_memory_image(idx, region, flavor, env)
+                .ok()
+                .map(|b| (b.as_ptr() as usize, b.len()))
+        });
+        self.cursor_answers += 1;
+        // A non-empty place also rules out a placeholder such as `NonNull::dangling()`.
+        self.tally.check(!theirs.is_empty() && theirs == mine, || {
+            format!(
+                "{}: cursor is {theirs:?} of its image in the look-alike, {mine:?} in ours",
+                what()
+            )
+        });
     }
 
     fn hwdecode(&mut self, idx: u32, kind: i32) {
@@ -204,6 +254,26 @@ impl Oracle {
             self.payload(&what, c, bytes);
         }
     }
+}
+
+/// Where a cursor pointer lies relative to the non-empty regions `region_of` resolves for the
+/// same image: each `(region, "start" | "end")` it equals.
+fn place(
+    cursor: usize,
+    region_of: impl Fn(i32) -> Option<(usize, usize)>,
+) -> Vec<(i32, &'static str)> {
+    let mut out = Vec::new();
+    for region in 0..4 {
+        if let Some((ptr, len)) = region_of(region).filter(|(_, len)| *len > 0) {
+            if cursor == ptr {
+                out.push((region, "start"));
+            }
+            if cursor == ptr + len {
+                out.push((region, "end"));
+            }
+        }
+    }
+    out
 }
 
 /// Sets the two variables in the real process environment.
@@ -350,6 +420,7 @@ fn mutants_are_caught(dir: &Path, opts: &Options) -> Result<(), String> {
     for (name, case, idx, flavor) in cases {
         let mut oracle = Oracle::new(c_image, c_hw);
         set_process_env(&case);
+        oracle.snapshot = EnvSnapshot::capture();
         let pairs = case.pairs();
         oracle.image(&pairs, idx, 0, flavor);
         if oracle.tally.mismatches == 0 {
@@ -407,6 +478,7 @@ fn main() -> ExitCode {
         let _quiet = StderrRedirect::to(Path::new("/dev/null")).expect("silence stderr");
         for case in &matrix {
             set_process_env(case);
+            oracle.snapshot = EnvSnapshot::capture();
             let pairs = case.pairs();
             let env = pairs.as_slice();
             let before = oracle.tuples;
@@ -457,6 +529,10 @@ fn main() -> ExitCode {
         oracle.verified.len(),
         built,
         start.elapsed()
+    );
+    println!(
+        "differential: {} cursor answers placed like the look-alike's (start/end of which region)",
+        oracle.cursor_answers
     );
     for sample in &t.samples {
         println!("  mismatch: {sample}");

@@ -93,7 +93,7 @@ pub fn model(variant: Variant) -> Model {
             let (array, offset) = if g.real && g.size > 0 {
                 (Some(blob_array_name(g)), 0)
             } else {
-                cursor_target(g.blob_va, &blobs)
+                cursor_target(g, &blobs)
             };
             GetterModel {
                 getter: g.clone(),
@@ -153,10 +153,33 @@ pub fn model(variant: Variant) -> Model {
     }
 }
 
-/// Where a boundary cursor at vendor address `va` points: the blob that starts there, else the
-/// blob that ends there, else (its neighbour is not linked in this variant) the nearest blob
-/// boundary of the variant.
-fn cursor_target(va: u64, blobs: &[BlobModel]) -> (Option<String>, usize) {
+/// Where a boundary cursor points. In the vendor binary its address is both a place in its own
+/// image (one past the end of a region's blob, or the start of one) and often the start of
+/// the next image's blob; separate C arrays are not adjacent, so the look-alike keeps the place
+/// in the cursor's own image: the same image's blob that ends there, else the one that starts
+/// there. Otherwise: any blob that starts there, else one that ends there, else (its
+/// neighbour is not linked in this variant) the nearest blob boundary of the variant.
+fn cursor_target(cursor: &Getter, blobs: &[BlobModel]) -> (Option<String>, usize) {
+    let va = cursor.blob_va;
+    let same_image = |b: &&BlobModel| {
+        let g = &b.getter;
+        (g.gen_name, g.class, g.engine, g.variant)
+            == (cursor.gen_name, cursor.class, cursor.engine, cursor.variant)
+    };
+    if let Some(b) = blobs
+        .iter()
+        .filter(same_image)
+        .find(|b| b.getter.blob_va + b.getter.size as u64 == va)
+    {
+        return (Some(b.array.clone()), b.bytes.len());
+    }
+    if let Some(b) = blobs
+        .iter()
+        .filter(same_image)
+        .find(|b| b.getter.blob_va == va)
+    {
+        return (Some(b.array.clone()), 0);
+    }
     if let Some(b) = blobs.iter().find(|b| b.getter.blob_va == va) {
         return (Some(b.array.clone()), 0);
     }

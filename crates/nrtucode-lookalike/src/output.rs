@@ -19,9 +19,22 @@ pub fn write_sources(dir: &Path, opts: &Options) -> Result<Written, String> {
     let stem = format!("nrtucode_lookalike_{}", opts.variant().name());
     let c_source = dir.join(format!("{stem}.c"));
     let truth = dir.join(format!("{stem}.truth.tsv"));
-    std::fs::write(&c_source, generate_c(opts))
-        .map_err(|e| format!("cannot write {}: {e}", c_source.display()))?;
-    std::fs::write(&truth, ground_truth_tsv(opts.variant()))
-        .map_err(|e| format!("cannot write {}: {e}", truth.display()))?;
+    write_whole(&c_source, generate_c(opts).as_bytes())?;
+    write_whole(&truth, ground_truth_tsv(opts.variant()).as_bytes())?;
     Ok(Written { c_source, truth })
+}
+
+/// Writes `bytes` to a temporary file beside `path` and renames it into place, so `path` holds
+/// either its old content or all of the new one, never a cut-off file.
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(format!(".partial-{}", std::process::id()));
+    let partial = std::path::PathBuf::from(partial);
+    let result = std::fs::write(&partial, bytes)
+        .and_then(|()| std::fs::rename(&partial, path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    result
 }

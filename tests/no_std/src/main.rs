@@ -9,6 +9,7 @@
 //! `_start` is the ELF entry and the only GC root; it calls every entry point.
 #![no_std]
 #![no_main]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 use core::hint::black_box;
 use core::panic::PanicInfo;
@@ -59,14 +60,17 @@ fn out(result: Result<&'static [u8], nrtucode::ResolveErr>, blob: &mut Blob) -> 
     }
 }
 
-/// `get_memory_image` with nothing in the environment.
+/// `get_memory_image` with nothing in the environment. Never inlined, so that
+/// `scripts/size.sh` counts the resolver's code apart from `_start`.
 #[unsafe(no_mangle)]
+#[inline(never)]
 pub extern "C" fn check_image_noenv(idx: u32, region: i32, flavor: i32, blob: &mut Blob) -> i32 {
     out(get_memory_image(idx, region, flavor, &NoEnv), blob)
 }
 
-/// `get_hwdecode_table`.
+/// `get_hwdecode_table` (never inlined, as above).
 #[unsafe(no_mangle)]
+#[inline(never)]
 pub extern "C" fn check_hwdecode(idx: u32, kind: i32, blob: &mut Blob) -> i32 {
     out(get_hwdecode_table(idx, kind), blob)
 }
@@ -109,6 +113,20 @@ mod envs {
         let _ = env.remove(black_box(REMOVED_FLAG_VAR));
         out(get_memory_image(idx, region, flavor, &env), blob)
     }
+
+    /// `get_memory_image` over an `EnvSnapshot` built at run time from opaque bytes (any
+    /// length: longer than its capacity is kept truncated).
+    #[unsafe(no_mangle)]
+    pub extern "C" fn check_image_snapshot(
+        idx: u32,
+        region: i32,
+        flavor: i32,
+        blob: &mut Blob,
+    ) -> i32 {
+        let value: &[u8] = black_box(b"a value longer than the capacity\0test");
+        let env = nrtucode::EnvSnapshot::from_values(black_box(Some(b"1 ")), Some(value));
+        out(get_memory_image(idx, region, flavor, &env), blob)
+    }
 }
 
 #[cfg(feature = "prof")]
@@ -136,6 +154,61 @@ mod prof {
     }
 }
 
+#[cfg(feature = "verify")]
+mod verify {
+    use super::*;
+    use nrtucode::verify::{
+        Sha256Digest, Sha256Hasher, SoftSha256, check_sha256, copy_checked, copy_verified,
+        expected_sha256, expected_sha256_const, verify_blob, verify_blob_with,
+    };
+
+    /// A hasher the optimiser cannot see through (stands in for a hardware SHA block).
+    struct Opaque(SoftSha256);
+
+    impl Sha256Hasher for Opaque {
+        fn reset(&mut self) {
+            black_box(&mut self.0).reset();
+        }
+        fn update(&mut self, bytes: &[u8]) {
+            black_box(&mut self.0).update(black_box(bytes));
+        }
+        fn finish(&mut self) -> Sha256Digest {
+            black_box(black_box(&mut self.0).finish())
+        }
+    }
+
+    /// Verifies a resolved image in place and while copying it into a buffer of opaque length,
+    /// with the software hasher and a custom one, and checks arbitrary bytes by digest.
+    #[unsafe(no_mangle)]
+    pub extern "C" fn check_verify(idx: u32, region: i32, flavor: i32, room: usize) -> i32 {
+        let Ok(blob) = get_memory_image(idx, region, flavor, &NoEnv) else {
+            return -1;
+        };
+        let mut device = [0u8; 512];
+        let Some(window) = device.get_mut(..black_box(room).min(512)) else {
+            return -4;
+        };
+        let mut acc = 0;
+        acc += i32::from(verify_blob(blob).is_ok());
+        acc += i32::from(verify_blob_with(blob, &mut Opaque(SoftSha256::new())).is_ok());
+        acc += match copy_verified(blob, window) {
+            Ok(n) => n as i32,
+            Err(_) => -2,
+        };
+        let tail = blob.get(..black_box(room)).unwrap_or(blob);
+        if let Ok(expected) = expected_sha256(blob) {
+            acc += i32::from(check_sha256(tail, expected, &mut SoftSha256::new()).is_ok());
+            acc += match copy_checked(tail, &mut device, expected, &mut Opaque(SoftSha256::new())) {
+                Ok(n) => n as i32,
+                Err(_) => -3,
+            };
+        }
+        // The by-content lookup meant for const contexts, here at run time on opaque bytes.
+        acc += i32::from(expected_sha256_const(tail).is_some());
+        acc ^ i32::from(black_box(device[0]))
+    }
+}
+
 /// The entry: calls every entry point with opaque inputs, forever.
 #[unsafe(no_mangle)]
 pub extern "C" fn _start() -> ! {
@@ -152,10 +225,15 @@ pub extern "C" fn _start() -> ! {
         {
             acc ^= envs::check_image_slice_env(idx, region, flavor, &mut blob);
             acc ^= envs::check_image_map_env(idx, region, flavor, &mut blob);
+            acc ^= envs::check_image_snapshot(idx, region, flavor, &mut blob);
         }
         #[cfg(feature = "prof")]
         {
             acc ^= prof::check_prof(idx, black_box(usize::MAX));
+        }
+        #[cfg(feature = "verify")]
+        {
+            acc ^= verify::check_verify(idx, region, flavor, black_box(usize::MAX));
         }
         black_box((acc, &blob));
     }

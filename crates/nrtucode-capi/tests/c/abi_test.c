@@ -12,6 +12,11 @@
 
 #include "nrtucode.h"
 
+#ifdef NRTUCODE_EXPECT_BLOB_ALIGN
+_Static_assert(NRTUCODE_BLOB_ALIGN == NRTUCODE_EXPECT_BLOB_ALIGN,
+               "nrtucode.h's NRTUCODE_BLOB_ALIGN differs from nrtucode::BLOB_ALIGN");
+#endif
+
 #ifndef NRTUCODE_EXPECT_FRONT
 #define NRTUCODE_EXPECT_FRONT 0
 #endif
@@ -61,7 +66,10 @@ int main(void)
     CHECK(n == 0x13dc0 && p != NULL && p != SENTINEL_PTR);
     /* 0 with length 0: a boundary cursor ("present but empty"). */
     CHECK(image(7, NRTUCODE_REGION_SRAM, NRTUCODE_FLAVOR_PERF, &p, &n) == NRTUCODE_OK);
-    CHECK(n == 0 && p != SENTINEL_PTR);
+    CHECK(n == 0 && p != SENTINEL_PTR && p != NULL);
+    /* ...at the vendor's address: one past the end of the same image's DRAM blob. */
+    CHECK(image(7, NRTUCODE_REGION_DRAM, NRTUCODE_FLAVOR_PERF, &q, &m) == NRTUCODE_OK);
+    CHECK(m > 0 && p == (const void *)((const unsigned char *)q + m));
     /* The two NX SP slots alias the same images. */
     CHECK(image(11, NRTUCODE_REGION_IRAM, NRTUCODE_FLAVOR_PERF, &p, &n) == NRTUCODE_OK);
     CHECK(image(12, NRTUCODE_REGION_IRAM, NRTUCODE_FLAVOR_PERF, &q, &m) == NRTUCODE_OK);
@@ -136,6 +144,29 @@ int main(void)
     /* ... while calls the vendor survives keep the vendor's code. */
     CHECK(nrtucode_get_memory_image(99, 0, 1, NULL, NULL) == NRTUCODE_E_INDEX);
     CHECK(nrtucode_get_hwdecode_table(0, 0, NULL, NULL) == NRTUCODE_E_NOT_FOUND);
+
+    /* NRTUCODE_BLOB_ALIGN: every blob of every answer, both resolvers. */
+    {
+        static const int flavors[] = {1, 2, 3, 17, 18, 19};
+        int blobs = 0, aligned = 0;
+        for (unsigned i = 0; i < 38; i++) {
+            for (int r = 0; r < 4; r++) {
+                for (size_t f = 0; f < sizeof flavors / sizeof flavors[0]; f++) {
+                    if (image(i, r, flavors[f], &p, &n) == NRTUCODE_OK && n > 0) {
+                        blobs++;
+                        aligned += (uintptr_t)p % NRTUCODE_BLOB_ALIGN == 0;
+                    }
+                }
+            }
+            for (int k = 0; k < 2; k++) {
+                if (table(i, k, &p, &n) == NRTUCODE_OK && n > 0) {
+                    blobs++;
+                    aligned += (uintptr_t)p % NRTUCODE_BLOB_ALIGN == 0;
+                }
+            }
+        }
+        CHECK(blobs > 0 && aligned == blobs);
+    }
 
     printf("c_abi: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

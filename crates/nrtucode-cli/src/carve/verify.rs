@@ -165,9 +165,7 @@ pub fn verify_dir(dir: &Path) -> Report {
     let text = match fs::read_to_string(dir.join(MANIFEST_FILE)) {
         Ok(t) => t,
         Err(e) => {
-            report
-                .problems
-                .push(Problem::NoManifest(format!("{} in {}", e, dir.display())));
+            report.problems.push(Problem::NoManifest(e.to_string()));
             return report;
         }
     };

@@ -7,7 +7,10 @@ use std::process::ExitCode;
 use crate::carve::blob_dir::carve_into_dir;
 use crate::carve::carver::{Carve, NamedBy};
 use crate::carve::compare::{compare, known_build};
+use crate::carve::error::FileError;
 use crate::carve::locate::Found;
+use crate::carve::staged_dir::PublishError;
+use crate::commands::exit::{self, Exit};
 use crate::commands::output::{err_line, fail, out_fmt, out_line};
 use crate::commands::text_table;
 
@@ -83,7 +86,15 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode 
             }
             carve
         }
-        Err(e) => return fail(e),
+        Err(e) => {
+            let exit = match &e {
+                FileError::Io { source, .. } => exit::reading(source),
+                FileError::Carve { .. } => Exit::DataErr,
+                FileError::Publish(PublishError::Io { source, .. }) => exit::creating(source),
+                FileError::Publish(_) => Exit::CantCreate,
+            };
+            return fail(exit, e);
+        }
     };
     out_fmt!("{}", carve_summary(&carve, out));
     if list {
@@ -121,7 +132,15 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode 
         out_line!("facts: every carved size matches blobs/getters.tsv");
         ExitCode::SUCCESS
     } else if strict {
-        fail(format!("{mismatches} getters disagree with the facts"))
+        let getters = if mismatches == 1 {
+            "getter disagrees"
+        } else {
+            "getters disagree"
+        };
+        fail(
+            Exit::DataErr,
+            format!("{mismatches} {getters} with the facts"),
+        )
     } else {
         ExitCode::SUCCESS
     }

@@ -1,21 +1,31 @@
 //! The command line: the `clap` argument definition and the dispatch to one module per
 //! subcommand.
 //!
-//! Exit codes: 0 success; 1 an error (unreadable or malformed input, failed verification,
-//! `--strict` disagreement with the facts); 2 a usage error (from `clap`). `resolve` exits with
-//! the resolver's own return code.
+//! Exit codes (`exit`): 0 success; `resolve` exits with the resolver's own code (1, 2, 3, 8);
+//! every other failure uses a sysexits code outside those: 64 usage, 65 bad data, 66 no input,
+//! 73 cannot create, 74 I/O error. Help texts are plain text: no Markdown.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use nrtucode::ImageIndex;
 
+use crate::commands::exit::{EXIT_CODES_HELP, Exit};
 use crate::commands::resolve::{Query, Show};
+use crate::commands::values::{
+    FlavorArg, GenerationArg, KindArg, RegionArg, parse_index, parse_raw_index,
+};
 use crate::commands::{carve, list, prof, resolve, verify};
 
 /// Carve, verify, list and resolve the accelerator firmware blobs of a vendor library.
 #[derive(Debug, Parser)]
-#[command(name = "nrtucode", version, about)]
+#[command(
+    name = "nrtucode",
+    version,
+    about = "Carve, verify, list and resolve the accelerator firmware blobs of a vendor library.",
+    after_help = EXIT_CODES_HELP
+)]
 pub(crate) struct Cli {
     /// The subcommand.
     #[command(subcommand)]
@@ -30,14 +40,14 @@ pub(crate) enum Command {
         /// The library (e.g. libnrtucode_internal.so, stripped or not).
         lib: PathBuf,
         /// The output directory: absent (created), empty, or an earlier carve (replaced whole,
-        /// no stale blob left). Anything else is refused and never touched. Written all or
-        /// nothing: a failed carve leaves it as it was.
+        /// no stale SHA256.bin left). Anything else is refused and never touched. Written all
+        /// or nothing: a failed carve leaves it as it was.
         #[arg(long)]
         out: PathBuf,
         /// Print one line per carved getter.
         #[arg(long)]
         getters: bool,
-        /// Exit 1 when a getter's size differs from the facts or a published hash differs.
+        /// Exit 65 when a getter's size differs from the facts or a published hash differs.
         #[arg(long)]
         strict: bool,
     },
@@ -46,36 +56,51 @@ pub(crate) enum Command {
         /// The blob directory.
         dir: PathBuf,
     },
-    /// List the catalog embedded in this build (slot, generation, engine, flavor, region,
-    /// size, sha256, real/cursor/null).
+    /// List the catalog embedded in this build: every image getter (slot, generation, engine,
+    /// flavor, region, size, sha256, real/cursor/null), then both profiler getters of all 38
+    /// slots.
     List {
-        /// Only this generation (e.g. CAYMAN, mariana-plus).
-        #[arg(long = "gen")]
-        generation: Option<String>,
-        /// JSON output (format `nrtucode-list/1`).
+        /// Only this generation.
+        #[arg(long = "gen", value_enum, ignore_case = true)]
+        generation: Option<GenerationArg>,
+        /// JSON output (format nrtucode-list/1).
         #[arg(long)]
         json: bool,
     },
-    /// Call a resolver: `resolve IDX REGION [--flavor F]` or `resolve IDX --prof cam|table`.
-    /// The exit code is the resolver's code.
+    /// Call a resolver: resolve IDX REGION [--flavor F], or resolve IDX --prof KIND.
+    ///
+    /// The exit code is the resolver's code (0, 1, 2, 3 or 8); other failures exit 64 to 74.
+    #[command(after_help = EXIT_CODES_HELP)]
     Resolve {
-        /// Flat slot index (passed as is: 38 and above give code 1).
+        /// Flat slot index, or a slot name such as cayman-nx-act (an integer is passed as is:
+        /// 38 and above answer code 1).
+        #[arg(value_parser = parse_raw_index)]
         idx: u32,
-        /// Region: 0-3 or iram, dram, sram, extram (not with --prof).
-        #[arg(value_parser = crate::commands::resolve::parse_region, required_unless_present = "prof", conflicts_with = "prof")]
-        region: Option<i32>,
-        /// Flavor: auto (0, the default: NEURON_UCODE_FLAVOR), perf, debug, test, dkl-perf,
-        /// dkl-debug, dkl-test, or an integer.
-        #[arg(long, value_parser = crate::commands::resolve::parse_flavor, default_value = "auto", conflicts_with = "prof")]
-        flavor: i32,
-        /// Resolve a profiler table instead: cam or table.
-        #[arg(long, value_parser = crate::commands::resolve::parse_kind)]
-        prof: Option<i32>,
-        /// Write the bytes to FILE.
+        /// Memory region (or 0 to 3); not with --prof.
+        #[arg(
+            value_enum,
+            ignore_case = true,
+            required_unless_present = "prof",
+            conflicts_with = "prof"
+        )]
+        region: Option<RegionArg>,
+        /// Flavor (or its integer); auto reads NEURON_UCODE_FLAVOR.
+        #[arg(
+            long,
+            value_enum,
+            ignore_case = true,
+            default_value = "auto",
+            conflicts_with = "prof"
+        )]
+        flavor: FlavorArg,
+        /// Resolve a profiler table of this kind (or 0, 1) instead of an image.
+        #[arg(long, value_enum, ignore_case = true)]
+        prof: Option<KindArg>,
+        /// Write the bytes to FILE; with -, write them to stdout and the summary to stderr.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
-        /// Hex-dump the first N bytes (default 64).
-        #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "64")]
+        /// Hex-dump the first N bytes (--hex alone: 64; give N as --hex=N).
+        #[arg(long, value_name = "N", num_args = 0..=1, require_equals = true, default_missing_value = "64")]
         hex: Option<usize>,
         /// Print the sha256 of the bytes.
         #[arg(long)]
@@ -83,9 +108,10 @@ pub(crate) enum Command {
     },
     /// Decode and validate the PROF_CAM / PROF_TABLE pair of a slot.
     Prof {
-        /// Flat slot index.
-        idx: u32,
-        /// JSON output (format `nrtucode-prof/1`).
+        /// Slot: 0 to 37, or a slot name such as cayman-nx-act.
+        #[arg(value_parser = parse_index)]
+        idx: ImageIndex,
+        /// JSON output (format nrtucode-prof/1), also for a failure.
         #[arg(long)]
         json: bool,
     },
@@ -93,7 +119,18 @@ pub(crate) enum Command {
 
 /// Parses the process arguments and runs the command.
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Usage errors go to stderr, --help and --version to stdout.
+            let _ = e.print();
+            return if e.use_stderr() {
+                Exit::Usage.into()
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
     match cli.command {
         Command::Carve {
             lib,
@@ -102,7 +139,7 @@ pub fn run() -> ExitCode {
             strict,
         } => carve::run(&lib, &out, getters, strict),
         Command::Verify { dir } => verify::run(&dir),
-        Command::List { generation, json } => list::run(generation.as_deref(), json),
+        Command::List { generation, json } => list::run(generation.map(|g| g.0), json),
         Command::Resolve {
             idx,
             region,
@@ -112,12 +149,15 @@ pub fn run() -> ExitCode {
             hex,
             sha256,
         } => {
-            let query = match prof {
-                Some(kind) => Query::Prof { idx, kind },
-                None => Query::Image {
+            let query = match (prof, region) {
+                (Some(kind), _) => Query::Prof {
                     idx,
-                    region: region.unwrap_or(0),
-                    flavor,
+                    kind: kind.0.raw(),
+                },
+                (None, region) => Query::Image {
+                    idx,
+                    region: region.map_or(0, |r| r.0.raw()),
+                    flavor: flavor.0.raw(),
                 },
             };
             resolve::run(query, Show { hex, sha256 }, output.as_deref())

@@ -1,9 +1,9 @@
 //! `nrtucode list`: the catalog embedded in the core crate.
 //!
-//! One entry per (slot, descriptor, region) of `image_list` (`nrtucode::catalog::image_entries`)
-//! and per (slot, kind) of `hwdecode_table_list` whose slot has an engine
-//! (`nrtucode::catalog::hwdecode_entries`), in table order: image entries first, then profiler
-//! entries.
+//! One entry per (slot, descriptor, region) of `image_list` (`nrtucode::catalog::image_entries`;
+//! the empty slot 36 has no descriptor, so no entry) and per (slot, kind) of all 38 slots of
+//! `hwdecode_table_list` (`nrtucode::catalog::hwdecode_entries`, 76 entries; slot 36's have no
+//! class, engine or symbol), in table order: image entries first, then profiler entries.
 //!
 //! JSON (`--json`), one object, keys in this order:
 //!
@@ -11,11 +11,12 @@
 //! { "format": "nrtucode-list/1",
 //!   "blob_source": "fixtures" | "directory",
 //!   "entries": [ { "table": "image_list" | "hwdecode_table_list",
-//!                  "slot": 7, "generation": "CAYMAN", "class": "NX", "engine": "ACT",
+//!                  "slot": 7, "generation": "CAYMAN",
+//!                  "class": "NX" | null, "engine": "ACT" | null,   // null for slot 36
 //!                  "flavor": 1 | null,          // descriptor key; null for profiler rows
 //!                  "variant": "PERF",           // PROF for profiler rows
 //!                  "region": "IRAM",            // IRAM DRAM SRAM EXTRAM | CAM TABLE
-//!                  "symbol": "CAYMAN_NX_ACT_PERF_IRAM_get",
+//!                  "symbol": "CAYMAN_NX_ACT_PERF_IRAM_get" | null,  // null for slot 36
 //!                  "state": "real" | "cursor" | "null",
 //!                  "size": 81344 | null,        // null when state is null
 //!                  "sha256": "<64 hex>" | null } ] }
@@ -24,6 +25,7 @@
 use std::collections::HashMap;
 use std::process::ExitCode;
 
+use nrtucode::Generation;
 use nrtucode::catalog::{BLOB_SOURCE, BlobSource, hwdecode_entries, image_entries};
 use nrtucode::table::BlobState;
 use nrtucode_facts::hex::lower_hex;
@@ -43,18 +45,18 @@ pub(crate) struct ListEntry {
     pub slot: u32,
     /// Generation.
     pub generation: &'static str,
-    /// Core class.
-    pub class: &'static str,
-    /// Engine.
-    pub engine: &'static str,
+    /// Core class (`None` for the empty slot).
+    pub class: Option<&'static str>,
+    /// Engine (`None` for the empty slot).
+    pub engine: Option<&'static str>,
     /// Descriptor flavor key (`None` for profiler rows).
     pub flavor: Option<i32>,
     /// Variant name.
     pub variant: &'static str,
     /// Region or profiler kind.
     pub region: &'static str,
-    /// Vendor getter symbol.
-    pub symbol: String,
+    /// Vendor getter symbol (`None` for the empty slot).
+    pub symbol: Option<String>,
     /// `real`, `cursor` or `null`.
     pub state: &'static str,
     /// Blob size (`None` for a NULL getter).
@@ -74,15 +76,10 @@ pub(crate) struct ListDoc {
     pub entries: Vec<ListEntry>,
 }
 
-/// Normalises a generation argument: `mariana-plus`, `Mariana_Plus` → `MARIANA_PLUS`.
-pub(crate) fn normalize_gen(g: &str) -> String {
-    g.trim().to_ascii_uppercase().replace('-', "_")
-}
-
-/// The entries, optionally only of generation `gen_filter` (normalised with [`normalize_gen`]).
-pub(crate) fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
+/// The entries, optionally only of generation `gen_filter`.
+pub(crate) fn entries(gen_filter: Option<Generation>) -> Vec<ListEntry> {
     let names = Names::new();
-    let want = gen_filter.map(normalize_gen);
+    let wanted = |generation: Generation| gen_filter.is_none_or(|g| g == generation);
     let mut hashes: HashMap<(usize, usize), String> = HashMap::new();
     let mut hash = |blob: Option<&'static [u8]>| {
         blob.map(|b| {
@@ -94,20 +91,19 @@ pub(crate) fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
     };
     let mut out = Vec::new();
     for e in image_entries() {
-        let gen_name = e.slot.generation.name();
-        if want.as_deref().is_some_and(|w| w != gen_name) {
+        if !wanted(e.slot.generation) {
             continue;
         }
         let symbol = names
             .image(e.index.as_usize(), 0, e.flavor.raw() as u64, e.region)
-            .map(|n| n.symbol)
-            .unwrap_or_default();
+            .ok()
+            .map(|n| n.symbol);
         out.push(ListEntry {
             table: "image_list",
             slot: e.index.raw(),
-            generation: gen_name,
-            class: e.slot.class.name(),
-            engine: e.slot.engine.name(),
+            generation: e.slot.generation.name(),
+            class: Some(e.slot.class.name()),
+            engine: Some(e.slot.engine.name()),
             flavor: Some(e.flavor.raw()),
             variant: e.flavor.variant_name(e.slot.generation),
             region: e.region.name(),
@@ -118,21 +114,21 @@ pub(crate) fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
         });
     }
     for e in hwdecode_entries() {
-        let Some(slot) = e.slot else { continue };
-        let gen_name = slot.generation.name();
-        if want.as_deref().is_some_and(|w| w != gen_name) {
+        // Slot 36 has no engine but belongs to MAVERICK's range.
+        let generation = e.index.generation();
+        if !wanted(generation) {
             continue;
         }
-        let symbol = names
-            .prof(e.index.as_usize(), 0, e.kind)
-            .map(|n| n.symbol)
-            .unwrap_or_default();
+        let symbol = e
+            .slot
+            .and_then(|_| names.prof(e.index.as_usize(), 0, e.kind).ok())
+            .map(|n| n.symbol);
         out.push(ListEntry {
             table: "hwdecode_table_list",
             slot: e.index.raw(),
-            generation: gen_name,
-            class: slot.class.name(),
-            engine: slot.engine.name(),
+            generation: generation.name(),
+            class: e.slot.map(|s| s.class.name()),
+            engine: e.slot.map(|s| s.engine.name()),
             flavor: None,
             variant: "PROF",
             region: e.kind.name(),
@@ -146,7 +142,7 @@ pub(crate) fn entries(gen_filter: Option<&str>) -> Vec<ListEntry> {
 }
 
 /// `list` output: an aligned table, or the JSON document.
-pub fn render(gen_filter: Option<&str>, json: bool) -> String {
+pub fn render(gen_filter: Option<Generation>, json: bool) -> String {
     let entries = entries(gen_filter);
     if json {
         let doc = ListDoc {
@@ -167,8 +163,8 @@ pub fn render(gen_filter: Option<&str>, json: bool) -> String {
             vec![
                 e.slot.to_string(),
                 e.generation.into(),
-                e.class.into(),
-                e.engine.into(),
+                e.class.unwrap_or("-").into(),
+                e.engine.unwrap_or("-").into(),
                 e.flavor.map_or("-".into(), |f| f.to_string()),
                 e.variant.into(),
                 e.region.into(),
@@ -190,7 +186,7 @@ pub fn render(gen_filter: Option<&str>, json: bool) -> String {
 }
 
 /// Prints the listing (see [`render`]).
-pub(crate) fn run(gen_filter: Option<&str>, json: bool) -> ExitCode {
+pub(crate) fn run(gen_filter: Option<Generation>, json: bool) -> ExitCode {
     out_fmt!("{}", render(gen_filter, json));
     ExitCode::SUCCESS
 }

@@ -1,18 +1,20 @@
 //! The command line: `cli` defines the arguments and dispatches to one module per
-//! subcommand (`carve`, `verify`, [`list`], [`resolve`], [`prof`]); `output` writes to
-//! stdout/stderr and turns results into exit codes; `text_table` renders aligned plain-text
-//! tables.
+//! subcommand (`carve`, `verify`, [`list`], [`resolve`], [`prof`]); [`exit`] names the exit
+//! codes; [`values`] holds the `clap` value enums built from the core's names; `output` writes
+//! to stdout/stderr; `text_table` renders aligned plain-text tables.
 //!
 //! `list`, `resolve` and `prof` render to strings, which the golden tests check; they are
 //! public for that reason.
 
 pub(crate) mod carve;
 pub(crate) mod cli;
+pub mod exit;
 pub mod list;
 pub(crate) mod output;
 pub mod prof;
 pub mod resolve;
 pub(crate) mod text_table;
+pub mod values;
 pub(crate) mod verify;
 
 pub use cli::run;

@@ -7,6 +7,8 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
+use crate::commands::exit::Exit;
+
 /// `print!` to stdout through [`write_out`].
 macro_rules! out_fmt { ($($a:tt)*) => { $crate::commands::output::write_out(&format!($($a)*)) } }
 /// `println!` to stdout through [`write_out`].
@@ -33,8 +35,8 @@ pub(crate) fn exit_code(c: i32) -> ExitCode {
     ExitCode::from(u8::try_from(c).unwrap_or(u8::MAX))
 }
 
-/// Prints `nrtucode: error: {message}` to stderr and returns exit code 1.
-pub(crate) fn fail(message: impl std::fmt::Display) -> ExitCode {
+/// Prints `nrtucode: error: {message}` to stderr and returns the exit code of `exit`.
+pub(crate) fn fail(exit: Exit, message: impl std::fmt::Display) -> ExitCode {
     err_line!("nrtucode: error: {message}");
-    ExitCode::FAILURE
+    exit.into()
 }

@@ -19,17 +19,31 @@
 //! ```
 //!
 //! `records` lists the armed CAM records with their parallel TABLE records; when validation
-//! fails it lists every record with a non-zero CAM or TABLE word, so the bad one is visible.
+//! fails it lists every record with a non-zero CAM or TABLE word, so the bad one is visible,
+//! and the exit code is 65.
+//!
+//! When there is nothing to decode (the slot has no profiler table: exit code 66), `--json`
+//! still prints one object, keys in this order:
+//!
+//! ```text
+//! { "format": "nrtucode-prof/1",
+//!   "slot": 0, "generation": "SUNDA", "class": "NX" | null, "engine": "ACT" | null,
+//!   "valid": false,
+//!   "error": "SUNDA NX ACT (slot 0), profiler CAM: no profiler table in this slot (code 2)",
+//!   "resolver_code": 2,            // what get_hwdecode_table answered
+//!   "exit_code": 66 }
+//! ```
 
 use std::process::ExitCode;
 
 use nrtucode::prof::{CamView, TableView, validate_pair};
-use nrtucode::{ImageIndex, get_hwdecode_table};
+use nrtucode::{CoreClass, Engine, ImageIndex, ProfKind, Request, resolve_hwdecode};
 use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::commands::output::{err_fmt, exit_code, out_fmt};
+use crate::commands::exit::Exit;
+use crate::commands::output::{err_fmt, out_fmt};
 use crate::commands::text_table;
 
 /// Size and hash of one blob.
@@ -97,6 +111,29 @@ pub(crate) struct ProfDoc {
     pub records: Vec<Record>,
 }
 
+/// The JSON document of `prof --json` when there is no pair to decode.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct ProfFailureDoc {
+    /// `nrtucode-prof/1`.
+    pub format: &'static str,
+    /// Slot.
+    pub slot: u32,
+    /// Generation.
+    pub generation: &'static str,
+    /// Core class (`None` for the empty slot).
+    pub class: Option<&'static str>,
+    /// Engine (`None` for the empty slot).
+    pub engine: Option<&'static str>,
+    /// Always `false`.
+    pub valid: bool,
+    /// What failed.
+    pub error: String,
+    /// The resolver's code, when the resolver failed.
+    pub resolver_code: Option<i32>,
+    /// The exit code.
+    pub exit_code: u8,
+}
+
 /// The rendered output and exit code of `prof`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProfOutput {
@@ -104,30 +141,34 @@ pub struct ProfOutput {
     pub stdout: String,
     /// Standard error.
     pub stderr: String,
-    /// Exit code: the resolver's code when a table is missing, 1 when validation fails.
-    pub code: i32,
+    /// Exit code: 0, 65 when validation fails, 66 when the slot has no profiler table.
+    pub code: u8,
 }
 
+/// Why a pair could not be decoded: the exit code, the resolver's code if it failed, and the
+/// message.
+pub(crate) type DecodeError = (Exit, Option<i32>, String);
+
 /// Decodes the profiler pair of `idx`.
-pub(crate) fn decode(idx: u32) -> Result<ProfDoc, (i32, String)> {
-    let fetch = |kind: i32| {
-        get_hwdecode_table(idx, kind).map_err(|e| {
-            (
-                e.code(),
-                format!(
-                    "get_hwdecode_table(idx {idx}, kind {kind}): code {} ({})",
-                    e.code(),
-                    e.message()
-                ),
-            )
+pub(crate) fn decode(idx: ImageIndex) -> Result<ProfDoc, DecodeError> {
+    let fetch = |kind: ProfKind| {
+        resolve_hwdecode(idx, kind).map_err(|e| {
+            let failure = e.with_request(Request::typed_hwdecode(idx, kind));
+            (Exit::NoInput, Some(failure.code()), failure.to_string())
         })
     };
-    let cam_bytes = fetch(0)?;
-    let table_bytes = fetch(1)?;
-    let slot = ImageIndex::from_raw(idx).and_then(|i| nrtucode::IMAGE_LIST[i.as_usize()].id());
-    let cam = CamView::new(cam_bytes).map_err(|e| (1, format!("PROF_CAM of slot {idx}: {e}")))?;
-    let table =
-        TableView::new(table_bytes).map_err(|e| (1, format!("PROF_TABLE of slot {idx}: {e}")))?;
+    let cam_bytes = fetch(ProfKind::Cam)?;
+    let table_bytes = fetch(ProfKind::Table)?;
+    let slot = idx.slot();
+    let bad = |what: &str, e: &dyn std::fmt::Display| {
+        (
+            Exit::DataErr,
+            None,
+            format!("{what} of slot {}: {e}", idx.raw()),
+        )
+    };
+    let cam = CamView::new(cam_bytes).map_err(|e| bad("PROF_CAM", &e))?;
+    let table = TableView::new(table_bytes).map_err(|e| bad("PROF_TABLE", &e))?;
     let summary = validate_pair(&cam, &table);
     let listed = match &summary {
         Ok(s) => s.armed,
@@ -158,8 +199,8 @@ pub(crate) fn decode(idx: u32) -> Result<ProfDoc, (i32, String)> {
         .collect();
     Ok(ProfDoc {
         format: "nrtucode-prof/1",
-        slot: idx,
-        generation: slot.map_or("-", |s| s.generation.name()),
+        slot: idx.raw(),
+        generation: idx.generation().name(),
         class: slot.map_or("-", |s| s.class.name()),
         engine: slot.map_or("-", |s| s.engine.name()),
         cam: BlobInfo {
@@ -180,22 +221,45 @@ pub(crate) fn decode(idx: u32) -> Result<ProfDoc, (i32, String)> {
 }
 
 /// `prof` output for slot `idx`.
-pub fn render(idx: u32, json: bool) -> ProfOutput {
+pub fn render(idx: ImageIndex, json: bool) -> ProfOutput {
     let doc = match decode(idx) {
         Ok(d) => d,
-        Err((code, message)) => {
+        Err((exit, resolver_code, message)) => {
+            let stdout = if json {
+                let doc = ProfFailureDoc {
+                    format: "nrtucode-prof/1",
+                    slot: idx.raw(),
+                    generation: idx.generation().name(),
+                    class: idx.class().map(CoreClass::name),
+                    engine: idx.engine().map(Engine::name),
+                    valid: false,
+                    error: message.clone(),
+                    resolver_code,
+                    exit_code: exit.code(),
+                };
+                let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+                s.push('\n');
+                s
+            } else {
+                String::new()
+            };
             return ProfOutput {
-                stdout: String::new(),
-                stderr: format!("{message}\n"),
-                code,
+                stdout,
+                stderr: format!("nrtucode: error: {message}\n"),
+                code: exit.code(),
             };
         }
     };
-    let code = if doc.valid { 0 } else { 1 };
+    let code = if doc.valid { 0 } else { Exit::DataErr.code() };
     let stderr = doc
         .error
         .as_ref()
-        .map(|e| format!("slot {idx}: invalid profiler pair: {e}\n"))
+        .map(|e| {
+            format!(
+                "nrtucode: error: slot {}: invalid profiler pair: {e}\n",
+                idx.raw()
+            )
+        })
         .unwrap_or_default();
     if json {
         let mut stdout = serde_json::to_string_pretty(&doc).unwrap_or_default();
@@ -283,9 +347,9 @@ pub fn render(idx: u32, json: bool) -> ProfOutput {
 }
 
 /// Prints the decoded pair of slot `idx` (see [`render`]) and exits with its code.
-pub(crate) fn run(idx: u32, json: bool) -> ExitCode {
+pub(crate) fn run(idx: ImageIndex, json: bool) -> ExitCode {
     let out = render(idx, json);
     out_fmt!("{}", out.stdout);
     err_fmt!("{}", out.stderr);
-    exit_code(out.code)
+    ExitCode::from(out.code)
 }

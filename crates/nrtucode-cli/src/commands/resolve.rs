@@ -1,15 +1,23 @@
 //! `nrtucode resolve`: call the core crate's resolvers like a C caller would.
 //!
-//! The arguments go to the resolver as raw integers, so out-of-range values give the vendor's
-//! codes (index 38 → 1, region 4 → 2, ...). The exit code is the resolver's code.
+//! The index goes to the resolver as the integer given, so 38 and above answer code 1; region,
+//! flavor and kind are `clap` value enums (a value outside them is a usage error). The exit
+//! code is the resolver's code; writing the output can fail with 73 or 74 instead.
+//!
+//! The summary names the request as `nrtucode::Request` prints it, with the flavor the
+//! environment selected when the flavor is auto. With `-o -` the bytes, and nothing else, go to
+//! stdout; the summary goes to stderr. `-o FILE` writes a temporary file next to FILE and
+//! renames it, so a failure never leaves a half-written FILE.
 
+use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use nrtucode::{Env, Flavor, Generation, ProfKind, Region, get_hwdecode_table, get_memory_image};
+use nrtucode::{Env, Request, get_hwdecode_table, get_memory_image};
 use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
+use crate::commands::exit::{self, Exit};
 use crate::commands::output::{err_fmt, exit_code, fail, out_fmt};
 
 /// What to resolve.
@@ -19,7 +27,7 @@ pub enum Query {
     Image {
         /// Flat slot index.
         idx: u32,
-        /// Region 0..=3 (anything else gives code 2).
+        /// Region argument (outside 0..=3 the resolver answers code 2).
         region: i32,
         /// Flavor key, 0 = from `NEURON_UCODE_FLAVOR`.
         flavor: i32,
@@ -31,64 +39,6 @@ pub enum Query {
         /// 0 PROF_CAM, 1 PROF_TABLE.
         kind: i32,
     },
-}
-
-/// Parses a region: `0`..`3` or a region name (`iram`, `dram`, `sram`, `extram`, any case);
-/// other integers pass through to the resolver.
-pub(crate) fn parse_region(s: &str) -> Result<i32, String> {
-    if let Some(region) = Region::ALL
-        .into_iter()
-        .find(|r| r.name().eq_ignore_ascii_case(s))
-    {
-        return Ok(region.raw());
-    }
-    s.parse().map_err(|_| {
-        let names = Region::ALL.map(|r| r.name().to_ascii_lowercase());
-        format!("region {s:?}: expected 0-3 or {}", names.join(", "))
-    })
-}
-
-/// The spelling of `flavor` in the error message of [`parse_flavor`]: the name every
-/// generation but SUNDA uses (SUNDA's `RELEASE` for PERF is accepted too), lowercase, `-`
-/// between words.
-fn flavor_spelling(flavor: Flavor) -> String {
-    flavor
-        .variant_name(Generation::Cayman)
-        .to_ascii_lowercase()
-        .replace('_', "-")
-}
-
-/// Parses a flavor: an integer, or a flavor name as any generation spells it (`auto`,
-/// `perf`/`release`, `debug`, `test`, `dkl-perf`, `dkl-debug`, `dkl-test`; any case, `-` or
-/// `_`).
-pub(crate) fn parse_flavor(s: &str) -> Result<i32, String> {
-    let wanted = s.to_ascii_uppercase().replace('-', "_");
-    let named = Flavor::ALL.into_iter().find(|f| {
-        Generation::ALL
-            .into_iter()
-            .any(|g| f.variant_name(g) == wanted)
-    });
-    if let Some(flavor) = named {
-        return Ok(flavor.raw());
-    }
-    wanted.parse().map_err(|_| {
-        let names = Flavor::ALL.map(flavor_spelling);
-        format!("flavor {s:?}: expected an integer or {}", names.join(", "))
-    })
-}
-
-/// Parses a profiler kind: `cam`/`0` or `table`/`1` (any case); other integers pass through.
-pub(crate) fn parse_kind(s: &str) -> Result<i32, String> {
-    if let Some(kind) = ProfKind::ALL
-        .into_iter()
-        .find(|k| k.name().eq_ignore_ascii_case(s))
-    {
-        return Ok(kind.raw());
-    }
-    s.parse().map_err(|_| {
-        let names = ProfKind::ALL.map(|k| k.name().to_ascii_lowercase());
-        format!("profiler kind {s:?}: expected {}", names.join(" or "))
-    })
 }
 
 /// How to show the bytes.
@@ -105,10 +55,11 @@ pub struct Show {
 pub struct Resolved {
     /// The bytes (empty on error).
     pub bytes: &'static [u8],
-    /// Standard output.
-    pub stdout: String,
-    /// Standard error.
-    pub stderr: String,
+    /// On success: the summary line, then the sha256 and hex dump asked for (stdout, or stderr
+    /// with `-o -`).
+    pub summary: String,
+    /// On failure: the message naming the request (stderr).
+    pub error: String,
     /// The resolver's code.
     pub code: i32,
 }
@@ -137,114 +88,114 @@ pub(crate) fn hex_dump(bytes: &[u8]) -> String {
 
 /// Resolves `query` with `env` and renders the result.
 pub fn resolve<E: Env + ?Sized>(query: Query, show: Show, env: &E) -> Resolved {
-    let (what, result) = match query {
+    let (call, request, result) = match query {
         Query::Image {
             idx,
             region,
             flavor,
         } => (
             format!("get_memory_image(idx {idx}, region {region}, flavor {flavor})"),
+            Request::image(idx, region, flavor),
             get_memory_image(idx, region, flavor, env),
         ),
         Query::Prof { idx, kind } => (
             format!("get_hwdecode_table(idx {idx}, kind {kind})"),
+            Request::hwdecode(idx, kind),
             get_hwdecode_table(idx, kind),
         ),
     };
+    // Flavor 0 is shown as the flavor the environment selected, as the resolver chose it.
+    let auto = matches!(request, Request::Image { flavor: 0, .. });
+    let note = if auto {
+        " (auto, from NEURON_UCODE_FLAVOR)"
+    } else {
+        ""
+    };
+    let request = request.with_effective_flavor(env);
     match result {
         Ok(bytes) => {
-            let mut stdout = format!("{what}: code 0, {} bytes\n", bytes.len());
+            let mut summary = format!("{call}: {request}{note}: code 0, {} bytes\n", bytes.len());
             if show.sha256 {
-                stdout.push_str(&format!("sha256 {}\n", lower_hex(&Sha256::digest(bytes))));
+                summary.push_str(&format!("sha256 {}\n", lower_hex(&Sha256::digest(bytes))));
             }
             if let Some(n) = show.hex {
-                stdout.push_str(&hex_dump(&bytes[..n.min(bytes.len())]));
+                summary.push_str(&hex_dump(&bytes[..n.min(bytes.len())]));
             }
             Resolved {
                 bytes,
-                stdout,
-                stderr: String::new(),
+                summary,
+                error: String::new(),
                 code: 0,
             }
         }
-        Err(e) => Resolved {
-            bytes: &[],
-            stdout: String::new(),
-            stderr: format!("{what}: code {} ({})\n", e.code(), e.message()),
-            code: e.code(),
-        },
+        Err(e) => {
+            let failure = e.with_request(request);
+            Resolved {
+                bytes: &[],
+                summary: String::new(),
+                error: format!(
+                    "nrtucode: {call}: {}{note}: {}\n",
+                    failure.request, failure.error
+                ),
+                code: failure.code(),
+            }
+        }
     }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory, renamed into place
+/// only once complete.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), (Exit, String)> {
+    let Some(name) = path.file_name() else {
+        return Err((
+            Exit::CantCreate,
+            format!("{}: not a file name", path.display()),
+        ));
+    };
+    let mut temp_name = std::ffi::OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(".{}.tmp", std::process::id()));
+    let temp = path.with_file_name(temp_name);
+    let mut file = std::fs::File::create_new(&temp).map_err(|e| {
+        (
+            exit::creating(&e),
+            format!("cannot create {}: {e}", path.display()),
+        )
+    })?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    drop(file);
+    written
+        .and_then(|()| std::fs::rename(&temp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            (Exit::IoErr, format!("{}: {e}", path.display()))
+        })
 }
 
 /// Resolves `query` with the process environment, prints the result and, on success, writes
-/// the bytes to `output`; the exit code is the resolver's code.
+/// the bytes to `output` (`-`: stdout, and the summary to stderr); the exit code is the
+/// resolver's code, or 73/74 when the output cannot be written.
 pub(crate) fn run(query: Query, show: Show, output: Option<&Path>) -> ExitCode {
     let r = resolve(query, show, &nrtucode::StdEnv);
-    out_fmt!("{}", r.stdout);
-    err_fmt!("{}", r.stderr);
-    if r.code == 0
-        && let Some(path) = output
-        && let Err(e) = std::fs::write(path, r.bytes)
-    {
-        return fail(format!("{}: {e}", path.display()));
+    if r.code != 0 {
+        err_fmt!("{}", r.error);
+        return exit_code(r.code);
     }
-    exit_code(r.code)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{parse_flavor, parse_kind, parse_region};
-
-    #[test]
-    fn region_names_and_integers_parse_to_the_raw_argument() {
-        for (text, raw) in [
-            ("iram", 0),
-            ("DRAM", 1),
-            ("Sram", 2),
-            ("extram", 3),
-            ("7", 7),
-        ] {
-            assert_eq!(parse_region(text), Ok(raw), "{text}");
+    match output {
+        Some(path) if path.as_os_str() == "-" => {
+            err_fmt!("{}", r.summary);
+            let mut stdout = std::io::stdout().lock();
+            if let Err(e) = stdout.write_all(r.bytes).and_then(|()| stdout.flush()) {
+                return fail(Exit::IoErr, format!("stdout: {e}"));
+            }
         }
-        assert_eq!(
-            parse_region("flash"),
-            Err("region \"flash\": expected 0-3 or iram, dram, sram, extram".into())
-        );
-    }
-
-    #[test]
-    fn flavor_names_in_any_generation_spelling_parse_to_the_raw_argument() {
-        for (text, raw) in [
-            ("auto", 0),
-            ("perf", 1),
-            ("RELEASE", 1),
-            ("debug", 2),
-            ("Test", 3),
-            ("dkl-perf", 17),
-            ("DKL_DEBUG", 18),
-            ("dkl_test", 19),
-            ("42", 42),
-        ] {
-            assert_eq!(parse_flavor(text), Ok(raw), "{text}");
+        Some(path) => {
+            if let Err((exit, message)) = write_file(path, r.bytes) {
+                return fail(exit, message);
+            }
+            out_fmt!("{}", r.summary);
         }
-        assert_eq!(
-            parse_flavor("fast"),
-            Err(
-                "flavor \"fast\": expected an integer or auto, perf, debug, test, dkl-perf, \
-                 dkl-debug, dkl-test"
-                    .into()
-            )
-        );
+        None => out_fmt!("{}", r.summary),
     }
-
-    #[test]
-    fn profiler_kind_names_and_integers_parse_to_the_raw_argument() {
-        for (text, raw) in [("cam", 0), ("TABLE", 1), ("5", 5)] {
-            assert_eq!(parse_kind(text), Ok(raw), "{text}");
-        }
-        assert_eq!(
-            parse_kind("map"),
-            Err("profiler kind \"map\": expected cam or table".into())
-        );
-    }
+    ExitCode::SUCCESS
 }

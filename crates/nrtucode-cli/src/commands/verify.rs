@@ -3,11 +3,18 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::carve::verify::verify_dir;
-use crate::commands::output::{err_line, out_line};
+use crate::carve::verify::{Problem, verify_dir};
+use crate::commands::exit::{self, Exit};
+use crate::commands::output::{err_line, fail, out_line};
 
-/// Verifies `dir`, printing warnings and problems; exit code 1 when there is a problem.
+/// Verifies `dir`, printing warnings and problems; exit code 66 when the directory or its
+/// manifest cannot be read, 65 when there is a problem with the data.
 pub(crate) fn run(dir: &Path) -> ExitCode {
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => return fail(Exit::NoInput, format!("{}: not a directory", dir.display())),
+        Err(e) => return fail(exit::reading(&e), format!("{}: {e}", dir.display())),
+    }
     let report = verify_dir(dir);
     for w in &report.warnings {
         err_line!("nrtucode: warning: {w}");
@@ -24,11 +31,15 @@ pub(crate) fn run(dir: &Path) -> ExitCode {
         );
         ExitCode::SUCCESS
     } else {
-        err_line!(
-            "nrtucode: {}: {} problems",
-            dir.display(),
-            report.problems.len()
-        );
-        ExitCode::FAILURE
+        let count = report.problems.len();
+        let problems = if count == 1 { "problem" } else { "problems" };
+        err_line!("nrtucode: {}: {count} {problems}", dir.display());
+        let unreadable = matches!(report.problems.as_slice(), [Problem::NoManifest(_)]);
+        if unreadable {
+            Exit::NoInput
+        } else {
+            Exit::DataErr
+        }
+        .into()
     }
 }

@@ -1,0 +1,73 @@
+//! Host throughput of `nrtucode::verify` over every embedded blob: in place (`verify_blob`) and
+//! while copying into a buffer (`copy_verified`), against a plain copy. README "Integrity on
+//! the device" quotes its output.
+//!
+//! ```text
+//! cargo run --release --example verify_speed --features verify
+//! ```
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use nrtucode::verify::{copy_verified, embedded_blobs, verify_blob};
+
+/// Passes over the whole payload per measurement; the best of `ROUNDS` is reported.
+const PASSES: usize = 10;
+const ROUNDS: usize = 5;
+
+fn best_mb_per_s(bytes: usize, mut pass: impl FnMut()) -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        for _ in 0..PASSES {
+            pass();
+        }
+        best = best.min(start.elapsed().as_secs_f64());
+    }
+    (bytes * PASSES) as f64 / best / 1e6
+}
+
+fn main() -> Result<(), nrtucode::verify::VerifyError> {
+    let blobs = embedded_blobs();
+    let bytes: usize = blobs.iter().map(|b| b.bytes().len()).sum();
+    let largest = blobs.iter().map(|b| b.bytes().len()).max().unwrap_or(0);
+    let mut buffer = vec![0u8; largest];
+    // One checked pass first: a mismatch is an error, not a number.
+    for blob in blobs {
+        verify_blob(blob.bytes())?;
+        copy_verified(blob.bytes(), &mut buffer)?;
+    }
+    let verify = best_mb_per_s(bytes, || {
+        for blob in blobs {
+            black_box(verify_blob(black_box(blob.bytes()))).ok();
+        }
+    });
+    let copy_verify = best_mb_per_s(bytes, || {
+        for blob in blobs {
+            black_box(copy_verified(black_box(blob.bytes()), &mut buffer)).ok();
+        }
+    });
+    let copy = best_mb_per_s(bytes, || {
+        for blob in blobs {
+            let src = black_box(blob.bytes());
+            buffer[..src.len()].copy_from_slice(src);
+            black_box(&buffer);
+        }
+    });
+    println!(
+        "{} blobs, {bytes} bytes; best of {ROUNDS} x {PASSES} passes",
+        blobs.len()
+    );
+    println!("verify_blob (in place):   {verify:8.0} MB/s");
+    println!("copy_verified:            {copy_verify:8.0} MB/s");
+    println!("plain copy (reference):   {copy:8.0} MB/s");
+    println!(
+        "sha2 backend: {}",
+        if cfg!(target_arch = "x86_64") {
+            "x86 SHA-NI when the CPU has it (grep sha_ni /proc/cpuinfo), else software"
+        } else {
+            "per target"
+        }
+    );
+    Ok(())
+}

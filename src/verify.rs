@@ -1,0 +1,371 @@
+//! Integrity on the device (feature `verify`): check that the bytes a loader is about to hand
+//! to the accelerator are the bytes that were embedded, as boot loaders check a SHA-256 per
+//! image.
+//!
+//! The build records the SHA-256 of every distinct embedded blob next to its bytes
+//! ([`embedded_blobs`]). A bad flash write, a half-programmed part or bit rot then shows up as
+//! [`VerifyError::Mismatch`] instead of going into the device:
+//!
+//! - [`verify_blob`] hashes an embedded blob in place;
+//! - [`copy_verified`] copies it into a caller's buffer (a DMA buffer, device memory) and hashes
+//!   the copy in the same pass, so the check covers what was written, not only what was read.
+//!
+//! Both come in a `_with` form taking any [`Sha256Hasher`], the seam through which a hardware
+//! SHA block replaces the default software one ([`SoftSha256`], RustCrypto `sha2`). No
+//! allocation, no panic (the link check `scripts/nopanic.sh` covers these paths).
+//!
+//! Finding a blob's digest compares its address and length with the table of every embedded
+//! blob, so a binary that calls these functions links every blob of the build's selection, as
+//! a binary that resolves at run time already does. A blob known only by its digest (or a copy
+//! of one) is checked with [`check_sha256`] / [`copy_checked`].
+//!
+//! ```
+//! use nrtucode::verify::{copy_verified, verify_blob};
+//! use nrtucode::{resolve_image, Flavor, ImageIndex, NoEnv, Region};
+//!
+//! let image = resolve_image(ImageIndex::CAYMAN_NX_ACT, Region::Dram, Flavor::Perf, &NoEnv)?;
+//! verify_blob(image)?;
+//! let mut device = [0u8; 0x4000];
+//! let written = copy_verified(image, &mut device)?;
+//! assert_eq!(&device[..written], image);
+//! # Ok::<(), Box<dyn core::error::Error>>(())
+//! ```
+
+use core::fmt;
+
+use crate::catalog::blob_table;
+
+/// A SHA-256 digest.
+pub type Sha256Digest = [u8; 32];
+
+/// SHA-256 of zero bytes: what an empty blob (a boundary cursor) is checked against.
+pub const EMPTY_SHA256: Sha256Digest = [
+    0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14, 0x9a, 0xfb, 0xf4, 0xc8, 0x99, 0x6f, 0xb9, 0x24,
+    0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b, 0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55,
+];
+
+/// Bytes copied, then hashed, per step of [`copy_checked`]: small enough to still be in cache
+/// when hashed, large enough to amortise the calls.
+const COPY_CHUNK: usize = 1024;
+
+/// A SHA-256 implementation: the seam for a hardware hash block.
+///
+/// One digest at a time: [`reset`](Self::reset), any number of [`update`](Self::update)s, then
+/// [`finish`](Self::finish). The functions of this module call `reset` before they start.
+pub trait Sha256Hasher {
+    /// Starts a new digest, discarding any previous input.
+    fn reset(&mut self);
+    /// Feeds `bytes`.
+    fn update(&mut self, bytes: &[u8]);
+    /// The digest of everything fed since the last reset.
+    fn finish(&mut self) -> Sha256Digest;
+}
+
+/// The default software SHA-256 (RustCrypto `sha2`, `no_std`).
+#[derive(Clone, Default)]
+pub struct SoftSha256(sha2::Sha256);
+
+impl SoftSha256 {
+    /// A fresh hasher.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl fmt::Debug for SoftSha256 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SoftSha256")
+    }
+}
+
+impl Sha256Hasher for SoftSha256 {
+    fn reset(&mut self) {
+        sha2::Digest::reset(&mut self.0);
+    }
+
+    fn update(&mut self, bytes: &[u8]) {
+        sha2::Digest::update(&mut self.0, bytes);
+    }
+
+    fn finish(&mut self) -> Sha256Digest {
+        sha2::Digest::finalize_reset(&mut self.0).into()
+    }
+}
+
+/// One distinct embedded blob and the SHA-256 the build computed from its source file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddedBlob {
+    bytes: &'static [u8],
+    sha256: Sha256Digest,
+}
+
+impl EmbeddedBlob {
+    /// Used by the generated blob module only.
+    #[allow(dead_code)] // unused when features deselect every blob
+    pub(crate) const fn new(bytes: &'static [u8], sha256: Sha256Digest) -> Self {
+        Self { bytes, sha256 }
+    }
+
+    /// The embedded bytes.
+    pub const fn bytes(&self) -> &'static [u8] {
+        self.bytes
+    }
+
+    /// Their SHA-256, as recorded at build time.
+    pub const fn sha256(&self) -> &Sha256Digest {
+        &self.sha256
+    }
+}
+
+impl fmt::Debug for EmbeddedBlob {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EmbeddedBlob")
+            .field("bytes", &crate::table::BlobDebug(Some(self.bytes)))
+            .field("sha256", &Hex(&self.sha256))
+            .finish()
+    }
+}
+
+/// Why a blob did not verify.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum VerifyError {
+    /// The slice is not one of this build's embedded blobs (by address and length), so there is
+    /// no recorded digest to check it against.
+    NotEmbedded {
+        /// Its length.
+        len: usize,
+    },
+    /// The destination buffer is shorter than the blob; nothing was written.
+    BufferTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes available.
+        available: usize,
+    },
+    /// The bytes hash to something else than the recorded digest. After a copy, the copied
+    /// bytes have been zeroed.
+    Mismatch {
+        /// The recorded digest.
+        expected: Sha256Digest,
+        /// The digest of the bytes checked.
+        actual: Sha256Digest,
+    },
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VerifyError::NotEmbedded { len } => {
+                write!(f, "the {len}-byte slice is not an embedded blob")
+            }
+            VerifyError::BufferTooSmall { needed, available } => write!(
+                f,
+                "destination holds {available} bytes, the blob needs {needed}"
+            ),
+            VerifyError::Mismatch { expected, actual } => write!(
+                f,
+                "SHA-256 mismatch: expected {}, found {}",
+                Hex(expected),
+                Hex(actual)
+            ),
+        }
+    }
+}
+
+impl core::error::Error for VerifyError {}
+
+/// Prints a digest in lower-case hex.
+struct Hex<'a>(&'a Sha256Digest);
+
+impl fmt::Debug for Hex<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Hex<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+/// Every distinct blob embedded in this build, with its recorded SHA-256.
+pub fn embedded_blobs() -> &'static [EmbeddedBlob] {
+    blob_table()
+}
+
+/// The recorded SHA-256 of an embedded blob: `blob` must be a slice a resolver returned (same
+/// address and length). An empty slice (a boundary cursor) has [`EMPTY_SHA256`].
+pub fn expected_sha256(blob: &[u8]) -> Result<&'static Sha256Digest, VerifyError> {
+    if blob.is_empty() {
+        return Ok(&EMPTY_SHA256);
+    }
+    blob_table()
+        .iter()
+        .find(|e| core::ptr::eq(e.bytes.as_ptr(), blob.as_ptr()) && e.bytes.len() == blob.len())
+        .map(|e| &e.sha256)
+        .ok_or(VerifyError::NotEmbedded { len: blob.len() })
+}
+
+/// The recorded SHA-256 of an embedded blob, found by content: for `const` contexts, where a
+/// blob resolved at compile time ([`image!`](crate::image)) is checked against its digest
+/// without linking the digest table (and with it every blob). `None` when no embedded blob has
+/// these bytes. At run time prefer [`expected_sha256`], which compares addresses.
+///
+/// ```
+/// use nrtucode::verify::{copy_checked, expected_sha256_const, Sha256Digest, SoftSha256};
+/// use nrtucode::{image, Flavor, ImageIndex, Region};
+///
+/// const IRAM: &[u8] = image!(ImageIndex::CAYMAN_NX_ACT, Region::Iram, Flavor::Perf);
+/// const IRAM_SHA256: Sha256Digest = match expected_sha256_const(IRAM) {
+///     Some(digest) => digest,
+///     None => panic!("not an embedded blob"),
+/// };
+/// let mut device = vec![0u8; IRAM.len()];
+/// copy_checked(IRAM, &mut device, &IRAM_SHA256, &mut SoftSha256::new())?;
+/// # Ok::<(), nrtucode::verify::VerifyError>(())
+/// ```
+pub const fn expected_sha256_const(blob: &[u8]) -> Option<Sha256Digest> {
+    if blob.is_empty() {
+        return Some(EMPTY_SHA256);
+    }
+    let table = blob_table();
+    let mut i = 0;
+    while i < table.len() {
+        if same_bytes(table[i].bytes, blob) {
+            return Some(table[i].sha256);
+        }
+        i += 1;
+    }
+    None
+}
+
+const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Hashes an embedded blob in place (software SHA-256) and compares with its recorded digest.
+pub fn verify_blob(blob: &[u8]) -> Result<(), VerifyError> {
+    verify_blob_with(blob, &mut SoftSha256::new())
+}
+
+/// [`verify_blob`] with your hasher.
+pub fn verify_blob_with<H: Sha256Hasher + ?Sized>(
+    blob: &[u8],
+    hasher: &mut H,
+) -> Result<(), VerifyError> {
+    check_sha256(blob, expected_sha256(blob)?, hasher)
+}
+
+/// Copies an embedded blob to the start of `dst`, hashing the copy in the same pass (software
+/// SHA-256); returns the bytes written. On a mismatch they are zeroed again.
+pub fn copy_verified(blob: &[u8], dst: &mut [u8]) -> Result<usize, VerifyError> {
+    copy_verified_with(blob, dst, &mut SoftSha256::new())
+}
+
+/// [`copy_verified`] with your hasher.
+pub fn copy_verified_with<H: Sha256Hasher + ?Sized>(
+    blob: &[u8],
+    dst: &mut [u8],
+    hasher: &mut H,
+) -> Result<usize, VerifyError> {
+    copy_checked(blob, dst, expected_sha256(blob)?, hasher)
+}
+
+/// Hashes `bytes` and compares with `expected`.
+pub fn check_sha256<H: Sha256Hasher + ?Sized>(
+    bytes: &[u8],
+    expected: &Sha256Digest,
+    hasher: &mut H,
+) -> Result<(), VerifyError> {
+    hasher.reset();
+    hasher.update(bytes);
+    compare(expected, hasher.finish())
+}
+
+/// Copies `src` to the start of `dst` chunk by chunk, hashing each chunk as written, and
+/// compares with `expected`; returns the bytes written. `dst` shorter than `src`: nothing is
+/// written. On a mismatch the written bytes are zeroed, so a caller that ignores the error
+/// does not load corrupted firmware.
+pub fn copy_checked<H: Sha256Hasher + ?Sized>(
+    src: &[u8],
+    dst: &mut [u8],
+    expected: &Sha256Digest,
+    hasher: &mut H,
+) -> Result<usize, VerifyError> {
+    let available = dst.len();
+    let Some(dst) = dst.get_mut(..src.len()) else {
+        return Err(VerifyError::BufferTooSmall {
+            needed: src.len(),
+            available,
+        });
+    };
+    hasher.reset();
+    // Chunk by splitting (no division, no bounds check a small opt-level might keep).
+    let (mut from, mut to) = (src, &mut *dst);
+    while !from.is_empty() {
+        let n = from.len().min(COPY_CHUNK);
+        let (Some((chunk, from_rest)), Some((written, to_rest))) = (
+            from.split_at_checked(n),
+            core::mem::take(&mut to).split_at_mut_checked(n),
+        ) else {
+            break;
+        };
+        written.iter_mut().zip(chunk).for_each(|(t, f)| *t = *f);
+        hasher.update(written);
+        (from, to) = (from_rest, to_rest);
+    }
+    match compare(expected, hasher.finish()) {
+        Ok(()) => Ok(src.len()),
+        Err(e) => {
+            dst.fill(0);
+            Err(e)
+        }
+    }
+}
+
+fn compare(expected: &Sha256Digest, actual: Sha256Digest) -> Result<(), VerifyError> {
+    if *expected == actual {
+        Ok(())
+    } else {
+        Err(VerifyError::Mismatch {
+            expected: *expected,
+            actual,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_digest_is_sha256_of_nothing() {
+        let mut h = SoftSha256::new();
+        h.update(b"");
+        assert_eq!(h.finish(), EMPTY_SHA256);
+    }
+
+    #[test]
+    fn hasher_resets_between_digests() {
+        let mut h = SoftSha256::new();
+        h.update(b"abc");
+        let first = h.finish();
+        h.update(b"junk");
+        h.reset();
+        h.update(b"abc");
+        assert_eq!(h.finish(), first);
+        assert_eq!(first[..4], [0xba, 0x78, 0x16, 0xbf]); // FIPS 180-2 "abc"
+    }
+}

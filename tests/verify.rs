@@ -1,0 +1,259 @@
+//! Feature `verify`: every embedded blob verifies against the SHA-256 recorded at build time
+//! (in both blob modes: CI runs this with the fixtures and with a carved blob directory), the
+//! recorded digests are the digests of the source bytes, and corruption is caught.
+#![cfg(feature = "verify")]
+
+use nrtucode::catalog::{
+    BLOB_SOURCE, BlobSource, DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES, hwdecode_entries,
+    image_entries,
+};
+use nrtucode::verify::{
+    EMPTY_SHA256, Sha256Digest, Sha256Hasher, SoftSha256, VerifyError, check_sha256, copy_checked,
+    copy_verified, copy_verified_with, embedded_blobs, expected_sha256, expected_sha256_const,
+    verify_blob, verify_blob_with,
+};
+use nrtucode_facts::{fixture_bytes, getters};
+use sha2::{Digest, Sha256};
+
+fn sha256(bytes: &[u8]) -> Sha256Digest {
+    Sha256::digest(bytes).into()
+}
+
+#[test]
+fn the_table_lists_each_distinct_blob_once_with_its_digest() {
+    let table = embedded_blobs();
+    assert_eq!(table.len(), DISTINCT_BLOB_COUNT);
+    assert_eq!(
+        table.iter().map(|b| b.bytes().len()).sum::<usize>(),
+        EMBEDDED_BLOB_BYTES
+    );
+    for blob in table {
+        // Computed here by an independent sha2 call over the embedded bytes.
+        assert_eq!(blob.sha256(), &sha256(blob.bytes()));
+        assert!(format!("{blob:?}").contains(&format!("<{} bytes>", blob.bytes().len())));
+    }
+}
+
+#[test]
+fn recorded_digests_are_those_of_the_source_bytes() {
+    // The fixture generator is the source in fixture mode: its bytes, hashed here, must be the
+    // recorded digest of the blob a getter resolves to.
+    if BLOB_SOURCE != BlobSource::Fixtures {
+        return;
+    }
+    let mut checked = 0;
+    for entry in image_entries() {
+        let Some(blob @ [_, ..]) = entry.blob else {
+            continue;
+        };
+        let getter = getters()
+            .into_iter()
+            .find(|g| {
+                g.gen_name == entry.slot.generation.name()
+                    && g.engine == entry.slot.engine.name()
+                    && g.class == entry.slot.class.name()
+                    && g.variant == entry.flavor.variant_name(entry.slot.generation)
+                    && g.region == entry.region.name()
+            })
+            .expect("a getter row for every image entry");
+        assert_eq!(
+            expected_sha256(blob).unwrap(),
+            &sha256(&fixture_bytes(&getter))
+        );
+        checked += 1;
+    }
+    assert_eq!(checked > 0, DISTINCT_BLOB_COUNT != 0);
+}
+
+#[test]
+fn every_embedded_blob_verifies_in_place_and_by_copy() {
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut verified = 0;
+    for blob in image_entries()
+        .filter_map(|e| e.blob)
+        .chain(hwdecode_entries().filter_map(|e| e.blob))
+    {
+        verify_blob(blob).unwrap();
+        let written = copy_verified(blob, &mut buffer).unwrap();
+        assert_eq!(written, blob.len());
+        assert_eq!(&buffer[..written], blob);
+        verified += 1;
+    }
+    assert!(verified >= DISTINCT_BLOB_COUNT);
+}
+
+#[test]
+fn a_one_bit_flip_is_caught() {
+    let Some(blob) = embedded_blobs()
+        .iter()
+        .map(|b| b.bytes())
+        .max_by_key(|b| b.len())
+    else {
+        return;
+    };
+    let expected = expected_sha256(blob).unwrap();
+    let mut hasher = SoftSha256::new();
+    for bit in [0, 7, blob.len() * 4 + 3, blob.len() * 8 - 1] {
+        let mut copy = blob.to_vec();
+        copy[bit / 8] ^= 1 << (bit % 8);
+        // In place.
+        let err = check_sha256(&copy, expected, &mut hasher).unwrap_err();
+        assert_eq!(
+            err,
+            VerifyError::Mismatch {
+                expected: *expected,
+                actual: sha256(&copy)
+            }
+        );
+        // While copying: the destination is zeroed again, not left holding the bad bytes.
+        let mut dst = vec![0xa5u8; blob.len() + 8];
+        let err = copy_checked(&copy, &mut dst, expected, &mut hasher).unwrap_err();
+        assert!(matches!(err, VerifyError::Mismatch { .. }));
+        assert!(dst[..blob.len()].iter().all(|&b| b == 0));
+        assert!(dst[blob.len()..].iter().all(|&b| b == 0xa5));
+        // The intact bytes pass through the same hasher.
+        assert_eq!(
+            copy_checked(blob, &mut dst, expected, &mut hasher),
+            Ok(blob.len())
+        );
+    }
+    assert!(err_display_names_both_digests(expected));
+}
+
+fn err_display_names_both_digests(expected: &Sha256Digest) -> bool {
+    let err = VerifyError::Mismatch {
+        expected: *expected,
+        actual: EMPTY_SHA256,
+    };
+    let text = err.to_string();
+    text.contains("e3b0c442") && text.contains(&format!("{:02x}{:02x}", expected[0], expected[1]))
+}
+
+#[test]
+fn slices_that_are_not_embedded_blobs_are_refused() {
+    let Some(blob) = embedded_blobs().first().map(|b| b.bytes()) else {
+        return;
+    };
+    let copy = blob.to_vec();
+    assert_eq!(
+        verify_blob(&copy),
+        Err(VerifyError::NotEmbedded { len: blob.len() })
+    );
+    // A sub-slice of a blob is not the blob.
+    assert!(matches!(
+        verify_blob(&blob[1..]),
+        Err(VerifyError::NotEmbedded { .. })
+    ));
+    // A cursor (empty) is trivially intact.
+    assert_eq!(expected_sha256(&[]), Ok(&EMPTY_SHA256));
+    assert_eq!(verify_blob(&[]), Ok(()));
+    let mut dst = [7u8; 4];
+    assert_eq!(copy_verified(&[], &mut dst), Ok(0));
+    assert_eq!(dst, [7; 4]);
+}
+
+#[test]
+fn a_short_destination_is_refused_untouched() {
+    let Some(blob) = embedded_blobs().first().map(|b| b.bytes()) else {
+        return;
+    };
+    let mut dst = vec![0x5au8; blob.len() - 1];
+    assert_eq!(
+        copy_verified(blob, &mut dst),
+        Err(VerifyError::BufferTooSmall {
+            needed: blob.len(),
+            available: blob.len() - 1
+        })
+    );
+    assert!(dst.iter().all(|&b| b == 0x5a));
+}
+
+/// A stand-in for a hardware SHA block: counts what it is fed, and can be made faulty.
+struct CountingHasher {
+    inner: SoftSha256,
+    fed: usize,
+    resets: usize,
+    faulty: bool,
+}
+
+impl Sha256Hasher for CountingHasher {
+    fn reset(&mut self) {
+        self.resets += 1;
+        self.fed = 0;
+        self.inner.reset();
+    }
+    fn update(&mut self, bytes: &[u8]) {
+        self.fed += bytes.len();
+        self.inner.update(bytes);
+    }
+    fn finish(&mut self) -> Sha256Digest {
+        let mut digest = self.inner.finish();
+        if self.faulty {
+            digest[0] ^= 1;
+        }
+        digest
+    }
+}
+
+#[test]
+fn a_custom_hasher_replaces_the_software_one() {
+    let Some(blob) = embedded_blobs().first().map(|b| b.bytes()) else {
+        return;
+    };
+    let mut hw = CountingHasher {
+        inner: SoftSha256::new(),
+        fed: 0,
+        resets: 0,
+        faulty: false,
+    };
+    verify_blob_with(blob, &mut hw).unwrap();
+    assert_eq!((hw.fed, hw.resets), (blob.len(), 1));
+    let mut dst = vec![0u8; blob.len()];
+    assert_eq!(copy_verified_with(blob, &mut dst, &mut hw), Ok(blob.len()));
+    assert_eq!((hw.fed, hw.resets), (blob.len(), 2));
+    // The answer is the hasher's: a faulty block fails every blob.
+    hw.faulty = true;
+    assert!(matches!(
+        verify_blob_with(blob, &mut hw),
+        Err(VerifyError::Mismatch { .. })
+    ));
+}
+
+#[test]
+fn the_const_lookup_finds_digests_by_content() {
+    for blob in embedded_blobs() {
+        assert_eq!(expected_sha256_const(blob.bytes()), Some(*blob.sha256()));
+        // By content: a copy is found too (its digest is the same, by definition).
+        let copy = blob.bytes().to_vec();
+        assert_ne!(copy.as_ptr(), blob.bytes().as_ptr());
+        assert_eq!(expected_sha256_const(&copy), Some(*blob.sha256()));
+    }
+    assert_eq!(expected_sha256_const(&[]), Some(EMPTY_SHA256));
+    if let Some(blob) = embedded_blobs().first() {
+        let mut changed = blob.bytes().to_vec();
+        changed[0] ^= 0x80;
+        assert_eq!(expected_sha256_const(&changed), None);
+    }
+}
+
+#[cfg(all(feature = "gen-cayman", feature = "flavor-perf"))]
+mod at_compile_time {
+    use super::*;
+    use nrtucode::{Flavor, ImageIndex, Region, image};
+
+    const IRAM: &[u8] = image!(ImageIndex::CAYMAN_NX_ACT, Region::Iram, Flavor::Perf);
+    const IRAM_SHA256: Sha256Digest = match expected_sha256_const(IRAM) {
+        Some(digest) => digest,
+        None => panic!("CAYMAN NX ACT PERF IRAM is embedded"),
+    };
+
+    #[test]
+    fn a_const_digest_checks_a_const_blob() {
+        assert_eq!(expected_sha256(IRAM), Ok(&IRAM_SHA256));
+        let mut device = vec![0u8; IRAM.len()];
+        assert_eq!(
+            copy_checked(IRAM, &mut device, &IRAM_SHA256, &mut SoftSha256::new()),
+            Ok(IRAM.len())
+        );
+    }
+}
