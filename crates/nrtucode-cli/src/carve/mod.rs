@@ -1,12 +1,15 @@
 //! The carve pipeline, one module per step:
 //!
-//! `elf` (sections, symbols, VA → file offset) → `reloc` (dynamic relocations and pointer
+//! `elf` (sections, symbols, VA → file offset; through `dynamic`, the program headers, when
+//! the section header table is missing or unusable) → `reloc` (dynamic relocations and pointer
 //! values) → `locate` (finding `image_list` and `hwdecode_table_list`) →
-//! `vendor_tables` (decoding those two tables) → `stub` (decoding a getter) →
-//! `naming` (the vendor's getter names, from the facts) → `carver` (the getters, their
-//! blobs and the manifest) → `blob_dir` (writing the blob directory). `verify` checks a
-//! blob directory against its manifest and the facts; `compare` compares a carve with the
-//! facts and the published hashes. `error` holds the typed errors of every step.
+//! `vendor_tables` (decoding those two tables) → `stub` (decoding a getter by running it on
+//! `emulate`, a small abstract interpreter over x86-64) → `naming` (the vendor's getter
+//! names, from the facts) → `carver` (the getters, their blobs and the manifest) →
+//! `blob_dir` (writing the blob directory all or nothing through `staged_dir`). `verify`
+//! checks a blob directory against its manifest and the facts; `compare` compares a carve
+//! with the facts and the published hashes. `error` holds the typed errors of every step.
+//! [`tiny_elf`] builds small shared objects for tests and fuzz seeds.
 //!
 //! Only what the tool's tests and fuzz targets need is re-exported here; the steps themselves
 //! are crate-private.
