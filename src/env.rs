@@ -177,10 +177,11 @@ impl<const N: usize> Env for MapEnv<'_, N> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn value_of<E: Env + ?Sized>(env: &E, name: &str) -> Option<[u8; 8]> {
+    /// The first 8 bytes of `name`'s value in `env` (zero-padded), as the visitor sees them.
+    pub(crate) fn value_of<E: Env + ?Sized>(env: &E, name: &str) -> Option<[u8; 8]> {
         let mut out = None;
         env.visit_var(name, &mut |v| {
             out = v.map(|v| {

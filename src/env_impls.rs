@@ -193,19 +193,7 @@ mod with_std {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn value_of<E: Env + ?Sized>(env: &E, name: &str) -> Option<[u8; 8]> {
-        let mut out = None;
-        env.visit_var(name, &mut |v| {
-            out = v.map(|v| {
-                let mut buf = [0u8; 8];
-                let n = v.len().min(8);
-                buf[..n].copy_from_slice(&v[..n]);
-                buf
-            })
-        });
-        out
-    }
+    use crate::env::tests::value_of;
 
     #[test]
     fn first_match_wins_and_unsettable_names_are_never_found() {

@@ -203,15 +203,15 @@ pub enum Flavor {
 
 impl Flavor {
     /// Every flavor in argument order: `Auto`, then the six descriptor keys.
-    pub const ALL: [Flavor; 7] = [
-        Flavor::Auto,
-        Flavor::Perf,
-        Flavor::Debug,
-        Flavor::Test,
-        Flavor::DklPerf,
-        Flavor::DklDebug,
-        Flavor::DklTest,
-    ];
+    pub const ALL: [Flavor; 7] = {
+        let mut all = [Flavor::Auto; 7];
+        let mut i = 0;
+        while i < Flavor::KEYS.len() {
+            all[i + 1] = Flavor::KEYS[i];
+            i += 1;
+        }
+        all
+    };
 
     /// The six descriptor keys (every flavor but `Auto`).
     pub const KEYS: [Flavor; 6] = [
