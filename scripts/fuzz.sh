@@ -1,30 +1,19 @@
 #!/usr/bin/env bash
-# Seeds the `carve` fuzz corpus from the look-alike libraries and runs the fuzzer for a bounded
-# time. Usage: scripts/fuzz.sh [SECONDS]   (default 60)
+# Seeds the `carve` fuzz corpus with small hand-built ELF files and runs the fuzzer for a
+# bounded time. Usage: scripts/fuzz.sh [SECONDS]   (default 60)
 #
 # Needs nightly and cargo-fuzz (`cargo +nightly install cargo-fuzz --locked`). The corpus is
-# generated, never committed (fuzz/corpus is ignored): the front look-alike built with -O2 and
-# -Os, unstripped and `strip --strip-all`ed, plus the getter-stub shapes the decoder accepts.
+# generated, never committed (fuzz/corpus is ignored). Seeds come from the CLI's `fuzz_seeds`
+# example (`carve::tiny_elf`): shared objects of a few KB (ELF header, program headers, a
+# dynamic section with symbols, hash table and relocations, getters of every shape the
+# interpreter follows, the two tables, resolvers; with and without section headers) and getter
+# code on its own. Small seeds keep libFuzzer fast: megabyte look-alikes cost milliseconds per
+# execution and mutations rarely reach their structures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
 corpus=fuzz/corpus/carve
-seeds="$(mktemp -d)"
-trap 'rm -rf "$seeds"' EXIT
 mkdir -p "$corpus"
-
-for opt in O2 Os; do
-  cargo run -q -p nrtucode-lookalike -- --variant front --opt "$opt" --out "$seeds/$opt" --build >/dev/null
-  cp "$seeds/$opt/libnrtucode.so" "$corpus/front-$opt.so"
-  strip --strip-all -o "$corpus/front-$opt-stripped.so" "$seeds/$opt/libnrtucode.so"
-done
-# Stub shapes: vendor (-O2), -Os (xor/mov), endbr64 + reordered stores, and a jmp thunk.
-printf '\x48\x8d\x05\x00\x01\x00\x00\x48\x89\x07\x48\xc7\x06\x00\x04\x00\x00\xc3' >"$corpus/stub-vendor"
-printf '\x48\x8d\x05\x00\x01\x00\x00\x48\x89\x07\x31\xc0\x48\x89\x06\xc3' >"$corpus/stub-os"
-printf '\xf3\x0f\x1e\xfa\x48\xc7\x06\x20\x00\x00\x00\x48\x8d\x15\x10\x00\x00\x00\x48\x89\x17\xc3' >"$corpus/stub-endbr"
-printf '\xe9\x10\x00\x00\x00' >"$corpus/stub-jmp"
-
-# The look-alike seeds are megabytes: let libFuzzer keep inputs that large.
-max_len=$(( $(stat -c %s "$corpus"/front-O2.so) + 4096 ))
+cargo run -q -p nrtucode-cli --example fuzz_seeds -- "$corpus"
 cd fuzz
-cargo +nightly fuzz run carve corpus/carve -- -max_total_time="$secs" -max_len="$max_len" -rss_limit_mb=4096
+cargo +nightly fuzz run carve corpus/carve -- -max_total_time="$secs" -max_len=16384 -rss_limit_mb=2048

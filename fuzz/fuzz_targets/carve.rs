@@ -1,13 +1,23 @@
-//! Fuzzes the ELF reader, relocation map, table locator and getter-stub decoder: the whole
-//! carve over the input as a library, and the stub decoder over the input as code. Neither
-//! may panic; every failure must be a typed `CarveError`.
+//! Fuzzes the carver end to end: the ELF reader through section headers and, for the same
+//! input with its section header table removed, through program headers alone (`PT_LOAD`,
+//! `PT_DYNAMIC`); the relocation map, the table locator with its resolver sweep, and the getter
+//! interpreter; then the interpreter alone over the input as getter code. Nothing may panic;
+//! every failure must be a typed `CarveError`. Seeds: `scripts/fuzz.sh` (hand-built ELF files
+//! of a few KB from `carve::tiny_elf`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use nrtucode_cli::carve::tiny_elf::remove_section_headers;
 use nrtucode_cli::carve::{MAX_STUB_BYTES, decode_stub};
 
 fuzz_target!(|data: &[u8]| {
     let _ = nrtucode_cli::carve_bytes(data, "fuzz.so");
+    let has_section_headers = data.get(0x28..0x30).is_some_and(|shoff| shoff != [0; 8]);
+    if has_section_headers {
+        let mut bare = data.to_vec();
+        remove_section_headers(&mut bare);
+        let _ = nrtucode_cli::carve_bytes(&bare, "fuzz.so");
+    }
     let code = &data[..data.len().min(MAX_STUB_BYTES as usize)];
     let _ = decode_stub(code, 0x9b_3020);
 });

@@ -153,9 +153,14 @@ fn blob_directories_are_deterministic_and_verify() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     write_blob_dir(&carve, &data, &a).unwrap();
-    // A stale blob from an earlier carve is removed.
-    std::fs::create_dir_all(&b).unwrap();
-    std::fs::write(b.join(format!("{}.bin", "0".repeat(64))), b"stale").unwrap();
+    // An earlier carve (of another library) is replaced whole: none of its blobs remain.
+    let tiny = nrtucode_cli::carve::tiny_elf::TinyElf::default().build();
+    let earlier = carve_bytes(&tiny, "tiny.so").unwrap();
+    write_blob_dir(&earlier, &tiny, &b).unwrap();
+    assert_eq!(
+        std::fs::read_dir(&b).unwrap().count(),
+        earlier.distinct_blobs() + 1
+    );
     let again = carve_bytes(&data, "libnrtucode_internal.so").unwrap();
     write_blob_dir(&again, &data, &b).unwrap();
     let listing = |d: &std::path::Path| {

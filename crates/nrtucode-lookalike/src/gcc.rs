@@ -6,28 +6,49 @@ use std::process::Command;
 /// The optimisation level for [`build_shared_object`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OptLevel {
+    /// `-O0`.
+    O0,
+    /// `-O1`.
+    O1,
     /// `-O2`, like the vendor build.
     O2,
+    /// `-O3`.
+    O3,
     /// `-Os`.
     Os,
+    /// `-Og`.
+    Og,
 }
 
 impl OptLevel {
     /// The gcc flag.
     pub fn flag(self) -> &'static str {
         match self {
+            OptLevel::O0 => "-O0",
+            OptLevel::O1 => "-O1",
             OptLevel::O2 => "-O2",
+            OptLevel::O3 => "-O3",
             OptLevel::Os => "-Os",
+            OptLevel::Og => "-Og",
         }
     }
 
-    /// Parses `O2`, `-O2`, `Os` or `-Os`.
+    /// Every level.
+    pub const ALL: [OptLevel; 6] = [
+        OptLevel::O0,
+        OptLevel::O1,
+        OptLevel::O2,
+        OptLevel::O3,
+        OptLevel::Os,
+        OptLevel::Og,
+    ];
+
+    /// Parses `O2` or `-O2` (and the other levels alike).
     pub fn from_name(name: &str) -> Option<Self> {
-        match name.trim_start_matches('-') {
-            "O2" => Some(OptLevel::O2),
-            "Os" => Some(OptLevel::Os),
-            _ => None,
-        }
+        let name = name.trim_start_matches('-');
+        Self::ALL
+            .into_iter()
+            .find(|o| o.flag().trim_start_matches('-') == name)
     }
 }
 
@@ -37,6 +58,20 @@ pub fn c_compiler() -> String {
         .ok()
         .filter(|cc| !cc.trim().is_empty())
         .unwrap_or_else(|| "gcc".to_owned())
+}
+
+/// The flags every build uses: `<opt> -shared -fPIC -fno-toplevel-reorder -Wall -Wextra
+/// -Werror`.
+pub(crate) fn base_flags(opt: OptLevel) -> [&'static str; 7] {
+    [
+        opt.flag(),
+        "-shared",
+        "-fPIC",
+        "-fno-toplevel-reorder",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+    ]
 }
 
 /// Compiles `c_path` into the shared object `out_path` with
@@ -51,15 +86,7 @@ pub fn build_shared_object(
 ) -> Result<(), String> {
     let cc = c_compiler();
     let mut cmd = Command::new(&cc);
-    cmd.args([
-        opt.flag(),
-        "-shared",
-        "-fPIC",
-        "-fno-toplevel-reorder",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-    ]);
+    cmd.args(base_flags(opt));
     if strip {
         cmd.arg("-s");
     }

@@ -30,6 +30,7 @@
 #![forbid(unsafe_code)]
 
 mod c_text;
+mod conditions;
 mod gcc;
 mod generate;
 mod ground_truth;
@@ -37,6 +38,9 @@ mod model;
 mod output;
 mod variant;
 
+pub use conditions::{
+    CONDITIONS, Condition, Stripping, build_with_condition, remove_section_headers, strip_to,
+};
 pub use gcc::{OptLevel, build_shared_object, c_compiler};
 pub use generate::{REMOVAL_MESSAGE, generate_c};
 pub use ground_truth::{TruthRow, ground_truth, ground_truth_tsv, sha256_hex};

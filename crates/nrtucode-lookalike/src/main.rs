@@ -1,8 +1,13 @@
 //! `nrtucode-lookalike`: writes the C look-alike of the vendor library and optionally builds it.
 //!
 //! ```text
-//! nrtucode-lookalike --variant full|front --out DIR [--opt O2|Os] [--prefix P] [--build] [--strip]
+//! nrtucode-lookalike --variant full|front --out DIR [--opt O0|O1|O2|O3|Os|Og] [--prefix P]
+//!                    [--build] [--strip] [--condition NAME] [--no-section-headers]
 //! ```
+//!
+//! `--condition NAME` builds under one of the look-alike's build conditions (`O0`,
+//! `stack-protector-all`, `pg`, `mcmodel-large`, ...; it replaces `--opt`);
+//! `--no-section-headers` strips the library and removes its section header table.
 //!
 //! Writes `DIR/nrtucode_lookalike_<variant>.c` and `DIR/nrtucode_lookalike_<variant>.truth.tsv`;
 //! with `--build` also `DIR/libnrtucode_internal.so` (full) or `DIR/libnrtucode.so` (front).
@@ -11,9 +16,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use nrtucode_lookalike::{OptLevel, Options, Variant, build_shared_object, write_sources};
+use nrtucode_lookalike::{
+    CONDITIONS, Condition, OptLevel, Options, Stripping, Variant, build_shared_object,
+    build_with_condition, strip_to, write_sources,
+};
 
-const USAGE: &str = "usage: nrtucode-lookalike --variant full|front --out DIR [--opt O2|Os] [--prefix PREFIX] [--build] [--strip]";
+const USAGE: &str = "usage: nrtucode-lookalike --variant full|front --out DIR [--opt O0|O1|O2|O3|Os|Og] [--prefix PREFIX] [--build] [--strip] [--condition NAME] [--no-section-headers]";
 
 struct Args {
     variant: Variant,
@@ -22,6 +30,8 @@ struct Args {
     prefix: Option<String>,
     build: bool,
     strip: bool,
+    condition: Option<Condition>,
+    no_section_headers: bool,
 }
 
 fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
@@ -31,6 +41,8 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
     let mut prefix = None;
     let mut build = false;
     let mut strip = false;
+    let mut condition = None;
+    let mut no_section_headers = false;
     while let Some(arg) = argv.next() {
         let mut value = |name: &str| argv.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
@@ -46,6 +58,15 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
             "--prefix" => prefix = Some(value("--prefix")?),
             "--build" => build = true,
             "--strip" => strip = true,
+            "--condition" => {
+                let v = value("--condition")?;
+                let names: Vec<&str> = CONDITIONS.iter().map(|c| c.name).collect();
+                condition = Some(Condition::named(&v).ok_or(format!(
+                    "unknown condition {v:?} (known: {})",
+                    names.join(", ")
+                ))?);
+            }
+            "--no-section-headers" => no_section_headers = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -57,6 +78,8 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
         prefix,
         build,
         strip,
+        condition,
+        no_section_headers,
     })
 }
 
@@ -70,7 +93,30 @@ fn run(args: Args) -> Result<(), String> {
     println!("{}", written.truth.display());
     if args.build {
         let so = args.out.join(args.variant.library_name());
-        build_shared_object(&written.c_source, &so, args.opt, args.strip)?;
+        let stripping = match (args.no_section_headers, args.strip) {
+            (true, _) => Stripping::SectionHeaders,
+            (false, true) => Stripping::All,
+            (false, false) => Stripping::None,
+        };
+        match args.condition {
+            None if stripping != Stripping::SectionHeaders => {
+                build_shared_object(&written.c_source, &so, args.opt, args.strip)?;
+            }
+            condition => {
+                let condition = condition.unwrap_or(Condition {
+                    name: "opt",
+                    opt: args.opt,
+                    flags: &[],
+                });
+                let linked = args
+                    .out
+                    .join(format!("{}.linked", args.variant.library_name()));
+                build_with_condition(&written.c_source, &linked, &condition)?;
+                strip_to(&linked, &so, stripping)?;
+                std::fs::remove_file(&linked)
+                    .map_err(|e| format!("cannot remove {}: {e}", linked.display()))?;
+            }
+        }
         println!("{}", so.display());
     }
     Ok(())

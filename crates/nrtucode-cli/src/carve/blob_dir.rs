@@ -1,24 +1,23 @@
 //! Writing a blob directory: one `<sha256>.bin` per distinct content plus `manifest.tsv`.
 //!
 //! The output depends only on the input bytes: the manifest is rendered sorted by symbol with
-//! no timestamp, and `.bin` files left by an earlier carve that the new manifest does not
-//! reference are removed, so carving twice gives identical directories.
+//! no timestamp, and the directory is written whole into a staging directory and renamed into
+//! place (`staged_dir`), so carving twice gives identical directories and a failed carve
+//! leaves the destination as it was.
 
-use std::collections::BTreeMap;
-use std::fs;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use nrtucode_facts::manifest::MANIFEST_FILE;
 
-use crate::carve::carver::Carve;
-use crate::carve::error::FileError;
+use nrtucode_facts::hex::lower_hex;
+use sha2::{Digest, Sha256};
 
-fn io(path: &Path) -> impl Fn(std::io::Error) -> FileError + '_ {
-    move |source| FileError::Io {
-        path: path.to_owned(),
-        source,
-    }
-}
+use crate::carve::carver::{Carve, carve_with, read_library, source_name};
+use crate::carve::error::FileError;
+use crate::carve::staged_dir::{PublishError, StagedDir};
 
 /// `true` for a file name this tool writes: 64 lowercase hex digits and `.bin`.
 pub(crate) fn is_blob_file_name(name: &str) -> bool {
@@ -26,9 +25,118 @@ pub(crate) fn is_blob_file_name(name: &str) -> bool {
         .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
 }
 
-/// Writes the blob directory of `carve` (whose input bytes are `data`) to `out`.
-pub fn write_blob_dir(carve: &Carve, data: &[u8], out: &Path) -> Result<(), FileError> {
-    fs::create_dir_all(out).map_err(io(out))?;
+/// Writes the blob directory of `carve` (whose input bytes are `data`) to `out`, all or
+/// nothing (see `staged_dir`): `out` must be absent, an empty directory or an earlier carve,
+/// which is replaced whole. Returns notes on leftovers that could not be cleaned up after the
+/// new directory was in place.
+pub fn write_blob_dir(carve: &Carve, data: &[u8], out: &Path) -> Result<Vec<String>, FileError> {
+    let staged = StagedDir::begin(out)?;
+    write_blobs(carve, data, out, &staged)?;
+    staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
+    Ok(staged.commit()?)
+}
+
+/// Carves the library at `lib` into the blob directory `out` ([`write_blob_dir`]'s rules),
+/// refusing a foreign destination before reading anything. Work overlaps so that the `fsync`s
+/// start early: the library's own sha256 (for the manifest header) is computed on one thread
+/// while the others hash each blob and write it as soon as its name (its sha256) is known.
+/// Returns the carve and the leftover notes of [`write_blob_dir`].
+pub fn carve_into_dir(lib: &Path, out: &Path) -> Result<(Carve, Vec<String>), FileError> {
+    let staged = StagedDir::begin(out)?;
+    let data = read_library(lib)?;
+    let digest = || lower_hex(&Sha256::digest(&data));
+    std::thread::scope(|s| {
+        let source_sha256 = s.spawn(digest);
+        let mut carve =
+            carve_with(&data, &source_name(lib), String::new, false).map_err(|error| {
+                FileError::Carve {
+                    path: lib.to_owned(),
+                    error,
+                }
+            })?;
+        let names = hash_and_write_blobs(&carve, &data, out, &staged)?;
+        for g in &mut carve.getters {
+            if let Some(off) = g.file_offset
+                && let Some(sha) = names.get(&(off, g.size))
+            {
+                g.sha256.clone_from(sha);
+            }
+        }
+        carve.header.source_sha256 = source_sha256.join().unwrap_or_else(|_| digest());
+        staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
+        Ok((carve, staged.commit()?))
+    })
+}
+
+/// A blob's place in the library: (file offset, size).
+type BlobRange = (usize, u64);
+
+/// Threads that hash and write blobs in [`carve_into_dir`].
+const WRITERS: usize = 2;
+
+/// Hashes every distinct blob range of `carve` and writes it as `<sha256>.bin`, largest first,
+/// on [`WRITERS`] threads; returns the sha256 of each (file offset, size).
+fn hash_and_write_blobs(
+    carve: &Carve,
+    data: &[u8],
+    out: &Path,
+    staged: &StagedDir,
+) -> Result<HashMap<BlobRange, String>, FileError> {
+    let mut ranges: Vec<BlobRange> = carve
+        .getters
+        .iter()
+        .filter_map(|g| g.file_offset.map(|off| (off, g.size)))
+        .collect();
+    ranges.sort_unstable_by_key(|&(off, size)| (std::cmp::Reverse(size), off));
+    ranges.dedup();
+    let foreign = || FileError::Io {
+        path: out.to_owned(),
+        source: std::io::Error::other("carve does not belong to these bytes"),
+    };
+    let next = AtomicUsize::new(0);
+    let written = Mutex::new(HashSet::new());
+    let work = || -> Result<Vec<(BlobRange, String)>, FileError> {
+        let mut done = Vec::new();
+        while let Some(&(off, size)) = ranges.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let end = usize::try_from(size).ok().and_then(|n| off.checked_add(n));
+            let bytes = end.and_then(|end| data.get(off..end)).ok_or_else(foreign)?;
+            let sha = lower_hex(&Sha256::digest(bytes));
+            let name = format!("{sha}.bin");
+            let first = written
+                .lock()
+                .map(|mut w| w.insert(name.clone()))
+                .unwrap_or(true);
+            if first {
+                staged.write(&name, bytes)?;
+            }
+            done.push(((off, size), sha));
+        }
+        Ok(done)
+    };
+    let mut names = HashMap::new();
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..WRITERS).map(|_| s.spawn(work)).collect();
+        for w in workers {
+            let done = w.join().unwrap_or_else(|_| {
+                Err(FileError::from(PublishError::Io {
+                    path: out.to_owned(),
+                    source: std::io::Error::other("a writer thread panicked"),
+                }))
+            })?;
+            names.extend(done);
+        }
+        Ok::<_, FileError>(())
+    })?;
+    Ok(names)
+}
+
+/// Writes one `<sha256>.bin` per distinct non-empty blob into `staged`.
+fn write_blobs(
+    carve: &Carve,
+    data: &[u8],
+    out: &Path,
+    staged: &StagedDir,
+) -> Result<(), FileError> {
     let mut files: BTreeMap<String, &[u8]> = BTreeMap::new();
     for g in &carve.getters {
         if g.size == 0 {
@@ -40,18 +148,28 @@ pub fn write_blob_dir(carve: &Carve, data: &[u8], out: &Path) -> Result<(), File
         })?;
         files.insert(format!("{}.bin", g.sha256), bytes);
     }
-    for (name, bytes) in &files {
-        let path = out.join(name);
-        fs::write(&path, bytes).map_err(io(&path))?;
-    }
-    for entry in fs::read_dir(out).map_err(io(out))? {
-        let entry = entry.map_err(io(out))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if is_blob_file_name(&name) && !files.contains_key(&name) {
-            fs::remove_file(entry.path()).map_err(io(&entry.path()))?;
-        }
-    }
-    let manifest = out.join(MANIFEST_FILE);
-    fs::write(&manifest, carve.manifest().render()).map_err(io(&manifest))?;
+    // Two writers: creating files and copying their bytes is kernel work a second core halves.
+    let files: Vec<(String, &[u8])> = files.into_iter().collect();
+    let half = files.len().div_ceil(2).max(1);
+    std::thread::scope(|s| {
+        let writers: Vec<_> = files
+            .chunks(half)
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .try_for_each(|(name, bytes)| staged.write(name, bytes))
+                })
+            })
+            .collect();
+        writers.into_iter().try_for_each(|w| {
+            w.join().unwrap_or_else(|_| {
+                Err(PublishError::Io {
+                    path: out.to_owned(),
+                    source: std::io::Error::other("a writer thread panicked"),
+                })
+            })
+        })
+    })?;
     Ok(())
 }

@@ -13,11 +13,8 @@ use crate::carve::error::{CarveError, FileError};
 use crate::carve::locate::{Tables, locate};
 use crate::carve::naming::{GetterName, Names};
 use crate::carve::reloc::RelocMap;
-use crate::carve::stub::{MAX_STUB_BYTES, Stub, decode_stub};
+use crate::carve::stub::{LibraryView, Stub, decode_getter};
 use crate::carve::vendor_tables::{read_hwdecode_list, read_image_list};
-
-/// Most `jmp`s followed from a getter entry to its stub.
-pub(crate) const MAX_JUMPS: usize = 4;
 
 /// How a getter got its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,8 +65,11 @@ pub struct Carve {
 
 struct Carver<'a, 'e> {
     elf: &'e Elf<'a>,
+    relocs: &'e RelocMap,
     names: &'e Names,
     stubs: HashMap<u64, (u64, u64)>,
+    /// `false` leaves the sha256 of non-empty blobs empty for the caller to fill in.
+    hash_blobs: bool,
     out: BTreeMap<String, CarvedGetter>,
     nulls: Vec<String>,
     notes: Vec<String>,
@@ -80,28 +80,14 @@ impl Carver<'_, '_> {
         if let Some(s) = self.stubs.get(&entry) {
             return Ok(*s);
         }
-        let mut va = entry;
-        for _ in 0..=MAX_JUMPS {
-            let code = self.elf.code_at(va, MAX_STUB_BYTES, what)?;
-            match decode_stub(code, va) {
-                Ok(Stub::Getter { blob_va, size }) => {
-                    self.stubs.insert(entry, (blob_va, size));
-                    return Ok((blob_va, size));
-                }
-                Ok(Stub::Jump(target)) => va = target,
-                Err(CarveError::NotAStub { reason, .. }) if va != entry => {
-                    return Err(CarveError::NotAStub {
-                        va: entry,
-                        reason: format!("after jumping to {va:#x}: {reason}"),
-                    });
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        Err(CarveError::NotAStub {
-            va: entry,
-            reason: format!("more than {MAX_JUMPS} jumps"),
-        })
+        let view = LibraryView {
+            elf: self.elf,
+            relocs: self.relocs,
+            what,
+        };
+        let Stub { blob_va, size } = decode_getter(&view, entry)?;
+        self.stubs.insert(entry, (blob_va, size));
+        Ok((blob_va, size))
     }
 
     fn add(
@@ -157,7 +143,12 @@ impl Carver<'_, '_> {
         } else {
             let off = self.elf.offset_of(blob_va, size, &what)?;
             let bytes = self.elf.bytes_at(blob_va, size, &what)?;
-            (lower_hex(&Sha256::digest(bytes)), Some(off))
+            let sha256 = if self.hash_blobs {
+                lower_hex(&Sha256::digest(bytes))
+            } else {
+                String::new()
+            };
+            (sha256, Some(off))
         };
         self.out.insert(
             name.symbol.clone(),
@@ -178,6 +169,34 @@ impl Carver<'_, '_> {
 
 /// Carves library bytes. `source` is the file name recorded in the manifest header.
 pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
+    let digest = || lower_hex(&Sha256::digest(data));
+    if data.len() < PARALLEL_HASH_BYTES {
+        return carve_with(data, source, digest, true);
+    }
+    // The input's own sha256 (for the manifest header) is half the hashing work: do it on
+    // another core while this one decodes and hashes the blobs.
+    std::thread::scope(|s| {
+        let hash = s.spawn(digest);
+        carve_with(
+            data,
+            source,
+            || hash.join().unwrap_or_else(|_| digest()),
+            true,
+        )
+    })
+}
+
+/// Inputs at least this large hash themselves on a second thread.
+const PARALLEL_HASH_BYTES: usize = 1 << 20;
+
+/// [`carve_bytes`] with the input's sha256 from `source_sha256`; with `hash_blobs` false the
+/// sha256 of every non-empty blob is left empty (the caller hashes them while writing).
+pub(crate) fn carve_with(
+    data: &[u8],
+    source: &str,
+    source_sha256: impl FnOnce() -> String,
+    hash_blobs: bool,
+) -> Result<Carve, CarveError> {
     let elf = Elf::parse(data)?;
     let relocs = RelocMap::read(&elf)?;
     let tables = locate(&elf, &relocs)?;
@@ -186,8 +205,10 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
     let names = Names::new();
     let mut c = Carver {
         elf: &elf,
+        relocs: &relocs,
         names: &names,
         stubs: HashMap::new(),
+        hash_blobs,
         out: BTreeMap::new(),
         nulls: Vec::new(),
         notes: Vec::new(),
@@ -213,13 +234,19 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
             }
         }
     }
+    if elf.reads_program_headers() {
+        c.notes.push(
+            "no usable section header table: read through the program headers (PT_LOAD, PT_DYNAMIC)"
+                .into(),
+        );
+    }
     let mut null_getters = c.nulls;
     null_getters.sort();
     null_getters.dedup();
     let header = ManifestHeader {
         source: source.to_owned(),
         source_size: data.len() as u64,
-        source_sha256: lower_hex(&Sha256::digest(data)),
+        source_sha256: source_sha256(),
         build_id: elf.build_id_hex().unwrap_or_else(|| "unknown".into()),
     };
     Ok(Carve {
@@ -231,17 +258,25 @@ pub fn carve_bytes(data: &[u8], source: &str) -> Result<Carve, CarveError> {
     })
 }
 
-/// Reads and carves the file at `path`.
-pub fn carve_file(path: &Path) -> Result<(Carve, Vec<u8>), FileError> {
-    let data = std::fs::read(path).map_err(|source| FileError::Io {
+/// The name a manifest records for the library at `path`: its file name.
+pub(crate) fn source_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Reads the file at `path`.
+pub(crate) fn read_library(path: &Path) -> Result<Vec<u8>, FileError> {
+    std::fs::read(path).map_err(|source| FileError::Io {
         path: path.to_owned(),
         source,
-    })?;
-    let source = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
-    let carve = carve_bytes(&data, &source).map_err(|error| FileError::Carve {
+    })
+}
+
+/// Reads and carves the file at `path`.
+pub fn carve_file(path: &Path) -> Result<(Carve, Vec<u8>), FileError> {
+    let data = read_library(path)?;
+    let carve = carve_bytes(&data, &source_name(path)).map_err(|error| FileError::Carve {
         path: path.to_owned(),
         error,
     })?;

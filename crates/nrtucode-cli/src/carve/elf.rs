@@ -9,6 +9,7 @@ use object::LittleEndian as LE;
 use object::elf::{self, FileHeader64};
 use object::read::elf::{FileHeader as _, ProgramHeader as _, SectionHeader as _, Sym as _};
 
+use crate::carve::dynamic::{RawRela, load_sections, read_dynamic};
 use crate::carve::error::CarveError;
 
 /// The ELF header type this reader accepts.
@@ -99,6 +100,10 @@ pub struct Elf<'a> {
     symtab: Vec<Symbol>,
     dynsym: Vec<Symbol>,
     build_id: Option<Vec<u8>>,
+    /// The relocations `PT_DYNAMIC` names, when the file is read through program headers.
+    dynamic_relocs: Option<(Vec<RawRela>, Vec<u64>)>,
+    /// `DT_PLTGOT`, when the file is read through program headers.
+    got_base: Option<u64>,
 }
 
 const ELF_HEADER_SIZE: u64 = 64;
@@ -224,8 +229,8 @@ impl<'a> Elf<'a> {
             }
             Ok(out)
         };
-        let symtab = symbols(elf::SHT_SYMTAB, "symbol table .symtab")?;
-        let dynsym = symbols(elf::SHT_DYNSYM, "dynamic symbol table .dynsym")?;
+        let mut symtab = symbols(elf::SHT_SYMTAB, "symbol table .symtab")?;
+        let mut dynsym = symbols(elf::SHT_DYNSYM, "dynamic symbol table .dynsym")?;
 
         let mut build_id = None;
         for sh in table.iter() {
@@ -239,6 +244,20 @@ impl<'a> Elf<'a> {
             }
         }
 
+        // A shared object always has `.dynsym`; without one (no section header table, or one
+        // that does not describe the file) the program headers are read instead.
+        let mut dynamic_relocs = None;
+        let mut got_base = None;
+        if !sections.iter().any(|s| s.kind == elf::SHT_DYNSYM.0) {
+            sections = load_sections(header, data)?;
+            let dynamic = read_dynamic(header, data, &sections)?;
+            symtab.clear();
+            dynsym = dynamic.symbols;
+            build_id = dynamic.build_id;
+            dynamic_relocs = Some((dynamic.relas, dynamic.relr));
+            got_base = dynamic.got_base;
+        }
+
         Ok(Self {
             data,
             header,
@@ -247,7 +266,29 @@ impl<'a> Elf<'a> {
             symtab,
             dynsym,
             build_id,
+            dynamic_relocs,
+            got_base,
         })
+    }
+
+    /// `true` when the section header table is missing or unusable and the file is read
+    /// through its program headers (sections then stand for `PT_LOAD` segments).
+    pub(crate) fn reads_program_headers(&self) -> bool {
+        self.dynamic_relocs.is_some()
+    }
+
+    /// The `DT_RELA` / `DT_JMPREL` entries and `DT_RELR` addresses, when the file is read
+    /// through its program headers.
+    pub(crate) fn dynamic_relocations(&self) -> Option<(&[RawRela], &[u64])> {
+        self.dynamic_relocs
+            .as_ref()
+            .map(|(relas, relr)| (relas.as_slice(), relr.as_slice()))
+    }
+
+    /// The GOT base (`DT_PLTGOT`) of a file read through its program headers. Without section
+    /// bounds, a table read there could run on into the data after the GOT.
+    pub(crate) fn got_base(&self) -> Option<u64> {
+        self.got_base
     }
 
     /// The whole file.

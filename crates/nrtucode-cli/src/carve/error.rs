@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 
+use crate::carve::staged_dir::PublishError;
+
 /// Why a library could not be read or carved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CarveError {
@@ -224,4 +226,7 @@ pub enum FileError {
         /// The error.
         error: CarveError,
     },
+    /// The blob directory could not be written; the destination is as it was.
+    #[error(transparent)]
+    Publish(#[from] PublishError),
 }

@@ -1,17 +1,19 @@
 //! Finding `image_list` and `hwdecode_table_list`.
 //!
 //! With symbols, the tables are found by name. A stripped library (only `.dynsym`, like the
-//! vendor's front library) still exports the two resolvers; their code addresses the tables
-//! rip-relatively, so the resolver is decoded and every rip-relative reference into a writable
-//! (data or RELRO) section is a candidate: a `lea reg, [rip+X]` gives X, a
-//! `mov reg, [rip+G]` from a GOT slot gives the slot's relocated pointer. The first candidate,
+//! vendor's front library) still exports the two resolvers, and their code computes the tables'
+//! addresses. The resolver is swept by the getter interpreter (`emulate`), which tracks
+//! constants through registers: a `lea reg, [rip+X]` gives X, a `mov reg, [rip+G]` from a GOT
+//! slot gives the slot's relocated pointer, and the large code model's
+//! `lea [rip]; movabs; add` GOT base plus a `movabs` offset gives their sum. Every address it
+//! computes or loads that lies in a writable (data or RELRO) section is a candidate; the first,
 //! in code order, that reads as a well-formed table of the right shape wins.
 
-use iced_x86::{Decoder, DecoderOptions, Mnemonic, OpKind};
-
 use crate::carve::elf::Elf;
+use crate::carve::emulate::constant_references;
 use crate::carve::error::CarveError;
 use crate::carve::reloc::RelocMap;
+use crate::carve::stub::LibraryView;
 use crate::carve::vendor_tables::{TABLE_SIZE, read_hwdecode_list, read_image_list};
 
 /// Most bytes of a resolver decoded when its symbol has no size.
@@ -131,24 +133,15 @@ fn find(
 
 /// The addresses in writable sections that the code at `va` refers to, in code order.
 pub(crate) fn candidates(elf: &Elf<'_>, relocs: &RelocMap, code: &[u8], va: u64) -> Vec<u64> {
-    let mut out = Vec::new();
+    let view = LibraryView {
+        elf,
+        relocs,
+        what: "resolver code",
+    };
+    // The large code model's GOT base is an address the resolver computes, but never a table.
     let writable = |t: u64| elf.section_at(t).is_some_and(|s| s.is_writable());
-    for insn in Decoder::with_ip(64, code, va, DecoderOptions::NONE) {
-        if insn.is_invalid() || !insn.is_ip_rel_memory_operand() {
-            continue;
-        }
-        let target = insn.ip_rel_memory_address();
-        let candidate = match insn.mnemonic() {
-            Mnemonic::Lea => Some(target),
-            Mnemonic::Mov if insn.op0_kind() == OpKind::Register => relocs
-                .pointer(elf, target, "GOT slot")
-                .ok()
-                .and_then(|p| p.va()),
-            _ => None,
-        };
-        if let Some(c) = candidate.filter(|c| writable(*c) && !out.contains(c)) {
-            out.push(c);
-        }
-    }
-    out
+    constant_references(&view, code, va)
+        .into_iter()
+        .filter(|c| writable(*c) && Some(*c) != elf.got_base())
+        .collect()
 }

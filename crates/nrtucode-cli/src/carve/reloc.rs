@@ -25,6 +25,7 @@ use object::LittleEndian as LE;
 use object::elf;
 use object::read::elf::{FileHeader as _, Rela as _, SectionHeader as _};
 
+use crate::carve::dynamic::RawRela;
 use crate::carve::elf::Elf;
 use crate::carve::error::CarveError;
 
@@ -52,6 +53,8 @@ pub(crate) enum Reloc {
 #[derive(Debug, Default)]
 pub(crate) struct RelocMap {
     by_va: HashMap<u64, Reloc>,
+    /// The symbol each symbol relocation names (`GLOB_DAT`, `JUMP_SLOT`, `64`, ...), by address.
+    names: HashMap<u64, String>,
 }
 
 /// A resolved pointer.
@@ -74,8 +77,19 @@ impl Ptr {
 }
 
 impl RelocMap {
-    /// Reads every allocated `SHT_RELA` and `SHT_RELR` section of `elf`.
+    /// Reads every allocated `SHT_RELA` and `SHT_RELR` section of `elf` or, for a file read
+    /// through its program headers, what `DT_RELA`, `DT_JMPREL` and `DT_RELR` name.
     pub(crate) fn read(elf: &Elf<'_>) -> Result<Self, CarveError> {
+        let mut map = Self::default();
+        if let Some((relas, relr)) = elf.dynamic_relocations() {
+            for r in relas {
+                map.add(elf, *r);
+            }
+            for va in relr {
+                map.by_va.insert(*va, Reloc::Relr);
+            }
+            return Ok(map);
+        }
         let e = LE;
         let data = elf.data();
         let table = elf
@@ -85,7 +99,6 @@ impl RelocMap {
                 what: "section header table".into(),
                 reason: err.to_string(),
             })?;
-        let mut by_va = HashMap::new();
         for (sh, sec) in table.iter().zip(elf.sections()) {
             if !sec.is_alloc() {
                 continue;
@@ -96,28 +109,47 @@ impl RelocMap {
             };
             if let Some((relas, _link)) = sh.rela(e, data).map_err(bad)? {
                 for r in relas {
-                    let r_type = r.r_type(e, false);
-                    let reloc = match r_type {
-                        elf::R_X86_64_RELATIVE => Reloc::Relative(r.r_addend(e)),
-                        elf::R_X86_64_64 | elf::R_X86_64_GLOB_DAT => {
-                            let sym = elf.dynsym_by_index(r.r_sym(e, false) as usize);
-                            Reloc::Symbol {
-                                name: sym.map(|s| s.name.clone()).unwrap_or_default(),
-                                value: sym.filter(|s| s.defined).map(|s| s.value),
-                                addend: r.r_addend(e),
-                            }
-                        }
-                        other => Reloc::Other(other.0),
-                    };
-                    by_va.insert(r.r_offset(e), reloc);
+                    map.add(
+                        elf,
+                        RawRela {
+                            offset: r.r_offset(e),
+                            r_type: r.r_type(e, false).0,
+                            sym: r.r_sym(e, false),
+                            addend: r.r_addend(e),
+                        },
+                    );
                 }
             } else if let Some(relrs) = sh.relr(e, data).map_err(bad)? {
                 for va in relrs {
-                    by_va.insert(va, Reloc::Relr);
+                    map.by_va.insert(va, Reloc::Relr);
                 }
             }
         }
-        Ok(Self { by_va })
+        Ok(map)
+    }
+
+    fn add(&mut self, elf: &Elf<'_>, r: RawRela) {
+        let sym = (r.sym != 0)
+            .then(|| elf.dynsym_by_index(r.sym as usize))
+            .flatten();
+        if let Some(s) = sym.filter(|s| !s.name.is_empty()) {
+            self.names.insert(r.offset, s.name.clone());
+        }
+        let reloc = match elf::RelocationType(r.r_type) {
+            elf::R_X86_64_RELATIVE => Reloc::Relative(r.addend),
+            elf::R_X86_64_64 | elf::R_X86_64_GLOB_DAT => Reloc::Symbol {
+                name: sym.map(|s| s.name.clone()).unwrap_or_default(),
+                value: sym.filter(|s| s.defined).map(|s| s.value),
+                addend: r.addend,
+            },
+            _ => Reloc::Other(r.r_type),
+        };
+        self.by_va.insert(r.offset, reloc);
+    }
+
+    /// The symbol the relocation at `va` names, if any (what a GOT or PLT slot calls).
+    pub(crate) fn symbol_name(&self, va: u64) -> Option<&str> {
+        self.names.get(&va).map(String::as_str)
     }
 
     /// The relocation at `va`, if any.

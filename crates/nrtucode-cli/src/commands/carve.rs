@@ -4,11 +4,12 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::carve::blob_dir::write_blob_dir;
-use crate::carve::carver::{Carve, NamedBy, carve_file};
+use crate::carve::blob_dir::carve_into_dir;
+use crate::carve::carver::{Carve, NamedBy};
 use crate::carve::compare::{compare, known_build};
 use crate::carve::error::FileError;
 use crate::carve::locate::Found;
+use crate::carve::staged_dir::PublishError;
 use crate::commands::exit::{self, Exit};
 use crate::commands::output::{err_line, fail, out_fmt, out_line};
 use crate::commands::text_table;
@@ -78,23 +79,23 @@ pub(crate) fn carve_summary(carve: &Carve, out: &Path) -> String {
 /// Carves `lib` into `out`; `list` prints one line per getter, `strict` fails on any
 /// disagreement with the facts.
 pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode {
-    let (carve, data) = match carve_file(lib) {
-        Ok(c) => c,
+    let carve = match carve_into_dir(lib, out) {
+        Ok((carve, leftovers)) => {
+            for note in leftovers {
+                err_line!("nrtucode: note: {note}");
+            }
+            carve
+        }
         Err(e) => {
             let exit = match &e {
                 FileError::Io { source, .. } => exit::reading(source),
                 FileError::Carve { .. } => Exit::DataErr,
+                FileError::Publish(PublishError::Io { source, .. }) => exit::creating(source),
+                FileError::Publish(_) => Exit::CantCreate,
             };
             return fail(exit, e);
         }
     };
-    if let Err(e) = write_blob_dir(&carve, &data, out) {
-        let exit = match &e {
-            FileError::Io { source, .. } => exit::creating(source),
-            FileError::Carve { .. } => Exit::DataErr,
-        };
-        return fail(exit, e);
-    }
     out_fmt!("{}", carve_summary(&carve, out));
     if list {
         let rows: Vec<Vec<String>> = carve

@@ -39,7 +39,9 @@ pub(crate) enum Command {
     Carve {
         /// The library (e.g. libnrtucode_internal.so, stripped or not).
         lib: PathBuf,
-        /// The output directory (created; stale SHA256.bin files removed).
+        /// The output directory: absent (created), empty, or an earlier carve (replaced whole,
+        /// no stale SHA256.bin left). Anything else is refused and never touched. Written all
+        /// or nothing: a failed carve leaves it as it was.
         #[arg(long)]
         out: PathBuf,
         /// Print one line per carved getter.

@@ -1,0 +1,303 @@
+//! `nrtucode carve` writes all or nothing: whatever fails (a full filesystem, a read-only
+//! destination, a name collision, bad input), it exits non-zero and the destination and its
+//! parent are exactly as they were. Files it did not write are never deleted or overwritten;
+//! an earlier carve is replaced whole.
+//!
+//! The filesystem cases mount a small or read-only tmpfs, which needs root with
+//! `CAP_SYS_ADMIN` (as in CI); the permission case runs the carve as `nobody` through
+//! `setpriv`, which needs root. Elsewhere they print why they are skipped and pass.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use nrtucode_cli::carve::tiny_elf::TinyElf;
+use nrtucode_lookalike::{OptLevel, Variant};
+use sha2::Digest as _;
+
+/// Every file and directory under `root`, with file contents.
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    let mut todo = vec![root.to_owned()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path.strip_prefix(root).unwrap().to_owned();
+            if path.is_dir() {
+                out.insert(rel, None);
+                todo.push(path);
+            } else {
+                out.insert(rel, Some(std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+fn carve(lib: &Path, out: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nrtucode"))
+        .arg("carve")
+        .arg(lib)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A few-KB library with three blobs.
+fn tiny_lib(dir: &Path) -> PathBuf {
+    let path = dir.join("tiny.so");
+    std::fs::write(&path, TinyElf::default().build()).unwrap();
+    path
+}
+
+fn front_lib() -> PathBuf {
+    common::lib(Variant::Front, OptLevel::O2, true).path.clone()
+}
+
+/// Runs a carve that must fail and checks that nothing under `root` changed.
+fn fails_leaving_as_it_was(lib: &Path, out: &Path, root: &Path, expect: &str) -> Option<i32> {
+    let before = snapshot(root);
+    let o = carve(lib, out);
+    assert!(
+        !o.status.success(),
+        "carve into {} succeeded",
+        out.display()
+    );
+    assert!(stderr(&o).contains(expect), "{expect:?} in {}", stderr(&o));
+    assert_eq!(snapshot(root), before, "{}", stderr(&o));
+    o.status.code()
+}
+
+/// `EX_CANTCREAT`: the output cannot be created.
+const CANT_CREATE: Option<i32> = Some(73);
+
+#[test]
+fn an_earlier_carve_is_replaced_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("blobs");
+    let tiny = tiny_lib(tmp.path());
+    assert!(carve(&tiny, &out).status.success());
+    let earlier = snapshot(&out);
+    assert_eq!(earlier.len(), 4, "three blobs and the manifest");
+    let o = carve(&front_lib(), &out);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let now = snapshot(&out);
+    assert!(
+        earlier
+            .keys()
+            .all(|k| k.ends_with("manifest.tsv") || !now.contains_key(k)),
+        "a blob of the earlier carve survived"
+    );
+    assert!(nrtucode_cli::carve::verify_dir(&out).is_ok());
+    // The header's sha256 (hashed on a second thread while the blobs are written) is the
+    // library's, and the directory is what the two-step library API writes.
+    let data = std::fs::read(front_lib()).unwrap();
+    let text = std::fs::read_to_string(out.join("manifest.tsv")).unwrap();
+    let manifest = nrtucode_facts::Manifest::parse(&text).unwrap();
+    let digest = sha2::Sha256::digest(&data);
+    assert_eq!(
+        manifest.header.source_sha256,
+        nrtucode_facts::hex::lower_hex(&digest)
+    );
+    let two_step = tmp.path().join("two-step");
+    let name = front_lib()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let carved = nrtucode_cli::carve_bytes(&data, &name).unwrap();
+    nrtucode_cli::carve::write_blob_dir(&carved, &data, &two_step).unwrap();
+    assert!(
+        snapshot(&two_step) == now,
+        "the two-step API wrote another directory"
+    );
+    std::fs::remove_dir_all(&two_step).unwrap();
+    // Nothing but the carve itself is left beside it.
+    let names: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+#[test]
+fn foreign_content_is_refused_and_never_touched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tiny = tiny_lib(tmp.path());
+    // A 64-hex `.bin` file the carver did not write, next to the user's own files.
+    let out = tmp.path().join("mine");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join(format!("{}.bin", "ab".repeat(32))), "not ours").unwrap();
+    std::fs::write(out.join("notes.txt"), "keep me").unwrap();
+    let code = fails_leaving_as_it_was(&tiny, &out, tmp.path(), "not an earlier carve");
+    assert_eq!(code, CANT_CREATE);
+    // An unrelated manifest.tsv.
+    std::fs::write(out.join("manifest.tsv"), "name\tvalue\n").unwrap();
+    fails_leaving_as_it_was(&tiny, &out, tmp.path(), "is not ours");
+    // --out naming a file.
+    let file = tmp.path().join("file.txt");
+    std::fs::write(&file, "a file").unwrap();
+    let code = fails_leaving_as_it_was(&tiny, &file, tmp.path(), "is not a directory");
+    assert_eq!(code, CANT_CREATE);
+}
+
+#[test]
+fn a_directory_squatting_on_a_blob_name_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("blobs");
+    let tiny = tiny_lib(tmp.path());
+    assert!(carve(&tiny, &out).status.success());
+    let blob = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|n| n.ends_with(".bin"))
+        .unwrap();
+    std::fs::remove_file(out.join(&blob)).unwrap();
+    std::fs::create_dir(out.join(&blob)).unwrap();
+    fails_leaving_as_it_was(&tiny, &out, tmp.path(), "is not a regular file");
+}
+
+#[test]
+fn bad_input_leaves_an_earlier_carve_as_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("blobs");
+    let tiny = tiny_lib(tmp.path());
+    assert!(carve(&tiny, &out).status.success());
+    let junk = tmp.path().join("junk.so");
+    std::fs::write(&junk, b"\x7fELF but not really").unwrap();
+    let code = fails_leaving_as_it_was(&junk, &out, tmp.path(), "junk.so");
+    assert_eq!(code, Some(65), "EX_DATAERR");
+    // A library whose one getter is not a getter: fails after parsing, before writing.
+    let mut data = TinyElf::default().build();
+    let at = 0x800; // the first getter
+    data[at] = 0x0f;
+    data[at + 1] = 0xa2; // cpuid
+    let broken = tmp.path().join("broken.so");
+    std::fs::write(&broken, data).unwrap();
+    fails_leaving_as_it_was(&broken, &out, tmp.path(), "cpuid");
+}
+
+#[test]
+fn a_destination_the_user_may_not_write_is_left_as_it_was() {
+    use std::os::unix::fs::PermissionsExt as _;
+    // Root ignores permission bits, so the carve runs as `nobody` (where setpriv exists).
+    let as_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout == b"0\n");
+    let setpriv = Path::new("/usr/bin/setpriv");
+    if !as_root || !setpriv.exists() {
+        println!("skipped: needs root and setpriv to run the carve as another user");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tiny = tiny_lib(tmp.path());
+    let out = tmp.path().join("blobs");
+    assert!(carve(&tiny, &out).status.success());
+    let before = snapshot(tmp.path());
+    let o = Command::new(setpriv)
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_nrtucode"))
+        .arg("carve")
+        .arg(&tiny)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    if stderr(&o).contains("setpriv:") {
+        println!("skipped: setpriv cannot switch users here: {}", stderr(&o));
+        return;
+    }
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("Permission denied"), "{}", stderr(&o));
+    assert_eq!(snapshot(tmp.path()), before);
+}
+
+/// A tmpfs mounted for one test, unmounted on drop.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(at: &Path, options: &str) -> Result<Self, String> {
+        std::fs::create_dir_all(at).unwrap();
+        let o = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", options, "tmpfs"])
+            .arg(at)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if o.status.success() {
+            Ok(Self(at.to_owned()))
+        } else {
+            Err(stderr(&o).trim().to_owned())
+        }
+    }
+
+    fn remount(&self, options: &str) {
+        let o = Command::new("mount")
+            .args(["-o", &format!("remount,{options}")])
+            .arg(&self.0)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "remount {options}: {}", stderr(&o));
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_filesystem_leaves_nothing_behind() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fs = match Tmpfs::mount(&tmp.path().join("small"), "size=1m") {
+        Ok(fs) => fs,
+        Err(why) => {
+            println!("skipped: cannot mount a 1 MiB tmpfs here ({why}); needs root");
+            return;
+        }
+    };
+    let lib = front_lib();
+    assert!(std::fs::metadata(&lib).unwrap().len() > 2 << 20);
+    // Nothing there yet: nothing there after.
+    let out = fs.0.join("blobs");
+    fails_leaving_as_it_was(&lib, &out, &fs.0, "No space left on device");
+    // An earlier carve there stays exactly as it was.
+    let tiny = tiny_lib(tmp.path());
+    assert!(carve(&tiny, &out).status.success());
+    fails_leaving_as_it_was(&lib, &out, &fs.0, "No space left on device");
+    // Parent directories the carve would have created are removed again.
+    fails_leaving_as_it_was(
+        &lib,
+        &fs.0.join("a/b/blobs"),
+        &fs.0,
+        "No space left on device",
+    );
+}
+
+#[test]
+fn a_read_only_destination_is_left_as_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fs = match Tmpfs::mount(&tmp.path().join("ro"), "size=64m") {
+        Ok(fs) => fs,
+        Err(why) => {
+            println!("skipped: cannot mount a tmpfs here ({why}); needs root");
+            return;
+        }
+    };
+    let out = fs.0.join("blobs");
+    let tiny = tiny_lib(tmp.path());
+    assert!(carve(&tiny, &out).status.success());
+    fs.remount("ro");
+    let code = fails_leaving_as_it_was(&front_lib(), &out, &fs.0, "Read-only file system");
+    assert_eq!(code, CANT_CREATE);
+    fs.remount("rw");
+}
