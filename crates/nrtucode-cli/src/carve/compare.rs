@@ -11,7 +11,7 @@ use std::fmt;
 use nrtucode::ProfKind;
 use nrtucode_facts::{ManifestHeader, binaries, getters, known_hashes, prof_blobs};
 
-use crate::carve::carver::CarvedGetter;
+use crate::carve::pipeline::CarvedGetter;
 
 /// One comparison result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,8 +147,8 @@ pub fn compare(header: &ManifestHeader, carved: &[CarvedGetter]) -> Vec<Finding>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::carve::carver::NamedBy;
     use crate::carve::naming::Names;
+    use crate::carve::pipeline::NamedBy;
 
     fn carved(symbol: &str, size: u64, sha256: &str) -> CarvedGetter {
         let g = Names::new().getter(symbol).map(Into::into).unwrap();

@@ -5,10 +5,10 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::carve::blob_dir::carve_into_dir;
-use crate::carve::carver::{Carve, NamedBy};
 use crate::carve::compare::{compare, known_build};
 use crate::carve::error::FileError;
 use crate::carve::locate::Found;
+use crate::carve::pipeline::{Carve, NamedBy};
 use crate::carve::staged_dir::PublishError;
 use crate::commands::exit::{self, Exit};
 use crate::commands::output::{err_line, fail, out_fmt, out_line};
