@@ -12,10 +12,10 @@
 #   the_payload_is_in_this_executable_once    reads the test executable from disk (isolation)
 #   matrix_matches_the_model_for_every_slot_region_and_flavor   96,824 cases: > 5 min
 #   snapshot_matches_the_model_and_the_map_in_every_cell        183,456 cases: > 5 min
-#   tests/cursors.rs             parses the catalog TSV for each of 161 cursors
+#   tests/cursors.rs             parses getters.tsv for each of 161 cursors
 #   fixture_build_embeds_exactly_the_generated_bytes           regenerates ~10 MB of fixtures
-#   every_getter_matches_the_catalog_row_and_feature_selection  parses the catalog TSV: ~70 s
-#   hwdecode_list_matches_the_facts                            parses the catalog TSV: ~57 s
+#   every_getter_matches_its_facts_row_and_feature_selection  parses getters.tsv: ~70 s
+#   hwdecode_list_matches_the_facts                            parses getters.tsv: ~57 s
 # (all of these run natively in `cargo test`; what they check is safe code).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +29,7 @@ cargo +nightly miri test -p nrtucode --features std \
   --skip matrix_matches_the_model_for_every_slot_region_and_flavor \
   --skip snapshot_matches_the_model_and_the_map_in_every_cell \
   --skip fixture_build_embeds_exactly_the_generated_bytes \
-  --skip every_getter_matches_the_catalog_row_and_feature_selection \
+  --skip every_getter_matches_its_facts_row_and_feature_selection \
   --skip hwdecode_list_matches_the_facts
 cargo +nightly miri test -p nrtucode-env-stress
 echo "miri: $(($(date +%s) - start)) s"

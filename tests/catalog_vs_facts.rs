@@ -38,7 +38,7 @@ fn every_slot_has_the_vendor_identity_and_key_order() {
 }
 
 #[test]
-fn every_getter_matches_the_catalog_row_and_feature_selection() {
+fn every_getter_matches_its_facts_row_and_feature_selection() {
     let model = Model::new();
     let mut seen = 0;
     for entry in image_entries() {

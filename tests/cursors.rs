@@ -1,4 +1,4 @@
-//! Boundary cursors carry the vendor's address: every one of the catalog's 161 cursor getters
+//! Boundary cursors carry the vendor's address: every one of the facts' 161 cursor getters
 //! resolves to an empty slice whose pointer is the place its address in `blobs/getters.tsv`
 //! names, relative to the same image's other blobs (one past the end of DRAM, one past the end
 //! of SRAM, or the start of DRAM), never a placeholder.
@@ -28,7 +28,7 @@ fn place(cursor: &Getter, dram: &Getter, sram: &Getter) -> Option<(&'static str,
 }
 
 #[test]
-fn every_cursor_points_where_the_catalog_says() {
+fn every_cursor_points_where_the_facts_say() {
     let model = model();
     // Cursor symbol -> the place it resolved to (twin slots resolve the same getter twice).
     let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
@@ -67,7 +67,7 @@ fn every_cursor_points_where_the_catalog_says() {
     }
     let all_embedded = model_cursors().iter().all(embedded);
     if all_embedded {
-        // Every cursor of the catalog is reachable from the image list and was checked.
+        // Every cursor of the facts is reachable from the image list and was checked.
         assert_eq!(seen.len(), 161);
         let count = |name: &str| seen.values().filter(|v| **v == name).count();
         assert_eq!(count("end of DRAM"), 151);

@@ -75,7 +75,7 @@ impl Model {
             .unwrap_or_else(|| panic!("{symbol} not in the facts"))
     }
 
-    /// The getter a descriptor's region slot names: the catalog row with the slot's
+    /// The getter a descriptor's region slot names: the facts row with the slot's
     /// generation, class and engine, the key's variant and the region.
     pub fn image_getter(&self, idx: usize, key: u32, region: usize) -> &Getter {
         let slot = &self.slots[idx];

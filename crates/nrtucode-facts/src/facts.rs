@@ -367,7 +367,7 @@ mod tests {
     }
 
     #[test]
-    fn catalog_counts_match_the_facts_readme() {
+    fn getter_counts_match_the_facts_readme() {
         let all = getters();
         assert_eq!(all.len(), 386);
         let reachable: Vec<_> = all.iter().filter(|g| g.is_resolver_reachable()).collect();
@@ -388,7 +388,7 @@ mod tests {
     }
 
     #[test]
-    fn every_descriptor_key_names_four_catalog_getters() {
+    fn every_descriptor_key_names_four_getters() {
         let all = getters();
         for slot in image_slots() {
             let (Some(g), Some(c), Some(e)) = (slot.gen_name, slot.class, slot.engine) else {
@@ -411,7 +411,7 @@ mod tests {
     }
 
     #[test]
-    fn hwdecode_list_has_15_populated_slots_in_the_catalog() {
+    fn hwdecode_list_has_15_populated_slots_in_the_facts() {
         let slots = hwdecode_slots();
         assert_eq!(slots.len(), 38);
         let populated: Vec<_> = slots.iter().filter(|s| s.cam.is_some()).collect();

@@ -162,7 +162,7 @@ mod tests {
     }
 
     #[test]
-    fn fixtures_have_catalog_sizes_and_headers() {
+    fn fixtures_have_the_facts_sizes_and_headers() {
         for g in getters().iter().filter(|g| g.is_resolver_reachable()) {
             let bytes = fixture_bytes(g);
             assert_eq!(bytes.len(), g.size, "{}", g.symbol);
