@@ -14,10 +14,8 @@ fn main() -> std::process::ExitCode {
         "NEURON_UCODE_FLAVOR={:?}: auto flavor resolves per call, byte for byte",
         flavor_var
     );
-    println!(
-        "{:>3}  {:<24} {:>9} {:>9} {:>9} {:>9}  profiler",
-        "idx", "slot", "IRAM", "DRAM", "SRAM", "EXTRAM"
-    );
+    let regions: String = Region::ALL.iter().map(|r| format!(" {r:>9}")).collect();
+    println!("{:>3}  {:<24}{regions}  profiler", "idx", "slot");
     let mut worst = 0;
     for idx in ImageIndex::ALL {
         let name = match idx.slot() {

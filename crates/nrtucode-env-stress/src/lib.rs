@@ -7,7 +7,6 @@
 //! could have given at some moment; `tests/set_var_race.rs` runs it in CI. A reader that
 //! bypasses std's environment lock crashes this program (SIGSEGV) within a second or two.
 #![forbid(unsafe_code)]
-#![deny(missing_docs)]
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
