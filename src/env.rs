@@ -28,8 +28,8 @@ pub trait Env {
 
     /// Calls `visit` once with the values of two variables.
     ///
-    /// The default looks them up one after the other; an environment that can find both in one
-    /// pass (the process environment) overrides it.
+    /// The default looks them up one after the other; an environment that can find both more
+    /// cheaply together may override it.
     fn visit_vars2(&self, first: &str, second: &str, visit: &mut PairVisitor<'_>) {
         self.visit_var(first, &mut |a| self.visit_var(second, &mut |b| visit(a, b)));
     }
