@@ -2,6 +2,11 @@
 //!
 //! Each function is `#[inline(never)]` so that criterion and callgrind see the same machine
 //! code; inputs go through [`black_box`] so nothing is constant-folded.
+//!
+//! The C look-alike's paths read the process environment with C's `getenv`, outside std's
+//! lock, so every path is an `unsafe fn`: the caller promises that no thread modifies the
+//! environment while one runs.
+#![allow(unsafe_code)]
 
 use core::hint::black_box;
 
@@ -22,7 +27,11 @@ pub struct Path {
     /// Calls per pass.
     pub calls: usize,
     /// One pass over the mix.
-    pub run: fn() -> u64,
+    ///
+    /// # Safety
+    ///
+    /// No other thread may modify the process environment while it runs (see the module docs).
+    pub run: unsafe fn() -> u64,
 }
 
 #[inline(always)]
@@ -84,15 +93,25 @@ pub fn ours_hwdecode() -> u64 {
 }
 
 /// The C look-alike, explicit flavor.
+///
+/// # Safety
+///
+/// No other thread may modify the process environment while it runs.
 #[inline(never)]
-pub fn c_explicit() -> u64 {
-    image_pass(&IMAGE_MIX, c::image)
+pub unsafe fn c_explicit() -> u64 {
+    // SAFETY: forwarded from this function's caller.
+    image_pass(&IMAGE_MIX, |i, r, f| unsafe { c::image(i, r, f) })
 }
 
 /// The C look-alike, flavor 0.
+///
+/// # Safety
+///
+/// No other thread may modify the process environment while it runs.
 #[inline(never)]
-pub fn c_auto() -> u64 {
-    image_pass(&AUTO_MIX, c::image)
+pub unsafe fn c_auto() -> u64 {
+    // SAFETY: forwarded from this function's caller.
+    image_pass(&AUTO_MIX, |i, r, f| unsafe { c::image(i, r, f) })
 }
 
 /// The C look-alike, profiler tables.

@@ -3,6 +3,7 @@
 //! function `scripts/instructions.sh` tells callgrind to count (`--toggle-collect`).
 //! `instr --env` prints the number of environment variables the process sees; `instr --list`
 //! the paths.
+#![allow(unsafe_code)] // the unmangled measure symbol and the paths' `# Safety` promise
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -11,13 +12,17 @@ use nrtucode_bench::paths::{self, Path};
 
 /// The measured region: `passes` passes of `run`.
 // An unmangled name callgrind can toggle on; no other object defines it.
-#[allow(unsafe_code)]
 #[unsafe(no_mangle)]
 #[inline(never)]
-pub fn nrtucode_bench_measure(run: fn() -> u64, passes: u64) -> u64 {
+///
+/// # Safety
+///
+/// As for [`Path::run`]: no other thread modifies the process environment meanwhile.
+pub unsafe fn nrtucode_bench_measure(run: unsafe fn() -> u64, passes: u64) -> u64 {
     let mut acc = 0u64;
     for _ in 0..passes {
-        acc ^= run();
+        // SAFETY: forwarded from this function's caller.
+        acc ^= unsafe { run() };
     }
     acc
 }
@@ -47,8 +52,11 @@ fn main() -> ExitCode {
                 eprintln!("usage: instr <path> <passes> | --env | --list");
                 return ExitCode::FAILURE;
             };
-            black_box(run());
-            let acc = nrtucode_bench_measure(black_box(run), black_box(passes));
+            // SAFETY: this program is single-threaded and never modifies its environment.
+            let acc = unsafe {
+                black_box(run());
+                nrtucode_bench_measure(black_box(run), black_box(passes))
+            };
             println!("{name}\tcalls={}\tacc={acc:#x}", passes * calls as u64);
             ExitCode::SUCCESS
         }
