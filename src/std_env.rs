@@ -59,9 +59,13 @@ impl Env for StdEnv {
     }
 }
 
-/// The one-line removal notice on stderr.
+/// The one-line removal notice on stderr, written like C's `fprintf(stderr, ...)`: if stderr is
+/// closed, full or a broken pipe, the notice is lost and the lookup still answers code 8
+/// (`eprintln!` would panic there, and through the C ABI a panic aborts the host).
 pub(crate) fn print_removal_notice() {
-    std::eprintln!(
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
         "nrtucode: {}=1 is a removed flag; unset it (code 8, no image resolved)",
         crate::env::REMOVED_FLAG_VAR
     );
