@@ -45,11 +45,19 @@ fn unsafe_keywords(source: &str) -> Vec<(usize, String)> {
 fn the_no_std_core_has_no_unsafe_code() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut checked = 0;
-    for entry in std::fs::read_dir(&src).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "rs") {
-            continue;
+    let mut dirs = vec![src.clone()];
+    let mut files = Vec::new();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path);
+            }
         }
+    }
+    for path in files {
         checked += 1;
         let source = std::fs::read_to_string(&path).unwrap();
         let hits = unsafe_keywords(&source);
