@@ -16,7 +16,7 @@ use crate::commands::resolve::{Query, Show};
 use crate::commands::values::{
     FlavorArg, GenerationArg, KindArg, RegionArg, parse_index, parse_raw_index,
 };
-use crate::commands::{carve, list, prof, resolve, verify};
+use crate::commands::{carve, list, output, prof, resolve, verify};
 
 /// Carve, verify, list and resolve the accelerator firmware blobs of a vendor library.
 #[derive(Debug, Parser)]
@@ -39,9 +39,11 @@ pub(crate) enum Command {
     Carve {
         /// The library (e.g. libnrtucode_internal.so, stripped or not).
         lib: PathBuf,
-        /// The output directory: absent (created), empty, or an earlier carve (replaced whole,
-        /// no stale SHA256.bin left). Anything else is refused and never touched. Written all
-        /// or nothing: a failed carve leaves it as it was.
+        /// The output directory: absent (created), empty (filled in place: its mode and owner
+        /// stay), or an earlier carve (replaced whole, no stale SHA256.bin left). Anything else
+        /// (a file, a symbolic link, which is not followed, a directory with other files, an
+        /// earlier carve this user may not delete) is refused and never touched. Written all or
+        /// nothing: a failed or interrupted (Ctrl-C, SIGTERM) carve leaves it as it was.
         #[arg(long)]
         out: PathBuf,
         /// Print one line per carved getter.
@@ -119,16 +121,20 @@ pub(crate) enum Command {
 
 /// Parses the process arguments and runs the command.
 pub fn run() -> ExitCode {
+    output::finish(dispatch())
+}
+
+fn dispatch() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             // Usage errors go to stderr, --help and --version to stdout.
-            let _ = e.print();
-            return if e.use_stderr() {
-                Exit::Usage.into()
-            } else {
-                ExitCode::SUCCESS
-            };
+            if e.use_stderr() {
+                let _ = e.print();
+                return Exit::Usage.into();
+            }
+            output::write_out(&e.render().to_string());
+            return ExitCode::SUCCESS;
         }
     };
     match cli.command {

@@ -18,7 +18,7 @@ use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
 use crate::commands::exit::{self, Exit};
-use crate::commands::output::{err_fmt, exit_code, fail, out_fmt};
+use crate::commands::output::{err_fmt, exit_code, fail, out_fmt, write_out_bytes};
 
 /// What to resolve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,10 +184,7 @@ pub(crate) fn run(query: Query, show: Show, output: Option<&Path>) -> ExitCode {
     match output {
         Some(path) if path.as_os_str() == "-" => {
             err_fmt!("{}", r.summary);
-            let mut stdout = std::io::stdout().lock();
-            if let Err(e) = stdout.write_all(r.bytes).and_then(|()| stdout.flush()) {
-                return fail(Exit::IoErr, format!("stdout: {e}"));
-            }
+            write_out_bytes(r.bytes);
         }
         Some(path) => {
             if let Err((exit, message)) = write_file(path, r.bytes) {
