@@ -92,7 +92,8 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode 
         Err(e) => {
             let exit = match &e {
                 FileError::Io { source, .. } => exit::reading(source),
-                FileError::Carve { .. } => Exit::DataErr,
+                FileError::NotARegularFile { .. } => Exit::NoInput,
+                FileError::Carve { .. } | FileError::TooLarge { .. } => Exit::DataErr,
                 FileError::Publish(PublishError::Io { source, .. }) => exit::creating(source),
                 FileError::Publish(_) => Exit::CantCreate,
             };
