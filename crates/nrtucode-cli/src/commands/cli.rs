@@ -9,13 +9,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use nrtucode::ImageIndex;
 
 use crate::commands::exit::{EXIT_CODES_HELP, Exit};
 use crate::commands::resolve::{Query, Show};
-use crate::commands::values::{
-    FlavorArg, GenerationArg, KindArg, RegionArg, parse_index, parse_raw_index,
-};
+use crate::commands::values::{FlavorArg, GenerationArg, KindArg, RegionArg, parse_raw_index};
 use crate::commands::{carve, list, output, prof, resolve, verify};
 
 /// Carve, verify, list and resolve the accelerator firmware blobs of a vendor library.
@@ -110,9 +107,10 @@ pub(crate) enum Command {
     },
     /// Decode and validate the PROF_CAM / PROF_TABLE pair of a slot.
     Prof {
-        /// Slot: 0 to 37, or a slot name such as cayman-nx-act.
-        #[arg(value_parser = parse_index)]
-        idx: ImageIndex,
+        /// Slot: 0 to 37, or a slot name such as cayman-nx-act. (Checked after parsing, so
+        /// that with --json a bad slot is reported as JSON too; still exit 64.)
+        #[arg(value_name = "IDX")]
+        idx: String,
         /// JSON output (format nrtucode-prof/1), also for a failure.
         #[arg(long)]
         json: bool,
@@ -168,6 +166,6 @@ fn dispatch() -> ExitCode {
             };
             resolve::run(query, Show { hex, sha256 }, output.as_deref())
         }
-        Command::Prof { idx, json } => prof::run(idx, json),
+        Command::Prof { idx, json } => prof::run(&idx, json),
     }
 }
