@@ -365,7 +365,11 @@ fn a_read_only_earlier_carve_is_refused_and_left_as_it_was() {
         "{}",
         stderr(&o)
     );
-    assert_eq!(snapshot(tmp.path()), before, "no .old- or .tmp- directory left");
+    assert_eq!(
+        snapshot(tmp.path()),
+        before,
+        "no .old- or .tmp- directory left"
+    );
     assert_eq!(mode(&out), 0o555);
     std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
@@ -388,13 +392,21 @@ fn an_empty_destination_keeps_its_inode_and_mode() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::metadata(&cwd).unwrap().ino(), inode, "same directory");
+    assert_eq!(
+        std::fs::metadata(&cwd).unwrap().ino(),
+        inode,
+        "same directory"
+    );
     assert_eq!(mode(&cwd), 0o701);
     let names: Vec<String> = std::fs::read_dir(&cwd)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names.len(), 4, "three blobs and the manifest, no staging: {names:?}");
+    assert_eq!(
+        names.len(),
+        4,
+        "three blobs and the manifest, no staging: {names:?}"
+    );
     assert!(names.contains(&"manifest.tsv".to_owned()), "{names:?}");
     let first = snapshot(&cwd);
     assert_eq!(
@@ -435,7 +447,11 @@ fn messages_name_the_destination_as_given() {
         "{}",
         stderr(&o)
     );
-    assert!(!stderr(&o).contains(&*tmp.path().to_string_lossy()), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains(&*tmp.path().to_string_lossy()),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -504,7 +520,11 @@ fn an_interrupted_carve_leaves_the_destination_as_it_was() {
             .arg(child.id().to_string())
             .status();
         let status = child.wait().unwrap();
-        assert_eq!(leftovers(tmp.path()), Vec::<PathBuf>::new(), "round {round}");
+        assert_eq!(
+            leftovers(tmp.path()),
+            Vec::<PathBuf>::new(),
+            "round {round}"
+        );
         let after = out.exists().then(|| snapshot(&out));
         match status.code() {
             Some(0) => assert_eq!(after.as_ref(), Some(&expected), "round {round}"),

@@ -61,7 +61,10 @@ fn a_full_stdout_is_exit_74_with_a_message() {
 #[test]
 fn a_reader_that_stops_early_is_not_an_error() {
     // Both write more than a pipe holds, so the write after the reader left fails (EPIPE).
-    for args in [vec!["list", "--json"], vec!["resolve", "7", "iram", "-o", "-"]] {
+    for args in [
+        vec!["list", "--json"],
+        vec!["resolve", "7", "iram", "-o", "-"],
+    ] {
         let mut child = nrtucode()
             .args(&args)
             .stdout(Stdio::piped())

@@ -14,7 +14,10 @@ pub enum CarveError {
     #[error("empty file: expected an x86-64 ELF shared object")]
     Empty,
     /// The input does not start with the ELF magic.
-    #[error("not an ELF file: offset 0 holds {}, expected 7f 45 4c 46", spaced_hex(found))]
+    #[error(
+        "not an ELF file: offset 0 holds {}, expected 7f 45 4c 46",
+        spaced_hex(found)
+    )]
     NotElf {
         /// The first bytes found.
         found: Vec<u8>,

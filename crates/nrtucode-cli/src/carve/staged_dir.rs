@@ -286,6 +286,15 @@ enum Staging {
     Inside,
 }
 
+/// What the staging path holds after a failed replacement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StagingHolds {
+    /// The new carve, or nothing: removed as usual.
+    Nothing,
+    /// The earlier carve (exchanged, and not exchanged back): never removed.
+    EarlierCarve,
+}
+
 /// A directory being written; see the module documentation.
 #[derive(Debug)]
 pub(crate) struct StagedDir {
@@ -548,7 +557,10 @@ impl StagedDir {
             Staging::Inside => staging_name.as_ref(),
             Staging::Beside => None,
         };
-        let notes = match (classify_shown(&self.dest, &self.shown, ours)?, self.placement) {
+        let notes = match (
+            classify_shown(&self.dest, &self.shown, ours)?,
+            self.placement,
+        ) {
             (Destination::Absent | Destination::Empty, Staging::Beside) => {
                 fs::rename(&self.staging, &self.dest).map_err(io(&self.shown))?;
                 Vec::new()
@@ -558,7 +570,18 @@ impl StagedDir {
                 Vec::new()
             }
             (Destination::EarlierCarve(old_names), Staging::Beside) => {
-                self.replace_earlier_carve(&old_names)?
+                match self.replace_earlier_carve(&old_names) {
+                    Ok(notes) => notes,
+                    Err((e, StagingHolds::EarlierCarve)) => {
+                        // Never remove it: forget the staging directory.
+                        self.staging = PathBuf::new();
+                        if let Some(cleanup) = registry.get_mut(&self.id) {
+                            cleanup.staging = PathBuf::new();
+                        }
+                        return Err(e);
+                    }
+                    Err((e, StagingHolds::Nothing)) => return Err(e),
+                }
             }
             (found, _) => {
                 return Err(PublishError::Changed {
@@ -611,9 +634,13 @@ impl StagedDir {
     fn replace_earlier_carve(
         &self,
         old_names: &BTreeSet<String>,
-    ) -> Result<Vec<String>, PublishError> {
+    ) -> Result<Vec<String>, (PublishError, StagingHolds)> {
+        let nothing = |e| (e, StagingHolds::Nothing);
         // Where the earlier carve is once the new one is in place.
-        let old = if exchange(&self.staging, &self.dest).map_err(io(&self.shown))? {
+        let old = if exchange(&self.staging, &self.dest)
+            .map_err(io(&self.shown))
+            .map_err(nothing)?
+        {
             self.staging.clone()
         } else {
             let old = self.parent.join(format!(
@@ -622,10 +649,20 @@ impl StagedDir {
                 std::process::id(),
                 nonce()
             ));
-            fs::rename(&self.dest, &old).map_err(io(&self.shown))?;
+            fs::rename(&self.dest, &old)
+                .map_err(io(&self.shown))
+                .map_err(nothing)?;
             if let Err(e) = fs::rename(&self.staging, &self.dest) {
-                let _ = fs::rename(&old, &self.dest);
-                return Err(io(&self.shown)(e));
+                if let Err(back) = fs::rename(&old, &self.dest) {
+                    return Err(nothing(PublishError::Io {
+                        path: self.shown.clone(),
+                        source: std::io::Error::other(format!(
+                            "{e}; the earlier carve could not be put back ({back}): it is in {}",
+                            old.display()
+                        )),
+                    }));
+                }
+                return Err(nothing(io(&self.shown)(e)));
             }
             old
         };
@@ -657,17 +694,24 @@ impl StagedDir {
             fs::rename(&self.dest, &self.staging).and_then(|()| fs::rename(&old, &self.dest))
         };
         match undone {
-            Ok(()) => Err(PublishError::CannotRemove {
+            Ok(()) => Err(nothing(PublishError::CannotRemove {
                 path: self.shown.clone(),
                 source: e,
-            }),
-            Err(undo) => Err(PublishError::Io {
-                path: self.shown.clone(),
-                source: std::io::Error::other(format!(
-                    "the earlier carve could not be removed ({e}) nor put back ({undo}); it is in {}",
-                    old.display()
-                )),
-            }),
+            })),
+            Err(undo) => Err((
+                PublishError::Io {
+                    path: self.shown.clone(),
+                    source: std::io::Error::other(format!(
+                        "the earlier carve could not be removed ({e}) nor put back ({undo}); it is in {}",
+                        old.display()
+                    )),
+                },
+                if old == self.staging {
+                    StagingHolds::EarlierCarve
+                } else {
+                    StagingHolds::Nothing
+                },
+            )),
         }
     }
 }

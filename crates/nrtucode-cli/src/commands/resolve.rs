@@ -162,7 +162,10 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), (Exit, String)> {
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         return Err((
             Exit::CantCreate,
-            format!("{}: is a directory; -o names the file to write", path.display()),
+            format!(
+                "{}: is a directory; -o names the file to write",
+                path.display()
+            ),
         ));
     }
     let Some(name) = path.file_name() else {
@@ -233,9 +236,15 @@ mod tests {
     fn the_auto_note_says_what_the_variable_held() {
         assert!(summary(&[]).contains("flavor PERF (auto: NEURON_UCODE_FLAVOR unset)"));
         let debug = summary(&[("NEURON_UCODE_FLAVOR", b"debug")]);
-        assert!(debug.contains("(auto: NEURON_UCODE_FLAVOR=debug)"), "{debug}");
+        assert!(
+            debug.contains("(auto: NEURON_UCODE_FLAVOR=debug)"),
+            "{debug}"
+        );
         let raw = summary(&[("NEURON_UCODE_FLAVOR", b"\xffde\n")]);
-        assert!(raw.contains("(auto: NEURON_UCODE_FLAVOR=\\xffde\\n)"), "{raw}");
+        assert!(
+            raw.contains("(auto: NEURON_UCODE_FLAVOR=\\xffde\\n)"),
+            "{raw}"
+        );
         let explicit = resolve(
             Query::Image {
                 idx: 7,
