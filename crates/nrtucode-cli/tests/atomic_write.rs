@@ -301,3 +301,242 @@ fn a_read_only_destination_is_left_as_it_was() {
     assert_eq!(code, CANT_CREATE);
     fs.remount("rw");
 }
+
+/// Runs `nrtucode args` as `nobody` in `cwd`; `None` (after printing why) where that is
+/// impossible: not root, no setpriv, or setpriv cannot switch users.
+fn as_nobody(args: &[&std::ffi::OsStr], cwd: &Path) -> Option<Output> {
+    let as_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout == b"0\n");
+    let setpriv = Path::new("/usr/bin/setpriv");
+    if !as_root || !setpriv.exists() {
+        println!("skipped: needs root and setpriv to run the carve as another user");
+        return None;
+    }
+    let o = Command::new(setpriv)
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+        .arg(env!("CARGO_BIN_EXE_nrtucode"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    if stderr(&o).contains("setpriv:") {
+        println!("skipped: setpriv cannot switch users here: {}", stderr(&o));
+        return None;
+    }
+    Some(o)
+}
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn a_read_only_earlier_carve_is_refused_and_left_as_it_was() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    // The parent is writable by `nobody`; the earlier carve is not.
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let tiny = tiny_lib(tmp.path());
+    let args = |out: &str| {
+        vec![
+            std::ffi::OsString::from("carve"),
+            tiny.clone().into_os_string(),
+            "--out".into(),
+            out.into(),
+        ]
+    };
+    let run = |out: &str| {
+        let a = args(out);
+        let a: Vec<&std::ffi::OsStr> = a.iter().map(|s| s.as_os_str()).collect();
+        as_nobody(&a, tmp.path())
+    };
+    let Some(first) = run("blobs") else { return };
+    assert!(first.status.success(), "{}", stderr(&first));
+    let out = tmp.path().join("blobs");
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let before = snapshot(tmp.path());
+    let o = run("blobs").unwrap();
+    assert_eq!(o.status.code(), CANT_CREATE, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("blobs: cannot replace this earlier carve"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        snapshot(tmp.path()),
+        before,
+        "no .old- or .tmp- directory left"
+    );
+    assert_eq!(mode(&out), 0o555);
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn an_empty_destination_keeps_its_inode_and_mode() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let tmp = tempfile::tempdir().unwrap();
+    let tiny = tiny_lib(tmp.path());
+    let cwd = tmp.path().join("here");
+    std::fs::create_dir(&cwd).unwrap();
+    std::fs::set_permissions(&cwd, std::fs::Permissions::from_mode(0o701)).unwrap();
+    let inode = std::fs::metadata(&cwd).unwrap().ino();
+    // `--out .` run from the empty directory itself.
+    let o = Command::new(env!("CARGO_BIN_EXE_nrtucode"))
+        .arg("carve")
+        .arg(&tiny)
+        .args(["--out", "."])
+        .current_dir(&cwd)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::metadata(&cwd).unwrap().ino(),
+        inode,
+        "same directory"
+    );
+    assert_eq!(mode(&cwd), 0o701);
+    let names: Vec<String> = std::fs::read_dir(&cwd)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names.len(),
+        4,
+        "three blobs and the manifest, no staging: {names:?}"
+    );
+    assert!(names.contains(&"manifest.tsv".to_owned()), "{names:?}");
+    let first = snapshot(&cwd);
+    assert_eq!(
+        std::fs::read_dir(tmp.path()).unwrap().count(),
+        2,
+        "nothing beside it"
+    );
+    // Carving again replaces it (an earlier carve now) and still names it `.`.
+    let o = Command::new(env!("CARGO_BIN_EXE_nrtucode"))
+        .arg("carve")
+        .arg(&tiny)
+        .args(["--out", "."])
+        .current_dir(&cwd)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(snapshot(&cwd), first, "the same carve again");
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 2);
+}
+
+#[test]
+fn messages_name_the_destination_as_given() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tiny = tiny_lib(tmp.path());
+    let cwd = tmp.path().join("mine");
+    std::fs::create_dir(&cwd).unwrap();
+    std::fs::write(cwd.join("notes.txt"), "keep").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_nrtucode"))
+        .arg("carve")
+        .arg(&tiny)
+        .args(["--out", "."])
+        .current_dir(&cwd)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), CANT_CREATE);
+    assert!(
+        stderr(&o).starts_with("nrtucode: error: .: refusing"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !stderr(&o).contains(&*tmp.path().to_string_lossy()),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_symbolic_link_and_a_foreign_file_in_a_carve_are_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tiny = tiny_lib(tmp.path());
+    let out = tmp.path().join("blobs");
+    assert!(carve(&tiny, &out).status.success());
+    let link = tmp.path().join("link");
+    std::os::unix::fs::symlink(&out, &link).unwrap();
+    let code = fails_leaving_as_it_was(&tiny, &link, tmp.path(), "is a symbolic link");
+    assert_eq!(code, CANT_CREATE);
+    std::fs::write(out.join("extra.txt"), "mine").unwrap();
+    let code = fails_leaving_as_it_was(
+        &tiny,
+        &out,
+        tmp.path(),
+        "extra.txt was not written by this tool",
+    );
+    assert_eq!(code, CANT_CREATE);
+}
+
+/// Names under `root` (recursively) that look like a staging or set-aside directory.
+fn leftovers(root: &Path) -> Vec<PathBuf> {
+    snapshot(root)
+        .into_keys()
+        .filter(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            name.contains(".tmp-") || name.contains(".old-")
+        })
+        .collect()
+}
+
+#[test]
+fn an_interrupted_carve_leaves_the_destination_as_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = front_lib();
+    let reference = tmp.path().join("reference");
+    assert!(carve(&lib, &reference).status.success());
+    let expected = snapshot(&reference);
+    let out = tmp.path().join("blobs");
+    let tiny = tiny_lib(tmp.path());
+    let mut interrupted = 0;
+    for round in 0..40u64 {
+        // Half the rounds over an earlier (tiny) carve, half into nothing.
+        if round % 2 == 0 {
+            let _ = std::fs::remove_dir_all(&out);
+            assert!(carve(&tiny, &out).status.success());
+        } else {
+            let _ = std::fs::remove_dir_all(&out);
+        }
+        let before = out.exists().then(|| snapshot(&out));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_nrtucode"))
+            .arg("carve")
+            .arg(&lib)
+            .arg("--out")
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(2 + 3 * round));
+        let signal = if round % 4 < 2 { "-TERM" } else { "-INT" };
+        let _ = Command::new("kill")
+            .arg(signal)
+            .arg(child.id().to_string())
+            .status();
+        let status = child.wait().unwrap();
+        assert_eq!(
+            leftovers(tmp.path()),
+            Vec::<PathBuf>::new(),
+            "round {round}"
+        );
+        let after = out.exists().then(|| snapshot(&out));
+        match status.code() {
+            Some(0) => assert_eq!(after.as_ref(), Some(&expected), "round {round}"),
+            Some(130 | 143) => {
+                interrupted += 1;
+                assert!(
+                    after == before || after.as_ref() == Some(&expected),
+                    "round {round}: neither as before nor the complete carve"
+                );
+            }
+            other => panic!("round {round}: exit {other:?}"),
+        }
+    }
+    assert!(interrupted > 0, "no round was interrupted");
+}

@@ -229,10 +229,12 @@ fn binary_transcript() {
     std::fs::write(cwd.join("notelf.so"), "hello\n").unwrap();
     let flag = [("NRTUCODE_MPLUS_ON_MARIANA", "1")];
     let debug = [("NEURON_UCODE_FLAVOR", "debug")];
+    let bogus = [("NEURON_UCODE_FLAVOR", "turbo")];
     let cases: Vec<(Vars, Vec<&str>, i32)> = vec![
         // resolve: the resolver's codes.
         (&[], vec!["resolve", "7", "iram"], 0),
         (&debug, vec!["resolve", "7", "iram"], 0),
+        (&bogus, vec!["resolve", "7", "iram"], 0),
         (&[], vec!["resolve", "--hex", "7", "iram"], 0),
         (&[], vec!["resolve", "38", "iram"], 1),
         (&[], vec!["resolve", "36", "dram"], 2),
@@ -246,12 +248,14 @@ fn binary_transcript() {
             vec!["resolve", "7", "iram", "-o", "missing/image.bin"],
             73,
         ),
+        (&[], vec!["resolve", "7", "iram", "-o", "empty"], 73),
         // Usage errors: 64, listing the valid values.
         (&[], vec!["resolve", "7", "4"], 64),
         (&[], vec!["resolve", "7", "iram", "--flavor", "fast"], 64),
         (&[], vec!["resolve", "7", "iram", "--prof", "cam"], 64),
         (&[], vec!["list", "--gen", "foo"], 64),
         (&[], vec!["prof", "38"], 64),
+        (&[], vec!["prof", "99", "--json"], 64),
         (&[], vec!["frobnicate"], 64),
         // Other failures.
         (&[], vec!["prof", "0", "--json"], 66),
@@ -275,6 +279,7 @@ fn binary_transcript() {
     let written = std::fs::read(cwd.join("image.bin")).unwrap();
     assert_eq!(written.len(), 0x13dc0);
     assert!(!cwd.join("missing").exists());
+    assert_eq!(std::fs::read_dir(cwd.join("empty")).unwrap().count(), 0);
     // Messages name paths as given, never the absolute directory they were resolved in.
     let cwd_text = cwd.to_string_lossy();
     assert!(!transcript.contains(cwd_text.as_ref()), "{transcript}");

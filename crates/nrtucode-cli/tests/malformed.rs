@@ -75,6 +75,24 @@ fn empty_and_non_elf_files() {
         Err(CarveError::NotElf { .. })
     ));
     assert!(matches!(carve(b"\x7fEL"), Err(CarveError::NotElf { .. })));
+    // One hex format in the message: what was found like what was expected.
+    let e = carve(b"/* A C file */").unwrap_err().to_string();
+    assert!(
+        e.contains("offset 0 holds 2f 2a 20 41, expected 7f 45 4c 46"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_device_is_refused_before_reading() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_nrtucode"))
+        .args(["carve", "/dev/zero", "--out"])
+        .arg(tempfile::tempdir().unwrap().path().join("out"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(66), "EX_NOINPUT: {err}");
+    assert!(err.contains("/dev/zero: not a regular file"), "{err}");
 }
 
 #[test]
@@ -182,7 +200,11 @@ fn getter_that_is_not_a_stub() {
         matches!(e, CarveError::NotAStub { va: v, .. } if v == va),
         "{e}"
     );
-    assert!(e.to_string().contains(&format!("{va:#x}")), "{e}");
+    assert!(
+        e.to_string()
+            .contains(&format!("getter CAYMAN_NX_ACT_PERF_IRAM_get at VA {va:#x}")),
+        "{e}"
+    );
 }
 
 #[test]
@@ -292,4 +314,27 @@ fn corrupted_bytes_never_panic() {
         }
         let _ = carve(&m);
     }
+}
+
+#[test]
+fn an_input_above_4_gib_is_refused_before_reading() {
+    let tmp = tempfile::tempdir().unwrap();
+    let big = tmp.path().join("big.so");
+    // Sparse: no blocks are written.
+    let file = std::fs::File::create(&big).unwrap();
+    if let Err(e) = file.set_len((4 << 30) + 1) {
+        println!("skipped: cannot make a sparse 4 GiB file here: {e}");
+        return;
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_nrtucode"))
+        .arg("carve")
+        .arg(&big)
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(65), "EX_DATAERR: {err}");
+    assert!(err.contains("(4 GiB) carve reads"), "{err}");
+    assert!(!tmp.path().join("out").exists());
 }

@@ -439,6 +439,7 @@ impl<'a> Elf<'a> {
             && !sec.is_exec()
         {
             return Err(CarveError::NotAStub {
+                symbol: None,
                 va,
                 reason: format!("{what} is in {}, which is not executable", sec.name),
             });

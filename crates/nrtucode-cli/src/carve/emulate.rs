@@ -500,7 +500,11 @@ fn execute(state: &mut State, view: &dyn CodeView, insn: &Instruction) -> Step<F
 /// Runs the getter at `entry` and returns `(blob_va, size)`: the constants it stores through
 /// `rdi` and `rsi` before returning.
 pub(crate) fn run_getter(view: &dyn CodeView, entry: u64) -> Result<(u64, u64), CarveError> {
-    let fail = |reason: String| CarveError::NotAStub { va: entry, reason };
+    let fail = |reason: String| CarveError::NotAStub {
+        symbol: None,
+        va: entry,
+        reason,
+    };
     let mut state = State::at_entry();
     let mut va = entry;
     let mut steps = 0;

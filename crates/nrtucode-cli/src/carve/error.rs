@@ -14,7 +14,10 @@ pub enum CarveError {
     #[error("empty file: expected an x86-64 ELF shared object")]
     Empty,
     /// The input does not start with the ELF magic.
-    #[error("not an ELF file: offset 0 holds {found:02x?}, expected 7f 45 4c 46")]
+    #[error(
+        "not an ELF file: offset 0 holds {}, expected 7f 45 4c 46",
+        spaced_hex(found)
+    )]
     NotElf {
         /// The first bytes found.
         found: Vec<u8>,
@@ -186,8 +189,13 @@ pub enum CarveError {
         key: u64,
     },
     /// A getter body is not the `lea; mov; movq; ret` stub.
-    #[error("getter at VA {va:#x} is not a getter stub: {reason}")]
+    #[error(
+        "getter {}at VA {va:#x} is not a getter stub: {reason}",
+        symbol.as_deref().map(|s| format!("{s} ")).unwrap_or_default()
+    )]
     NotAStub {
+        /// The getter's vendor symbol, when known.
+        symbol: Option<String>,
         /// The getter's entry address.
         va: u64,
         /// The offending instruction and its address.
@@ -207,6 +215,18 @@ pub enum CarveError {
     },
 }
 
+/// Bytes as lowercase hex pairs separated by spaces: `7f 45 4c 46`.
+fn spaced_hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The largest library `carve` reads (the vendor's is about 10 MB).
+pub(crate) const MAX_LIBRARY_BYTES: u64 = 4 << 30;
+
 /// A [`CarveError`] in a named file, or an I/O failure.
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
@@ -217,6 +237,23 @@ pub enum FileError {
         path: PathBuf,
         /// The I/O error.
         source: std::io::Error,
+    },
+    /// The input is not a regular file (a device, a FIFO, a directory).
+    #[error("{}: not a regular file; carve reads a shared object file", path.display())]
+    NotARegularFile {
+        /// The input.
+        path: PathBuf,
+    },
+    /// The input is larger than 4 GiB.
+    #[error(
+        "{}: {size} bytes is more than the {MAX_LIBRARY_BYTES} bytes (4 GiB) carve reads; not a library of the expected kind",
+        path.display()
+    )]
+    TooLarge {
+        /// The input.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
     },
     /// The input is not a library this tool can carve.
     #[error("{}: {error}", path.display())]

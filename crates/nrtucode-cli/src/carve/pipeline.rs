@@ -9,7 +9,7 @@ use nrtucode_facts::{Manifest, ManifestHeader, ManifestRow};
 use sha2::{Digest, Sha256};
 
 use crate::carve::elf::Elf;
-use crate::carve::error::{CarveError, FileError};
+use crate::carve::error::{CarveError, FileError, MAX_LIBRARY_BYTES};
 use crate::carve::locate::{Tables, locate};
 use crate::carve::naming::{GetterName, Names};
 use crate::carve::reloc::RelocMap;
@@ -76,7 +76,8 @@ struct Carver<'a, 'e> {
 }
 
 impl Carver<'_, '_> {
-    fn stub(&mut self, entry: u64, what: &str) -> Result<(u64, u64), CarveError> {
+    /// Decodes the getter at `entry`, whose vendor name by position is `symbol`.
+    fn stub(&mut self, entry: u64, symbol: &str, what: &str) -> Result<(u64, u64), CarveError> {
         if let Some(s) = self.stubs.get(&entry) {
             return Ok(*s);
         }
@@ -85,7 +86,24 @@ impl Carver<'_, '_> {
             relocs: self.relocs,
             what,
         };
-        let Stub { blob_va, size } = decode_getter(&view, entry)?;
+        let Stub { blob_va, size } = decode_getter(&view, entry).map_err(|e| match e {
+            // Name the getter: its symbol at that address, or the vendor's name for its place.
+            CarveError::NotAStub {
+                symbol: None,
+                va,
+                reason,
+            } => CarveError::NotAStub {
+                symbol: Some(
+                    self.elf
+                        .functions_at(entry)
+                        .first()
+                        .map_or_else(|| symbol.to_owned(), |s| (*s).to_owned()),
+                ),
+                va,
+                reason,
+            },
+            e => e,
+        })?;
         self.stubs.insert(entry, (blob_va, size));
         Ok((blob_va, size))
     }
@@ -96,8 +114,11 @@ impl Carver<'_, '_> {
         entry: u64,
         reference: String,
     ) -> Result<(), CarveError> {
-        let (blob_va, size) =
-            self.stub(entry, &format!("getter {} ({reference})", position.symbol))?;
+        let (blob_va, size) = self.stub(
+            entry,
+            &position.symbol,
+            &format!("getter {} ({reference})", position.symbol),
+        )?;
         let symbols = self.elf.functions_at(entry);
         let (name, named_by) = if symbols.is_empty() {
             (position, NamedBy::Position)
@@ -265,12 +286,37 @@ pub(crate) fn source_name(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// Reads the file at `path`.
+/// Reads the file at `path`: a regular file of at most [`MAX_LIBRARY_BYTES`] (a device such as
+/// `/dev/zero` would never end).
 pub(crate) fn read_library(path: &Path) -> Result<Vec<u8>, FileError> {
-    std::fs::read(path).map_err(|source| FileError::Io {
+    use std::io::Read as _;
+    let io = |source| FileError::Io {
         path: path.to_owned(),
         source,
-    })
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(FileError::NotARegularFile {
+            path: path.to_owned(),
+        });
+    }
+    let too_large = |size| FileError::TooLarge {
+        path: path.to_owned(),
+        size,
+    };
+    if meta.len() > MAX_LIBRARY_BYTES {
+        return Err(too_large(meta.len()));
+    }
+    let mut data = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    // The file may grow while it is read: read one byte past the limit to notice.
+    file.take(MAX_LIBRARY_BYTES + 1)
+        .read_to_end(&mut data)
+        .map_err(io)?;
+    if data.len() as u64 > MAX_LIBRARY_BYTES {
+        return Err(too_large(data.len() as u64));
+    }
+    Ok(data)
 }
 
 /// Reads and carves the file at `path`.

@@ -1,30 +1,41 @@
 //! Writing a directory all or nothing.
 //!
-//! A [`StagedDir`] is a fresh hidden directory beside the destination
-//! (`.<name>.tmp-<pid>-<random>`). Files are written into it; [`StagedDir::commit`] `fsync`s
-//! every file and the directory, then renames it into place and `fsync`s the parent. Until
-//! that rename the destination is untouched; a `StagedDir` dropped without a commit (any error
-//! on the way) removes itself and any parent directories it created. So a failure at any
-//! point (`ENOSPC`, `EACCES`, `EROFS`, a name collision, bad input) leaves the destination
-//! exactly as it was.
+//! Files are written into a fresh hidden staging directory; [`StagedDir::commit`] `fsync`s
+//! every file and the directory, then publishes it. Until then the destination is untouched; a
+//! `StagedDir` dropped without a commit (any error on the way) removes itself and any parent
+//! directories it created, and so does an interrupted carve ([`clean_up_on_signals`]). So a
+//! failure at any point (`ENOSPC`, `EACCES`, `EROFS`, a name collision, bad input, Ctrl-C)
+//! leaves the destination exactly as it was.
 //!
-//! What the destination may be ([`Destination`]):
+//! What the destination may be ([`Destination`]), and how it is published:
 //!
-//! * absent, or an empty directory: the staged directory takes its place;
-//! * an earlier carve (a `manifest.tsv` in our format and nothing but the files it lists): it
-//!   is renamed aside, the staged directory renamed into place, then the old files (exactly
-//!   those the old manifest lists, and the manifest) and the old directory are removed, so no
-//!   blob the new manifest does not list remains;
-//! * anything else (a directory holding files this tool did not write, a file): refused before
-//!   anything is written. Files the carver did not write are never deleted or overwritten.
+//! * absent: the staging directory is beside it (`.<name>.tmp-<pid>-<random>`) and is renamed
+//!   into place;
+//! * an empty directory: it keeps its inode (so its mode, owner, a mount on it and a shell
+//!   whose working directory it is are unaffected). The staging directory is inside it
+//!   (`.nrtucode.tmp-<pid>-<random>`); the files are renamed into it one by one, `manifest.tsv`
+//!   last, moved back if one fails, and the staging directory is removed;
+//! * an earlier carve (a `manifest.tsv` in our format and nothing but the files it lists):
+//!   the staging directory beside it is exchanged with it in one step (Linux
+//!   `renameat2(RENAME_EXCHANGE)`; elsewhere, or where the filesystem lacks it, two renames
+//!   through `.<name>.old-<pid>-<random>`), then the old files (exactly those the old manifest
+//!   lists, and the manifest) and the old directory are removed, so no blob the new manifest
+//!   does not list remains. A carve whose entries this user may not delete is refused before
+//!   anything is written, and if removing it fails anyway the exchange is undone;
+//! * anything else (a symbolic link, a file, a directory holding files this tool did not
+//!   write): refused before anything is written. Files the carver did not write are never
+//!   deleted or overwritten.
+//!
+//! Messages name the destination as the caller gave it (`--out .` stays `.`).
 
-use std::collections::BTreeSet;
 use std::collections::hash_map::RandomState;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
 use std::fs::{self, File};
 use std::hash::BuildHasher as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 use std::thread::JoinHandle;
 
 use nrtucode_facts::Manifest;
@@ -39,6 +50,15 @@ pub enum PublishError {
         /// The destination.
         path: PathBuf,
     },
+    /// The destination is a symbolic link, which is not followed.
+    #[error(
+        "{}: is a symbolic link; --out does not follow symbolic links, name the directory itself",
+        path.display()
+    )]
+    SymbolicLink {
+        /// The destination.
+        path: PathBuf,
+    },
     /// The destination holds files this tool did not write.
     #[error(
         "{}: refusing to carve into a non-empty directory that is not an earlier carve ({reason}); nothing was written. Choose a new or empty directory.",
@@ -49,6 +69,36 @@ pub enum PublishError {
         path: PathBuf,
         /// What makes it foreign.
         reason: String,
+    },
+    /// The destination is an earlier carve plus a file its manifest does not list.
+    #[error(
+        "{}: refusing to replace an earlier carve that holds a file its {MANIFEST_FILE} does not list: {file} was not written by this tool; nothing was written. Move {file} away or choose a new or empty directory.",
+        path.display()
+    )]
+    ForeignFile {
+        /// The destination.
+        path: PathBuf,
+        /// The unlisted file.
+        file: String,
+    },
+    /// The destination is an earlier carve whose files this user may not remove.
+    #[error(
+        "{}: cannot replace this earlier carve: its files cannot be removed ({source}); nothing was written",
+        path.display()
+    )]
+    CannotRemove {
+        /// The destination.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The destination changed while the carve was being written.
+    #[error("{}: changed while the carve was written ({what}); nothing was written", path.display())]
+    Changed {
+        /// The destination.
+        path: PathBuf,
+        /// What changed.
+        what: String,
     },
     /// An I/O operation failed.
     #[error("{}: {source}", path.display())]
@@ -78,26 +128,45 @@ pub(crate) enum Destination {
     EarlierCarve(BTreeSet<String>),
 }
 
-/// Classifies `dest`, refusing a file and a directory with foreign content.
+/// Classifies `dest`, refusing a symbolic link, a file and a directory with foreign content.
+#[cfg(test)]
 pub(crate) fn classify(dest: &Path) -> Result<Destination, PublishError> {
+    classify_shown(dest, dest, None)
+}
+
+/// [`classify`] naming the destination `shown` in messages and ignoring the entry `ours`
+/// (a staging directory inside it).
+fn classify_shown(
+    dest: &Path,
+    shown: &Path,
+    ours: Option<&OsString>,
+) -> Result<Destination, PublishError> {
     let meta = match fs::symlink_metadata(dest) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Destination::Absent),
-        Err(e) => return Err(io(dest)(e)),
+        Err(e) => return Err(io(shown)(e)),
     };
+    if meta.file_type().is_symlink() {
+        return Err(PublishError::SymbolicLink {
+            path: shown.to_owned(),
+        });
+    }
     if !meta.is_dir() {
         return Err(PublishError::NotADirectory {
-            path: dest.to_owned(),
+            path: shown.to_owned(),
         });
     }
     let mut names = BTreeSet::new();
-    for entry in fs::read_dir(dest).map_err(io(dest))? {
-        let entry = entry.map_err(io(dest))?;
+    for entry in fs::read_dir(dest).map_err(io(shown))? {
+        let entry = entry.map_err(io(shown))?;
+        if ours == Some(&entry.file_name()) {
+            continue;
+        }
         let name = entry.file_name().to_string_lossy().into_owned();
-        let is_file = entry.file_type().map_err(io(&entry.path()))?.is_file();
+        let is_file = entry.file_type().map_err(io(shown))?.is_file();
         if !is_file {
             return Err(PublishError::Foreign {
-                path: dest.to_owned(),
+                path: shown.to_owned(),
                 reason: format!("{name} is not a regular file"),
             });
         }
@@ -107,7 +176,7 @@ pub(crate) fn classify(dest: &Path) -> Result<Destination, PublishError> {
         return Ok(Destination::Empty);
     }
     let foreign = |reason: String| PublishError::Foreign {
-        path: dest.to_owned(),
+        path: shown.to_owned(),
         reason,
     };
     if !names.contains(MANIFEST_FILE) {
@@ -127,11 +196,29 @@ pub(crate) fn classify(dest: &Path) -> Result<Destination, PublishError> {
         .iter()
         .find(|n| n.as_str() != MANIFEST_FILE && !listed.contains(n.as_str()))
     {
-        return Err(foreign(format!(
-            "{extra} is not listed in its {MANIFEST_FILE}"
-        )));
+        return Err(PublishError::ForeignFile {
+            path: shown.to_owned(),
+            file: extra.clone(),
+        });
     }
     Ok(Destination::EarlierCarve(names))
+}
+
+/// `Ok` when this process may remove entries of the directory `dir` (write and search
+/// permission on it).
+fn may_remove_entries(dir: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{Access, access};
+        access(dir, Access::WRITE_OK | Access::EXEC_OK).map_err(std::io::Error::from)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        if fs::metadata(dir)?.permissions().readonly() {
+            return Err(std::io::ErrorKind::PermissionDenied.into());
+        }
+        Ok(())
+    }
 }
 
 /// A random number for temporary names (std's per-process random hash keys).
@@ -139,13 +226,86 @@ fn nonce() -> u64 {
     RandomState::new().hash_one(std::process::id())
 }
 
-/// A directory being written beside its destination; see the module documentation.
+/// What an interrupted carve must remove: a staging directory and the parents it created.
+#[derive(Debug, Default)]
+struct Cleanup {
+    staging: PathBuf,
+    created_parents: Vec<PathBuf>,
+}
+
+impl Cleanup {
+    fn run(&self) {
+        if !self.staging.as_os_str().is_empty() {
+            // Writer threads may still create a file between the listing and the `rmdir`.
+            for _ in 0..64 {
+                match fs::remove_dir_all(&self.staging) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {}
+                    _ => break,
+                }
+            }
+        }
+        for dir in self.created_parents.iter().rev() {
+            let _ = fs::remove_dir(dir);
+        }
+    }
+}
+
+/// The staged directories of this process not yet committed nor dropped, by id. Publishing
+/// holds this lock from its first rename to its last, so a signal handler that takes it sees
+/// either a staging directory to remove or a finished publication, never a half-done one.
+static ACTIVE: Mutex<BTreeMap<u64, Cleanup>> = Mutex::new(BTreeMap::new());
+
+fn active() -> MutexGuard<'static, BTreeMap<u64, Cleanup>> {
+    ACTIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Starts a thread that, on `SIGINT` or `SIGTERM`, removes every staging directory of this
+/// process (and the parents it created), waiting for a publication under way to finish, then
+/// exits 130 (`SIGINT`) or 143 (`SIGTERM`).
+pub(crate) fn clean_up_on_signals() -> std::io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            let staged = active();
+            for cleanup in staged.values() {
+                cleanup.run();
+            }
+            std::process::exit(128 + signal);
+        }
+    });
+    Ok(())
+}
+
+/// Where the staging directory is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Staging {
+    /// Beside the destination, renamed into place.
+    Beside,
+    /// Inside the (empty) destination, its files renamed into place.
+    Inside,
+}
+
+/// What the staging path holds after a failed replacement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StagingHolds {
+    /// The new carve, or nothing: removed as usual.
+    Nothing,
+    /// The earlier carve (exchanged, and not exchanged back): never removed.
+    EarlierCarve,
+}
+
+/// A directory being written; see the module documentation.
 #[derive(Debug)]
 pub(crate) struct StagedDir {
+    id: u64,
+    /// The destination as the caller named it (for messages).
+    shown: PathBuf,
     dest: PathBuf,
     parent: PathBuf,
     name: String,
     staging: PathBuf,
+    placement: Staging,
     syncs: SyncPool,
     created_parents: Vec<PathBuf>,
     committed: bool,
@@ -237,56 +397,137 @@ impl SyncPool {
     }
 }
 
+/// Renames `from` to `to`, failing if `to` exists.
+fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
+            Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {}
+            r => return r.map_err(std::io::Error::from),
+        }
+    }
+    if fs::symlink_metadata(to).is_ok() {
+        return Err(std::io::ErrorKind::AlreadyExists.into());
+    }
+    fs::rename(from, to)
+}
+
+/// Exchanges the directories `a` and `b` in one step; `Ok(false)` where the system or
+/// filesystem cannot.
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
+            Ok(()) => Ok(true),
+            Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (a, b);
+        Ok(false)
+    }
+}
+
 impl StagedDir {
-    /// Checks `dest` (see [`classify`]) and creates the staging directory beside it, creating
-    /// missing parent directories (removed again if the carve does not complete).
+    /// Checks `dest` (see [`classify`]) and creates the staging directory (see the module
+    /// documentation), creating missing parent directories (removed again if the carve does
+    /// not complete).
     pub(crate) fn begin(dest: &Path) -> Result<Self, PublishError> {
-        let dest = if dest.file_name().is_none() {
-            dest.canonicalize().map_err(io(dest))?
-        } else {
-            dest.to_owned()
+        let shown = dest.to_owned();
+        let found = classify_shown(dest, &shown, None)?;
+        if let Destination::EarlierCarve(_) = found {
+            may_remove_entries(dest).map_err(|source| PublishError::CannotRemove {
+                path: shown.clone(),
+                source,
+            })?;
+        }
+        // `.`, `..` and `dir/.` have no file name: use the real one, and reach the parent
+        // through `..` so messages keep the caller's (relative) spelling.
+        let (parent, name) = match dest.file_name() {
+            Some(name) => (
+                match dest.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+                    _ => PathBuf::from("."),
+                },
+                name.to_string_lossy().into_owned(),
+            ),
+            None => {
+                let real = dest.canonicalize().map_err(io(&shown))?;
+                let name = real
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .ok_or_else(|| PublishError::NotADirectory {
+                        path: shown.clone(),
+                    })?;
+                (dest.join(".."), name)
+            }
         };
-        classify(&dest)?;
-        let name = dest
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .ok_or_else(|| PublishError::NotADirectory { path: dest.clone() })?;
-        let parent = match dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-            _ => PathBuf::from("."),
+        // Renaming `.` itself fails (`EBUSY`): operate on `<parent>/<name>`.
+        let dest = if dest.file_name().is_some() {
+            dest.to_owned()
+        } else {
+            parent.join(&name)
+        };
+        let placement = if found == Destination::Empty {
+            Staging::Inside
+        } else {
+            Staging::Beside
         };
         let mut missing = Vec::new();
-        let mut p = parent.as_path();
-        while !p.as_os_str().is_empty() && fs::symlink_metadata(p).is_err() {
-            missing.push(p.to_owned());
-            match p.parent() {
-                Some(up) => p = up,
-                None => break,
+        if placement == Staging::Beside {
+            let mut p = parent.as_path();
+            while !p.as_os_str().is_empty() && fs::symlink_metadata(p).is_err() {
+                missing.push(p.to_owned());
+                match p.parent() {
+                    Some(up) => p = up,
+                    None => break,
+                }
             }
         }
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut staged = Self {
+            id,
+            shown,
             dest,
             parent,
             name,
             staging: PathBuf::new(),
+            placement,
             syncs: SyncPool::start(),
             created_parents: Vec::new(),
             committed: false,
         };
+        // Declared after `staged`, so dropped before it on an early return (its `Drop` locks).
+        let mut registry = active();
+        let cleanup = registry.entry(id).or_default();
         for dir in missing.into_iter().rev() {
             fs::create_dir(&dir).map_err(io(&dir))?;
-            staged.created_parents.push(dir);
+            staged.created_parents.push(dir.clone());
+            cleanup.created_parents.push(dir);
         }
         for attempt in 0.. {
-            let candidate = staged.parent.join(format!(
-                ".{}.tmp-{}-{:016x}",
-                staged.name,
-                std::process::id(),
-                nonce()
-            ));
+            let candidate = match placement {
+                Staging::Beside => staged.parent.join(format!(
+                    ".{}.tmp-{}-{:016x}",
+                    staged.name,
+                    std::process::id(),
+                    nonce()
+                )),
+                Staging::Inside => staged.dest.join(format!(
+                    ".nrtucode.tmp-{}-{:016x}",
+                    std::process::id(),
+                    nonce()
+                )),
+            };
             match fs::create_dir(&candidate) {
                 Ok(()) => {
-                    staged.staging = candidate;
+                    staged.staging = candidate.clone();
+                    cleanup.staging = candidate;
                     break;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {}
@@ -304,59 +545,214 @@ impl StagedDir {
         self.syncs.submit(path, file)
     }
 
-    /// `fsync`s every file and the staging directory, then moves it into place (see the module
+    /// `fsync`s every file and the staging directory, then publishes it (see the module
     /// documentation). Returns notes on what could not be cleaned up after the new directory
-    /// was in place (an old carve's leftovers), which are not errors.
+    /// was in place, which are not errors.
     pub(crate) fn commit(mut self) -> Result<Vec<String>, PublishError> {
         std::mem::replace(&mut self.syncs, SyncPool::idle()).finish()?;
         sync_dir(&self.staging)?;
-        let mut notes = Vec::new();
-        match classify(&self.dest)? {
-            Destination::Absent | Destination::Empty => {
-                fs::rename(&self.staging, &self.dest).map_err(io(&self.dest))?;
+        let mut registry = active();
+        let staging_name = self.staging.file_name().map(OsString::from);
+        let ours = match self.placement {
+            Staging::Inside => staging_name.as_ref(),
+            Staging::Beside => None,
+        };
+        let notes = match (
+            classify_shown(&self.dest, &self.shown, ours)?,
+            self.placement,
+        ) {
+            (Destination::Absent | Destination::Empty, Staging::Beside) => {
+                fs::rename(&self.staging, &self.dest).map_err(io(&self.shown))?;
+                Vec::new()
             }
-            Destination::EarlierCarve(old_names) => {
-                let old = self.parent.join(format!(
-                    ".{}.old-{}-{:016x}",
-                    self.name,
-                    std::process::id(),
-                    nonce()
-                ));
-                fs::rename(&self.dest, &old).map_err(io(&self.dest))?;
-                if let Err(e) = fs::rename(&self.staging, &self.dest) {
-                    // Put the earlier carve back; the staging directory is removed on drop.
-                    let _ = fs::rename(&old, &self.dest);
-                    return Err(io(&self.dest)(e));
-                }
-                remove_files(&old, &old_names);
-                if let Err(e) = fs::remove_dir(&old) {
-                    notes.push(format!(
-                        "the earlier carve moved to {} could not be removed: {e}",
-                        old.display()
-                    ));
+            (Destination::Empty, Staging::Inside) => {
+                self.move_files_in()?;
+                Vec::new()
+            }
+            (Destination::EarlierCarve(old_names), Staging::Beside) => {
+                match self.replace_earlier_carve(&old_names) {
+                    Ok(notes) => notes,
+                    Err((e, StagingHolds::EarlierCarve)) => {
+                        // Never remove it: forget the staging directory.
+                        self.staging = PathBuf::new();
+                        if let Some(cleanup) = registry.get_mut(&self.id) {
+                            cleanup.staging = PathBuf::new();
+                        }
+                        return Err(e);
+                    }
+                    Err((e, StagingHolds::Nothing)) => return Err(e),
                 }
             }
-        }
+            (found, _) => {
+                return Err(PublishError::Changed {
+                    path: self.shown.clone(),
+                    what: match found {
+                        Destination::Absent => "it was removed".into(),
+                        _ => "files appeared in it".into(),
+                    },
+                });
+            }
+        };
         self.committed = true;
-        sync_dir(&self.parent)?;
+        registry.remove(&self.id);
+        drop(registry);
+        let synced = match self.placement {
+            Staging::Beside => &self.parent,
+            Staging::Inside => &self.dest,
+        };
+        sync_dir(synced)?;
         Ok(notes)
+    }
+
+    /// Renames the staged files into the (empty) destination, `manifest.tsv` last, and removes
+    /// the staging directory; on failure moves them back.
+    fn move_files_in(&self) -> Result<(), PublishError> {
+        let mut names: Vec<OsString> = fs::read_dir(&self.staging)
+            .map_err(io(&self.staging))?
+            .map(|e| e.map(|e| e.file_name()))
+            .collect::<Result<_, _>>()
+            .map_err(io(&self.staging))?;
+        names.sort_by_key(|n| (n == MANIFEST_FILE, n.clone()));
+        let mut moved: Vec<&OsString> = Vec::new();
+        for name in &names {
+            if let Err(e) = rename_no_replace(&self.staging.join(name), &self.dest.join(name)) {
+                for done in moved.into_iter().rev() {
+                    let _ = fs::rename(self.dest.join(done), self.staging.join(done));
+                }
+                return Err(PublishError::Io {
+                    path: self.shown.join(name),
+                    source: e,
+                });
+            }
+            moved.push(name);
+        }
+        fs::remove_dir(&self.staging).map_err(io(&self.staging))
+    }
+
+    /// Puts the staged directory in the place of the earlier carve `old_names` (see the module
+    /// documentation); on failure the earlier carve is back in place.
+    fn replace_earlier_carve(
+        &self,
+        old_names: &BTreeSet<String>,
+    ) -> Result<Vec<String>, (PublishError, StagingHolds)> {
+        let nothing = |e| (e, StagingHolds::Nothing);
+        // Where the earlier carve is once the new one is in place.
+        let old = if exchange(&self.staging, &self.dest)
+            .map_err(io(&self.shown))
+            .map_err(nothing)?
+        {
+            self.staging.clone()
+        } else {
+            let old = self.parent.join(format!(
+                ".{}.old-{}-{:016x}",
+                self.name,
+                std::process::id(),
+                nonce()
+            ));
+            fs::rename(&self.dest, &old)
+                .map_err(io(&self.shown))
+                .map_err(nothing)?;
+            if let Err(e) = fs::rename(&self.staging, &self.dest) {
+                if let Err(back) = fs::rename(&old, &self.dest) {
+                    return Err(nothing(PublishError::Io {
+                        path: self.shown.clone(),
+                        source: std::io::Error::other(format!(
+                            "{e}; the earlier carve could not be put back ({back}): it is in {}",
+                            old.display()
+                        )),
+                    }));
+                }
+                return Err(nothing(io(&self.shown)(e)));
+            }
+            old
+        };
+        let (removed, failed) = remove_files(&old, old_names);
+        let result = match failed {
+            None => fs::remove_dir(&old),
+            Some(e) => Err(e),
+        };
+        let Err(e) = result else {
+            return Ok(Vec::new());
+        };
+        if removed > 0 {
+            // Part of the earlier carve is gone: the new one stays.
+            return Ok(vec![format!(
+                "part of the earlier carve could not be removed from {}: {e}",
+                old.display()
+            )]);
+        }
+        // Nothing of the earlier carve was removed: put it back and drop the new one.
+        let undone = if old == self.staging {
+            exchange(&self.staging, &self.dest).and_then(|swapped| {
+                if swapped {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::other("cannot exchange back"))
+                }
+            })
+        } else {
+            fs::rename(&self.dest, &self.staging).and_then(|()| fs::rename(&old, &self.dest))
+        };
+        match undone {
+            Ok(()) => Err(nothing(PublishError::CannotRemove {
+                path: self.shown.clone(),
+                source: e,
+            })),
+            Err(undo) => Err((
+                PublishError::Io {
+                    path: self.shown.clone(),
+                    source: std::io::Error::other(format!(
+                        "the earlier carve could not be removed ({e}) nor put back ({undo}); it is in {}",
+                        old.display()
+                    )),
+                },
+                if old == self.staging {
+                    StagingHolds::EarlierCarve
+                } else {
+                    StagingHolds::Nothing
+                },
+            )),
+        }
     }
 }
 
 /// Removes `names` from `dir`, on several threads: unlinking files whose blocks the journal
-/// has just committed waits on the journal, and concurrent unlinks wait together.
-fn remove_files(dir: &Path, names: &BTreeSet<String>) {
+/// has just committed waits on the journal, and concurrent unlinks wait together. Returns how
+/// many were removed and the first failure.
+fn remove_files(dir: &Path, names: &BTreeSet<String>) -> (usize, Option<std::io::Error>) {
     let names: Vec<&String> = names.iter().collect();
     let per_thread = names.len().div_ceil(SYNC_THREADS).max(1);
-    std::thread::scope(|s| {
-        for chunk in names.chunks(per_thread) {
-            s.spawn(move || {
-                for name in chunk {
-                    let _ = fs::remove_file(dir.join(name));
-                }
-            });
-        }
+    let results: Vec<(usize, Option<std::io::Error>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = names
+            .chunks(per_thread)
+            .map(|chunk| {
+                s.spawn(move || {
+                    let mut removed = 0;
+                    let mut failed = None;
+                    for name in chunk {
+                        match fs::remove_file(dir.join(name)) {
+                            Ok(()) => removed += 1,
+                            Err(e) => failed = failed.or(Some(e)),
+                        }
+                    }
+                    (removed, failed)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join().unwrap_or_else(|_| {
+                    (0, Some(std::io::Error::other("a remover thread panicked")))
+                })
+            })
+            .collect()
     });
+    results
+        .into_iter()
+        .fold((0, None), |(n, first), (removed, failed)| {
+            (n + removed, first.or(failed))
+        })
 }
 
 fn sync_dir(dir: &Path) -> Result<(), PublishError> {
@@ -369,11 +765,9 @@ impl Drop for StagedDir {
             return;
         }
         std::mem::replace(&mut self.syncs, SyncPool::idle()).abandon();
-        if !self.staging.as_os_str().is_empty() {
-            let _ = fs::remove_dir_all(&self.staging);
-        }
-        for dir in self.created_parents.iter().rev() {
-            let _ = fs::remove_dir(dir);
+        let mut registry = active();
+        if let Some(cleanup) = registry.remove(&self.id) {
+            cleanup.run();
         }
     }
 }
@@ -474,7 +868,7 @@ mod tests {
         );
         fs::write(dest.join("stale.bin"), "x").unwrap();
         let e = classify(&dest).unwrap_err().to_string();
-        assert!(e.contains("stale.bin is not listed"), "{e}");
+        assert!(e.contains("stale.bin was not written by this tool"), "{e}");
         fs::remove_file(dest.join("stale.bin")).unwrap();
         fs::create_dir(dest.join("sub")).unwrap();
         let e = classify(&dest).unwrap_err().to_string();

@@ -9,7 +9,7 @@ use crate::carve::compare::{compare, known_build};
 use crate::carve::error::FileError;
 use crate::carve::locate::Found;
 use crate::carve::pipeline::{Carve, NamedBy};
-use crate::carve::staged_dir::PublishError;
+use crate::carve::staged_dir::{PublishError, clean_up_on_signals};
 use crate::commands::exit::{self, Exit};
 use crate::commands::output::{err_line, fail, out_fmt, out_line};
 use crate::commands::text_table;
@@ -79,6 +79,9 @@ pub(crate) fn carve_summary(carve: &Carve, out: &Path) -> String {
 /// Carves `lib` into `out`; `list` prints one line per getter, `strict` fails on any
 /// disagreement with the facts.
 pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode {
+    if let Err(e) = clean_up_on_signals() {
+        return fail(Exit::IoErr, format!("cannot handle SIGINT/SIGTERM: {e}"));
+    }
     let carve = match carve_into_dir(lib, out) {
         Ok((carve, leftovers)) => {
             for note in leftovers {
@@ -89,7 +92,8 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode 
         Err(e) => {
             let exit = match &e {
                 FileError::Io { source, .. } => exit::reading(source),
-                FileError::Carve { .. } => Exit::DataErr,
+                FileError::NotARegularFile { .. } => Exit::NoInput,
+                FileError::Carve { .. } | FileError::TooLarge { .. } => Exit::DataErr,
                 FileError::Publish(PublishError::Io { source, .. }) => exit::creating(source),
                 FileError::Publish(_) => Exit::CantCreate,
             };

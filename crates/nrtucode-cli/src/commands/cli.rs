@@ -9,14 +9,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use nrtucode::ImageIndex;
 
 use crate::commands::exit::{EXIT_CODES_HELP, Exit};
 use crate::commands::resolve::{Query, Show};
-use crate::commands::values::{
-    FlavorArg, GenerationArg, KindArg, RegionArg, parse_index, parse_raw_index,
-};
-use crate::commands::{carve, list, prof, resolve, verify};
+use crate::commands::values::{FlavorArg, GenerationArg, KindArg, RegionArg, parse_raw_index};
+use crate::commands::{carve, list, output, prof, resolve, verify};
 
 /// Carve, verify, list and resolve the accelerator firmware blobs of a vendor library.
 #[derive(Debug, Parser)]
@@ -39,9 +36,11 @@ pub(crate) enum Command {
     Carve {
         /// The library (e.g. libnrtucode_internal.so, stripped or not).
         lib: PathBuf,
-        /// The output directory: absent (created), empty, or an earlier carve (replaced whole,
-        /// no stale SHA256.bin left). Anything else is refused and never touched. Written all
-        /// or nothing: a failed carve leaves it as it was.
+        /// The output directory: absent (created), empty (filled in place: its mode and owner
+        /// stay), or an earlier carve (replaced whole, no stale SHA256.bin left). Anything else
+        /// (a file, a symbolic link, which is not followed, a directory with other files, an
+        /// earlier carve this user may not delete) is refused and never touched. Written all or
+        /// nothing: a failed or interrupted (Ctrl-C, SIGTERM) carve leaves it as it was.
         #[arg(long)]
         out: PathBuf,
         /// Print one line per carved getter.
@@ -108,9 +107,10 @@ pub(crate) enum Command {
     },
     /// Decode and validate the PROF_CAM / PROF_TABLE pair of a slot.
     Prof {
-        /// Slot: 0 to 37, or a slot name such as cayman-nx-act.
-        #[arg(value_parser = parse_index)]
-        idx: ImageIndex,
+        /// Slot: 0 to 37, or a slot name such as cayman-nx-act. (Checked after parsing, so
+        /// that with --json a bad slot is reported as JSON too; still exit 64.)
+        #[arg(value_name = "IDX")]
+        idx: String,
         /// JSON output (format nrtucode-prof/1), also for a failure.
         #[arg(long)]
         json: bool,
@@ -119,16 +119,20 @@ pub(crate) enum Command {
 
 /// Parses the process arguments and runs the command.
 pub fn run() -> ExitCode {
+    output::finish(dispatch())
+}
+
+fn dispatch() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             // Usage errors go to stderr, --help and --version to stdout.
-            let _ = e.print();
-            return if e.use_stderr() {
-                Exit::Usage.into()
-            } else {
-                ExitCode::SUCCESS
-            };
+            if e.use_stderr() {
+                let _ = e.print();
+                return Exit::Usage.into();
+            }
+            output::write_out(&e.render().to_string());
+            return ExitCode::SUCCESS;
         }
     };
     match cli.command {
@@ -162,6 +166,6 @@ pub fn run() -> ExitCode {
             };
             resolve::run(query, Show { hex, sha256 }, output.as_deref())
         }
-        Command::Prof { idx, json } => prof::run(idx, json),
+        Command::Prof { idx, json } => prof::run(&idx, json),
     }
 }

@@ -46,7 +46,9 @@ Exit codes:
   65   bad data: malformed library, failed verification, invalid profiler pair, --strict disagreement
   66   no input: a file or directory is missing or unreadable, or the slot has no profiler table
   73   cannot create an output file or directory
-  74   I/O error while reading or writing";
+  74   I/O error while reading or writing (also: standard output cannot be written; a reader
+       that closes the pipe early, as head does, is not an error: the code is what it would be)
+  130  interrupted by SIGINT (Ctrl-C); 143: by SIGTERM. carve removes its staging directory first";
 
 /// The exit code of an I/O error reading an input: 66 when it is missing or unreadable, 74
 /// otherwise.

@@ -1,13 +1,81 @@
 //! Writing the subcommands' output and turning results into exit codes.
 //!
-//! Output goes through [`write_out`] / [`write_err`], which ignore write failures: a closed
-//! pipe (`nrtucode list | head`) is not an error worth a panic. The `out_*` / `err_*` macros
-//! are `print!`-style wrappers around them.
+//! Output goes through [`write_out`] / [`write_err`]; the `out_*` / `err_*` macros are
+//! `print!`-style wrappers around them. Standard output follows the Unix convention for a
+//! reader that stops reading: a closed pipe (`nrtucode list | head`, `EPIPE`) ends the output
+//! quietly and the command exits with the code it would have had. Any other failure to write
+//! standard output (a full disk, `/dev/full`) is remembered, and [`finish`] turns it into exit
+//! 74 with a message on stderr. Failures writing stderr are ignored: there is nowhere left to
+//! report them.
 
 use std::io::Write as _;
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use crate::commands::exit::Exit;
+
+/// How standard output has fared.
+#[derive(Debug)]
+enum StdoutState {
+    /// Every write succeeded.
+    Open,
+    /// The reader went away (`EPIPE`): further output is dropped, silently.
+    ReaderGone,
+    /// A write failed otherwise.
+    Failed(std::io::Error),
+}
+
+static STDOUT: Mutex<StdoutState> = Mutex::new(StdoutState::Open);
+
+/// Records the outcome of a write to stdout.
+fn record(result: std::io::Result<()>) {
+    let Err(e) = result else { return };
+    let mut state = STDOUT.lock().unwrap_or_else(|p| p.into_inner());
+    if matches!(*state, StdoutState::Open) {
+        *state = if e.kind() == std::io::ErrorKind::BrokenPipe {
+            StdoutState::ReaderGone
+        } else {
+            StdoutState::Failed(e)
+        };
+    }
+}
+
+fn stdout_open() -> bool {
+    matches!(
+        *STDOUT.lock().unwrap_or_else(|p| p.into_inner()),
+        StdoutState::Open
+    )
+}
+
+/// Writes `bytes` to stdout unless an earlier write failed; see the module documentation.
+pub(crate) fn write_out_bytes(bytes: &[u8]) {
+    if stdout_open() {
+        record(std::io::stdout().lock().write_all(bytes));
+    }
+}
+
+/// Writes `text` to stdout; see [`write_out_bytes`].
+pub(crate) fn write_out(text: &str) {
+    write_out_bytes(text.as_bytes());
+}
+
+/// Flushes stdout and returns `code`, or 74 (with a message on stderr) when writing stdout
+/// failed other than by the reader going away.
+pub(crate) fn finish(code: ExitCode) -> ExitCode {
+    if stdout_open() {
+        record(std::io::stdout().lock().flush());
+    }
+    let state = STDOUT.lock().unwrap_or_else(|p| p.into_inner());
+    match &*state {
+        StdoutState::Failed(e) => {
+            write_err(&format!(
+                "nrtucode: error: cannot write to standard output: {e}\n"
+            ));
+            Exit::IoErr.into()
+        }
+        StdoutState::Open | StdoutState::ReaderGone => code,
+    }
+}
 
 /// `print!` to stdout through [`write_out`].
 macro_rules! out_fmt { ($($a:tt)*) => { $crate::commands::output::write_out(&format!($($a)*)) } }
@@ -19,11 +87,6 @@ macro_rules! err_fmt { ($($a:tt)*) => { $crate::commands::output::write_err(&for
 macro_rules! err_line { ($($a:tt)*) => { $crate::commands::output::write_err(&format!("{}\n", format_args!($($a)*))) } }
 
 pub(crate) use {err_fmt, err_line, out_fmt, out_line};
-
-/// Writes to stdout, ignoring failures.
-pub(crate) fn write_out(text: &str) {
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
-}
 
 /// Writes to stderr, ignoring failures.
 pub(crate) fn write_err(text: &str) {

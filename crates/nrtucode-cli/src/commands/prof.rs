@@ -34,6 +34,15 @@
 //!   "exit_code": 66 }
 //! ```
 
+//!
+//! A slot argument that is not a slot (`prof 99 --json`) is a usage error, exit 64; with
+//! `--json` it is one object too:
+//!
+//! ```text
+//! { "format": "nrtucode-prof/1", "argument": "99", "valid": false,
+//!   "error": "invalid value '99' for '<IDX>': unknown image index (...)", "exit_code": 64 }
+//! ```
+
 use std::process::ExitCode;
 
 use nrtucode::prof::{CamView, TableView, validate_pair};
@@ -45,6 +54,7 @@ use sha2::{Digest, Sha256};
 use crate::commands::exit::Exit;
 use crate::commands::output::{err_fmt, out_fmt};
 use crate::commands::text_table;
+use crate::commands::values::parse_index;
 
 /// Size and hash of one blob.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -132,6 +142,49 @@ pub(crate) struct ProfFailureDoc {
     pub resolver_code: Option<i32>,
     /// The exit code.
     pub exit_code: u8,
+}
+
+/// The JSON document of `prof --json` when the slot argument is not a slot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct ProfUsageDoc {
+    /// `nrtucode-prof/1`.
+    pub format: &'static str,
+    /// The argument as given.
+    pub argument: String,
+    /// Always `false`.
+    pub valid: bool,
+    /// Why it is not a slot.
+    pub error: String,
+    /// The exit code (64).
+    pub exit_code: u8,
+}
+
+/// `prof` output for the slot argument `text` as typed: [`render`], or a usage error (exit 64),
+/// as JSON with `json`.
+pub fn render_arg(text: &str, json: bool) -> ProfOutput {
+    let message = match parse_index(text) {
+        Ok(idx) => return render(idx, json),
+        Err(e) => format!("invalid value '{text}' for '<IDX>': {e}"),
+    };
+    let stdout = if json {
+        let doc = ProfUsageDoc {
+            format: "nrtucode-prof/1",
+            argument: text.to_owned(),
+            valid: false,
+            error: message.clone(),
+            exit_code: Exit::Usage.code(),
+        };
+        let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        s.push('\n');
+        s
+    } else {
+        String::new()
+    };
+    ProfOutput {
+        stdout,
+        stderr: format!("nrtucode: error: {message}; see 'nrtucode prof --help'\n"),
+        code: Exit::Usage.code(),
+    }
 }
 
 /// The rendered output and exit code of `prof`.
@@ -346,9 +399,10 @@ pub fn render(idx: ImageIndex, json: bool) -> ProfOutput {
     }
 }
 
-/// Prints the decoded pair of slot `idx` (see [`render`]) and exits with its code.
-pub(crate) fn run(idx: ImageIndex, json: bool) -> ExitCode {
-    let out = render(idx, json);
+/// Prints the decoded pair of the slot `idx` names (see [`render_arg`]) and exits with its
+/// code.
+pub(crate) fn run(idx: &str, json: bool) -> ExitCode {
+    let out = render_arg(idx, json);
     out_fmt!("{}", out.stdout);
     err_fmt!("{}", out.stderr);
     ExitCode::from(out.code)

@@ -18,7 +18,7 @@ use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
 use crate::commands::exit::{self, Exit};
-use crate::commands::output::{err_fmt, exit_code, fail, out_fmt};
+use crate::commands::output::{err_fmt, exit_code, fail, out_fmt, write_out_bytes};
 
 /// What to resolve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +86,23 @@ pub(crate) fn hex_dump(bytes: &[u8]) -> String {
     out
 }
 
+/// What the auto flavor read: ` (auto: NEURON_UCODE_FLAVOR=debug)`, `... unset)`; bytes
+/// outside printable ASCII are escaped (`\xff`), so the message stays one valid UTF-8 line.
+fn auto_note<E: Env + ?Sized>(env: &E) -> String {
+    let mut note = String::new();
+    env.visit_var(FLAVOR_VAR, &mut |value| {
+        note = match value {
+            None => format!(" (auto: {FLAVOR_VAR} unset)"),
+            Some([]) => format!(" (auto: {FLAVOR_VAR} empty)"),
+            Some(bytes) => format!(" (auto: {FLAVOR_VAR}={})", bytes.escape_ascii()),
+        };
+    });
+    note
+}
+
+/// The variable the auto flavor reads.
+const FLAVOR_VAR: &str = "NEURON_UCODE_FLAVOR";
+
 /// Resolves `query` with `env` and renders the result.
 pub fn resolve<E: Env + ?Sized>(query: Query, show: Show, env: &E) -> Resolved {
     let (call, request, result) = match query {
@@ -106,11 +123,7 @@ pub fn resolve<E: Env + ?Sized>(query: Query, show: Show, env: &E) -> Resolved {
     };
     // Flavor 0 is shown as the flavor the environment selected, as the resolver chose it.
     let auto = matches!(request, Request::Image { flavor: 0, .. });
-    let note = if auto {
-        " (auto, from NEURON_UCODE_FLAVOR)"
-    } else {
-        ""
-    };
+    let note = if auto { auto_note(env) } else { String::new() };
     let request = request.with_effective_flavor(env);
     match result {
         Ok(bytes) => {
@@ -146,6 +159,15 @@ pub fn resolve<E: Env + ?Sized>(query: Query, show: Show, env: &E) -> Resolved {
 /// Writes `bytes` to `path` through a temporary file in the same directory, renamed into place
 /// only once complete.
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), (Exit, String)> {
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err((
+            Exit::CantCreate,
+            format!(
+                "{}: is a directory; -o names the file to write",
+                path.display()
+            ),
+        ));
+    }
     let Some(name) = path.file_name() else {
         return Err((
             Exit::CantCreate,
@@ -168,7 +190,7 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), (Exit, String)> {
         .and_then(|()| std::fs::rename(&temp, path))
         .map_err(|e| {
             let _ = std::fs::remove_file(&temp);
-            (Exit::IoErr, format!("{}: {e}", path.display()))
+            (exit::creating(&e), format!("{}: {e}", path.display()))
         })
 }
 
@@ -184,10 +206,7 @@ pub(crate) fn run(query: Query, show: Show, output: Option<&Path>) -> ExitCode {
     match output {
         Some(path) if path.as_os_str() == "-" => {
             err_fmt!("{}", r.summary);
-            let mut stdout = std::io::stdout().lock();
-            if let Err(e) = stdout.write_all(r.bytes).and_then(|()| stdout.flush()) {
-                return fail(Exit::IoErr, format!("stdout: {e}"));
-            }
+            write_out_bytes(r.bytes);
         }
         Some(path) => {
             if let Err((exit, message)) = write_file(path, r.bytes) {
@@ -198,4 +217,43 @@ pub(crate) fn run(query: Query, show: Show, output: Option<&Path>) -> ExitCode {
         None => out_fmt!("{}", r.summary),
     }
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(env: &[(&str, &[u8])]) -> String {
+        let query = Query::Image {
+            idx: 7,
+            region: 0,
+            flavor: 0,
+        };
+        resolve(query, Show::default(), env).summary
+    }
+
+    #[test]
+    fn the_auto_note_says_what_the_variable_held() {
+        assert!(summary(&[]).contains("flavor PERF (auto: NEURON_UCODE_FLAVOR unset)"));
+        let debug = summary(&[("NEURON_UCODE_FLAVOR", b"debug")]);
+        assert!(
+            debug.contains("(auto: NEURON_UCODE_FLAVOR=debug)"),
+            "{debug}"
+        );
+        let raw = summary(&[("NEURON_UCODE_FLAVOR", b"\xffde\n")]);
+        assert!(
+            raw.contains("(auto: NEURON_UCODE_FLAVOR=\\xffde\\n)"),
+            "{raw}"
+        );
+        let explicit = resolve(
+            Query::Image {
+                idx: 7,
+                region: 0,
+                flavor: 1,
+            },
+            Show::default(),
+            &[("NEURON_UCODE_FLAVOR", "debug")],
+        );
+        assert!(!explicit.summary.contains("auto"), "{}", explicit.summary);
+    }
 }
