@@ -143,17 +143,7 @@ impl<'a> Loaded<'a> {
                 va,
                 len,
             })?;
-        let rel = va - sec.addr;
-        if rel.saturating_add(len) > sec.size {
-            return Err(CarveError::PastSectionEnd {
-                what: what.to_owned(),
-                va,
-                len,
-                section: sec.name.clone(),
-                section_end: sec.end(),
-            });
-        }
-        let start = sec.offset.saturating_add(rel);
+        let start = sec.file_offset(va, len, what)?;
         let end = start.saturating_add(len);
         usize::try_from(start)
             .ok()

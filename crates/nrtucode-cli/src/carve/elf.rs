@@ -61,6 +61,21 @@ impl Section {
     pub(crate) fn end(&self) -> u64 {
         self.addr.saturating_add(self.size)
     }
+    /// The file offset of the `len` bytes at `va`, which must lie inside this section (`va` is
+    /// already known to be in its range); `what` names them in the error.
+    pub(crate) fn file_offset(&self, va: u64, len: u64, what: &str) -> Result<u64, CarveError> {
+        let rel = va - self.addr;
+        if rel.saturating_add(len) > self.size {
+            return Err(CarveError::PastSectionEnd {
+                what: what.to_owned(),
+                va,
+                len,
+                section: self.name.clone(),
+                section_end: self.end(),
+            });
+        }
+        Ok(self.offset.saturating_add(rel))
+    }
 }
 
 /// One `PT_LOAD` program header.
@@ -386,17 +401,7 @@ impl<'a> Elf<'a> {
                     section: sec.name.clone(),
                 });
             }
-            let rel = va - sec.addr;
-            if rel.saturating_add(len) > sec.size {
-                return Err(CarveError::PastSectionEnd {
-                    what: what.to_owned(),
-                    va,
-                    len,
-                    section: sec.name.clone(),
-                    section_end: sec.end(),
-                });
-            }
-            sec.offset.saturating_add(rel)
+            sec.file_offset(va, len, what)?
         };
         check_span(what, offset, len, file_len)?;
         usize::try_from(offset).map_err(|_| unmapped())
