@@ -100,19 +100,7 @@ fn check_cell(
         .map(|t| (t.getter.symbol, (t.getter.size as u64, t.sha256.as_str())))
         .collect();
     assert_eq!(carved, expected, "{label}");
-    for t in &truth {
-        let g = carve
-            .getters
-            .iter()
-            .find(|g| g.name.symbol == t.getter.symbol)
-            .unwrap();
-        assert_eq!(
-            carve.blob(&data, g).unwrap(),
-            &t.bytes[..],
-            "{label} {}",
-            t.getter.symbol
-        );
-    }
+    common::assert_blobs_are_the_truth(&carve, &data, &truth, label);
     let how = match stripping {
         Stripping::None => Found::Symbol,
         _ => Found::Resolver("nrtucode_get_memory_image"),

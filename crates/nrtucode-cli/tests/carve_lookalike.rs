@@ -44,20 +44,7 @@ fn every_lookalike_carves_to_the_ground_truth() {
             "{}",
             lib.label()
         );
-        for t in ground_truth(lib.variant) {
-            let g = carve
-                .getters
-                .iter()
-                .find(|g| g.name.symbol == t.getter.symbol)
-                .unwrap();
-            assert_eq!(
-                carve.blob(&data, g).unwrap(),
-                &t.bytes[..],
-                "{} {}",
-                lib.label(),
-                t.getter.symbol
-            );
-        }
+        common::assert_blobs_are_the_truth(&carve, &data, &ground_truth(lib.variant), &lib.label());
         let how = if lib.stripped {
             Found::Resolver("nrtucode_get_memory_image")
         } else {

@@ -116,3 +116,26 @@ pub fn lib(variant: Variant, opt: OptLevel, stripped: bool) -> &'static Lib {
         .find(|l| l.variant == variant && l.opt == opt && l.stripped == stripped)
         .expect("built")
 }
+
+/// Every ground-truth getter was carved, and its carved bytes are the ground truth's.
+#[allow(dead_code)] // not every test binary that includes `common` compares blobs
+pub fn assert_blobs_are_the_truth(
+    carve: &nrtucode_cli::Carve,
+    data: &[u8],
+    truth: &[nrtucode_lookalike::TruthRow],
+    label: &str,
+) {
+    for t in truth {
+        let g = carve
+            .getters
+            .iter()
+            .find(|g| g.name.symbol == t.getter.symbol)
+            .unwrap_or_else(|| panic!("{label}: {} not carved", t.getter.symbol));
+        assert_eq!(
+            carve.blob(data, g).unwrap(),
+            &t.bytes[..],
+            "{label} {}",
+            t.getter.symbol
+        );
+    }
+}
