@@ -13,21 +13,8 @@
 #   (replace whole, which deletes the earlier blobs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-
-lib="${1:-}"
 rounds="${2:-7}"
-if [[ -z "$lib" ]]; then
-  cargo run -q --release -p nrtucode-lookalike -- --variant full --opt O2 --out "$work/la" --build >/dev/null
-  lib="$work/la/libnrtucode_internal.so"
-fi
-cargo build -q --release -p nrtucode-cli
-bin="${CARGO_TARGET_DIR:-target}/release/nrtucode"
-
-now() { date +%s.%N; }
-elapsed() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.4f", e - s }'; }
-min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }
+source scripts/carve-timing.sh "${1:-}"
 
 cat "$lib" >/dev/null # warm the page cache for both sides
 best_cat="" best_carve="" best_recarve=""

@@ -10,25 +10,14 @@
 # (`cargo build --release -p nrtucode-cli`), outside the timing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source scripts/carve-timing.sh "${1:-}"
 
-lib="${1:-}"
-if [[ -z "$lib" ]]; then
-  cargo run -q --release -p nrtucode-lookalike -- --variant full --opt O2 --out "$work/la" --build >/dev/null
-  lib="$work/la/libnrtucode_internal.so"
-fi
-cargo build -q --release -p nrtucode-cli
-bin="${CARGO_TARGET_DIR:-target}/release/nrtucode"
-
-now() { date +%s.%N; }
 best_of_3() { # prints the best wall time of "$@" in seconds
   local best=""
   for _ in 1 2 3; do
-    local s e t
+    local s e
     s=$(now); "$@" >/dev/null 2>&1; e=$(now)
-    t=$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f", e - s }')
-    if [[ -z "$best" ]] || awk -v t="$t" -v b="$best" 'BEGIN { exit !(t < b) }'; then best=$t; fi
+    best=$(min "$(elapsed "$s" "$e")" "$best")
   done
   echo "$best"
 }
