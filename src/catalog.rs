@@ -7,15 +7,15 @@
 //! distinct blob, so a blob exists once in a binary however many crates use these tables. The
 //! test `tests/catalog_vs_facts.rs` checks this file against the TSVs, independently.
 
-use crate::model::{
-    CoreClass::{Nx, Q7},
-    Engine::{Act, Dve, Pe, Pool, Sp},
-    Flavor::{self, Debug, DklDebug, DklPerf, DklTest, Perf, Test},
-    Generation::{self, Cayman, Mariana, MarianaPlus, Maverick, Sunda},
-    ImageIndex, ProfKind, Region, SLOT_COUNT, SlotId,
-};
 use crate::table::{
     BlobDebug, HwDecodeList, HwDecodeSlot, ImageDesc, ImageList, ImageSlot, ProfPair, Regions,
+};
+use crate::{
+    CoreClass::{self, Nx, Q7},
+    Engine::{self, Act, Dve, Pe, Pool, Sp},
+    Flavor::{self, Debug, DklDebug, DklPerf, DklTest, Perf, Test},
+    Generation::{self, Cayman, Mariana, MarianaPlus, Maverick, Sunda},
+    ImageIndex, ProfKind, Region, SlotId,
 };
 use core::fmt;
 
@@ -81,8 +81,8 @@ const fn d(flavor: Flavor, regions: Regions) -> ImageDesc {
 
 const fn slot(
     generation: Generation,
-    class: crate::model::CoreClass,
-    engine: crate::model::Engine,
+    class: CoreClass,
+    engine: Engine,
     descriptors: &'static [ImageDesc],
 ) -> ImageSlot {
     ImageSlot::new(SlotId::new(generation, class, engine), descriptors)
@@ -339,7 +339,7 @@ pub const PROFILER_SLOTS: [u8; 15] = [7, 8, 9, 10, 15, 16, 17, 18, 23, 24, 25, 2
 pub const DESCRIPTOR_COUNT: usize = {
     let mut total = 0;
     let mut i = 0;
-    while i < SLOT_COUNT {
+    while i < ImageIndex::COUNT {
         total += IMAGE_LIST[i].descriptors().len();
         i += 1;
     }
@@ -373,7 +373,7 @@ const fn blob_len_is(blob: Option<&[u8]>, len: usize) -> bool {
 
 const _: () = {
     let mut i = 0;
-    while i < SLOT_COUNT {
+    while i < ImageIndex::COUNT {
         let slot = &IMAGE_LIST[i];
         let descriptors = slot.descriptors();
         // Only slot 36 is empty, and it has no identity.

@@ -7,8 +7,8 @@
 //! and two loads instead of a scan with data-dependent branches, for 760 bytes of index; the
 //! answers and the order of the checks stay the vendor's (tested against the scan below).
 
+use crate::ImageIndex;
 use crate::catalog::{DESCRIPTOR_COUNT, IMAGE_LIST};
-use crate::model::SLOT_COUNT;
 use crate::table::Regions;
 
 /// Raw flavors below this can be keys (the largest key is 19); every other raw flavor, negative
@@ -27,7 +27,7 @@ pub(crate) static DESCRIPTOR_REGIONS: [Regions; DESCRIPTOR_COUNT] = {
     let mut all = [[None; 4]; DESCRIPTOR_COUNT];
     let mut n = 0;
     let mut slot = 0;
-    while slot < SLOT_COUNT {
+    while slot < ImageIndex::COUNT {
         let descriptors = IMAGE_LIST[slot].descriptors();
         let mut d = 0;
         while d < descriptors.len() {
@@ -43,11 +43,11 @@ pub(crate) static DESCRIPTOR_REGIONS: [Regions; DESCRIPTOR_COUNT] = {
 /// `DESCRIPTOR_AT[idx][flavor]`: the number in [`DESCRIPTOR_REGIONS`] of the descriptor the
 /// vendor's scan finds in slot `idx` for the raw `flavor` (below [`FLAVOR_SPAN`]; column 0
 /// answers every other raw flavor), or [`EMPTY_SLOT`] / [`NOT_FOUND`].
-pub(crate) static DESCRIPTOR_AT: [[u8; FLAVOR_SPAN]; SLOT_COUNT] = {
-    let mut index = [[NOT_FOUND; FLAVOR_SPAN]; SLOT_COUNT];
+pub(crate) static DESCRIPTOR_AT: [[u8; FLAVOR_SPAN]; ImageIndex::COUNT] = {
+    let mut index = [[NOT_FOUND; FLAVOR_SPAN]; ImageIndex::COUNT];
     let mut first = 0; // number of the slot's first descriptor
     let mut slot = 0;
-    while slot < SLOT_COUNT {
+    while slot < ImageIndex::COUNT {
         let descriptors = IMAGE_LIST[slot].descriptors();
         let mut flavor = 0;
         while flavor < FLAVOR_SPAN {
@@ -79,7 +79,7 @@ pub(crate) static DESCRIPTOR_AT: [[u8; FLAVOR_SPAN]; SLOT_COUNT] = {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Region;
+    use crate::Region;
     use crate::{ResolveErr, get_memory_image_const};
 
     /// The vendor's algorithm, directly over the slots: empty slot, linear flavor scan, region

@@ -1,42 +1,60 @@
 #![doc = include_str!("crate_docs.md")]
 #![no_std]
-// No `unsafe` block, fn or impl in the core: the only exemption is the generated blob module's
-// `#[unsafe(link_section)]` attributes (`catalog`). `tests/unsafe_audit.rs` checks the sources.
+// No `unsafe` block, fn or impl in the core: the only exemption is the one hand-written
+// `#[unsafe(link_section)]` attribute in `catalog::embed_blob!`, applied to each generated blob
+// `static`. `tests/unsafe_audit.rs` checks the sources.
 #![deny(unsafe_code)]
 
+// Each public item has one public path: the types, resolvers and environments at the root,
+// the tables in `catalog`, their shapes in `table`, the profiler-table views in `prof` and the
+// on-device SHA-256 check in `verify`.
 pub mod catalog;
-pub mod env;
-mod env_impls;
-mod error;
-mod index;
-mod macros;
-pub mod model;
-mod names;
 pub mod prof;
-mod request;
-mod resolve;
-mod slot_map;
-mod snapshot;
-#[cfg(feature = "std")]
-mod std_env;
 pub mod table;
 #[cfg(feature = "verify")]
 pub mod verify;
 
-pub use catalog::{BLOB_ALIGN, BLOB_SECTION_PREFIX, HWDECODE_LIST, IMAGE_LIST};
-pub use env::{CapacityError, Env, MapEnv, NoEnv};
-pub use env_impls::{EnvText, is_settable_name};
-pub use error::ResolveErr;
-pub use model::{CoreClass, Engine, Flavor, Generation, ImageIndex, ProfKind, Region, SlotId};
-pub use names::{ParseError, RawValueError};
-pub use request::{Failure, Request};
+mod core_class;
+mod engine;
+mod env;
+mod failure;
+mod flavor;
+mod generation;
+mod image_index;
+mod index;
+mod macros;
+mod parse_error;
+mod prof_kind;
+mod raw_value_error;
+mod region;
+mod request;
+mod resolve;
+mod resolve_err;
+mod slot_id;
+
+pub use core_class::CoreClass;
+pub use engine::Engine;
+#[cfg(feature = "std")]
+pub use env::StdEnv;
+pub use env::{
+    CapacityError, Env, EnvSnapshot, EnvText, FLAVOR_VAR, MapEnv, NoEnv, PairVisitor,
+    REMOVED_FLAG_VAR, SNAPSHOT_VALUE_CAPACITY, is_settable_name,
+};
+pub use failure::Failure;
+pub use flavor::Flavor;
+pub use generation::Generation;
+pub use image_index::ImageIndex;
+pub use parse_error::ParseError;
+pub use prof_kind::ProfKind;
+pub use raw_value_error::RawValueError;
+pub use region::Region;
+pub use request::Request;
 pub use resolve::{
     get_hwdecode_table, get_memory_image, get_memory_image_const, resolve_hwdecode, resolve_image,
     resolve_image_const,
 };
-pub use snapshot::{EnvSnapshot, SNAPSHOT_VALUE_CAPACITY};
-#[cfg(feature = "std")]
-pub use std_env::StdEnv;
+pub use resolve_err::ResolveErr;
+pub use slot_id::SlotId;
 
 /// The repository README's Rust examples, compiled and run as doc tests (not rendered).
 #[cfg(doctest)]

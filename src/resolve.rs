@@ -18,9 +18,8 @@
 
 use crate::catalog::{HWDECODE_LIST, IMAGE_LIST};
 use crate::env::{Env, FLAVOR_VAR, REMOVED_FLAG_VAR, auto_flavor, removed_flag_trips};
-use crate::error::ResolveErr;
 use crate::index::{DESCRIPTOR_AT, DESCRIPTOR_REGIONS, EMPTY_SLOT, FLAVOR_SPAN};
-use crate::model::{Flavor, ImageIndex, ProfKind, Region};
+use crate::{Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 
 /// Resolves a firmware image region, reading the environment through `env`.
 ///

@@ -8,16 +8,16 @@
 
 use core::fmt;
 
-use crate::model::{Flavor, ProfKind, Region, SLOT_COUNT, SlotId};
+use crate::{Flavor, ImageIndex, ProfKind, Region, SlotId};
 
 /// The four region getters of a descriptor, indexed by [`Region`].
 pub type Regions = [Option<&'static [u8]>; 4];
 /// The two profiler getters of a slot, indexed by [`ProfKind`].
 pub type ProfPair = [Option<&'static [u8]>; 2];
 /// The `image_list`: 38 slots.
-pub type ImageList = [ImageSlot; SLOT_COUNT];
+pub type ImageList = [ImageSlot; ImageIndex::COUNT];
 /// The `hwdecode_table_list`: 38 slots.
-pub type HwDecodeList = [HwDecodeSlot; SLOT_COUNT];
+pub type HwDecodeList = [HwDecodeSlot; ImageIndex::COUNT];
 
 /// Wrapper that aligns embedded blobs to [`BLOB_ALIGN`](crate::catalog::BLOB_ALIGN) bytes.
 #[repr(C, align(16))]

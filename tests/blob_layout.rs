@@ -4,11 +4,11 @@
 
 use std::collections::BTreeSet;
 
+use nrtucode::catalog::{BLOB_ALIGN, BLOB_SECTION_PREFIX, HWDECODE_LIST, IMAGE_LIST};
 use nrtucode::catalog::{
     DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES, hwdecode_entries, image_entries,
 };
 use nrtucode::prof::{CamView, TableView};
-use nrtucode::{BLOB_ALIGN, BLOB_SECTION_PREFIX, HWDECODE_LIST, IMAGE_LIST};
 
 /// Every real (non-empty) blob the tables name, with its address.
 fn real_blobs() -> Vec<&'static [u8]> {

@@ -9,8 +9,9 @@ use nrtucode::catalog::{
     BLOB_SOURCE, BlobSource, DESCRIPTOR_COUNT, DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES,
     PROFILER_SLOTS, hwdecode_entries, image_entries,
 };
+use nrtucode::catalog::{HWDECODE_LIST, IMAGE_LIST};
 use nrtucode::table::BlobState;
-use nrtucode::{HWDECODE_LIST, IMAGE_LIST, ImageIndex, ProfKind, Region};
+use nrtucode::{ImageIndex, ProfKind, Region};
 use nrtucode_facts::{getters, hwdecode_slots, image_slots};
 
 #[test]

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{Model, check};
-use nrtucode::env::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode::{EnvSnapshot, Flavor, ImageIndex, MapEnv, Region, get_memory_image, resolve_image};
+use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode_facts::env_matrix::{REMOVED_FLAG_VALUES, flavor_values};
 
 #[test]

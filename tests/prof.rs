@@ -1,11 +1,12 @@
 //! The profiler views on every embedded PROF pair, and the validator on corrupted copies.
 
 use nrtucode::catalog::{BLOB_SOURCE, BlobSource};
+use nrtucode::catalog::{HWDECODE_LIST, IMAGE_LIST};
 use nrtucode::prof::{
     CAM_RECORD_SIZE, CAM_SIZE, CamRecord, CamView, ProfError, TABLE_RECORD_SIZE, TABLE_SIZE,
     TableView, validate_pair,
 };
-use nrtucode::{HWDECODE_LIST, IMAGE_LIST, ImageIndex, ProfKind, resolve_hwdecode};
+use nrtucode::{ImageIndex, ProfKind, resolve_hwdecode};
 
 fn pair(idx: ImageIndex) -> Option<(&'static [u8], &'static [u8])> {
     Some((

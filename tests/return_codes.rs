@@ -3,11 +3,11 @@
 
 use std::cell::Cell;
 
-use nrtucode::env::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode::{
     Env, ImageIndex, NoEnv, ProfKind, Region, ResolveErr, get_hwdecode_table, get_memory_image,
     resolve_hwdecode, resolve_image,
 };
+use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 
 type Pairs<'a> = [(&'a str, &'a [u8])];
 
@@ -224,7 +224,7 @@ fn null_getter_is_code_3_and_only_for_deselected_cells() {
     // In a build with every feature there is no NULL getter in the image lane; each
     // deselected (generation, flavor family) turns its getters into code 3.
     for idx in ImageIndex::ALL {
-        for desc in nrtucode::IMAGE_LIST[idx.as_usize()].descriptors() {
+        for desc in nrtucode::catalog::IMAGE_LIST[idx.as_usize()].descriptors() {
             for region in Region::ALL {
                 let answer = resolve_image(idx, region, desc.flavor(), &NoEnv);
                 match desc.region(region) {

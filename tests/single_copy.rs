@@ -8,7 +8,8 @@
 
 use std::hint::black_box;
 
-use nrtucode::{IMAGE_LIST, NoEnv, Region, get_memory_image, get_memory_image_const};
+use nrtucode::catalog::IMAGE_LIST;
+use nrtucode::{NoEnv, Region, get_memory_image, get_memory_image_const};
 
 /// Resolved at compile time in this crate.
 const FROM_CONST: Result<&[u8], nrtucode::ResolveErr> = get_memory_image_const(7, 0, 1);

@@ -66,12 +66,8 @@ fn the_no_std_core_has_no_unsafe_code() {
     assert!(checked >= 8, "read {checked} files");
     let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
     assert!(lib.contains("#![deny(unsafe_code)]"));
-    let std_gate = lib
-        .lines()
-        .collect::<Vec<_>>()
-        .windows(2)
-        .any(|w| w[0].contains("cfg(feature = \"std\")") && w[1].contains("mod std_env"));
-    assert!(std_gate, "std_env must stay behind feature std");
+    // That `StdEnv` stays behind feature `std` is checked by behaviour, not spelling: CI builds
+    // the core for thumbv7em-none-eabihf without it, where any use of `std` fails to compile.
 }
 
 #[test]

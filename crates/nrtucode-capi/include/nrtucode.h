@@ -61,7 +61,7 @@ extern "C" {
 
 /* Every non-empty blob returned (*out_len > 0) starts at an address that is a multiple of
  * NRTUCODE_BLOB_ALIGN bytes, enough for DMA engines that need 16-byte aligned sources
- * (nrtucode::BLOB_ALIGN in Rust). */
+ * (nrtucode::catalog::BLOB_ALIGN in Rust). */
 #define NRTUCODE_BLOB_ALIGN 16
 
 /* kind of nrtucode_get_hwdecode_table */

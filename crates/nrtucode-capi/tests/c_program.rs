@@ -49,7 +49,10 @@ fn compile(lib_args: &[&std::ffi::OsStr], exe: &Path) {
     let include = Path::new(CRATE_DIR).join("include");
     let source = Path::new(CRATE_DIR).join("tests/c/abi_test.c");
     let front = format!("-DNRTUCODE_EXPECT_FRONT={}", u8::from(nrtucode_capi::FRONT));
-    let align = format!("-DNRTUCODE_EXPECT_BLOB_ALIGN={}", nrtucode::BLOB_ALIGN);
+    let align = format!(
+        "-DNRTUCODE_EXPECT_BLOB_ALIGN={}",
+        nrtucode::catalog::BLOB_ALIGN
+    );
     let mut args: Vec<&std::ffi::OsStr> = vec![
         "-std=c11".as_ref(),
         "-Wall".as_ref(),

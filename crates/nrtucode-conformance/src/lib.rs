@@ -73,10 +73,10 @@ impl EnvCase {
     pub fn pairs(&self) -> Vec<(&'static str, &[u8])> {
         let mut out = Vec::new();
         if let Some(v) = &self.flavor {
-            out.push((nrtucode::env::FLAVOR_VAR, v.as_slice()));
+            out.push((nrtucode::FLAVOR_VAR, v.as_slice()));
         }
         if let Some(v) = self.mplus {
-            out.push((nrtucode::env::REMOVED_FLAG_VAR, v));
+            out.push((nrtucode::REMOVED_FLAG_VAR, v));
         }
         out
     }

@@ -26,8 +26,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use nrtucode::env::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode::{EnvSnapshot, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
+use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode_conformance::{
     EnvCase, KIND_VALUES, LOOKALIKE_PREFIX, SP_PAIRS, SplitMix64, Tally, VARIANT,
     build_matches_variant, env_matrix, flavor_values, idx_values, region_values,

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use nrtucode::env::FLAVOR_VAR;
+use nrtucode::FLAVOR_VAR;
 use nrtucode::{get_memory_image, EnvSnapshot, NoEnv, StdEnv};
 
 /// The values the writer gives `NEURON_UCODE_FLAVOR` (`None`: removed).

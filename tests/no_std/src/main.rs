@@ -79,7 +79,7 @@ pub extern "C" fn check_hwdecode(idx: u32, kind: i32, blob: &mut Blob) -> i32 {
 mod envs {
     use super::*;
     use nrtucode::MapEnv;
-    use nrtucode::env::{FLAVOR_VAR, REMOVED_FLAG_VAR};
+    use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 
     /// `get_memory_image` over a slice environment whose values the optimiser cannot see.
     #[unsafe(no_mangle)]

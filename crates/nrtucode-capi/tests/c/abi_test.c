@@ -14,7 +14,7 @@
 
 #ifdef NRTUCODE_EXPECT_BLOB_ALIGN
 _Static_assert(NRTUCODE_BLOB_ALIGN == NRTUCODE_EXPECT_BLOB_ALIGN,
-               "nrtucode.h's NRTUCODE_BLOB_ALIGN differs from nrtucode::BLOB_ALIGN");
+               "nrtucode.h's NRTUCODE_BLOB_ALIGN differs from nrtucode::catalog::BLOB_ALIGN");
 #endif
 
 #ifndef NRTUCODE_EXPECT_FRONT

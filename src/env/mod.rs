@@ -1,13 +1,28 @@
 //! The injected environment: where `get_memory_image` reads `NRTUCODE_MPLUS_ON_MARIANA` and
-//! `NEURON_UCODE_FLAVOR` from.
+//! `NEURON_UCODE_FLAVOR` from. Every environment reader lives in this folder; the items are
+//! public at the crate root only.
 //!
 //! The resolver never touches the process itself. It asks an [`Env`] for the raw bytes of a
 //! variable and compares them byte for byte, like the vendor's `getenv` + `strcmp`: `"debug"` is
-//! not `"Debug"`, and a value need not be UTF-8. Implementations here: [`NoEnv`] (nothing set),
-//! the fixed-capacity [`MapEnv`] built on `heapless`, [`EnvSnapshot`](crate::EnvSnapshot) (the
+//! not `"Debug"`, and a value need not be UTF-8. Implementations here: [`NoEnv`](crate::NoEnv) (nothing set),
+//! the fixed-capacity [`MapEnv`](crate::MapEnv) built on `heapless`, [`EnvSnapshot`](crate::EnvSnapshot) (the
 //! two variables captured once), and, with feature `std`, `StdEnv`, the live process
 //! environment; arrays and slices of `(name, value)` pairs and, with `std`, maps are generic
 //! over [`EnvText`](crate::EnvText).
+
+mod map_env;
+mod no_env;
+mod pairs;
+mod snapshot;
+#[cfg(feature = "std")]
+mod std_env;
+
+pub use map_env::{CapacityError, MapEnv};
+pub use no_env::NoEnv;
+pub use pairs::{EnvText, is_settable_name};
+pub use snapshot::{EnvSnapshot, SNAPSHOT_VALUE_CAPACITY};
+#[cfg(feature = "std")]
+pub use std_env::StdEnv;
 
 /// The removed flag: set to exactly `1`, every image lookup answers code 8.
 pub const REMOVED_FLAG_VAR: &str = "NRTUCODE_MPLUS_ON_MARIANA";
@@ -45,7 +60,7 @@ pub trait Env {
 ///
 /// A process environment cannot hold a NUL, but an injected one can; cutting there makes an
 /// injected value answer exactly as the same bytes would through `getenv` and `strcmp`.
-pub const fn as_c_string(value: &[u8]) -> &[u8] {
+pub(crate) const fn as_c_string(value: &[u8]) -> &[u8] {
     let mut len = 0;
     while len < value.len() && value[len] != 0 {
         len += 1;
@@ -59,7 +74,7 @@ pub const fn as_c_string(value: &[u8]) -> &[u8] {
 /// `true` when a value of `NRTUCODE_MPLUS_ON_MARIANA` trips the removed flag: exactly the C
 /// string `1` (not `11`, not `1 `, not empty).
 #[inline]
-pub const fn removed_flag_trips(value: Option<&[u8]>) -> bool {
+pub(crate) const fn removed_flag_trips(value: Option<&[u8]>) -> bool {
     match value {
         Some(value) => matches!(as_c_string(value), b"1"),
         None => false,
@@ -70,23 +85,12 @@ pub const fn removed_flag_trips(value: Option<&[u8]>) -> bool {
 /// `debug`/`DEBUG` give 2, `test`/`TEST` give 3, anything else (unset, empty, `Debug`,
 /// `debug `, non-UTF-8) gives 1. Compared byte for byte, as C strings.
 #[inline]
-pub const fn auto_flavor(value: Option<&[u8]>) -> i32 {
+pub(crate) const fn auto_flavor(value: Option<&[u8]>) -> i32 {
     let Some(value) = value else { return 1 };
     match as_c_string(value) {
         b"debug" | b"DEBUG" => 2,
         b"test" | b"TEST" => 3,
         _ => 1,
-    }
-}
-
-/// An environment with nothing set: no removed flag, auto flavor PERF.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NoEnv;
-
-impl Env for NoEnv {
-    #[inline]
-    fn visit_var(&self, _name: &str, visit: &mut dyn FnMut(Option<&[u8]>)) {
-        visit(None);
     }
 }
 
@@ -101,78 +105,6 @@ impl<E: Env + ?Sized> Env for &E {
 
     fn removed_flag_notice(&self) {
         (**self).removed_flag_notice();
-    }
-}
-
-/// A fixed-capacity environment of up to `N` variables, for hosts without an OS environment.
-///
-/// ```
-/// use nrtucode::MapEnv;
-/// let mut env: MapEnv<'_, 2> = MapEnv::new();
-/// env.set("NEURON_UCODE_FLAVOR", b"test")?;
-/// assert_eq!(env.get("NEURON_UCODE_FLAVOR"), Some(b"test".as_slice()));
-/// # Ok::<(), nrtucode::CapacityError>(())
-/// ```
-#[derive(Clone, Debug, Default)]
-pub struct MapEnv<'a, const N: usize> {
-    vars: heapless::Vec<(&'a str, &'a [u8]), N>,
-}
-
-/// [`MapEnv::set`] found no room for a new variable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct CapacityError;
-
-impl core::fmt::Display for CapacityError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("environment capacity exhausted")
-    }
-}
-
-impl core::error::Error for CapacityError {}
-
-impl<'a, const N: usize> MapEnv<'a, N> {
-    /// An empty environment.
-    pub const fn new() -> Self {
-        Self {
-            vars: heapless::Vec::new(),
-        }
-    }
-
-    /// Sets `name` to `value`, replacing an earlier value.
-    pub fn set(&mut self, name: &'a str, value: &'a [u8]) -> Result<(), CapacityError> {
-        if let Some(slot) = self.vars.iter_mut().find(|(n, _)| *n == name) {
-            slot.1 = value;
-            return Ok(());
-        }
-        self.vars.push((name, value)).map_err(|_| CapacityError)
-    }
-
-    /// Unsets `name`; returns its value if it was set.
-    pub fn remove(&mut self, name: &str) -> Option<&'a [u8]> {
-        let at = self.vars.iter().position(|(n, _)| *n == name)?;
-        Some(self.vars.swap_remove(at).1)
-    }
-
-    /// The value of `name`.
-    pub fn get(&self, name: &str) -> Option<&'a [u8]> {
-        self.vars.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
-    }
-
-    /// Number of variables set.
-    pub fn len(&self) -> usize {
-        self.vars.len()
-    }
-
-    /// `true` when nothing is set.
-    pub fn is_empty(&self) -> bool {
-        self.vars.is_empty()
-    }
-}
-
-impl<const N: usize> Env for MapEnv<'_, N> {
-    fn visit_var(&self, name: &str, visit: &mut dyn FnMut(Option<&[u8]>)) {
-        visit(self.get(name));
     }
 }
 

@@ -17,7 +17,7 @@ extern crate std;
 
 use std::ffi::{OsStr, OsString};
 
-use crate::env::{Env, PairVisitor};
+use super::{Env, PairVisitor};
 
 /// The live process environment, read on every call like the vendor's `getenv`.
 ///
@@ -67,7 +67,7 @@ pub(crate) fn print_removal_notice() {
     let _ = writeln!(
         std::io::stderr(),
         "nrtucode: {}=1 is a removed flag; unset it (code 8, no image resolved)",
-        crate::env::REMOVED_FLAG_VAR
+        super::REMOVED_FLAG_VAR
     );
 }
 

@@ -5,7 +5,7 @@
 //! fixed-capacity fields, with no lock, no allocation and no system call. The one difference
 //! from the vendor: later changes to the process environment are not seen.
 
-use crate::env::{Env, FLAVOR_VAR, PairVisitor, REMOVED_FLAG_VAR, as_c_string};
+use super::{Env, FLAVOR_VAR, PairVisitor, REMOVED_FLAG_VAR, as_c_string};
 
 /// Bytes of a value an [`EnvSnapshot`] keeps. Longer than every value the resolver tells apart
 /// (`1`, `debug`, `DEBUG`, `test`, `TEST`), so a longer value is kept as its first
@@ -173,7 +173,7 @@ impl Env for EnvSnapshot {
     fn removed_flag_notice(&self) {
         #[cfg(feature = "std")]
         if self.notice {
-            crate::std_env::print_removal_notice();
+            super::std_env::print_removal_notice();
         }
     }
 }

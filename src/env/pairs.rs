@@ -1,7 +1,7 @@
 //! [`Env`] for plain data: arrays and slices of `(name, value)` pairs (`no_std`) and, with
 //! feature `std`, `Vec`s of pairs and maps; see [`EnvText`].
 
-use crate::env::{Env, as_c_string};
+use super::{Env, as_c_string};
 
 /// Text an injected environment can hold as a name or value: its raw bytes, as the process
 /// environment would hold them.

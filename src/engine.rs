@@ -1,0 +1,79 @@
+//! [`Engine`]: the engine of a core (ACT, DVE, POOL, PE, SP).
+
+use core::fmt;
+use core::str::FromStr;
+
+use crate::parse_error::{ParseError, spells};
+
+/// Engine of a core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Engine {
+    /// Activation engine.
+    Act,
+    /// Vector engine.
+    Dve,
+    /// Pool engine.
+    Pool,
+    /// Processing-element array.
+    Pe,
+    /// SP engine.
+    Sp,
+}
+
+impl Engine {
+    /// All engines, in slot order.
+    pub const ALL: [Engine; 5] = [
+        Engine::Act,
+        Engine::Dve,
+        Engine::Pool,
+        Engine::Pe,
+        Engine::Sp,
+    ];
+
+    /// The vendor's spelling, e.g. `POOL`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Engine::Act => "ACT",
+            Engine::Dve => "DVE",
+            Engine::Pool => "POOL",
+            Engine::Pe => "PE",
+            Engine::Sp => "SP",
+        }
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl FromStr for Engine {
+    type Err = ParseError;
+
+    /// `ACT`, `DVE`, `POOL`, `PE` or `SP`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Engine::ALL
+            .into_iter()
+            .find(|e| spells(s, e.name()))
+            .ok_or(ParseError::new("engine", "ACT, DVE, POOL, PE or SP"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::string::ToString;
+
+    use super::*;
+
+    #[test]
+    fn names_parse_back_in_any_case() {
+        for e in Engine::ALL {
+            assert_eq!(e.to_string().parse(), Ok(e));
+            assert_eq!(e.to_string().to_ascii_lowercase().parse(), Ok(e));
+        }
+        assert!("0".parse::<Engine>().is_err());
+    }
+}

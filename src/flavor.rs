@@ -1,0 +1,210 @@
+//! [`Flavor`]: the `flavor` argument of `get_memory_image`, or a descriptor's flavor key.
+
+use core::fmt;
+use core::str::FromStr;
+
+use crate::generation::Generation;
+use crate::parse_error::{ParseError, integer, spells};
+use crate::raw_value_error::RawValueError;
+
+/// A requested flavor (the `flavor` argument), or a descriptor's flavor key.
+///
+/// `Auto` (0) is resolved from `NEURON_UCODE_FLAVOR` and only ever yields PERF, DEBUG or TEST;
+/// the dynamic-kernel-load keys are reachable only by asking for them explicitly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(i32)]
+pub enum Flavor {
+    /// 0: resolve from the environment.
+    Auto = 0,
+    /// 1: PERF (RELEASE in SUNDA).
+    Perf = 1,
+    /// 2: DEBUG.
+    Debug = 2,
+    /// 3: TEST.
+    Test = 3,
+    /// 17: dynamic-kernel-load PERF (Q7 POOL of CAYMAN, MARIANA, MARIANA_PLUS).
+    DklPerf = 17,
+    /// 18: dynamic-kernel-load DEBUG.
+    DklDebug = 18,
+    /// 19: dynamic-kernel-load TEST.
+    DklTest = 19,
+}
+
+impl Flavor {
+    /// Every flavor in argument order: `Auto`, then the six descriptor keys.
+    pub const ALL: [Flavor; 7] = {
+        let mut all = [Flavor::Auto; 7];
+        let mut i = 0;
+        while i < Flavor::KEYS.len() {
+            all[i + 1] = Flavor::KEYS[i];
+            i += 1;
+        }
+        all
+    };
+
+    /// The six descriptor keys (every flavor but `Auto`).
+    pub const KEYS: [Flavor; 6] = [
+        Flavor::Perf,
+        Flavor::Debug,
+        Flavor::Test,
+        Flavor::DklPerf,
+        Flavor::DklDebug,
+        Flavor::DklTest,
+    ];
+
+    /// The flavor for a raw argument, `None` for integers the vendor knows no flavor for.
+    pub const fn from_raw(raw: i32) -> Option<Flavor> {
+        match raw {
+            0 => Some(Flavor::Auto),
+            1 => Some(Flavor::Perf),
+            2 => Some(Flavor::Debug),
+            3 => Some(Flavor::Test),
+            17 => Some(Flavor::DklPerf),
+            18 => Some(Flavor::DklDebug),
+            19 => Some(Flavor::DklTest),
+            _ => None,
+        }
+    }
+
+    /// The raw argument.
+    pub const fn raw(self) -> i32 {
+        self as i32
+    }
+
+    /// The canonical name: `AUTO`, `PERF`, `DEBUG`, `TEST`, `DKL_PERF`, `DKL_DEBUG`, `DKL_TEST`.
+    ///
+    /// [`variant_name`](Flavor::variant_name) gives SUNDA's `RELEASE` instead of `PERF`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Flavor::Auto => "AUTO",
+            Flavor::Perf => "PERF",
+            Flavor::Debug => "DEBUG",
+            Flavor::Test => "TEST",
+            Flavor::DklPerf => "DKL_PERF",
+            Flavor::DklDebug => "DKL_DEBUG",
+            Flavor::DklTest => "DKL_TEST",
+        }
+    }
+
+    /// The vendor's variant name in `generation`: the [`name`](Flavor::name), except
+    /// `RELEASE` for SUNDA's PERF.
+    pub const fn variant_name(self, generation: Generation) -> &'static str {
+        match (self, generation) {
+            (Flavor::Perf, Generation::Sunda) => "RELEASE",
+            _ => self.name(),
+        }
+    }
+
+    /// Alternative spellings `FromStr` accepts besides [`name`](Flavor::name): `RELEASE` for
+    /// PERF (SUNDA's name for it).
+    pub const fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Flavor::Perf => &["RELEASE"],
+            _ => &[],
+        }
+    }
+}
+
+impl fmt::Display for Flavor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl FromStr for Flavor {
+    type Err = ParseError;
+
+    /// `AUTO`, `PERF` (or `RELEASE`), `DEBUG`, `TEST`, `DKL_PERF`, `DKL_DEBUG`, `DKL_TEST`
+    /// (`dkl-perf` too), or the integers `0`, `1`, `2`, `3`, `17`, `18`, `19`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        integer(s)
+            .and_then(Flavor::from_raw)
+            .or_else(|| {
+                Flavor::ALL
+                    .into_iter()
+                    .find(|f| spells(s, f.name()) || f.aliases().iter().any(|a| spells(s, a)))
+            })
+            .ok_or(ParseError::new(
+                "flavor",
+                "AUTO, PERF (RELEASE), DEBUG, TEST, DKL_PERF, DKL_DEBUG, DKL_TEST or 0, 1, 2, 3, 17, 18, 19",
+            ))
+    }
+}
+
+impl TryFrom<i32> for Flavor {
+    type Error = RawValueError;
+
+    /// The flavor for a raw C integer; anything the vendor knows no flavor for is an error.
+    fn try_from(raw: i32) -> Result<Self, Self::Error> {
+        Flavor::from_raw(raw).ok_or(RawValueError::new(
+            "flavor",
+            "0, 1, 2, 3, 17, 18, 19",
+            raw as i64,
+        ))
+    }
+}
+
+impl From<Flavor> for i32 {
+    /// The raw C argument of a flavor.
+    fn from(value: Flavor) -> i32 {
+        value.raw()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::string::ToString;
+
+    use super::*;
+
+    #[test]
+    fn raw_conversions_round_trip_and_reject_the_rest() {
+        for raw in -5..40 {
+            match Flavor::from_raw(raw) {
+                Some(f) => assert_eq!(f.raw(), raw),
+                None => assert!(!(0..=3).contains(&raw) && !(17..=19).contains(&raw)),
+            }
+            assert_eq!(Flavor::try_from(raw).ok(), Flavor::from_raw(raw));
+        }
+        let err = Flavor::try_from(4).unwrap_err();
+        assert_eq!(err.value(), 4);
+        assert_eq!(
+            err.to_string(),
+            "4 is not a valid flavor (expected 0, 1, 2, 3, 17, 18, 19)"
+        );
+        assert_eq!(i32::from(Flavor::DklTest), 19);
+    }
+
+    #[test]
+    fn names_aliases_and_integers_parse_back() {
+        for f in Flavor::ALL {
+            assert_eq!(f.to_string().parse(), Ok(f));
+            assert_eq!(
+                f.to_string().to_ascii_lowercase().replace('_', "-").parse(),
+                Ok(f)
+            );
+            assert_eq!(f.raw().to_string().parse(), Ok(f));
+        }
+        assert_eq!("release".parse(), Ok(Flavor::Perf));
+        assert_eq!("Dkl-Debug".parse(), Ok(Flavor::DklDebug));
+        for bad in ["4", "16", "20", "dkl", "perf_", "-0x1"] {
+            assert!(bad.parse::<Flavor>().is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn variant_name_is_the_name_but_for_sundas_release() {
+        for f in Flavor::ALL {
+            for g in Generation::ALL {
+                let expected = if (f, g) == (Flavor::Perf, Generation::Sunda) {
+                    "RELEASE"
+                } else {
+                    f.name()
+                };
+                assert_eq!(f.variant_name(g), expected);
+            }
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! [`Generation`]: the accelerator generation, and which index slots it owns.
+//!
+//! Which slot belongs to which generation is read from the one table,
+//! [`IMAGE_LIST`](crate::catalog::IMAGE_LIST), at compile time; nothing here restates it.
+
+use core::fmt;
+use core::str::FromStr;
+
+use crate::catalog::IMAGE_LIST;
+use crate::image_index::ImageIndex;
+use crate::parse_error::{ParseError, spells};
+
+/// Accelerator generation, in index order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Generation {
+    /// SUNDA: one RELEASE flavor per engine, no profiler.
+    Sunda,
+    /// CAYMAN.
+    Cayman,
+    /// MARIANA.
+    Mariana,
+    /// MARIANA_PLUS.
+    MarianaPlus,
+    /// MAVERICK: no NX ACT engine (slot 36 is empty).
+    Maverick,
+}
+
+impl Generation {
+    /// All generations in index order.
+    pub const ALL: [Generation; 5] = [
+        Generation::Sunda,
+        Generation::Cayman,
+        Generation::Mariana,
+        Generation::MarianaPlus,
+        Generation::Maverick,
+    ];
+
+    /// The vendor's spelling, e.g. `MARIANA_PLUS`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Generation::Sunda => "SUNDA",
+            Generation::Cayman => "CAYMAN",
+            Generation::Mariana => "MARIANA",
+            Generation::MarianaPlus => "MARIANA_PLUS",
+            Generation::Maverick => "MAVERICK",
+        }
+    }
+
+    /// The generation's slots, in index order (MAVERICK's include the empty 36).
+    ///
+    /// ```
+    /// use nrtucode::{Generation, ImageIndex};
+    /// const CAYMAN: &[ImageIndex] = Generation::Cayman.slots();
+    /// assert_eq!(CAYMAN.first(), Some(&ImageIndex::CAYMAN_NX_ACT));
+    /// assert_eq!(CAYMAN.len(), 8);
+    /// ```
+    pub const fn slots(self) -> &'static [ImageIndex] {
+        let g = self as usize;
+        let (start, end) = (GENERATION_STARTS[g], GENERATION_STARTS[g + 1]);
+        let all: &'static [ImageIndex; ImageIndex::COUNT] = &ImageIndex::ALL;
+        let (_, from_start) = all.split_at(start);
+        from_start.split_at(end - start).0
+    }
+}
+
+/// The generation of every slot, read from the table: a populated slot's own, the empty slot
+/// its predecessor's (MAVERICK's missing NX ACT).
+pub(crate) const SLOT_GENERATIONS: [Generation; ImageIndex::COUNT] = {
+    let mut generations = [Generation::Sunda; ImageIndex::COUNT];
+    let mut i = 0;
+    while i < ImageIndex::COUNT {
+        generations[i] = match IMAGE_LIST[i].id() {
+            Some(id) => id.generation,
+            None => {
+                assert!(i > 0, "slot 0 is populated");
+                generations[i - 1]
+            }
+        };
+        i += 1;
+    }
+    generations
+};
+
+/// The first slot of each generation, in [`Generation::ALL`] order, then the end; derived
+/// from [`SLOT_GENERATIONS`], which must list each generation in one run, in order.
+const GENERATION_STARTS: [usize; Generation::ALL.len() + 1] = {
+    let mut starts = [ImageIndex::COUNT; Generation::ALL.len() + 1];
+    starts[0] = 0;
+    let mut i = 1;
+    while i < ImageIndex::COUNT {
+        let (before, here) = (
+            SLOT_GENERATIONS[i - 1] as usize,
+            SLOT_GENERATIONS[i] as usize,
+        );
+        assert!(
+            here == before || here == before + 1,
+            "generations run in order"
+        );
+        if here != before {
+            starts[here] = i;
+        }
+        i += 1;
+    }
+    assert!(SLOT_GENERATIONS[ImageIndex::COUNT - 1] as usize == Generation::ALL.len() - 1);
+    let mut g = 0;
+    while g < Generation::ALL.len() {
+        assert!(Generation::ALL[g] as usize == g);
+        g += 1;
+    }
+    starts
+};
+
+impl fmt::Display for Generation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl FromStr for Generation {
+    type Err = ParseError;
+
+    /// `SUNDA`, `CAYMAN`, `MARIANA`, `MARIANA_PLUS` (or `mariana-plus`), `MAVERICK`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Generation::ALL
+            .into_iter()
+            .find(|g| spells(s, g.name()))
+            .ok_or(ParseError::new(
+                "generation",
+                "SUNDA, CAYMAN, MARIANA, MARIANA_PLUS or MAVERICK",
+            ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::string::ToString;
+
+    use super::*;
+
+    #[test]
+    fn names_parse_back_in_any_case_and_with_dashes() {
+        for g in Generation::ALL {
+            assert_eq!(g.to_string().parse(), Ok(g));
+            assert_eq!(
+                g.name().to_ascii_lowercase().replace('_', "-").parse(),
+                Ok(g)
+            );
+        }
+        assert!("0".parse::<Generation>().is_err());
+        assert_eq!(Generation::MarianaPlus.to_string(), "MARIANA_PLUS");
+    }
+
+    #[test]
+    fn generations_partition_the_index_space() {
+        let mut seen = 0;
+        for g in Generation::ALL {
+            for idx in g.slots() {
+                assert_eq!(idx.as_usize(), seen, "{g:?}");
+                assert_eq!(idx.generation(), g);
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, ImageIndex::COUNT);
+        assert_eq!(Generation::Sunda.slots().len(), 7);
+        assert_eq!(Generation::Maverick.slots().len(), 7);
+        assert_eq!(ImageIndex::MAVERICK_GAP.generation(), Generation::Maverick);
+    }
+}

@@ -1,0 +1,128 @@
+//! [`ProfKind`]: which profiler table, the `kind` argument of `get_hwdecode_table`.
+
+use core::fmt;
+use core::str::FromStr;
+
+use crate::parse_error::{ParseError, integer, spells};
+use crate::raw_value_error::RawValueError;
+
+/// Which profiler table: the `kind` argument of `get_hwdecode_table`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(i32)]
+pub enum ProfKind {
+    /// PROF_CAM (0): 64 × 16-byte opcode-match records, 1 KiB.
+    Cam = 0,
+    /// PROF_TABLE (1): 64 × 128-byte profiler descriptors, 8 KiB.
+    Table = 1,
+}
+
+impl ProfKind {
+    /// Both kinds in argument order.
+    pub const ALL: [ProfKind; 2] = [ProfKind::Cam, ProfKind::Table];
+
+    /// The kind for a raw argument, `None` outside `0..=1`.
+    pub const fn from_raw(raw: i32) -> Option<ProfKind> {
+        match raw {
+            0 => Some(ProfKind::Cam),
+            1 => Some(ProfKind::Table),
+            _ => None,
+        }
+    }
+
+    /// The raw argument.
+    pub const fn raw(self) -> i32 {
+        self as i32
+    }
+
+    /// The vendor's spelling, `CAM` or `TABLE`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ProfKind::Cam => "CAM",
+            ProfKind::Table => "TABLE",
+        }
+    }
+
+    /// Alternative spellings `FromStr` accepts besides [`name`](ProfKind::name): the vendor's
+    /// `PROF_CAM` and `PROF_TABLE`.
+    pub const fn aliases(self) -> &'static [&'static str] {
+        match self {
+            ProfKind::Cam => &["PROF_CAM"],
+            ProfKind::Table => &["PROF_TABLE"],
+        }
+    }
+}
+
+impl fmt::Display for ProfKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl FromStr for ProfKind {
+    type Err = ParseError;
+
+    /// `CAM` (or `PROF_CAM`), `TABLE` (or `PROF_TABLE`), `0` or `1`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        integer(s)
+            .and_then(ProfKind::from_raw)
+            .or_else(|| {
+                ProfKind::ALL
+                    .into_iter()
+                    .find(|k| spells(s, k.name()) || k.aliases().iter().any(|a| spells(s, a)))
+            })
+            .ok_or(ParseError::new(
+                "profiler table kind",
+                "CAM (PROF_CAM), TABLE (PROF_TABLE) or 0, 1",
+            ))
+    }
+}
+
+impl TryFrom<i32> for ProfKind {
+    type Error = RawValueError;
+
+    /// The kind for a raw C integer; anything outside `0..=1` is an error.
+    fn try_from(raw: i32) -> Result<Self, Self::Error> {
+        ProfKind::from_raw(raw).ok_or(RawValueError::new(
+            "profiler table kind",
+            "0 or 1",
+            raw as i64,
+        ))
+    }
+}
+
+impl From<ProfKind> for i32 {
+    /// The raw C argument of a profiler table kind.
+    fn from(value: ProfKind) -> i32 {
+        value.raw()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::string::ToString;
+
+    use super::*;
+
+    #[test]
+    fn raw_conversions_round_trip_and_reject_the_rest() {
+        for raw in -5..40 {
+            assert_eq!(
+                ProfKind::from_raw(raw).map(ProfKind::raw),
+                (0..=1).contains(&raw).then_some(raw)
+            );
+            assert_eq!(ProfKind::try_from(raw).ok(), ProfKind::from_raw(raw));
+        }
+    }
+
+    #[test]
+    fn names_aliases_and_integers_parse() {
+        for k in ProfKind::ALL {
+            assert_eq!(k.to_string().parse(), Ok(k));
+            assert_eq!(k.raw().to_string().parse(), Ok(k));
+        }
+        assert_eq!("prof_table".parse(), Ok(ProfKind::Table));
+        assert!("2".parse::<ProfKind>().is_err());
+    }
+}
