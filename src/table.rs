@@ -19,11 +19,6 @@ pub type ImageList = [ImageSlot; ImageIndex::COUNT];
 /// The `hwdecode_table_list`: 38 slots.
 pub type HwDecodeList = [HwDecodeSlot; ImageIndex::COUNT];
 
-/// Wrapper that aligns embedded blobs to [`BLOB_ALIGN`](crate::catalog::BLOB_ALIGN) bytes.
-#[repr(C, align(16))]
-#[allow(dead_code)] // unused when features deselect every blob
-pub(crate) struct Aligned<T: ?Sized>(pub(crate) T);
-
 /// What a getter returns, in three states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

@@ -9,7 +9,9 @@ use std::process::Command;
 
 use nrtucode_facts::facts::in_front_library;
 use nrtucode_facts::hex::lower_hex;
-use nrtucode_facts::{Getter, Manifest, ManifestHeader, ManifestRow, fixture_bytes, getters};
+use nrtucode_facts::{
+    Getter, GetterId, Manifest, ManifestHeader, ManifestRow, fixture_bytes, getters,
+};
 use sha2::{Digest, Sha256};
 
 const ALL_WITH_VERIFY: &str = "gen-sunda,gen-cayman,gen-mariana,gen-mariana-plus,gen-maverick,\
@@ -32,12 +34,7 @@ fn write_dir(name: &str, keep: impl Fn(&Getter) -> bool) -> (PathBuf, Manifest) 
             std::fs::write(dir.join(file), &bytes).unwrap();
         }
         rows.push(ManifestRow {
-            symbol: g.symbol.into(),
-            gen_name: g.gen_name.into(),
-            class: g.class.into(),
-            engine: g.engine.into(),
-            variant: g.variant.into(),
-            region: g.region.into(),
+            id: GetterId::from(g),
             size: g.size as u64,
             sha256,
             blob_va: g.blob_va,

@@ -18,21 +18,77 @@ pub const KNOWN_HASHES_TSV: &str = include_str!("../../../blobs/known_hashes.tsv
 /// `blobs/binaries.tsv`: the two vendor binaries.
 pub const BINARIES_TSV: &str = include_str!("../../../blobs/binaries.tsv");
 
-/// One getter of the vendor binary.
+/// The identity of one getter: its vendor symbol and the table cell it fills (generation,
+/// class, engine, variant, region). The one definition, used by the facts ([`Getter`], with
+/// `&'static str`), the blob-directory manifest and the carver (with `String`).
+///
+/// Fields are in this order so that identities sort by symbol first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GetterId<S = &'static str> {
+    /// The vendor symbol, with its `_get` suffix.
+    pub symbol: S,
+    /// Generation, e.g. `CAYMAN`.
+    pub gen_name: S,
+    /// Core class, `NX` or `Q7`.
+    pub class: S,
+    /// Engine, e.g. `ACT`.
+    pub engine: S,
+    /// Variant: `RELEASE`, `PERF`, `DEBUG`, `TEST`, `DKL_PERF`, `DKL_DEBUG`, `DKL_TEST`, `PROF`.
+    pub variant: S,
+    /// Region: `IRAM`, `DRAM`, `SRAM`, `EXTRAM`, `CAM`, `TABLE` or an `EXTISA_*` name.
+    pub region: S,
+}
+
+impl<S: AsRef<str>> GetterId<S> {
+    /// The image (or profiler) the getter belongs to, `<GEN>_<CLASS>_<ENGINE>_<VARIANT>`, e.g.
+    /// `CAYMAN_NX_ACT_PERF`: the name of its region array in the generated tables.
+    pub fn image_name(&self) -> String {
+        format!(
+            "{}_{}_{}_{}",
+            self.gen_name.as_ref(),
+            self.class.as_ref(),
+            self.engine.as_ref(),
+            self.variant.as_ref()
+        )
+    }
+
+    /// `true` when both getters are regions of the same image (generation, class, engine and
+    /// variant agree).
+    pub fn same_image<T: AsRef<str>>(&self, other: &GetterId<T>) -> bool {
+        self.gen_name.as_ref() == other.gen_name.as_ref()
+            && self.class.as_ref() == other.class.as_ref()
+            && self.engine.as_ref() == other.engine.as_ref()
+            && self.variant.as_ref() == other.variant.as_ref()
+    }
+}
+
+impl From<&GetterId> for GetterId<String> {
+    fn from(id: &GetterId) -> Self {
+        GetterId {
+            symbol: id.symbol.to_owned(),
+            gen_name: id.gen_name.to_owned(),
+            class: id.class.to_owned(),
+            engine: id.engine.to_owned(),
+            variant: id.variant.to_owned(),
+            region: id.region.to_owned(),
+        }
+    }
+}
+
+impl From<&Getter> for GetterId<String> {
+    fn from(getter: &Getter) -> Self {
+        GetterId::from(&getter.id)
+    }
+}
+
+/// One getter of the vendor binary: its identity and what it returns.
+///
+/// The identity's fields read through (`getter.symbol`, `getter.gen_name`, …): a getter is its
+/// [`GetterId`] plus addresses.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Getter {
-    /// Generation, e.g. `CAYMAN`.
-    pub gen_name: &'static str,
-    /// Core class, `NX` or `Q7`.
-    pub class: &'static str,
-    /// Engine, e.g. `ACT`.
-    pub engine: &'static str,
-    /// Variant: `RELEASE`, `PERF`, `DEBUG`, `TEST`, `DKL_PERF`, `DKL_DEBUG`, `DKL_TEST`, `PROF`.
-    pub variant: &'static str,
-    /// Region: `IRAM`, `DRAM`, `SRAM`, `EXTRAM`, `CAM`, `TABLE` or an `EXTISA_*` name.
-    pub region: &'static str,
-    /// The vendor symbol, with its `_get` suffix.
-    pub symbol: &'static str,
+    /// Symbol, generation, class, engine, variant and region.
+    pub id: GetterId,
     /// Virtual address of the getter stub in the vendor binary.
     pub accessor_va: u64,
     /// Virtual address the getter returns.
@@ -43,21 +99,32 @@ pub struct Getter {
     pub real: bool,
 }
 
+impl std::ops::Deref for Getter {
+    type Target = GetterId;
+
+    fn deref(&self) -> &GetterId {
+        &self.id
+    }
+}
+
 impl Getter {
     /// The symbol without its `_get` suffix, e.g. `CAYMAN_NX_ACT_PERF_IRAM`.
     pub fn stem(&self) -> &'static str {
-        self.symbol.strip_suffix("_get").unwrap_or(self.symbol)
+        self.id
+            .symbol
+            .strip_suffix("_get")
+            .unwrap_or(self.id.symbol)
     }
 
     /// `true` for the rows the two resolvers reach (base, DKL and PROF); `false` for the
     /// `EXTISA_*` rows of the third resolver, which this project does not embed.
     pub fn is_resolver_reachable(&self) -> bool {
-        !self.region.starts_with("EXTISA")
+        !self.id.region.starts_with("EXTISA")
     }
 
     /// `true` for the profiler rows (`PROF_CAM`, `PROF_TABLE`).
     pub fn is_prof(&self) -> bool {
-        self.variant == "PROF"
+        self.id.variant == "PROF"
     }
 }
 
@@ -67,12 +134,14 @@ pub fn getters() -> Vec<Getter> {
         .map(|f| {
             assert_eq!(f.len(), 10, "getters.tsv: bad row {f:?}");
             Getter {
-                gen_name: f[0],
-                class: f[1],
-                engine: f[2],
-                variant: f[3],
-                region: f[4],
-                symbol: f[5],
+                id: GetterId {
+                    symbol: f[5],
+                    gen_name: f[0],
+                    class: f[1],
+                    engine: f[2],
+                    variant: f[3],
+                    region: f[4],
+                },
                 accessor_va: parse_int(f[6]).expect("getters.tsv: accessor_va"),
                 blob_va: parse_int(f[7]).expect("getters.tsv: blob_va"),
                 size: parse_int(f[8]).expect("getters.tsv: size") as usize,

@@ -8,6 +8,7 @@
 //! vendor binary; nothing here reads outside the repository.
 #![forbid(unsafe_code)]
 
+pub mod codegen;
 pub mod env_matrix;
 pub mod facts;
 pub mod fixture;
@@ -16,8 +17,8 @@ pub mod manifest;
 mod tsv;
 
 pub use facts::{
-    BinaryFact, Getter, HwDecodeSlotFact, ImageSlotFact, KnownHash, ProfBlobFact, binaries,
-    getters, hwdecode_slots, image_slots, known_hashes, prof_blobs,
+    BinaryFact, Getter, GetterId, HwDecodeSlotFact, ImageSlotFact, KnownHash, ProfBlobFact,
+    binaries, getters, hwdecode_slots, image_slots, known_hashes, prof_blobs,
 };
 pub use fixture::fixture_bytes;
 pub use manifest::{Manifest, ManifestError, ManifestHeader, ManifestRow};

@@ -22,6 +22,7 @@
 
 use std::fmt;
 
+use crate::facts::GetterId;
 use crate::tsv::parse_int;
 
 /// File name of the manifest inside a blob directory.
@@ -45,21 +46,12 @@ pub struct ManifestHeader {
     pub build_id: String,
 }
 
-/// One getter of a blob directory.
+/// One getter of a blob directory. The identity's fields read through (`row.symbol`, …).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ManifestRow {
-    /// Getter symbol (with `_get`), or a positional name for a stripped library.
-    pub symbol: String,
-    /// Generation.
-    pub gen_name: String,
-    /// Core class.
-    pub class: String,
-    /// Engine.
-    pub engine: String,
-    /// Variant.
-    pub variant: String,
-    /// Region.
-    pub region: String,
+    /// Getter symbol (with `_get`; a positional name for a stripped library), generation,
+    /// class, engine, variant and region.
+    pub id: GetterId<String>,
     /// Blob size in bytes.
     pub size: u64,
     /// sha256 of the blob bytes, lowercase hex.
@@ -95,6 +87,14 @@ impl fmt::Display for ManifestError {
 }
 
 impl std::error::Error for ManifestError {}
+
+impl std::ops::Deref for ManifestRow {
+    type Target = GetterId<String>;
+
+    fn deref(&self) -> &GetterId<String> {
+        &self.id
+    }
+}
 
 impl Manifest {
     /// Parses manifest text.
@@ -151,12 +151,14 @@ impl Manifest {
                 name => return Err(err(n, format!("file {name:?} is not a plain file name"))),
             };
             manifest.rows.push(ManifestRow {
-                symbol: f[0].to_owned(),
-                gen_name: f[1].to_owned(),
-                class: f[2].to_owned(),
-                engine: f[3].to_owned(),
-                variant: f[4].to_owned(),
-                region: f[5].to_owned(),
+                id: GetterId {
+                    symbol: f[0].to_owned(),
+                    gen_name: f[1].to_owned(),
+                    class: f[2].to_owned(),
+                    engine: f[3].to_owned(),
+                    variant: f[4].to_owned(),
+                    region: f[5].to_owned(),
+                },
                 size: int(6, "size")?,
                 sha256: sha256.to_ascii_lowercase(),
                 blob_va: int(8, "blob_va")?,
@@ -220,12 +222,14 @@ mod tests {
                 build_id: "unknown".into(),
             },
             rows: vec![ManifestRow {
-                symbol: "X_get".into(),
-                gen_name: "CAYMAN".into(),
-                class: "NX".into(),
-                engine: "ACT".into(),
-                variant: "PERF".into(),
-                region: "IRAM".into(),
+                id: GetterId {
+                    symbol: "X_get".into(),
+                    gen_name: "CAYMAN".into(),
+                    class: "NX".into(),
+                    engine: "ACT".into(),
+                    variant: "PERF".into(),
+                    region: "IRAM".into(),
+                },
                 size: 7,
                 sha256: "cd".repeat(32),
                 blob_va: 0x1234,

@@ -17,35 +17,8 @@ use nrtucode_facts::{
 
 use crate::carve::error::CarveError;
 
-/// The identity of one getter.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct GetterName {
-    /// Vendor symbol, with `_get`.
-    pub symbol: String,
-    /// Generation.
-    pub gen_name: String,
-    /// Core class.
-    pub class: String,
-    /// Engine.
-    pub engine: String,
-    /// Variant (`PERF`, `DKL_PERF`, `PROF`, ...).
-    pub variant: String,
-    /// Region (`IRAM`..`EXTRAM`, `CAM`, `TABLE`).
-    pub region: String,
-}
-
-impl From<&Getter> for GetterName {
-    fn from(g: &Getter) -> Self {
-        Self {
-            symbol: g.symbol.to_owned(),
-            gen_name: g.gen_name.to_owned(),
-            class: g.class.to_owned(),
-            engine: g.engine.to_owned(),
-            variant: g.variant.to_owned(),
-            region: g.region.to_owned(),
-        }
-    }
-}
+/// The identity of one getter (the facts' one identity type, with owned strings).
+pub type GetterName = nrtucode_facts::GetterId<String>;
 
 /// The vendor's spelling of a variant inside a symbol.
 pub(crate) fn symbol_variant(variant: &str) -> String {

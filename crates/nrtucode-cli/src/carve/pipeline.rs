@@ -338,12 +338,7 @@ impl Carve {
                 .getters
                 .iter()
                 .map(|g| ManifestRow {
-                    symbol: g.name.symbol.clone(),
-                    gen_name: g.name.gen_name.clone(),
-                    class: g.name.class.clone(),
-                    engine: g.name.engine.clone(),
-                    variant: g.name.variant.clone(),
-                    region: g.name.region.clone(),
+                    id: g.name.clone(),
                     size: g.size,
                     sha256: g.sha256.clone(),
                     blob_va: g.blob_va,
