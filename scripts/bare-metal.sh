@@ -46,10 +46,8 @@ for line in readelf("-lW").splitlines():
     f = line.split()
     if f and f[0] == "LOAD":
         loads.append((int(f[3], 16), int(f[4], 16)))  # PhysAddr, FileSiz
-# A blob static is named by its getter's stem, <GEN>_<CLASS>_<ENGINE>_<VARIANT>_<REGION> (mangled).
-blob_stem = re.compile(r"(SUNDA|CAYMAN|MARIANA|MARIANA_PLUS|MAVERICK)_(NX|Q7)_\w+?_(IRAM|DRAM|SRAM|EXTRAM|CAM|TABLE)\d")
 blobs = [(int(f[1], 16), int(f[2], 0)) for f in (l.split() for l in readelf("-sW").splitlines())
-         if len(f) >= 8 and f[3] == "OBJECT" and blob_stem.search(f[7])]
+         if len(f) >= 8 and f[3] == "OBJECT" and "BLOB_" in f[7]]
 
 problems = []
 addr, n = sections.get(".nrtucode_blobs", (0, 0))

@@ -9,7 +9,7 @@ trap 'rm -rf "$work"' EXIT
 
 lib="${1:-}"
 if [[ -z "$lib" ]]; then
-  cargo run -q --release -p nrtucode-lookalike -- --variant full --opt O2 --out "$work/la" --build >/dev/null
+  cargo run -q --release -p nrtucode-lookalike -- --library full --opt O2 --out "$work/la" --build >/dev/null
   lib="$work/la/libnrtucode_internal.so"
 fi
 cargo build -q --release -p nrtucode-cli

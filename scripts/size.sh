@@ -5,7 +5,7 @@
 #   scripts/size.sh            # fixtures, real-blob mode (carve of the look-alike), build cost
 #   scripts/size.sh --no-build-cost
 #
-# The consumer is tests/no_std built with only the NoEnv image and hwdecode entry points
+# The consumer is tests/no_std built with only the NoEnv image and profiler-table entry points
 # (`--no-default-features --features panic-loop`), then again with its `verify` entry points
 # (what feature `verify` adds, with sha2's unrolled and compact SHA-256). Its ELF is split by scripts/size_report.py:
 # payload = the BLOB_* statics (distinct blobs), metadata = the rest of .rodata/.data, code =
@@ -45,7 +45,7 @@ verify_compact=$(FEATURES=verify consumer "fixtures + verify, compact sha2" targ
 
 echo "building the look-alike, carving it, building the real-blob consumer..." >&2
 carved=""
-if cargo run --quiet -p nrtucode-lookalike -- --variant full --out "$work/la" --build >/dev/null &&
+if cargo run --quiet -p nrtucode-lookalike -- --library full --out "$work/la" --build >/dev/null &&
   cargo run --quiet -p nrtucode-cli -- carve "$work/la/libnrtucode_internal.so" --out "$work/blobs" >/dev/null; then
   carved=$(consumer "carved look-alike" target/nopanic-check-carved NRTUCODE_BLOB_DIR="$work/blobs")
 else

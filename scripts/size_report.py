@@ -4,8 +4,7 @@
 usage: size_report.py ELF LABEL
 
 Reads `readelf -SW` / `readelf -sW` (binutils' readelf reads any ELF). Payload = the union of
-the blob statics (one per distinct blob, named by its getter's stem, e.g.
-`CAYMAN_NX_ACT_PERF_IRAM`, by `embed_blob!`); metadata = every other byte of
+the `BLOB_*` statics (one per distinct blob, from build.rs); metadata = every other byte of
 .rodata/.data (the const tables, their anonymous allocations, alignment padding); code = .text
 minus the consumer's own `_start` and panic handler. Prints one markdown row, and a JSON line
 for size.sh.
@@ -50,9 +49,7 @@ text_secs = {i for i, s in sections.items() if s[0].startswith(".text")}
 alloc = sum(s[2] for s in sections.values() if "A" in s[3])
 data = sum(sections[i][2] for i in data_secs)
 text = sum(sections[i][2] for i in text_secs)
-# A blob static is named by its stem, <GEN>_<CLASS>_<ENGINE>_<VARIANT>_<REGION> (mangled).
-BLOB_STEM = re.compile(r"(SUNDA|CAYMAN|MARIANA|MARIANA_PLUS|MAVERICK)_(NX|Q7)_\w+?_(IRAM|DRAM|SRAM|EXTRAM|CAM|TABLE)\d")
-blobs = [(a, a + n) for a, n, _, sec, name in symbols if sec in data_secs and BLOB_STEM.search(name)]
+blobs = [(a, a + n) for a, n, _, sec, name in symbols if sec in data_secs and "BLOB_" in name]
 payload = union(blobs)
 harness = {"_start", "check_image_noenv", "check_hwdecode"}
 harness_bytes = sum(n for a, n, t, sec, name in symbols if t == "FUNC" and name == "_start")

@@ -8,7 +8,7 @@
 //! test `tests/catalog_vs_facts.rs` checks this file against the TSVs, independently.
 
 use crate::table::{
-    BlobDebug, HwDecodeList, HwDecodeSlot, ImageDesc, ImageList, ImageSlot, ProfPair, Regions,
+    BlobDebug, ImageDesc, ImageList, ImageSlot, ProfList, ProfPair, ProfSlot, Regions,
 };
 use crate::{
     CoreClass::{self, Nx, Q7},
@@ -25,9 +25,12 @@ use core::fmt;
 pub(crate) struct Aligned<T: ?Sized>(pub(crate) T);
 
 /// The one definition of how a blob is embedded, invoked by the generated module once per
-/// distinct blob: `embed_blob!(STEM, LEN, "path")` defines `static STEM: Aligned<[u8; LEN]>`
-/// holding the file's bytes, aligned to [`BLOB_ALIGN`], and on ELF targets alone in the input
-/// section `.rodata.nrtucode.STEM` ([`BLOB_SECTION_PREFIX`] + stem).
+/// distinct blob: `embed_blob!(STEM, BLOB_NNN, LEN, "path")` defines the blob `STEM`, an
+/// `Aligned<[u8; LEN]>` holding the file's bytes, aligned to [`BLOB_ALIGN`], and on ELF targets
+/// alone in the input section `.rodata.nrtucode.STEM` ([`BLOB_SECTION_PREFIX`] + stem).
+/// `BLOB_NNN` (NNN its emission order) is the static's symbol: rustc lays statics out in symbol
+/// order, so equal-length numbered symbols keep the blobs in the facts' order in memory, and
+/// the code refers to the blob by its stem.
 ///
 /// The `#[unsafe(link_section)]` attribute here is the crate's only `unsafe` (the audit in
 /// `tests/unsafe_audit.rs` checks that): it names the input section of immutable bytes, and
@@ -38,7 +41,7 @@ macro_rules! embed_blob {
     (@section_prefix) => {
         ".rodata.nrtucode."
     };
-    ($stem:ident, $len:literal, $path:literal) => {
+    ($stem:ident, $symbol:ident, $len:literal, $path:literal) => {
         #[cfg_attr(
                     not(any(
                         target_vendor = "apple",
@@ -49,8 +52,9 @@ macro_rules! embed_blob {
                     )),
                     unsafe(link_section = concat!(embed_blob!(@section_prefix), stringify!($stem)))
                 )]
-        static $stem: $crate::catalog::Aligned<[u8; $len]> =
+        static $symbol: $crate::catalog::Aligned<[u8; $len]> =
             $crate::catalog::Aligned(*include_bytes!($path));
+        use $symbol as $stem;
     };
 }
 
@@ -116,8 +120,8 @@ const fn slot(
     ImageSlot::new(SlotId::new(generation, class, engine), descriptors)
 }
 
-const fn prof(pair: ProfPair) -> HwDecodeSlot {
-    HwDecodeSlot::new(pair)
+const fn prof(pair: ProfPair) -> ProfSlot {
+    ProfSlot::new(pair)
 }
 
 // SUNDA: one descriptor (key 1, RELEASE) per engine.
@@ -209,32 +213,32 @@ const MARIANA_Q7_TWIN: &[ImageDesc] = &[
 ];
 
 // MARIANA_PLUS: as CAYMAN.
-const MPLUS_ACT: &[ImageDesc] = &[
+const MARIANA_PLUS_ACT: &[ImageDesc] = &[
     d(Perf, MARIANA_PLUS_NX_ACT_PERF),
     d(Debug, MARIANA_PLUS_NX_ACT_DEBUG),
     d(Test, MARIANA_PLUS_NX_ACT_TEST),
 ];
-const MPLUS_DVE: &[ImageDesc] = &[
+const MARIANA_PLUS_DVE: &[ImageDesc] = &[
     d(Perf, MARIANA_PLUS_NX_DVE_PERF),
     d(Debug, MARIANA_PLUS_NX_DVE_DEBUG),
     d(Test, MARIANA_PLUS_NX_DVE_TEST),
 ];
-const MPLUS_POOL: &[ImageDesc] = &[
+const MARIANA_PLUS_POOL: &[ImageDesc] = &[
     d(Perf, MARIANA_PLUS_NX_POOL_PERF),
     d(Debug, MARIANA_PLUS_NX_POOL_DEBUG),
     d(Test, MARIANA_PLUS_NX_POOL_TEST),
 ];
-const MPLUS_PE: &[ImageDesc] = &[
+const MARIANA_PLUS_PE: &[ImageDesc] = &[
     d(Perf, MARIANA_PLUS_NX_PE_PERF),
     d(Debug, MARIANA_PLUS_NX_PE_DEBUG),
     d(Test, MARIANA_PLUS_NX_PE_TEST),
 ];
-const MPLUS_SP: &[ImageDesc] = &[
+const MARIANA_PLUS_SP: &[ImageDesc] = &[
     d(Perf, MARIANA_PLUS_NX_SP_PERF),
     d(Debug, MARIANA_PLUS_NX_SP_DEBUG),
     d(Test, MARIANA_PLUS_NX_SP_TEST),
 ];
-const MPLUS_Q7: &[ImageDesc] = &[
+const MARIANA_PLUS_Q7: &[ImageDesc] = &[
     d(Perf, MARIANA_PLUS_Q7_POOL_PERF),
     d(DklPerf, MARIANA_PLUS_Q7_POOL_DKL_PERF),
     d(DklDebug, MARIANA_PLUS_Q7_POOL_DKL_DEBUG),
@@ -242,7 +246,7 @@ const MPLUS_Q7: &[ImageDesc] = &[
     d(Debug, MARIANA_PLUS_Q7_POOL_DEBUG),
     d(Test, MARIANA_PLUS_Q7_POOL_TEST),
 ];
-const MPLUS_Q7_TWIN: &[ImageDesc] = &[
+const MARIANA_PLUS_Q7_TWIN: &[ImageDesc] = &[
     d(Perf, MARIANA_PLUS_Q7_POOL_PERF),
     d(Debug, MARIANA_PLUS_Q7_POOL_DEBUG),
     d(Test, MARIANA_PLUS_Q7_POOL_TEST),
@@ -291,14 +295,14 @@ pub const IMAGE_LIST: ImageList = [
     slot(Mariana, Nx, Sp, MARIANA_SP),
     slot(Mariana, Q7, Pool, MARIANA_Q7),
     slot(Mariana, Q7, Pool, MARIANA_Q7_TWIN),
-    slot(MarianaPlus, Nx, Act, MPLUS_ACT),
-    slot(MarianaPlus, Nx, Dve, MPLUS_DVE),
-    slot(MarianaPlus, Nx, Pool, MPLUS_POOL),
-    slot(MarianaPlus, Nx, Pe, MPLUS_PE),
-    slot(MarianaPlus, Nx, Sp, MPLUS_SP),
-    slot(MarianaPlus, Nx, Sp, MPLUS_SP),
-    slot(MarianaPlus, Q7, Pool, MPLUS_Q7),
-    slot(MarianaPlus, Q7, Pool, MPLUS_Q7_TWIN),
+    slot(MarianaPlus, Nx, Act, MARIANA_PLUS_ACT),
+    slot(MarianaPlus, Nx, Dve, MARIANA_PLUS_DVE),
+    slot(MarianaPlus, Nx, Pool, MARIANA_PLUS_POOL),
+    slot(MarianaPlus, Nx, Pe, MARIANA_PLUS_PE),
+    slot(MarianaPlus, Nx, Sp, MARIANA_PLUS_SP),
+    slot(MarianaPlus, Nx, Sp, MARIANA_PLUS_SP),
+    slot(MarianaPlus, Q7, Pool, MARIANA_PLUS_Q7),
+    slot(MarianaPlus, Q7, Pool, MARIANA_PLUS_Q7_TWIN),
     slot(Maverick, Nx, Dve, MAVERICK_DVE),
     slot(Maverick, Nx, Pool, MAVERICK_POOL),
     slot(Maverick, Nx, Pe, MAVERICK_PE),
@@ -308,11 +312,11 @@ pub const IMAGE_LIST: ImageList = [
     slot(Maverick, Q7, Pool, MAVERICK_Q7),
 ];
 
-const NO_PROF: HwDecodeSlot = HwDecodeSlot::NONE;
+const NO_PROF: ProfSlot = ProfSlot::NONE;
 
 /// The vendor's `hwdecode_table_list`: 38 slots in the same index space, 15 with a profiler
 /// (the NX ACT, DVE, POOL and PE engines from CAYMAN on).
-pub const HWDECODE_LIST: HwDecodeList = [
+pub const HWDECODE_LIST: ProfList = [
     // SUNDA 0..=6: no profiler.
     NO_PROF,
     NO_PROF,
@@ -433,14 +437,7 @@ const _: () = {
         assert!(blob_len_is(prof.get(ProfKind::Table), 0x2000));
         i += 1;
     }
-    // The twin slots: the same descriptor shape (the bytes alias; tested at run time).
-    let twins: [(usize, usize); 5] = [(4, 5), (11, 12), (19, 20), (27, 28), (34, 35)];
-    let mut t = 0;
-    while t < twins.len() {
-        let (a, b) = twins[t];
-        assert!(IMAGE_LIST[a].descriptors().len() == IMAGE_LIST[b].descriptors().len());
-        t += 1;
-    }
+    // The twin slots (`ImageIndex::TWINS`) are checked where they are defined.
 };
 
 // ---- Iteration -----------------------------------------------------------------------------
@@ -523,7 +520,7 @@ impl fmt::Debug for ProfEntry {
 }
 
 /// Both getters of every `hwdecode_table_list` slot, in table order (76 entries).
-pub fn hwdecode_entries() -> impl Iterator<Item = ProfEntry> + Clone {
+pub fn prof_entries() -> impl Iterator<Item = ProfEntry> + Clone {
     ImageIndex::ALL.into_iter().flat_map(|index| {
         ProfKind::ALL.into_iter().map(move |kind| ProfEntry {
             index,

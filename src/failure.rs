@@ -93,7 +93,7 @@ mod tests {
             "CAYMAN Q7 POOL (slot 13), region -1, flavor DKL_PERF: memory region out of range (0..=3) (code 2)"
         );
         let prof = get_hwdecode_table(0, 1)
-            .map_err(|e| e.with_request(Request::hwdecode(0, 1)))
+            .map_err(|e| e.with_request(Request::prof(0, 1)))
             .unwrap_err();
         assert_eq!(
             prof.to_string(),
@@ -119,8 +119,8 @@ mod tests {
             Request::image(7, 0, 3)
         );
         assert_eq!(
-            Request::hwdecode(7, 0).with_effective_flavor(&debug),
-            Request::hwdecode(7, 0)
+            Request::prof(7, 0).with_effective_flavor(&debug),
+            Request::prof(7, 0)
         );
     }
 }

@@ -1,5 +1,5 @@
 //! Compile-time resolution that cannot fail at run time: [`image!`](crate::image) and
-//! [`hwdecode!`](crate::hwdecode) yield a `&'static [u8]` from a typed request, evaluated in a
+//! [`prof_table!`](crate::prof_table) yield a `&'static [u8]` from a typed request, evaluated in a
 //! `const`, and a request that does not resolve stops the build with a message naming the
 //! request and the reason.
 
@@ -53,24 +53,24 @@ macro_rules! image {
 /// compilation, naming the request.
 ///
 /// ```
-/// use nrtucode::{hwdecode, ImageIndex, ProfKind};
-/// const CAM: &[u8] = hwdecode!(ImageIndex::CAYMAN_NX_ACT, ProfKind::Cam);
+/// use nrtucode::{prof_table, ImageIndex, ProfKind};
+/// const CAM: &[u8] = prof_table!(ImageIndex::CAYMAN_NX_ACT, ProfKind::Cam);
 /// static_assertions::const_assert_eq!(CAM.len(), 0x400);
 /// ```
 ///
 /// ```compile_fail
-/// use nrtucode::{hwdecode, ImageIndex, ProfKind};
-/// const CAM: &[u8] = hwdecode!(ImageIndex::SUNDA_NX_ACT, ProfKind::Cam); // no profiler
+/// use nrtucode::{prof_table, ImageIndex, ProfKind};
+/// const CAM: &[u8] = prof_table!(ImageIndex::SUNDA_NX_ACT, ProfKind::Cam); // no profiler
 /// ```
 #[macro_export]
-macro_rules! hwdecode {
+macro_rules! prof_table {
     ($slot:expr, $kind:expr $(,)?) => {{
         const BYTES: &'static [u8] = match $crate::resolve_hwdecode($slot, $kind) {
             ::core::result::Result::Ok(bytes) => bytes,
             ::core::result::Result::Err(err) => $crate::__nrtucode_const_fail!(
                 err,
                 ::core::concat!(
-                    "nrtucode::hwdecode!(",
+                    "nrtucode::prof_table!(",
                     ::core::stringify!($slot),
                     ", ",
                     ::core::stringify!($kind),
@@ -82,44 +82,37 @@ macro_rules! hwdecode {
     }};
 }
 
-/// A `const` panic naming the request and the reason: a const panic message can only be a
-/// literal, so each reason is its own arm. Not public API.
+/// A `const` panic naming the request and the reason, worded like `Failure`'s `Display`:
+/// `<request>: <ResolveErr::message()> (code N)`. A const panic message can only be a literal,
+/// so each reason is its own arm, its text taken from `__nrtucode_message!`. Not public API.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __nrtucode_const_fail {
     ($err:expr, $what:expr) => {
         match $err {
-            $crate::ResolveErr::IndexOutOfRange => ::core::panic!(::core::concat!(
-                $what,
-                ": image index out of range (code 1)"
-            )),
-            $crate::ResolveErr::EmptySlot => {
-                ::core::panic!(::core::concat!($what, ": the slot is empty (code 2)"))
-            }
-            $crate::ResolveErr::FlavorNotFound => ::core::panic!(::core::concat!(
-                $what,
-                ": no descriptor for the requested flavor in this slot (code 2)"
-            )),
-            $crate::ResolveErr::RegionOutOfRange => ::core::panic!(::core::concat!(
-                $what,
-                ": memory region out of range (code 2)"
-            )),
-            $crate::ResolveErr::KindOutOfRange => ::core::panic!(::core::concat!(
-                $what,
-                ": profiler table kind out of range (code 2)"
-            )),
-            $crate::ResolveErr::NoProfiler => ::core::panic!(::core::concat!(
-                $what,
-                ": no profiler table in this slot (code 2)"
-            )),
+            $crate::ResolveErr::IndexOutOfRange => $crate::__nrtucode_const_fail!(@panic $what, IndexOutOfRange, "1"),
+            $crate::ResolveErr::EmptySlot => $crate::__nrtucode_const_fail!(@panic $what, EmptySlot, "2"),
+            $crate::ResolveErr::FlavorNotFound => $crate::__nrtucode_const_fail!(@panic $what, FlavorNotFound, "2"),
+            $crate::ResolveErr::RegionOutOfRange => $crate::__nrtucode_const_fail!(@panic $what, RegionOutOfRange, "2"),
+            $crate::ResolveErr::KindOutOfRange => $crate::__nrtucode_const_fail!(@panic $what, KindOutOfRange, "2"),
+            $crate::ResolveErr::NoProfiler => $crate::__nrtucode_const_fail!(@panic $what, NoProfiler, "2"),
             $crate::ResolveErr::NullGetter => ::core::panic!(::core::concat!(
                 $what,
-                ": not embedded in this build, enable its gen-* and flavor-* features (code 3)"
+                ": ",
+                $crate::__nrtucode_message!(NullGetter),
+                " (code 3); enable its gen-* and flavor-* features"
             )),
-            $crate::ResolveErr::RemovedFlag => ::core::panic!(::core::concat!(
-                $what,
-                ": removed flag NRTUCODE_MPLUS_ON_MARIANA=1 (code 8)"
-            )),
+            $crate::ResolveErr::RemovedFlag => $crate::__nrtucode_const_fail!(@panic $what, RemovedFlag, "8"),
         }
+    };
+    (@panic $what:expr, $reason:ident, $code:literal) => {
+        ::core::panic!(::core::concat!(
+            $what,
+            ": ",
+            $crate::__nrtucode_message!($reason),
+            " (code ",
+            $code,
+            ")"
+        ))
     };
 }

@@ -25,7 +25,7 @@ pub enum Request {
         flavor: i32,
     },
     /// A `get_hwdecode_table` call.
-    Hwdecode {
+    Prof {
         /// The flat index.
         idx: u32,
         /// The kind argument.
@@ -49,13 +49,13 @@ impl Request {
     }
 
     /// A `get_hwdecode_table(idx, kind)` request.
-    pub const fn hwdecode(idx: u32, kind: i32) -> Self {
-        Request::Hwdecode { idx, kind }
+    pub const fn prof(idx: u32, kind: i32) -> Self {
+        Request::Prof { idx, kind }
     }
 
     /// A typed `resolve_hwdecode` request.
-    pub const fn typed_hwdecode(idx: ImageIndex, kind: ProfKind) -> Self {
-        Request::hwdecode(idx.raw(), kind.raw())
+    pub const fn typed_prof(idx: ImageIndex, kind: ProfKind) -> Self {
+        Request::prof(idx.raw(), kind.raw())
     }
 
     /// The request with flavor `0` (auto) replaced by the flavor `env` selects, exactly as
@@ -85,7 +85,7 @@ impl Request {
     /// The flat index.
     pub const fn idx(&self) -> u32 {
         match *self {
-            Request::Image { idx, .. } | Request::Hwdecode { idx, .. } => idx,
+            Request::Image { idx, .. } | Request::Prof { idx, .. } => idx,
         }
     }
 }
@@ -132,7 +132,7 @@ impl fmt::Display for Request {
                 let flavor = Named(flavor, Flavor::from_raw(flavor), "");
                 write!(f, "{}, {region}, flavor {flavor}", SlotName(idx))
             }
-            Request::Hwdecode { idx, kind } => {
+            Request::Prof { idx, kind } => {
                 let kind = Named(kind, ProfKind::from_raw(kind), "kind");
                 write!(f, "{}, profiler {kind}", SlotName(idx))
             }

@@ -23,7 +23,7 @@ pub enum ResolveErr {
     RegionOutOfRange,
     /// Code 2: profiler `kind` outside 0..=1.
     KindOutOfRange,
-    /// Code 2: the slot has no profiler table of that kind (a NULL getter in the hwdecode list).
+    /// Code 2: the slot has no profiler table of that kind (a NULL getter in the vendor's `hwdecode_table_list`).
     NoProfiler,
     /// Code 3: the descriptor exists but its getter for the region is NULL (not in this build).
     NullGetter,
@@ -58,21 +58,52 @@ impl ResolveErr {
         }
     }
 
-    /// A one-line description.
+    /// A one-line description (also what [`image!`](crate::image) and
+    /// [`prof_table!`](crate::prof_table) print when a request does not resolve at compile
+    /// time: both take the text from the hidden `__nrtucode_message!`).
     pub const fn message(&self) -> &'static str {
         match self {
-            ResolveErr::IndexOutOfRange => "image index out of range (0..=37)",
-            ResolveErr::EmptySlot => "image slot is empty",
-            ResolveErr::FlavorNotFound => "no descriptor for the requested flavor in this slot",
-            ResolveErr::RegionOutOfRange => "memory region out of range (0..=3)",
-            ResolveErr::KindOutOfRange => "profiler table kind out of range (0..=1)",
-            ResolveErr::NoProfiler => "no profiler table in this slot",
-            ResolveErr::NullGetter => "image not present in this build (NULL getter)",
-            ResolveErr::RemovedFlag => {
-                "NRTUCODE_MPLUS_ON_MARIANA=1 is a removed flag; unset it to resolve images"
-            }
+            ResolveErr::IndexOutOfRange => crate::__nrtucode_message!(IndexOutOfRange),
+            ResolveErr::EmptySlot => crate::__nrtucode_message!(EmptySlot),
+            ResolveErr::FlavorNotFound => crate::__nrtucode_message!(FlavorNotFound),
+            ResolveErr::RegionOutOfRange => crate::__nrtucode_message!(RegionOutOfRange),
+            ResolveErr::KindOutOfRange => crate::__nrtucode_message!(KindOutOfRange),
+            ResolveErr::NoProfiler => crate::__nrtucode_message!(NoProfiler),
+            ResolveErr::NullGetter => crate::__nrtucode_message!(NullGetter),
+            ResolveErr::RemovedFlag => crate::__nrtucode_message!(RemovedFlag),
         }
     }
+}
+
+/// The text of each [`ResolveErr::message`], as a literal, so that the const macros can
+/// `concat!` it into a compile-time panic message (which can only be a literal). Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __nrtucode_message {
+    (IndexOutOfRange) => {
+        "image index out of range (0..=37)"
+    };
+    (EmptySlot) => {
+        "image slot is empty"
+    };
+    (FlavorNotFound) => {
+        "no descriptor for the requested flavor in this slot"
+    };
+    (RegionOutOfRange) => {
+        "memory region out of range (0..=3)"
+    };
+    (KindOutOfRange) => {
+        "profiler table kind out of range (0..=1)"
+    };
+    (NoProfiler) => {
+        "no profiler table in this slot"
+    };
+    (NullGetter) => {
+        "image not present in this build (NULL getter)"
+    };
+    (RemovedFlag) => {
+        "NRTUCODE_MPLUS_ON_MARIANA=1 is a removed flag; unset it to resolve images"
+    };
 }
 
 impl ResolveErr {

@@ -17,7 +17,7 @@ pub type ProfPair = [Option<&'static [u8]>; 2];
 /// The `image_list`: 38 slots.
 pub type ImageList = [ImageSlot; ImageIndex::COUNT];
 /// The `hwdecode_table_list`: 38 slots.
-pub type HwDecodeList = [HwDecodeSlot; ImageIndex::COUNT];
+pub type ProfList = [ProfSlot; ImageIndex::COUNT];
 
 /// What a getter returns, in three states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,13 +153,13 @@ impl ImageSlot {
 
 /// One `hwdecode_table_list` slot: the PROF_CAM and PROF_TABLE getters.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct HwDecodeSlot {
+pub struct ProfSlot {
     tables: ProfPair,
 }
 
-impl HwDecodeSlot {
+impl ProfSlot {
     /// A slot with no profiler (both getters NULL).
-    pub const NONE: HwDecodeSlot = HwDecodeSlot {
+    pub const NONE: ProfSlot = ProfSlot {
         tables: [None, None],
     };
 
@@ -179,9 +179,9 @@ impl HwDecodeSlot {
     }
 }
 
-impl fmt::Debug for HwDecodeSlot {
+impl fmt::Debug for ProfSlot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HwDecodeSlot")
+        f.debug_struct("ProfSlot")
             .field("cam", &BlobDebug(self.tables[0]))
             .field("table", &BlobDebug(self.tables[1]))
             .finish()

@@ -175,7 +175,8 @@ impl fmt::Display for VerifyError {
 
 impl core::error::Error for VerifyError {}
 
-/// Prints a digest in lower-case hex.
+/// Prints a digest in lower-case hex. (The std-side `nrtucode_facts::hex::lower_hex` cannot serve
+/// here: the facts crate is the core's build dependency and allocates; this one allocates nothing.)
 struct Hex<'a>(&'a Sha256Digest);
 
 impl fmt::Debug for Hex<'_> {

@@ -5,16 +5,14 @@
 use std::collections::BTreeSet;
 
 use nrtucode::catalog::{BLOB_ALIGN, BLOB_SECTION_PREFIX, HWDECODE_LIST, IMAGE_LIST};
-use nrtucode::catalog::{
-    DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES, hwdecode_entries, image_entries,
-};
+use nrtucode::catalog::{DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES, image_entries, prof_entries};
 use nrtucode::prof::{CamView, TableView};
 
 /// Every real (non-empty) blob the tables name, with its address.
 fn real_blobs() -> Vec<&'static [u8]> {
     image_entries()
         .filter_map(|e| e.blob)
-        .chain(hwdecode_entries().filter_map(|e| e.blob))
+        .chain(prof_entries().filter_map(|e| e.blob))
         .filter(|b| !b.is_empty())
         .collect()
 }
@@ -52,7 +50,7 @@ fn debug_never_prints_blob_bytes() {
             described += 1;
         }
     }
-    for entry in hwdecode_entries() {
+    for entry in prof_entries() {
         let text = short("ProfEntry", format!("{entry:?}"));
         if let Some(blob) = entry.blob {
             assert!(text.contains(&format!("<{} bytes>", blob.len())), "{text}");
@@ -73,7 +71,7 @@ fn debug_never_prints_blob_bytes() {
         }
     }
     for slot in HWDECODE_LIST {
-        short("HwDecodeSlot", format!("{slot:?}"));
+        short("ProfSlot", format!("{slot:?}"));
     }
     let full = format!("{IMAGE_LIST:?}{HWDECODE_LIST:?}");
     assert!(

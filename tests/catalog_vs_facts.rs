@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use common::{Model, embedded};
 use nrtucode::catalog::{
     BLOB_SOURCE, BlobSource, DESCRIPTOR_COUNT, DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES,
-    PROFILER_SLOTS, hwdecode_entries, image_entries,
+    PROFILER_SLOTS, image_entries, prof_entries,
 };
 use nrtucode::catalog::{HWDECODE_LIST, IMAGE_LIST};
 use nrtucode::table::BlobState;
@@ -91,7 +91,7 @@ fn fixture_build_embeds_exactly_the_generated_bytes() {
 fn hwdecode_list_matches_the_facts() {
     let facts = hwdecode_slots();
     let all = getters();
-    for entry in hwdecode_entries() {
+    for entry in prof_entries() {
         let fact = &facts[entry.index.as_usize()];
         let symbol = match entry.kind {
             ProfKind::Cam => fact.cam,
@@ -120,8 +120,8 @@ fn hwdecode_list_matches_the_facts() {
 
 #[test]
 fn twin_sp_slots_alias_the_same_blobs() {
-    for (a, b) in [(4, 5), (11, 12), (19, 20), (27, 28), (34, 35)] {
-        let (a, b) = (&IMAGE_LIST[a], &IMAGE_LIST[b]);
+    for (a, b) in ImageIndex::TWINS {
+        let (a, b) = (&IMAGE_LIST[a.as_usize()], &IMAGE_LIST[b.as_usize()]);
         assert_eq!(a.id(), b.id());
         for (da, db) in a.descriptors().iter().zip(b.descriptors()) {
             for region in Region::ALL {

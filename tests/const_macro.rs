@@ -1,4 +1,4 @@
-//! `image!` / `hwdecode!`: a request that resolves is a `&'static [u8]` in a `const` (checked
+//! `image!` / `prof_table!`: a request that resolves is a `&'static [u8]` in a `const` (checked
 //! here with `static_assertions`); one that does not stops the build with a message naming the
 //! macro, the request and the reason (checked by compiling a small crate that uses them).
 #![cfg(all(
@@ -7,13 +7,15 @@
     feature = "gen-maverick"
 ))]
 
-use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region, hwdecode, image, resolve_image};
+use nrtucode::{
+    Flavor, ImageIndex, NoEnv, ProfKind, Region, ResolveErr, image, prof_table, resolve_image,
+};
 use static_assertions::{const_assert, const_assert_eq};
 
 const ACT_IRAM: &[u8] = image!(ImageIndex::CAYMAN_NX_ACT, Region::Iram, Flavor::Perf);
 const SP_SRAM: &[u8] = image!(ImageIndex::MAVERICK_NX_SP, Region::Sram, Flavor::Perf);
 const ACT_EXTRAM: &[u8] = image!(ImageIndex::CAYMAN_NX_ACT, Region::Extram, Flavor::Perf);
-const DVE_TABLE: &[u8] = hwdecode!(ImageIndex::MAVERICK_NX_DVE, ProfKind::Table);
+const DVE_TABLE: &[u8] = prof_table!(ImageIndex::MAVERICK_NX_DVE, ProfKind::Table);
 const_assert_eq!(ACT_IRAM.len(), 0x13dc0);
 const_assert_eq!(SP_SRAM.len(), 0xf580);
 const_assert!(ACT_EXTRAM.is_empty()); // a boundary cursor resolves, with no bytes
@@ -53,10 +55,10 @@ fn an_unresolvable_request_fails_the_build_naming_it() {
     .unwrap();
     std::fs::write(
         dir.join("src/lib.rs"),
-        "use nrtucode::{hwdecode, image, Flavor, ImageIndex, ProfKind, Region};\n\
+        "use nrtucode::{prof_table, image, Flavor, ImageIndex, ProfKind, Region};\n\
          pub const NO_DEBUG: &[u8] = image!(ImageIndex::MAVERICK_NX_POOL, Region::Iram, Flavor::Debug);\n\
          pub const GAP: &[u8] = image!(ImageIndex::from_raw(36).unwrap(), Region::Dram, Flavor::Perf);\n\
-         pub const NO_PROF: &[u8] = hwdecode!(ImageIndex::SUNDA_NX_ACT, ProfKind::Cam);\n",
+         pub const NO_PROF: &[u8] = prof_table!(ImageIndex::SUNDA_NX_ACT, ProfKind::Cam);\n",
     )
     .unwrap();
     let out = Command::new(env!("CARGO"))
@@ -68,14 +70,24 @@ fn an_unresolvable_request_fails_the_build_naming_it() {
         .expect("run cargo");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
+    // Worded like a `Failure`: the request, then `ResolveErr`'s own message and code.
     for message in [
-        "nrtucode::image!(ImageIndex::MAVERICK_NX_POOL, Region::Iram, Flavor::Debug): \
-         no descriptor for the requested flavor in this slot (code 2)",
-        "nrtucode::image!(ImageIndex::from_raw(36).unwrap(), Region::Dram, Flavor::Perf): \
-         the slot is empty (code 2)",
-        "nrtucode::hwdecode!(ImageIndex::SUNDA_NX_ACT, ProfKind::Cam): \
-         no profiler table in this slot (code 2)",
+        format!(
+            "nrtucode::image!(ImageIndex::MAVERICK_NX_POOL, Region::Iram, Flavor::Debug): {}",
+            ResolveErr::FlavorNotFound
+        ),
+        format!(
+            "nrtucode::image!(ImageIndex::from_raw(36).unwrap(), Region::Dram, Flavor::Perf): {}",
+            ResolveErr::EmptySlot
+        ),
+        format!(
+            "nrtucode::prof_table!(ImageIndex::SUNDA_NX_ACT, ProfKind::Cam): {}",
+            ResolveErr::NoProfiler
+        ),
     ] {
-        assert!(stderr.contains(message), "missing {message:?} in\n{stderr}");
+        assert!(
+            stderr.contains(&message),
+            "missing {message:?} in\n{stderr}"
+        );
     }
 }

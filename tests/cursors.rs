@@ -8,7 +8,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::{embedded, model};
-use nrtucode::{NoEnv, get_memory_image};
+use nrtucode::{ImageIndex, NoEnv, get_memory_image};
 use nrtucode_facts::{Getter, image_slots};
 
 /// Where a cursor's address lies relative to its image's blobs, per the facts, in the order the
@@ -90,7 +90,7 @@ fn model_cursors() -> Vec<Getter> {
 
 #[test]
 fn twin_slots_share_cursor_pointers() {
-    for (a, b) in [(4, 5), (11, 12), (19, 20), (27, 28), (34, 35)] {
+    for (a, b) in ImageIndex::TWINS.map(|(a, b)| (a.raw(), b.raw())) {
         for region in 0..4 {
             for flavor in [1, 2, 3] {
                 let first = get_memory_image(a, region, flavor, &NoEnv).map(<[u8]>::as_ptr);

@@ -73,10 +73,10 @@ proptest! {
     }
 
     #[test]
-    fn hwdecode_raw_typed_and_model_agree(idx in any_idx(), kind in prop_oneof![-2i32..=3, any::<i32>()]) {
+    fn prof_table_raw_typed_and_model_agree(idx in any_idx(), kind in prop_oneof![-2i32..=3, any::<i32>()]) {
         let model = model();
         let raw = get_hwdecode_table(idx, kind);
-        check(raw, &model.hwdecode_table(idx, kind));
+        check(raw, &model.prof_table(idx, kind));
         if let (Some(i), Some(k)) = (ImageIndex::from_raw(idx), ProfKind::from_raw(kind)) {
             prop_assert_eq!(raw, resolve_hwdecode(i, k));
         }

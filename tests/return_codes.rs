@@ -11,7 +11,7 @@ use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 
 type Pairs<'a> = [(&'a str, &'a [u8])];
 
-const TOMBSTONE: &Pairs<'static> = &[(REMOVED_FLAG_VAR, b"1")];
+const REMOVED_FLAG_SET: &Pairs<'static> = &[(REMOVED_FLAG_VAR, b"1")];
 
 fn code(result: Result<&'static [u8], ResolveErr>) -> i32 {
     match result {
@@ -33,27 +33,30 @@ fn index_above_37_is_code_1() {
 }
 
 #[test]
-fn index_bound_is_checked_before_the_tombstone() {
-    assert_eq!(code(get_memory_image(38, 0, 1, TOMBSTONE)), 1);
-    assert_eq!(code(get_memory_image(u32::MAX, 99, -5, TOMBSTONE)), 1);
+fn index_bound_is_checked_before_the_removed_flag() {
+    assert_eq!(code(get_memory_image(38, 0, 1, REMOVED_FLAG_SET)), 1);
+    assert_eq!(
+        code(get_memory_image(u32::MAX, 99, -5, REMOVED_FLAG_SET)),
+        1
+    );
 }
 
-// ---- code 8: the removed-flag tombstone ----------------------------------------------------
+// ---- code 8: the removed flag ----------------------------------------------------
 
 #[test]
-fn tombstone_is_code_8_before_any_table_access() {
+fn removed_flag_is_code_8_before_any_table_access() {
     // Answers that would otherwise be 2 (empty slot, bad flavor, bad region) become 8.
     assert_eq!(
-        get_memory_image(36, 0, 1, TOMBSTONE),
+        get_memory_image(36, 0, 1, REMOVED_FLAG_SET),
         Err(ResolveErr::RemovedFlag)
     );
-    assert_eq!(code(get_memory_image(7, 0, 99, TOMBSTONE)), 8);
-    assert_eq!(code(get_memory_image(7, 9, 1, TOMBSTONE)), 8);
-    assert_eq!(code(get_memory_image(7, 0, 0, TOMBSTONE)), 8);
+    assert_eq!(code(get_memory_image(7, 0, 99, REMOVED_FLAG_SET)), 8);
+    assert_eq!(code(get_memory_image(7, 9, 1, REMOVED_FLAG_SET)), 8);
+    assert_eq!(code(get_memory_image(7, 0, 0, REMOVED_FLAG_SET)), 8);
 }
 
 #[test]
-fn tombstone_trips_only_on_exactly_1() {
+fn removed_flag_trips_only_on_exactly_1() {
     for value in [&b""[..], b"0", b"11", b"10", b"1 ", b" 1", b"true"] {
         let env: &Pairs<'_> = &[(REMOVED_FLAG_VAR, value)];
         assert_ne!(code(get_memory_image(36, 0, 1, env)), 8, "{value:?}");
@@ -77,9 +80,9 @@ impl Env for Counting<'_> {
 }
 
 #[test]
-fn tombstone_notifies_the_environment_once_and_only_when_it_trips() {
+fn removed_flag_notifies_the_environment_once_and_only_when_it_trips() {
     let env = Counting {
-        vars: TOMBSTONE,
+        vars: REMOVED_FLAG_SET,
         notices: Cell::new(0),
     };
     assert_eq!(code(get_memory_image(7, 0, 0, &env)), 8);
@@ -255,7 +258,7 @@ fn null_getter_is_code_3_and_only_for_deselected_cells() {
 
 #[test]
 fn twin_sp_slots_resolve_to_the_same_pointer() {
-    for (a, b) in [(4, 5), (11, 12), (19, 20), (27, 28), (34, 35)] {
+    for (a, b) in ImageIndex::TWINS.map(|(a, b)| (a.raw(), b.raw())) {
         for region in 0..4 {
             let (x, y) = (
                 get_memory_image(a, region, 1, &NoEnv),
@@ -269,7 +272,7 @@ fn twin_sp_slots_resolve_to_the_same_pointer() {
 // ---- get_hwdecode_table ------------------------------------------------------------------
 
 #[test]
-fn hwdecode_index_above_37_is_code_1() {
+fn prof_table_index_above_37_is_code_1() {
     for idx in [38, 1 << 31, u32::MAX] {
         assert_eq!(get_hwdecode_table(idx, 0), Err(ResolveErr::IndexOutOfRange));
         assert_eq!(code(get_hwdecode_table(idx, 7)), 1);
@@ -277,7 +280,7 @@ fn hwdecode_index_above_37_is_code_1() {
 }
 
 #[test]
-fn hwdecode_bad_kind_is_code_2_not_1() {
+fn prof_table_bad_kind_is_code_2_not_1() {
     for kind in [-1, 2, 3, i32::MIN, i32::MAX] {
         assert_eq!(get_hwdecode_table(7, kind), Err(ResolveErr::KindOutOfRange));
         assert_eq!(get_hwdecode_table(0, kind), Err(ResolveErr::KindOutOfRange));
@@ -285,7 +288,7 @@ fn hwdecode_bad_kind_is_code_2_not_1() {
 }
 
 #[test]
-fn hwdecode_null_slots_are_code_2() {
+fn prof_table_null_slots_are_code_2() {
     // SUNDA, every SP and Q7 slot, the gap.
     for idx in [
         0, 3, 4, 5, 6, 11, 12, 13, 14, 19, 22, 27, 30, 34, 35, 36, 37,
@@ -297,8 +300,8 @@ fn hwdecode_null_slots_are_code_2() {
 }
 
 #[test]
-fn hwdecode_has_no_code_3_and_ignores_the_environment() {
-    // There is no environment argument at all; the tombstone cannot reach this lane.
+fn prof_table_has_no_code_3_and_ignores_the_environment() {
+    // There is no environment argument at all; the removed flag cannot reach this lane.
     for idx in 0..=40 {
         for kind in -1..=2 {
             assert_ne!(code(get_hwdecode_table(idx, kind)), 3);
@@ -309,7 +312,7 @@ fn hwdecode_has_no_code_3_and_ignores_the_environment() {
 
 #[cfg(feature = "gen-maverick")]
 #[test]
-fn hwdecode_maverick_profiles_dve_pool_pe() {
+fn prof_table_maverick_profiles_dve_pool_pe() {
     for idx in [31, 32, 33] {
         assert_eq!(get_hwdecode_table(idx, 0).map(<[u8]>::len), Ok(0x400));
         assert_eq!(get_hwdecode_table(idx, 1).map(<[u8]>::len), Ok(0x2000));
@@ -317,7 +320,7 @@ fn hwdecode_maverick_profiles_dve_pool_pe() {
 }
 
 #[test]
-fn typed_and_raw_hwdecode_agree() {
+fn typed_and_raw_prof_table_lookups_agree() {
     for idx in ImageIndex::ALL {
         for kind in ProfKind::ALL {
             assert_eq!(

@@ -82,8 +82,15 @@ fn the_no_std_core_has_no_unsafe_code() {
             // The one exemption: the link_section attribute inside the embedding macro.
             assert_eq!(hits.len(), 1, "{}: {hits:?}", path.display());
             let definition = embed_blob_definition(&source);
-            assert_eq!(unsafe_keywords(definition).len(), 1, "outside embed_blob!: {hits:?}");
-            assert!(hits[0].1.starts_with("unsafe(link_section = concat!("), "{hits:?}");
+            assert_eq!(
+                unsafe_keywords(definition).len(),
+                1,
+                "outside embed_blob!: {hits:?}"
+            );
+            assert!(
+                hits[0].1.starts_with("unsafe(link_section = concat!("),
+                "{hits:?}"
+            );
         } else {
             assert!(hits.is_empty(), "{}: {hits:?}", path.display());
         }

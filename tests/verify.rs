@@ -4,8 +4,7 @@
 #![cfg(feature = "verify")]
 
 use nrtucode::catalog::{
-    BLOB_SOURCE, BlobSource, DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES, hwdecode_entries,
-    image_entries,
+    BLOB_SOURCE, BlobSource, DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES, image_entries, prof_entries,
 };
 use nrtucode::verify::{
     EMPTY_SHA256, Sha256Digest, Sha256Hasher, SoftSha256, VerifyError, check_sha256, copy_checked,
@@ -71,7 +70,7 @@ fn every_embedded_blob_verifies_in_place_and_by_copy() {
     let mut verified = 0;
     for blob in image_entries()
         .filter_map(|e| e.blob)
-        .chain(hwdecode_entries().filter_map(|e| e.blob))
+        .chain(prof_entries().filter_map(|e| e.blob))
     {
         verify_blob(blob).unwrap();
         let written = copy_verified(blob, &mut buffer).unwrap();

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use nrtucode_lookalike::{Options, Variant, generate_c};
+use nrtucode_lookalike::{LibraryBuild, Options, generate_c};
 
 /// The exported symbols' prefix; `src/c.rs` declares the same names.
 const PREFIX: &str = "lookalike_full_";
@@ -16,7 +16,7 @@ fn main() {
     println!("cargo::rerun-if-changed=../nrtucode-facts/src");
     println!("cargo::rerun-if-changed=../../blobs");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let opts = Options::new(Variant::Full)
+    let opts = Options::new(LibraryBuild::Full)
         .with_prefix(PREFIX)
         .expect("a C identifier");
     let c_path = out.join("nrtucode_lookalike_full.c");

@@ -159,7 +159,7 @@ impl Model {
     }
 
     /// The vendor's answer to `get_hwdecode_table(idx, kind)`.
-    pub fn hwdecode_table(&self, idx: u32, kind: i32) -> Expected {
+    pub fn prof_table(&self, idx: u32, kind: i32) -> Expected {
         if idx > 37 {
             return Expected::Code(1);
         }

@@ -184,7 +184,7 @@ pub const ALL: [Path; 11] = [
     },
     Path {
         name: "c_hwdecode",
-        about: "C look-alike, hwdecode",
+        about: "C look-alike, profiler table",
         calls: HWDECODE_MIX.len(),
         run: c_hwdecode,
     },
@@ -196,7 +196,7 @@ pub const ALL: [Path; 11] = [
     },
     Path {
         name: "ideal_hwdecode",
-        about: "dense array, hwdecode",
+        about: "dense array, profiler table",
         calls: HWDECODE_MIX.len(),
         run: ideal_hwdecode,
     },

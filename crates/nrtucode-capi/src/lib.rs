@@ -279,7 +279,7 @@ mod tests {
         assert_eq!(
             hwdecode(7, 0).0,
             NRTUCODE_OK,
-            "no tombstone in the profiler lane"
+            "no removed flag in the profiler-table lane"
         );
         set("NRTUCODE_MPLUS_ON_MARIANA", "11");
         assert_eq!(image(7, 0, 1).0, NRTUCODE_OK);

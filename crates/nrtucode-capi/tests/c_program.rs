@@ -221,12 +221,12 @@ fn run_with(exe: &Path, lib_dir: &Path) -> (Vec<u8>, Vec<u8>) {
 #[cfg(target_os = "linux")]
 #[cfg_attr(miri, ignore = "runs gcc and a C program")]
 fn one_c_program_answers_alike_with_the_vendor_lookalike_and_with_our_library() {
-    use nrtucode_lookalike::{OptLevel, Options, Variant, build_shared_object, generate_c};
+    use nrtucode_lookalike::{LibraryBuild, OptLevel, Options, build_shared_object, generate_c};
 
     let variant = if nrtucode_capi::FRONT {
-        Variant::Front
+        LibraryBuild::Front
     } else {
-        Variant::Full
+        LibraryBuild::Full
     };
     let work =
         Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("capi-switch-{}", variant.name()));

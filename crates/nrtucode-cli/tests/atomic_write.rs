@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use nrtucode_cli::carve::tiny_elf::TinyElf;
-use nrtucode_lookalike::{OptLevel, Variant};
+use nrtucode_lookalike::{LibraryBuild, OptLevel};
 use sha2::Digest as _;
 
 /// Every file and directory under `root`, with file contents.
@@ -58,7 +58,9 @@ fn tiny_lib(dir: &Path) -> PathBuf {
 }
 
 fn front_lib() -> PathBuf {
-    common::lib(Variant::Front, OptLevel::O2, true).path.clone()
+    common::lib(LibraryBuild::Front, OptLevel::O2, true)
+        .path
+        .clone()
 }
 
 /// Runs a carve that must fail and checks that nothing under `root` changed.

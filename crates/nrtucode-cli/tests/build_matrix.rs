@@ -18,12 +18,12 @@ use nrtucode_cli::carve::Found;
 use nrtucode_cli::carve_bytes;
 use nrtucode_facts::ManifestRow;
 use nrtucode_lookalike::{
-    CONDITIONS, Condition, Options, Stripping, Variant, build_with_condition, generate_c,
+    CONDITIONS, Condition, LibraryBuild, Options, Stripping, build_with_condition, generate_c,
     ground_truth, strip_to,
 };
 
 /// Writes the C of `variant` once (kept when unchanged, so cached builds stay valid).
-fn source(variant: Variant) -> (PathBuf, bool) {
+fn source(variant: LibraryBuild) -> (PathBuf, bool) {
     let dir = common::scratch().join(format!("matrix-{}", variant.name()));
     std::fs::create_dir_all(&dir).unwrap();
     let c = dir.join("lookalike.c");
@@ -37,7 +37,7 @@ fn source(variant: Variant) -> (PathBuf, bool) {
 
 /// Builds every condition of `variant` (in parallel) in all three strippings; returns the
 /// paths by (condition, stripping).
-fn build(variant: Variant) -> BTreeMap<(&'static str, Stripping), PathBuf> {
+fn build(variant: LibraryBuild) -> BTreeMap<(&'static str, Stripping), PathBuf> {
     let (c, unchanged) = source(variant);
     let dir = c.parent().unwrap().to_owned();
     let conds = CONDITIONS;
@@ -82,7 +82,7 @@ fn build_one(
 
 /// Carves one cell and checks it against the ground truth; returns its manifest rows.
 fn check_cell(
-    variant: Variant,
+    variant: LibraryBuild,
     label: &str,
     path: &Path,
     stripping: Stripping,
@@ -109,7 +109,7 @@ fn check_cell(
     carve.manifest().rows
 }
 
-fn run_matrix(variant: Variant) {
+fn run_matrix(variant: LibraryBuild) {
     let cells = build(variant);
     let mut checked = 0;
     for cond in CONDITIONS {
@@ -142,10 +142,10 @@ fn run_matrix(variant: Variant) {
 
 #[test]
 fn front_matrix_carves_byte_exact() {
-    run_matrix(Variant::Front);
+    run_matrix(LibraryBuild::Front);
 }
 
 #[test]
 fn full_matrix_carves_byte_exact() {
-    run_matrix(Variant::Full);
+    run_matrix(LibraryBuild::Full);
 }

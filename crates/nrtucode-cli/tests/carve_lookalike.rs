@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use nrtucode_cli::carve::{Found, NamedBy, compare, verify_dir, write_blob_dir};
 use nrtucode_cli::carve_bytes;
 use nrtucode_facts::Manifest;
-use nrtucode_lookalike::{OptLevel, Variant, ground_truth};
+use nrtucode_lookalike::{LibraryBuild, OptLevel, ground_truth};
 
 /// The manifest rows with `blob_va` cleared (addresses differ between builds).
 fn rows_without_addresses(m: &Manifest) -> Vec<nrtucode_facts::ManifestRow> {
@@ -67,7 +67,7 @@ fn every_lookalike_carves_to_the_ground_truth() {
 
 #[test]
 fn stripped_and_unstripped_carves_give_the_same_rows() {
-    for variant in Variant::ALL {
+    for variant in LibraryBuild::ALL {
         for opt in [OptLevel::O2, OptLevel::Os] {
             let a = carve_bytes(&common::lib(variant, opt, false).bytes(), "x").unwrap();
             let b = carve_bytes(&common::lib(variant, opt, true).bytes(), "x").unwrap();
@@ -85,7 +85,7 @@ fn stripped_and_unstripped_carves_give_the_same_rows() {
 
 #[test]
 fn optimisation_level_changes_addresses_not_blobs() {
-    for variant in Variant::ALL {
+    for variant in LibraryBuild::ALL {
         let a = carve_bytes(&common::lib(variant, OptLevel::O2, false).bytes(), "x").unwrap();
         let b = carve_bytes(&common::lib(variant, OptLevel::Os, false).bytes(), "x").unwrap();
         assert_eq!(
@@ -98,7 +98,7 @@ fn optimisation_level_changes_addresses_not_blobs() {
 #[test]
 fn front_library_null_getters_are_the_unlinked_ones() {
     let carve = carve_bytes(
-        &common::lib(Variant::Front, OptLevel::O2, true).bytes(),
+        &common::lib(LibraryBuild::Front, OptLevel::O2, true).bytes(),
         "x",
     )
     .unwrap();
@@ -134,7 +134,7 @@ fn front_library_null_getters_are_the_unlinked_ones() {
 
 #[test]
 fn blob_directories_are_deterministic_and_verify() {
-    let lib = common::lib(Variant::Full, OptLevel::Os, true);
+    let lib = common::lib(LibraryBuild::Full, OptLevel::Os, true);
     let data = lib.bytes();
     let carve = carve_bytes(&data, "libnrtucode_internal.so").unwrap();
     let dir = tempfile::tempdir().unwrap();

@@ -14,7 +14,7 @@ use std::process::Command;
 
 use nrtucode_cli::carve::{verify_dir, write_blob_dir};
 use nrtucode_cli::carve_bytes;
-use nrtucode_lookalike::{OptLevel, Variant};
+use nrtucode_lookalike::{LibraryBuild, OptLevel};
 
 /// The core's feature that selects exactly the front library's images.
 const FRONT_FEATURES: &str = "front";
@@ -58,9 +58,9 @@ fn core_crate_built_from_carved_directories_passes_its_resolver_suite() {
     let tmp = tempfile::tempdir().unwrap();
     // Stripped inputs: the positional names must be the vendor symbols build.rs looks up.
     let full = tmp.path().join("full");
-    carve_into(common::lib(Variant::Full, OptLevel::Os, true), &full);
+    carve_into(common::lib(LibraryBuild::Full, OptLevel::Os, true), &full);
     let front = tmp.path().join("front");
-    carve_into(common::lib(Variant::Front, OptLevel::O2, true), &front);
+    carve_into(common::lib(LibraryBuild::Front, OptLevel::O2, true), &front);
 
     // `blob_directories_are_embedded_or_rejected_by_name` builds its own blob directories and
     // ignores the carved one: skipped here to save three nested builds.

@@ -7,10 +7,10 @@ mod common;
 
 use nrtucode_cli::carve::Elf;
 use nrtucode_cli::{CarveError, carve_bytes};
-use nrtucode_lookalike::{OptLevel, Variant};
+use nrtucode_lookalike::{LibraryBuild, OptLevel};
 
 fn front() -> Vec<u8> {
-    common::lib(Variant::Front, OptLevel::O2, false).bytes()
+    common::lib(LibraryBuild::Front, OptLevel::O2, false).bytes()
 }
 
 fn le64(d: &[u8], at: usize) -> u64 {
@@ -263,7 +263,7 @@ fn unknown_flavor_key() {
 
 #[test]
 fn stripped_library_without_resolvers() {
-    let mut d = common::lib(Variant::Front, OptLevel::O2, true).bytes();
+    let mut d = common::lib(LibraryBuild::Front, OptLevel::O2, true).bytes();
     for name in [
         &b"nrtucode_get_memory_image"[..],
         b"nrtucode_get_hwdecode_table",

@@ -9,17 +9,17 @@
 //! the complete build with `libnrtucode_internal.so`'s look-alike, `front` (with
 //! `--no-default-features`, in a cargo invocation of its own so that no other workspace member
 //! unifies the core's features back to the defaults) compares the front selection with
-//! `libnrtucode.so`'s. [`build_matches_variant`] refuses to compare a mismatched pair.
+//! `libnrtucode.so`'s. [`build_matches_library`] refuses to compare a mismatched pair.
 #![forbid(unsafe_code)]
 
 use nrtucode::NoEnv;
-pub use nrtucode_lookalike::Variant;
+pub use nrtucode_lookalike::LibraryBuild;
 
 /// The look-alike variant this build of the core must match.
-pub const VARIANT: Variant = if nrtucode_capi::FRONT {
-    Variant::Front
+pub const LIBRARY: LibraryBuild = if nrtucode_capi::FRONT {
+    LibraryBuild::Front
 } else {
-    Variant::Full
+    LibraryBuild::Full
 };
 
 /// Symbol prefix of the look-alike's resolvers in the oracle (no clash with the C ABI's names).
@@ -51,11 +51,8 @@ pub fn flavor_values() -> Vec<i32> {
 /// Every profiler `kind` of the grid.
 pub const KIND_VALUES: [i32; 4] = [-1, 0, 1, 2];
 
-/// The two NX SP slots of each generation, which must return the same pointers.
-pub const SP_PAIRS: [(u32, u32); 5] = [(4, 5), (11, 12), (19, 20), (27, 28), (34, 35)];
-
 /// Values of `NRTUCODE_MPLUS_ON_MARIANA` in the matrix (`None` = unset).
-pub use nrtucode_facts::env_matrix::REMOVED_FLAG_VALUES as MPLUS_ENV_VALUES;
+pub use nrtucode_facts::env_matrix::REMOVED_FLAG_VALUES;
 /// Values of `NEURON_UCODE_FLAVOR` in the matrix (`None` = unset).
 pub use nrtucode_facts::env_matrix::flavor_values as flavor_env_values;
 
@@ -65,7 +62,7 @@ pub struct EnvCase {
     /// `NEURON_UCODE_FLAVOR`, `None` = unset.
     pub flavor: Option<Vec<u8>>,
     /// `NRTUCODE_MPLUS_ON_MARIANA`, `None` = unset.
-    pub mplus: Option<&'static [u8]>,
+    pub removed_flag: Option<&'static [u8]>,
 }
 
 impl EnvCase {
@@ -75,7 +72,7 @@ impl EnvCase {
         if let Some(v) = &self.flavor {
             out.push((nrtucode::FLAVOR_VAR, v.as_slice()));
         }
-        if let Some(v) = self.mplus {
+        if let Some(v) = self.removed_flag {
             out.push((nrtucode::REMOVED_FLAG_VAR, v));
         }
         out
@@ -89,9 +86,9 @@ impl EnvCase {
             Some(v) => format!("{:?}", String::from_utf8_lossy(v)),
         };
         format!(
-            "FLAVOR={} MPLUS={}",
+            "FLAVOR={} REMOVED_FLAG={}",
             show(self.flavor.as_deref()),
-            show(self.mplus)
+            show(self.removed_flag)
         )
     }
 }
@@ -100,10 +97,10 @@ impl EnvCase {
 pub fn env_matrix() -> Vec<EnvCase> {
     let mut out = Vec::new();
     for flavor in flavor_env_values() {
-        for mplus in MPLUS_ENV_VALUES {
+        for removed_flag in REMOVED_FLAG_VALUES {
             out.push(EnvCase {
                 flavor: flavor.clone(),
-                mplus,
+                removed_flag,
             });
         }
     }
@@ -175,9 +172,9 @@ impl SplitMix64 {
     }
 }
 
-/// Checks that the core was built with the feature selection [`VARIANT`] mirrors, so that a
+/// Checks that the core was built with the feature selection [`LIBRARY`] mirrors, so that a
 /// feature-unification surprise fails loudly instead of comparing the wrong pair.
-pub fn build_matches_variant() -> Result<(), String> {
+pub fn build_matches_library() -> Result<(), String> {
     let debug = nrtucode::get_memory_image(7, 0, 2, &NoEnv);
     let maverick = nrtucode::get_memory_image(37, 2, 1, &NoEnv);
     let perf = nrtucode::get_memory_image(7, 0, 1, &NoEnv);
@@ -193,9 +190,9 @@ pub fn build_matches_variant() -> Result<(), String> {
                 .to_owned(),
         );
     }
-    let ok = match VARIANT {
-        Variant::Full => debug.is_ok() && maverick.is_ok() && perf.is_ok(),
-        Variant::Front => debug.is_err() && maverick.is_err() && perf.is_ok(),
+    let ok = match LIBRARY {
+        LibraryBuild::Full => debug.is_ok() && maverick.is_ok() && perf.is_ok(),
+        LibraryBuild::Front => debug.is_err() && maverick.is_err() && perf.is_ok(),
     };
     if ok {
         Ok(())
@@ -204,7 +201,7 @@ pub fn build_matches_variant() -> Result<(), String> {
             "nrtucode was built with features that do not match the {} look-alike \
              (CAYMAN ACT DEBUG: {:?}, MAVERICK Q7 PERF: {:?}); run the front comparison in its \
              own cargo invocation",
-            VARIANT.name(),
+            LIBRARY.name(),
             debug.map(<[u8]>::len),
             maverick.map(<[u8]>::len)
         ))
@@ -257,7 +254,7 @@ mod tests {
     fn pairs_follow_the_case() {
         let case = EnvCase {
             flavor: None,
-            mplus: Some(b"1"),
+            removed_flag: Some(b"1"),
         };
         assert_eq!(case.pairs(), vec![("NRTUCODE_MPLUS_ON_MARIANA", &b"1"[..])]);
         assert!(case.label().contains("unset"));
@@ -274,6 +271,6 @@ mod tests {
 
     #[test]
     fn this_build_matches_its_variant() {
-        assert_eq!(build_matches_variant(), Ok(()));
+        assert_eq!(build_matches_library(), Ok(()));
     }
 }

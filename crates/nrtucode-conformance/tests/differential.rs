@@ -29,8 +29,8 @@ use std::time::Instant;
 use nrtucode::{EnvSnapshot, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode_conformance::{
-    EnvCase, KIND_VALUES, LOOKALIKE_PREFIX, SP_PAIRS, SplitMix64, Tally, VARIANT,
-    build_matches_variant, env_matrix, flavor_values, idx_values, region_values,
+    EnvCase, KIND_VALUES, LIBRARY, LOOKALIKE_PREFIX, SplitMix64, Tally, build_matches_library,
+    env_matrix, flavor_values, idx_values, region_values,
 };
 use nrtucode_lookalike::{OptLevel, Options, REMOVAL_MESSAGE, build_shared_object, write_sources};
 
@@ -195,7 +195,7 @@ impl Oracle {
                 self.cursor_place(&what, env, idx, flavor, c, bytes);
             }
         }
-        if let Some(&(_, twin)) = SP_PAIRS.iter().find(|(first, _)| *first == idx) {
+        if let Some(twin) = twin_of(idx) {
             let c_twin = call_image(self.c_image, twin, region, flavor);
             let ours_twin = Answer::of(nrtucode::get_memory_image(twin, region, flavor, env));
             self.tally.check(c_twin == c && ours_twin == ours, || {
@@ -280,7 +280,7 @@ fn place(
 fn set_process_env(case: &EnvCase) {
     for (name, value) in [
         (FLAVOR_VAR, case.flavor.as_deref()),
-        (REMOVED_FLAG_VAR, case.mplus),
+        (REMOVED_FLAG_VAR, case.removed_flag),
     ] {
         // SAFETY: this test binary has a single thread (harness = false) and nothing else in
         // it reads the environment concurrently.
@@ -333,7 +333,7 @@ fn check_removal_notices(oracle: &mut Oracle, dir: &Path) {
     let log = dir.join("stderr.log");
     set_process_env(&EnvCase {
         flavor: None,
-        mplus: Some(b"1"),
+        removed_flag: Some(b"1"),
     });
     {
         let _redirect = StderrRedirect::to(&log).expect("redirect stderr");
@@ -392,7 +392,7 @@ fn mutants_are_caught(dir: &Path, opts: &Options) -> Result<(), String> {
             "blob bytes",
             EnvCase {
                 flavor: None,
-                mplus: None,
+                removed_flag: None,
             },
             0,
             1,
@@ -401,7 +401,7 @@ fn mutants_are_caught(dir: &Path, opts: &Options) -> Result<(), String> {
             "removed flag",
             EnvCase {
                 flavor: None,
-                mplus: Some(b"1"),
+                removed_flag: Some(b"1"),
             },
             7,
             1,
@@ -410,7 +410,7 @@ fn mutants_are_caught(dir: &Path, opts: &Options) -> Result<(), String> {
             "auto flavor",
             EnvCase {
                 flavor: Some(b"test".to_vec()),
-                mplus: None,
+                removed_flag: None,
             },
             7,
             0,
@@ -432,16 +432,16 @@ fn mutants_are_caught(dir: &Path, opts: &Options) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let start = Instant::now();
-    if let Err(e) = build_matches_variant() {
+    if let Err(e) = build_matches_library() {
         eprintln!("differential: {e}");
         return ExitCode::FAILURE;
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let opts = Options::new(VARIANT)
+    let opts = Options::new(LIBRARY)
         .with_prefix(LOOKALIKE_PREFIX)
         .expect("prefix");
     let written = write_sources(dir.path(), &opts).expect("write look-alike");
-    let so = dir.path().join(VARIANT.library_name());
+    let so = dir.path().join(LIBRARY.library_name());
     if let Err(e) = build_shared_object(&written.c_source, &so, OptLevel::O2, false) {
         eprintln!("differential: {e}");
         return ExitCode::FAILURE;
@@ -508,14 +508,14 @@ fn main() -> ExitCode {
     }
     set_process_env(&EnvCase {
         flavor: None,
-        mplus: None,
+        removed_flag: None,
     });
 
     let t = &oracle.tally;
     println!(
         "differential ({} vs {}): {} tuples ({} grid over {} env cells, {} random), {} comparisons, {} mismatches; {} distinct blobs byte-compared; gcc {:.1?}, total {:.1?}",
-        VARIANT.library_name(),
-        if VARIANT == nrtucode_lookalike::Variant::Front {
+        LIBRARY.library_name(),
+        if LIBRARY == nrtucode_lookalike::LibraryBuild::Front {
             "front features"
         } else {
             "default features"
@@ -544,4 +544,13 @@ fn main() -> ExitCode {
         println!("differential: 0 passed, 1 failed");
         ExitCode::FAILURE
     }
+}
+
+/// The twin of a first NX SP slot (`ImageIndex::TWINS`), which must answer with the same
+/// pointers.
+fn twin_of(idx: u32) -> Option<u32> {
+    nrtucode::ImageIndex::TWINS
+        .iter()
+        .find(|(first, _)| first.raw() == idx)
+        .map(|(_, twin)| twin.raw())
 }

@@ -8,7 +8,7 @@ int LOOKALIKE_MEMORY_IMAGE_SYMBOL(unsigned idx, int region, int flavor, void *ou
     if (idx > 37)
         return 1;
 
-    /* Tombstone: the removed NRTUCODE_MPLUS_ON_MARIANA trips exactly on "1". */
+    /* The removed flag: NRTUCODE_MPLUS_ON_MARIANA trips exactly on "1". */
     const char *mp = getenv("NRTUCODE_MPLUS_ON_MARIANA");
     if (mp) {
         int c = (unsigned char)mp[0] - '1';

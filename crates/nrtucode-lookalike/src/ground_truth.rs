@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use nrtucode_facts::{Getter, fixture_bytes};
 use sha2::{Digest, Sha256};
 
-use crate::{Variant, model};
+use crate::{LibraryBuild, layout};
 
 /// One row of ground truth: what a linked getter of the look-alike returns.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,9 +18,9 @@ pub struct TruthRow {
     pub sha256: String,
 }
 
-/// What every linked getter of a variant returns, in symbol order.
-pub fn ground_truth(variant: Variant) -> Vec<TruthRow> {
-    let mut rows: Vec<TruthRow> = model(variant)
+/// What every linked getter of a library returns, in symbol order.
+pub fn ground_truth(library: LibraryBuild) -> Vec<TruthRow> {
+    let mut rows: Vec<TruthRow> = layout(library)
         .getters
         .into_iter()
         .map(|gm| {
@@ -38,9 +38,9 @@ pub fn ground_truth(variant: Variant) -> Vec<TruthRow> {
 
 /// The ground truth as TSV: `symbol gen class engine variant region size sha256`, sorted by
 /// symbol, size in decimal.
-pub fn ground_truth_tsv(variant: Variant) -> String {
+pub fn ground_truth_tsv(library: LibraryBuild) -> String {
     let mut out = String::from("symbol\tgen\tclass\tengine\tvariant\tregion\tsize\tsha256\n");
-    for row in ground_truth(variant) {
+    for row in ground_truth(library) {
         let g = &row.getter;
         let _ = writeln!(
             out,
@@ -62,7 +62,7 @@ mod tests {
 
     #[test]
     fn ground_truth_matches_fixtures() {
-        let rows = ground_truth(Variant::Front);
+        let rows = ground_truth(LibraryBuild::Front);
         assert!(
             rows.windows(2)
                 .all(|w| w[0].getter.symbol < w[1].getter.symbol)

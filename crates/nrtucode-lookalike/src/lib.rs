@@ -1,8 +1,8 @@
 //! A C look-alike of the vendor library, generated from the vendor facts.
 //!
 //! [`generate_c`] writes one C translation unit that mirrors the structure of
-//! `libnrtucode_internal.so` (variant [`Variant::Full`]) or of its reduced front twin
-//! `libnrtucode.so` (variant [`Variant::Front`]), over our deterministic fixture bytes
+//! `libnrtucode_internal.so` (build [`LibraryBuild::Full`]) or of its reduced front twin
+//! `libnrtucode.so` (build [`LibraryBuild::Front`]), over our deterministic fixture bytes
 //! ([`nrtucode_facts::fixture_bytes`]) instead of firmware:
 //!
 //! * every blob a linked getter returns is a `static const unsigned char` array in `.rodata`;
@@ -24,7 +24,7 @@
 //! [`ground_truth`] lists what every linked getter returns (symbol, size, sha256, bytes) for
 //! tests of the carve tool, and [`build_shared_object`] runs `gcc -shared -fPIC`.
 //!
-//! Modules, one job each: `variant` (what to generate), `model` (the contents as data),
+//! Modules, one job each: `library_build` (what to generate), `layout` (the contents as data),
 //! `generate` with `c_text` (the C text), `ground_truth`, `output` (writing the files) and `gcc`
 //! (the compiler driver).
 #![forbid(unsafe_code)]
@@ -34,9 +34,9 @@ mod conditions;
 mod gcc;
 mod generate;
 mod ground_truth;
-mod model;
+mod layout;
+mod library_build;
 mod output;
-mod variant;
 
 pub use conditions::{
     CONDITIONS, Condition, Stripping, build_with_condition, remove_section_headers, strip_to,
@@ -44,6 +44,6 @@ pub use conditions::{
 pub use gcc::{OptLevel, build_shared_object, c_compiler};
 pub use generate::{REMOVAL_MESSAGE, generate_c};
 pub use ground_truth::{TruthRow, ground_truth, ground_truth_tsv, sha256_hex};
-pub use model::{BlobModel, DescModel, GetterModel, Model, SLOTS, SlotModel, model};
+pub use layout::{BlobLayout, DescLayout, GetterLayout, Layout, SlotLayout, layout};
+pub use library_build::{LibraryBuild, Options};
 pub use output::{Written, write_sources};
-pub use variant::{Options, Variant};

@@ -1,7 +1,7 @@
 //! `nrtucode-lookalike`: writes the C look-alike of the vendor library and optionally builds it.
 //!
 //! ```text
-//! nrtucode-lookalike --variant full|front --out DIR [--opt O0|O1|O2|O3|Os|Og] [--prefix P]
+//! nrtucode-lookalike --library full|front --out DIR [--opt O0|O1|O2|O3|Os|Og] [--prefix P]
 //!                    [--build] [--strip] [--condition NAME] [--no-section-headers]
 //! ```
 //!
@@ -9,7 +9,7 @@
 //! `stack-protector-all`, `pg`, `mcmodel-large`, ...; it replaces `--opt`);
 //! `--no-section-headers` strips the library and removes its section header table.
 //!
-//! Writes `DIR/nrtucode_lookalike_<variant>.c` and `DIR/nrtucode_lookalike_<variant>.truth.tsv`;
+//! Writes `DIR/nrtucode_lookalike_<library>.c` and `DIR/nrtucode_lookalike_<library>.truth.tsv`;
 //! with `--build` also `DIR/libnrtucode_internal.so` (full) or `DIR/libnrtucode.so` (front).
 #![forbid(unsafe_code)]
 
@@ -17,14 +17,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use nrtucode_lookalike::{
-    CONDITIONS, Condition, OptLevel, Options, Stripping, Variant, build_shared_object,
+    CONDITIONS, Condition, LibraryBuild, OptLevel, Options, Stripping, build_shared_object,
     build_with_condition, strip_to, write_sources,
 };
 
-const USAGE: &str = "usage: nrtucode-lookalike --variant full|front --out DIR [--opt O0|O1|O2|O3|Os|Og] [--prefix PREFIX] [--build] [--strip] [--condition NAME] [--no-section-headers]";
+const USAGE: &str = "usage: nrtucode-lookalike --library full|front --out DIR [--opt O0|O1|O2|O3|Os|Og] [--prefix PREFIX] [--build] [--strip] [--condition NAME] [--no-section-headers]";
 
 struct Args {
-    variant: Variant,
+    library: LibraryBuild,
     out: PathBuf,
     opt: OptLevel,
     prefix: Option<String>,
@@ -35,7 +35,7 @@ struct Args {
 }
 
 fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
-    let mut variant = None;
+    let mut library = None;
     let mut out = None;
     let mut opt = OptLevel::O2;
     let mut prefix = None;
@@ -46,9 +46,10 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
     while let Some(arg) = argv.next() {
         let mut value = |name: &str| argv.next().ok_or(format!("{name} needs a value"));
         match arg.as_str() {
-            "--variant" => {
-                let v = value("--variant")?;
-                variant = Some(Variant::from_name(&v).ok_or(format!("unknown variant {v:?}"))?);
+            "--library" => {
+                let v = value("--library")?;
+                library =
+                    Some(LibraryBuild::from_name(&v).ok_or(format!("unknown library {v:?}"))?);
             }
             "--out" => out = Some(PathBuf::from(value("--out")?)),
             "--opt" => {
@@ -72,7 +73,7 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
         }
     }
     Ok(Args {
-        variant: variant.ok_or("--variant is required")?,
+        library: library.ok_or("--library is required")?,
         out: out.ok_or("--out is required")?,
         opt,
         prefix,
@@ -84,7 +85,7 @@ fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let mut opts = Options::new(args.variant);
+    let mut opts = Options::new(args.library);
     if let Some(prefix) = &args.prefix {
         opts = opts.with_prefix(prefix)?;
     }
@@ -92,7 +93,7 @@ fn run(args: Args) -> Result<(), String> {
     println!("{}", written.c_source.display());
     println!("{}", written.truth.display());
     if args.build {
-        let so = args.out.join(args.variant.library_name());
+        let so = args.out.join(args.library.library_name());
         let stripping = match (args.no_section_headers, args.strip) {
             (true, _) => Stripping::SectionHeaders,
             (false, true) => Stripping::All,
@@ -110,7 +111,7 @@ fn run(args: Args) -> Result<(), String> {
                 });
                 let linked = args
                     .out
-                    .join(format!("{}.linked", args.variant.library_name()));
+                    .join(format!("{}.linked", args.library.library_name()));
                 build_with_condition(&written.c_source, &linked, &condition)?;
                 strip_to(&linked, &so, stripping)?;
                 std::fs::remove_file(&linked)

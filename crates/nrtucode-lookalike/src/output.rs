@@ -7,20 +7,20 @@ use crate::{Options, generate_c, ground_truth_tsv};
 /// Files written by [`write_sources`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Written {
-    /// The C source, `nrtucode_lookalike_<variant>.c`.
+    /// The C source, `nrtucode_lookalike_<library>.c`.
     pub c_source: PathBuf,
-    /// The ground truth, `nrtucode_lookalike_<variant>.truth.tsv`.
+    /// The ground truth, `nrtucode_lookalike_<library>.truth.tsv`.
     pub truth: PathBuf,
 }
 
 /// Writes the C source and the ground-truth TSV of `opts` into `dir` (created if missing).
 pub fn write_sources(dir: &Path, opts: &Options) -> Result<Written, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let stem = format!("nrtucode_lookalike_{}", opts.variant().name());
+    let stem = format!("nrtucode_lookalike_{}", opts.library().name());
     let c_source = dir.join(format!("{stem}.c"));
     let truth = dir.join(format!("{stem}.truth.tsv"));
     write_whole(&c_source, generate_c(opts).as_bytes())?;
-    write_whole(&truth, ground_truth_tsv(opts.variant()).as_bytes())?;
+    write_whole(&truth, ground_truth_tsv(opts.library()).as_bytes())?;
     Ok(Written { c_source, truth })
 }
 

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use nrtucode_lookalike::{SLOTS, c_compiler};
+use nrtucode::ImageIndex;
+use nrtucode_lookalike::c_compiler;
 
 fn c_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("c")
@@ -33,9 +34,10 @@ fn resolver_environment() -> String {
          #define LOOKALIKE_MEMORY_IMAGE_SYMBOL nrtucode_get_memory_image\n\
          #define LOOKALIKE_HWDECODE_TABLE_SYMBOL nrtucode_get_hwdecode_table\n\
          #define LOOKALIKE_REMOVAL_MESSAGE \"removed flag\\n\"\n\
-         extern const struct image_list_ent image_list[{SLOTS}];\n\
-         extern const struct hwdecode_ent hwdecode_table_list[{SLOTS}];\n",
-        header.display()
+         extern const struct image_list_ent image_list[{slots}];\n\
+         extern const struct hwdecode_ent hwdecode_table_list[{slots}];\n",
+        header.display(),
+        slots = ImageIndex::COUNT
     )
 }
 

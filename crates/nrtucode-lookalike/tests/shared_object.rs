@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use nrtucode_lookalike::{
-    Model, OptLevel, Options, Variant, build_shared_object, generate_c, model, write_sources,
+    Layout, LibraryBuild, OptLevel, Options, build_shared_object, generate_c, layout, write_sources,
 };
 
 fn tool(name: &str, args: &[&str], file: &Path) -> String {
@@ -75,7 +75,7 @@ fn within(sections: &HashMap<String, (u64, u64)>, name: &str, addr: u64) -> bool
     (start..start + size).contains(&addr)
 }
 
-fn check_shared_object(so: &Path, m: &Model, opts: &Options, opt: OptLevel) {
+fn check_shared_object(so: &Path, m: &Layout, opts: &Options, opt: OptLevel) {
     let syms = symbols(so);
     let secs = sections(so);
 
@@ -139,7 +139,7 @@ fn check_shared_object(so: &Path, m: &Model, opts: &Options, opt: OptLevel) {
             .and_then(|(_, c)| c.split_whitespace().next())
             .and_then(|a| u64::from_str_radix(a, 16).ok())
             .unwrap_or_else(|| panic!("{sym}: no lea target in {:?}", body[0]));
-        let array = gm.array.as_ref().expect("variant has blobs");
+        let array = gm.array.as_ref().expect("library has blobs");
         assert_eq!(target, syms[array].0 + gm.offset as u64, "{sym} -> {array}");
         if opt == OptLevel::O2 {
             // -O2 aligns functions to 16 bytes: the vendor's stubs sit 0x20 apart.
@@ -151,12 +151,12 @@ fn check_shared_object(so: &Path, m: &Model, opts: &Options, opt: OptLevel) {
 #[test]
 fn both_variants_build_and_look_like_the_vendor() {
     let dir = tempfile::tempdir().expect("temp dir");
-    for variant in Variant::ALL {
-        let opts = Options::new(variant);
+    for library in LibraryBuild::ALL {
+        let opts = Options::new(library);
         let written = write_sources(dir.path(), &opts).expect("write sources");
-        let m = model(variant);
+        let m = layout(library);
         for opt in [OptLevel::O2, OptLevel::Os] {
-            let so = dir.path().join(format!("{}-{opt:?}.so", variant.name()));
+            let so = dir.path().join(format!("{}-{opt:?}.so", library.name()));
             build_shared_object(&written.c_source, &so, opt, false).expect("gcc");
             check_shared_object(&so, &m, &opts, opt);
         }
@@ -167,7 +167,7 @@ fn both_variants_build_and_look_like_the_vendor() {
 
 #[test]
 fn prefixed_resolvers_and_deterministic_output() {
-    let opts = Options::new(Variant::Front)
+    let opts = Options::new(LibraryBuild::Front)
         .with_prefix("lookalike_front_")
         .expect("prefix");
     let a = generate_c(&opts);

@@ -2,7 +2,7 @@
 //!
 //! One entry per (slot, descriptor, region) of `image_list` (`nrtucode::catalog::image_entries`;
 //! the empty slot 36 has no descriptor, so no entry) and per (slot, kind) of all 38 slots of
-//! `hwdecode_table_list` (`nrtucode::catalog::hwdecode_entries`, 76 entries; slot 36's have no
+//! `hwdecode_table_list` (`nrtucode::catalog::prof_entries`, 76 entries; slot 36's have no
 //! class, engine or symbol), in table order: image entries first, then profiler entries.
 //!
 //! JSON (`--json`), one object, keys in this order:
@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::process::ExitCode;
 
 use nrtucode::Generation;
-use nrtucode::catalog::{BLOB_SOURCE, BlobSource, hwdecode_entries, image_entries};
+use nrtucode::catalog::{BLOB_SOURCE, BlobSource, image_entries, prof_entries};
 use nrtucode::table::BlobState;
 use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
@@ -113,7 +113,7 @@ pub(crate) fn entries(gen_filter: Option<Generation>) -> Vec<ListEntry> {
             sha256: hash(e.blob),
         });
     }
-    for e in hwdecode_entries() {
+    for e in prof_entries() {
         // Slot 36 has no engine but belongs to MAVERICK's range.
         let generation = e.index.generation();
         if !wanted(generation) {

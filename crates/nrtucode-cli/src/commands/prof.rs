@@ -206,7 +206,7 @@ pub(crate) type DecodeError = (Exit, Option<i32>, String);
 pub(crate) fn decode(idx: ImageIndex) -> Result<ProfDoc, DecodeError> {
     let fetch = |kind: ProfKind| {
         resolve_hwdecode(idx, kind).map_err(|e| {
-            let failure = e.with_request(Request::typed_hwdecode(idx, kind));
+            let failure = e.with_request(Request::typed_prof(idx, kind));
             (Exit::NoInput, Some(failure.code()), failure.to_string())
         })
     };

@@ -117,7 +117,7 @@ pub fn resolve<E: Env + ?Sized>(query: Query, show: Show, env: &E) -> Resolved {
         ),
         Query::Prof { idx, kind } => (
             format!("get_hwdecode_table(idx {idx}, kind {kind})"),
-            Request::hwdecode(idx, kind),
+            Request::prof(idx, kind),
             get_hwdecode_table(idx, kind),
         ),
     };

@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use nrtucode_lookalike::{OptLevel, Options, Variant, build_shared_object, generate_c};
+use nrtucode_lookalike::{LibraryBuild, OptLevel, Options, build_shared_object, generate_c};
 
 /// One built look-alike.
 #[derive(Clone, Debug)]
 pub struct Lib {
     /// full or front.
-    pub variant: Variant,
+    pub variant: LibraryBuild,
     /// -O2 or -Os.
     pub opt: OptLevel,
     /// `strip --strip-all` applied.
@@ -44,7 +44,7 @@ pub fn scratch() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nrtucode-cli")
 }
 
-fn build(variant: Variant, opt: OptLevel) -> PathBuf {
+fn build(variant: LibraryBuild, opt: OptLevel) -> PathBuf {
     let dir = scratch().join(format!(
         "lookalike-{}-{}",
         variant.name(),
@@ -87,7 +87,7 @@ pub fn libs() -> &'static [Lib] {
     static LIBS: OnceLock<Vec<Lib>> = OnceLock::new();
     LIBS.get_or_init(|| {
         let mut out = Vec::new();
-        for variant in Variant::ALL {
+        for variant in LibraryBuild::ALL {
             for opt in [OptLevel::O2, OptLevel::Os] {
                 let so = build(variant, opt);
                 let stripped = strip(&so);
@@ -110,7 +110,7 @@ pub fn libs() -> &'static [Lib] {
 }
 
 /// The look-alike with these properties.
-pub fn lib(variant: Variant, opt: OptLevel, stripped: bool) -> &'static Lib {
+pub fn lib(variant: LibraryBuild, opt: OptLevel, stripped: bool) -> &'static Lib {
     libs()
         .iter()
         .find(|l| l.variant == variant && l.opt == opt && l.stripped == stripped)

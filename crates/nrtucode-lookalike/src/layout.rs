@@ -1,18 +1,15 @@
 //! The look-alike's contents as data: which blobs, getter stubs, descriptors and table entries a
-//! [`Variant`] has, in the vendor's order. The C emitter ([`crate::generate_c`]) and the ground
-//! truth ([`crate::ground_truth`]) both read this model.
+//! [`LibraryBuild`] has, in the vendor's order. The C emitter ([`crate::generate_c`]) and the ground
+//! truth ([`crate::ground_truth`]) both read this layout.
 
 use nrtucode_facts::facts::{REGIONS, variant_for_key};
 use nrtucode_facts::{Getter, fixture_bytes, getters, hwdecode_slots, image_slots};
 
-use crate::Variant;
-
-/// Number of slots in `image_list` and `hwdecode_table_list`.
-pub const SLOTS: usize = 38;
+use crate::LibraryBuild;
 
 /// One blob array of the look-alike (one per linked real getter; the vendor never shares one).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BlobModel {
+pub struct BlobLayout {
     /// The C array name, `blob_<STEM>`.
     pub array: String,
     /// The getter that returns the whole array.
@@ -23,10 +20,10 @@ pub struct BlobModel {
 
 /// One getter stub of the look-alike.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GetterModel {
+pub struct GetterLayout {
     /// The facts row (its `symbol` is the C function name).
     pub getter: Getter,
-    /// The blob array the stub points into, `None` only if the variant has no blob at all.
+    /// The blob array the stub points into, `None` only if the library has no blob at all.
     pub array: Option<String>,
     /// Byte offset into `array` (0, or the array length for an end-of-blob cursor).
     pub offset: usize,
@@ -36,7 +33,7 @@ pub struct GetterModel {
 
 /// One flavor descriptor: a key and the four region getters (`None` = NULL).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DescModel {
+pub struct DescLayout {
     /// The flavor key (1/2/3 or 17/18/19).
     pub flavor_key: u32,
     /// IRAM, DRAM, SRAM, EXTRAM getter symbols.
@@ -45,24 +42,24 @@ pub struct DescModel {
 
 /// One `image_list` slot: its descriptors in vendor order (empty for slot 36).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SlotModel {
+pub struct SlotLayout {
     /// Flat index.
     pub idx: u32,
     /// The descriptors.
-    pub descs: Vec<DescModel>,
+    pub descs: Vec<DescLayout>,
 }
 
-/// Everything a look-alike variant contains.
+/// Everything a look-alike library contains.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Model {
-    /// The variant.
-    pub variant: Variant,
+pub struct Layout {
+    /// Which vendor library it mirrors.
+    pub library: LibraryBuild,
     /// Blob arrays in vendor `.rodata` order.
-    pub blobs: Vec<BlobModel>,
+    pub blobs: Vec<BlobLayout>,
     /// Linked getters in vendor `.text` order.
-    pub getters: Vec<GetterModel>,
+    pub getters: Vec<GetterLayout>,
     /// The 38 `image_list` slots.
-    pub image_list: Vec<SlotModel>,
+    pub image_list: Vec<SlotLayout>,
     /// The 38 `hwdecode_table_list` entries: (PROF_CAM, PROF_TABLE) getter symbols.
     pub hwdecode: Vec<[Option<&'static str>; 2]>,
 }
@@ -71,23 +68,23 @@ fn blob_array_name(getter: &Getter) -> String {
     format!("blob_{}", getter.stem())
 }
 
-/// Builds the model of a variant from the facts.
-pub fn model(variant: Variant) -> Model {
-    let mut linked: Vec<Getter> = getters().into_iter().filter(|g| variant.links(g)).collect();
+/// Builds the layout of a library from the facts.
+pub fn layout(library: LibraryBuild) -> Layout {
+    let mut linked: Vec<Getter> = getters().into_iter().filter(|g| library.links(g)).collect();
     linked.sort_by_key(|g| g.accessor_va);
 
     let mut reals: Vec<&Getter> = linked.iter().filter(|g| g.real && g.size > 0).collect();
     reals.sort_by_key(|g| g.blob_va);
-    let blobs: Vec<BlobModel> = reals
+    let blobs: Vec<BlobLayout> = reals
         .iter()
-        .map(|g| BlobModel {
+        .map(|g| BlobLayout {
             array: blob_array_name(g),
             getter: (*g).clone(),
             bytes: fixture_bytes(g),
         })
         .collect();
 
-    let getter_models = linked
+    let getter_layouts = linked
         .iter()
         .map(|g| {
             let (array, offset) = if g.real && g.size > 0 {
@@ -95,7 +92,7 @@ pub fn model(variant: Variant) -> Model {
             } else {
                 cursor_target(g, &blobs)
             };
-            GetterModel {
+            GetterLayout {
                 getter: g.clone(),
                 array,
                 offset,
@@ -124,7 +121,7 @@ pub fn model(variant: Variant) -> Model {
                             });
                             row.map(|g| g.symbol)
                         });
-                        DescModel {
+                        DescLayout {
                             flavor_key: key,
                             getters,
                         }
@@ -132,7 +129,7 @@ pub fn model(variant: Variant) -> Model {
                     .collect(),
                 _ => Vec::new(),
             };
-            SlotModel {
+            SlotLayout {
                 idx: slot.idx,
                 descs,
             }
@@ -144,10 +141,10 @@ pub fn model(variant: Variant) -> Model {
         .map(|s| [s.cam, s.table].map(|sym| sym.filter(|sym| is_linked(sym))))
         .collect();
 
-    Model {
-        variant,
+    Layout {
+        library,
         blobs,
-        getters: getter_models,
+        getters: getter_layouts,
         image_list,
         hwdecode,
     }
@@ -158,10 +155,10 @@ pub fn model(variant: Variant) -> Model {
 /// the next image's blob; separate C arrays are not adjacent, so the look-alike keeps the place
 /// in the cursor's own image: the same image's blob that ends there, else the one that starts
 /// there. Otherwise: any blob that starts there, else one that ends there, else (its
-/// neighbour is not linked in this variant) the nearest blob boundary of the variant.
-fn cursor_target(cursor: &Getter, blobs: &[BlobModel]) -> (Option<String>, usize) {
+/// neighbour is not linked in this library) the nearest blob boundary of the library.
+fn cursor_target(cursor: &Getter, blobs: &[BlobLayout]) -> (Option<String>, usize) {
     let va = cursor.blob_va;
-    let same_image = |b: &&BlobModel| {
+    let same_image = |b: &&BlobLayout| {
         let g = &b.getter;
         (g.gen_name, g.class, g.engine, g.variant)
             == (cursor.gen_name, cursor.class, cursor.engine, cursor.variant)
@@ -209,14 +206,15 @@ fn cursor_target(cursor: &Getter, blobs: &[BlobModel]) -> (Option<String>, usize
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nrtucode::ImageIndex;
 
     #[test]
-    fn full_model_has_the_vendor_shape() {
-        let m = model(Variant::Full);
+    fn full_layout_has_the_vendor_shape() {
+        let m = layout(LibraryBuild::Full);
         assert_eq!(m.getters.len(), 354);
         assert_eq!(m.blobs.len(), 193);
-        assert_eq!(m.image_list.len(), SLOTS);
-        assert_eq!(m.hwdecode.len(), SLOTS);
+        assert_eq!(m.image_list.len(), ImageIndex::COUNT);
+        assert_eq!(m.hwdecode.len(), ImageIndex::COUNT);
         let descs: usize = m.image_list.iter().map(|s| s.descs.len()).sum();
         assert_eq!(descs, 102);
         let refs: usize = m
@@ -233,8 +231,8 @@ mod tests {
 
     #[test]
     fn sp_slots_share_getters_and_second_q7_slot_uses_base_getters() {
-        let m = model(Variant::Full);
-        for (a, b) in [(4, 5), (11, 12), (19, 20), (27, 28), (34, 35)] {
+        let m = layout(LibraryBuild::Full);
+        for (a, b) in ImageIndex::TWINS.map(|(a, b)| (a.as_usize(), b.as_usize())) {
             assert_eq!(m.image_list[a].descs, m.image_list[b].descs, "{a}/{b}");
         }
         for (first, second) in [(13, 14), (21, 22), (29, 30)] {
@@ -254,15 +252,17 @@ mod tests {
     }
 
     #[test]
-    fn front_model_links_only_perf_dkl_perf_and_no_maverick() {
-        let m = model(Variant::Front);
+    fn front_layout_links_only_perf_dkl_perf_and_no_maverick() {
+        let m = layout(LibraryBuild::Front);
         assert!(m.getters.iter().all(|g| g.getter.gen_name != "MAVERICK"));
         assert!(
             m.getters
                 .iter()
                 .all(|g| matches!(g.getter.variant, "RELEASE" | "PERF" | "DKL_PERF" | "PROF"))
         );
-        let populated: Vec<usize> = (0..SLOTS).filter(|&i| m.hwdecode[i][0].is_some()).collect();
+        let populated: Vec<usize> = (0..ImageIndex::COUNT)
+            .filter(|&i| m.hwdecode[i][0].is_some())
+            .collect();
         let expected: Vec<usize> = (7..=10).chain(15..=18).chain(23..=26).collect();
         assert_eq!(populated, expected);
         for slot in &m.image_list {
@@ -285,8 +285,8 @@ mod tests {
 
     #[test]
     fn cursors_point_at_a_neighbouring_blob() {
-        for variant in Variant::ALL {
-            let m = model(variant);
+        for library in LibraryBuild::ALL {
+            let m = layout(library);
             for gm in m.getters.iter().filter(|g| !g.getter.real) {
                 let array = gm.array.as_deref().expect("cursor target");
                 let blob = m.blobs.iter().find(|b| b.array == array).expect("blob");

@@ -1,10 +1,10 @@
-//! Which vendor library a look-alike mirrors ([`Variant`]) and what to generate ([`Options`]).
+//! Which vendor library a look-alike mirrors ([`LibraryBuild`]) and what to generate ([`Options`]).
 
 use nrtucode_facts::Getter;
 
 /// Which vendor library the look-alike mirrors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
+pub enum LibraryBuild {
     /// `libnrtucode_internal.so`: every base, DKL and profiler getter of all five generations.
     Full,
     /// `libnrtucode.so`: only PERF/RELEASE (key 1) and DKL_PERF (key 17) getters and the
@@ -13,15 +13,15 @@ pub enum Variant {
     Front,
 }
 
-impl Variant {
+impl LibraryBuild {
     /// Both variants, full first.
-    pub const ALL: [Variant; 2] = [Variant::Full, Variant::Front];
+    pub const ALL: [LibraryBuild; 2] = [LibraryBuild::Full, LibraryBuild::Front];
 
     /// `"full"` or `"front"`.
     pub fn name(self) -> &'static str {
         match self {
-            Variant::Full => "full",
-            Variant::Front => "front",
+            LibraryBuild::Full => "full",
+            LibraryBuild::Front => "front",
         }
     }
 
@@ -30,22 +30,22 @@ impl Variant {
         Self::ALL.into_iter().find(|v| v.name() == name)
     }
 
-    /// The file name of the vendor library this variant mirrors.
+    /// The file name of the vendor library this library mirrors.
     pub fn library_name(self) -> &'static str {
         match self {
-            Variant::Full => "libnrtucode_internal.so",
-            Variant::Front => "libnrtucode.so",
+            LibraryBuild::Full => "libnrtucode_internal.so",
+            LibraryBuild::Front => "libnrtucode.so",
         }
     }
 
-    /// `true` if this variant links `getter` (has its stub and its blob).
+    /// `true` if this library links `getter` (has its stub and its blob).
     pub fn links(self, getter: &Getter) -> bool {
         if !getter.is_resolver_reachable() {
             return false;
         }
         match self {
-            Variant::Full => true,
-            Variant::Front => nrtucode_facts::facts::in_front_library(getter),
+            LibraryBuild::Full => true,
+            LibraryBuild::Front => nrtucode_facts::facts::in_front_library(getter),
         }
     }
 }
@@ -53,15 +53,15 @@ impl Variant {
 /// What to generate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
-    variant: Variant,
+    library: LibraryBuild,
     prefix: String,
 }
 
 impl Options {
     /// The vendor's exported names (`nrtucode_get_memory_image`, `nrtucode_get_hwdecode_table`).
-    pub fn new(variant: Variant) -> Self {
+    pub fn new(library: LibraryBuild) -> Self {
         Self {
-            variant,
+            library,
             prefix: "nrtucode_".to_owned(),
         }
     }
@@ -81,9 +81,9 @@ impl Options {
         Ok(self)
     }
 
-    /// The variant.
-    pub fn variant(&self) -> Variant {
-        self.variant
+    /// Which vendor library this build mirrors.
+    pub fn library(&self) -> LibraryBuild {
+        self.library
     }
 
     /// The exported name of the memory-image resolver.
@@ -91,7 +91,7 @@ impl Options {
         format!("{}get_memory_image", self.prefix)
     }
 
-    /// The exported name of the hwdecode-table resolver.
+    /// The exported name of the profiler-table resolver.
     pub fn hwdecode_table_symbol(&self) -> String {
         format!("{}get_hwdecode_table", self.prefix)
     }
@@ -104,14 +104,16 @@ mod tests {
     #[test]
     fn prefix_must_be_an_identifier() {
         assert!(
-            Options::new(Variant::Full)
+            Options::new(LibraryBuild::Full)
                 .with_prefix("lookalike_full_")
                 .is_ok()
         );
-        assert!(Options::new(Variant::Full).with_prefix("1x").is_err());
-        assert!(Options::new(Variant::Full).with_prefix("a-b").is_err());
-        assert!(Options::new(Variant::Full).with_prefix("").is_err());
-        let o = Options::new(Variant::Front).with_prefix("lf_").unwrap();
+        assert!(Options::new(LibraryBuild::Full).with_prefix("1x").is_err());
+        assert!(Options::new(LibraryBuild::Full).with_prefix("a-b").is_err());
+        assert!(Options::new(LibraryBuild::Full).with_prefix("").is_err());
+        let o = Options::new(LibraryBuild::Front)
+            .with_prefix("lf_")
+            .unwrap();
         assert_eq!(o.memory_image_symbol(), "lf_get_memory_image");
         assert_eq!(o.hwdecode_table_symbol(), "lf_get_hwdecode_table");
     }
