@@ -26,11 +26,25 @@ use super::{Env, PairVisitor};
 /// concurrent `std::env::set_var` / `remove_var` from other threads: every read takes std's
 /// environment lock.
 ///
+/// Flavor 0 picks the image by the rule the vendor's `getenv` + `strcmp` apply to the process
+/// environment this example runs in (CI runs it with `NEURON_UCODE_FLAVOR=test` too):
+///
 /// ```
-/// use nrtucode::{get_memory_image, NoEnv, StdEnv};
-/// // The variables the doc test runs with are unknown; flavor 0 answers like some flavor 1..=3.
+/// use nrtucode::{get_memory_image, NoEnv, ResolveErr, StdEnv};
+/// let var = |name| std::env::var_os(name).map(|v| v.into_encoded_bytes());
+/// let expected_flavor = match var("NEURON_UCODE_FLAVOR").as_deref() {
+///     Some(b"debug" | b"DEBUG") => 2,
+///     Some(b"test" | b"TEST") => 3,
+///     _ => 1,
+/// };
 /// let live = get_memory_image(7, 0, 0, &StdEnv);
-/// assert!((1..=3).any(|f| get_memory_image(7, 0, f, &NoEnv) == live) || live.is_err());
+/// if var("NRTUCODE_MPLUS_ON_MARIANA").as_deref() == Some(b"1") {
+///     assert_eq!(live, Err(ResolveErr::RemovedFlag));
+/// } else {
+///     let explicit = get_memory_image(7, 0, expected_flavor, &NoEnv)?;
+///     assert_eq!(live?.as_ptr(), explicit.as_ptr());
+/// }
+/// # Ok::<(), ResolveErr>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StdEnv;
@@ -69,46 +83,4 @@ pub(crate) fn print_removal_notice() {
         "nrtucode: {}=1 is a removed flag; unset it (code 8, no image resolved)",
         super::REMOVED_FLAG_VAR
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::string::String;
-    use std::vec::Vec;
-
-    fn via_std(name: &str) -> Option<Vec<u8>> {
-        std::env::var_os(name).map(|v| v.as_encoded_bytes().to_vec())
-    }
-
-    /// Every variable of the test process (never modified here: no `set_var` in a threaded test
-    /// binary) reads the same through `StdEnv` as through `std::env::var_os`, including names
-    /// no C library can hold.
-    #[test]
-    fn agrees_with_var_os_on_the_live_environment() {
-        let mut names: Vec<String> = std::env::vars_os()
-            .filter_map(|(k, _)| k.into_string().ok())
-            .collect();
-        let odd = [
-            "NEURON_UCODE_FLAVOR",
-            "NRTUCODE_MPLUS_ON_MARIANA",
-            "",
-            "A=B",
-            "NUL\0",
-            "=",
-        ];
-        names.extend(odd.map(String::from));
-        for name in &names {
-            let mut one = None;
-            StdEnv.visit_var(name, &mut |v| one = Some(v.map(<[u8]>::to_vec)));
-            assert_eq!(one, Some(via_std(name)), "{name:?}");
-        }
-        for pair in names.windows(2) {
-            let mut both = None;
-            StdEnv.visit_vars2(&pair[0], &pair[1], &mut |a, b| {
-                both = Some((a.map(<[u8]>::to_vec), b.map(<[u8]>::to_vec)))
-            });
-            assert_eq!(both, Some((via_std(&pair[0]), via_std(&pair[1]))));
-        }
-    }
 }

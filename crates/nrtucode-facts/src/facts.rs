@@ -195,8 +195,9 @@ pub const VARIANT_FEATURES: [(&str, &str); 7] = [
 /// The cargo features whose selection reproduces the vendor's reduced front library
 /// (`libnrtucode.so`): PERF/RELEASE and DKL_PERF images of SUNDA, CAYMAN, MARIANA and
 /// MARIANA_PLUS. This is the one definition of the front selection: the core's `front` feature
-/// mirrors it (pinned by `front_feature_of_the_core_mirrors_the_facts` below), the look-alike's
-/// front variant links exactly [`in_front_library`] getters, and the tests derive from it.
+/// mirrors it (checked against `cargo metadata` by the core's `tests/front_feature.rs`), the
+/// look-alike's front build links exactly [`in_front_library`] getters, and the tests derive
+/// from it.
 pub const FRONT_FEATURES: [&str; 6] = [
     "gen-sunda",
     "gen-cayman",
@@ -399,22 +400,6 @@ pub fn binaries() -> Vec<BinaryFact> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn front_feature_of_the_core_mirrors_the_facts() {
-        let manifest = include_str!("../../../Cargo.toml");
-        let line = manifest
-            .lines()
-            .find(|l| l.starts_with("front = ["))
-            .expect("the core declares a `front` feature on one line");
-        let listed: Vec<&str> = line["front = [".len()..]
-            .trim_end_matches(']')
-            .split(',')
-            .map(|f| f.trim().trim_matches('"'))
-            .filter(|f| !f.is_empty())
-            .collect();
-        assert_eq!(listed, FRONT_FEATURES);
-    }
 
     #[test]
     fn front_library_links_perf_and_dkl_perf_of_four_generations() {
