@@ -2,7 +2,7 @@
 //! array indexed by (idx, flavor, region), so a lookup is two range checks and one load. This is
 //! the physical limit of a lookup that keeps the vendor's return codes.
 
-use nrtucode::{ResolveErr, get_hwdecode_table, get_memory_image_const};
+use nrtucode::{ImageIndex, ResolveErr, get_hwdecode_table, get_memory_image_const};
 
 /// Flavor keys covered by the array: 0..20 (the largest key is 19).
 pub const FLAVORS: usize = 20;
@@ -18,10 +18,10 @@ const fn cell(r: Result<&'static [u8], ResolveErr>) -> Cell {
 }
 
 /// `IMAGES[idx][flavor][region]` for every in-range triple.
-pub static IMAGES: [[[Cell; 4]; FLAVORS]; 38] = {
-    let mut table = [[[Err(0); 4]; FLAVORS]; 38];
+pub static IMAGES: [[[Cell; 4]; FLAVORS]; ImageIndex::COUNT] = {
+    let mut table = [[[Err(0); 4]; FLAVORS]; ImageIndex::COUNT];
     let mut i = 0;
-    while i < 38 {
+    while i < ImageIndex::COUNT {
         let mut f = 0;
         while f < FLAVORS {
             let mut r = 0;
@@ -37,10 +37,10 @@ pub static IMAGES: [[[Cell; 4]; FLAVORS]; 38] = {
 };
 
 /// `HWDECODE[idx][kind]`.
-pub static HWDECODE: [[Cell; 2]; 38] = {
-    let mut table = [[Err(0); 2]; 38];
+pub static HWDECODE: [[Cell; 2]; ImageIndex::COUNT] = {
+    let mut table = [[Err(0); 2]; ImageIndex::COUNT];
     let mut i = 0;
-    while i < 38 {
+    while i < ImageIndex::COUNT {
         table[i][0] = cell(get_hwdecode_table(i as u32, 0));
         table[i][1] = cell(get_hwdecode_table(i as u32, 1));
         i += 1;
@@ -53,7 +53,7 @@ pub static HWDECODE: [[Cell; 2]; 38] = {
 #[inline(always)]
 pub fn image(idx: u32, region: i32, flavor: i32) -> Cell {
     let (i, f, r) = (idx as usize, flavor as u32 as usize, region as u32 as usize);
-    if i >= 38 {
+    if i >= ImageIndex::COUNT {
         return Err(1);
     }
     if f >= FLAVORS || r >= 4 {
@@ -66,7 +66,7 @@ pub fn image(idx: u32, region: i32, flavor: i32) -> Cell {
 #[inline(always)]
 pub fn hwdecode(idx: u32, kind: i32) -> Cell {
     let (i, k) = (idx as usize, kind as u32 as usize);
-    if i >= 38 {
+    if i >= ImageIndex::COUNT {
         return Err(1);
     }
     if k >= 2 {

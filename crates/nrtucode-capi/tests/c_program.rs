@@ -116,12 +116,12 @@ fn c_program_exercises_every_return_code() {
     for lib in [&staticlib, &cdylib] {
         assert!(lib.exists(), "{} not built by cargo", lib.display());
     }
-    let variant = if nrtucode_capi::FRONT {
+    let library = if nrtucode_capi::FRONT {
         "front"
     } else {
         "full"
     };
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("capi-c-{variant}"));
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("capi-c-{library}"));
     std::fs::create_dir_all(&work).expect("work dir");
 
     let exe_static = work.join("abi_test_static");
@@ -223,19 +223,19 @@ fn run_with(exe: &Path, lib_dir: &Path) -> (Vec<u8>, Vec<u8>) {
 fn one_c_program_answers_alike_with_the_vendor_lookalike_and_with_our_library() {
     use nrtucode_lookalike::{LibraryBuild, OptLevel, Options, build_shared_object, generate_c};
 
-    let variant = if nrtucode_capi::FRONT {
+    let library = if nrtucode_capi::FRONT {
         LibraryBuild::Front
     } else {
         LibraryBuild::Full
     };
     let work =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("capi-switch-{}", variant.name()));
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("capi-switch-{}", library.name()));
     std::fs::create_dir_all(&work).expect("work dir");
 
     // The vendor look-alike, installed under our SONAME: what the program finds decides.
     let c_source = work.join("lookalike.c");
-    std::fs::write(&c_source, generate_c(&Options::new(variant))).expect("write look-alike");
-    let lookalike_so = work.join(variant.library_name());
+    std::fs::write(&c_source, generate_c(&Options::new(library))).expect("write look-alike");
+    let lookalike_so = work.join(library.library_name());
     build_shared_object(&c_source, &lookalike_so, OptLevel::O2, false).expect("gcc look-alike");
     let vendor_dir = install(&lookalike_so, &work.join("vendor"));
     let ours_dir = install(&deps_dir().join("libnrtucode_capi.so"), &work.join("ours"));

@@ -15,7 +15,7 @@
 use nrtucode::NoEnv;
 pub use nrtucode_lookalike::LibraryBuild;
 
-/// The look-alike variant this build of the core must match.
+/// The look-alike build this build of the core must match.
 pub const LIBRARY: LibraryBuild = if nrtucode_capi::FRONT {
     LibraryBuild::Front
 } else {
@@ -270,7 +270,7 @@ mod tests {
     }
 
     #[test]
-    fn this_build_matches_its_variant() {
+    fn this_build_matches_its_library() {
         assert_eq!(build_matches_library(), Ok(()));
     }
 }

@@ -1,6 +1,6 @@
 //! The differential oracle: our resolvers against the C look-alike of the vendor library.
 //!
-//! Builds the look-alike (variant per this crate's features) with gcc into a temp dir, loads it,
+//! Builds the look-alike (full or front per this crate's features) with gcc into a temp dir, loads it,
 //! and for every input compares the look-alike's C resolvers with
 //!
 //! * the raw API `nrtucode::get_memory_image` / `get_hwdecode_table` (environment given as a

@@ -17,7 +17,7 @@
 //! * the two resolvers are written in C from the seed's pseudocode (`getenv`, `strcmp`, return
 //!   codes 0/1/2/3/8, the one-line removal message on stderr), kept as real C in
 //!   `c/resolvers.c` (the shared types in `c/lookalike.h`), and exported under the vendor's
-//!   names, or under a caller-chosen prefix ([`Options::with_prefix`]) so that several variants
+//!   names, or under a caller-chosen prefix ([`Options::with_prefix`]) so that several builds
 //!   can be linked into one Rust binary next to our own C ABI.
 //!
 //! The output is a pure function of the facts and the [`Options`]: no timestamps, no paths.

@@ -14,7 +14,7 @@ pub enum LibraryBuild {
 }
 
 impl LibraryBuild {
-    /// Both variants, full first.
+    /// Both builds, full first.
     pub const ALL: [LibraryBuild; 2] = [LibraryBuild::Full, LibraryBuild::Front];
 
     /// `"full"` or `"front"`.

@@ -1,4 +1,4 @@
-//! Builds both look-alike variants with gcc and checks the result with binutils: the getters are
+//! Builds both look-alike libraries (full and front) with gcc and checks the result with binutils: the getters are
 //! the vendor's four-instruction stubs pointing at the right blob, and the blobs, tables and
 //! descriptors live in the vendor's sections under the vendor's names.
 
@@ -149,7 +149,7 @@ fn check_shared_object(so: &Path, m: &Layout, opts: &Options, opt: OptLevel) {
 }
 
 #[test]
-fn both_variants_build_and_look_like_the_vendor() {
+fn both_builds_build_and_look_like_the_vendor() {
     let dir = tempfile::tempdir().expect("temp dir");
     for library in LibraryBuild::ALL {
         let opts = Options::new(library);
