@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The environment code and the core crate's tests under miri (nightly): the core's unit tests
-# (StdEnv against std::env::var_os, EnvSnapshot, the flavor index against the scan) and the
+# (EnvSnapshot, the types' conversions, the flavor index against the scan) and the
 # integration tests miri can run in a few minutes, then the edition-2021 race of StdEnv and
 # EnvSnapshot::capture against std::env::set_var on another thread (crates/nrtucode-env-stress,
 # a short run: miri checks every access of it for undefined behaviour and data races). The
@@ -9,6 +9,8 @@
 # Skipped, with why:
 #   tests/properties.rs          proptest, 4096 cases per property: hours under miri
 #   tests/front.rs               needs its own feature selection (a second miri build)
+#   tests/std_env.rs             starts child processes (isolation); StdEnv runs under miri in
+#                                the env-stress race below
 #   the_payload_is_in_this_executable_once    reads the test executable from disk (isolation)
 #   matrix_matches_the_model_for_every_slot_region_and_flavor   96,824 cases: > 5 min
 #   snapshot_matches_the_model_and_the_map_in_every_cell        183,456 cases: > 5 min
