@@ -1,7 +1,7 @@
 //! [`Generation`]: the accelerator generation, and which index slots it owns.
 //!
 //! Which slot belongs to which generation is read from the one table,
-//! [`IMAGE_LIST`](crate::catalog::IMAGE_LIST), at compile time; nothing here restates it.
+//! [`IMAGE_LIST`], at compile time; nothing here restates it.
 
 use core::fmt;
 use core::str::FromStr;

@@ -4,11 +4,11 @@
 //!
 //! The resolver never touches the process itself. It asks an [`Env`] for the raw bytes of a
 //! variable and compares them byte for byte, like the vendor's `getenv` + `strcmp`: `"debug"` is
-//! not `"Debug"`, and a value need not be UTF-8. Implementations here: [`NoEnv`](crate::NoEnv) (nothing set),
-//! the fixed-capacity [`MapEnv`](crate::MapEnv) built on `heapless`, [`EnvSnapshot`](crate::EnvSnapshot) (the
-//! two variables captured once), and, with feature `std`, `StdEnv`, the live process
-//! environment; arrays and slices of `(name, value)` pairs and, with `std`, maps are generic
-//! over [`EnvText`](crate::EnvText).
+//! not `"Debug"`, and a value need not be UTF-8. Implementations here: [`NoEnv`] (nothing set,
+//! `no_env.rs`), the fixed-capacity [`MapEnv`] built on `heapless` (`map_env.rs`),
+//! [`EnvSnapshot`] (the two variables captured once, `snapshot.rs`) and, with feature `std`,
+//! `StdEnv`, the live process environment (`std_env.rs`); arrays and slices of `(name, value)`
+//! pairs and, with `std`, maps are generic over [`EnvText`] (`pairs.rs`).
 
 mod map_env;
 mod no_env;
