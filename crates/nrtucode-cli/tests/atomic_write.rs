@@ -4,17 +4,21 @@
 //! an earlier carve is replaced whole.
 //!
 //! The filesystem cases mount a small or read-only tmpfs, which needs root with
-//! `CAP_SYS_ADMIN` (as in CI); the permission case runs the carve as `nobody` through
-//! `setpriv`, which needs root. Elsewhere they print why they are skipped and pass.
+//! `CAP_SYS_ADMIN`; the permission cases run the carve as `nobody` through `setpriv`, which
+//! needs root. Those four are `#[ignore]`d (so an ordinary `cargo test` lists them as ignored)
+//! and fail where they cannot do what they need; CI runs them as root with
+//! `cargo test -p nrtucode-cli --test atomic_write -- --ignored`.
 
+// The look-alike builds the carve library's tests share (cached under cargo's target tmp).
+#[path = "../../nrtucode-carve/tests/common/mod.rs"]
 mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use nrtucode_cli::carve::tiny_elf::TinyElf;
 use nrtucode_lookalike::{OptLevel, Variant};
+use nrtucode_test_elf::TinyElf;
 use sha2::Digest as _;
 
 /// Every file and directory under `root`, with file contents.
@@ -95,7 +99,7 @@ fn an_earlier_carve_is_replaced_whole() {
             .all(|k| k.ends_with("manifest.tsv") || !now.contains_key(k)),
         "a blob of the earlier carve survived"
     );
-    assert!(nrtucode_cli::carve::verify_dir(&out).is_ok());
+    assert!(nrtucode_carve::check_dir(&out).is_ok());
     // The header's sha256 (hashed on a second thread while the blobs are written) is the
     // library's, and the directory is what the two-step library API writes.
     let data = std::fs::read(front_lib()).unwrap();
@@ -112,8 +116,8 @@ fn an_earlier_carve_is_replaced_whole() {
         .unwrap()
         .to_string_lossy()
         .into_owned();
-    let carved = nrtucode_cli::carve_bytes(&data, &name).unwrap();
-    nrtucode_cli::carve::write_blob_dir(&carved, &data, &two_step).unwrap();
+    let carved = nrtucode_carve::carve_bytes(&data, &name).unwrap();
+    nrtucode_carve::write_blob_dir(&carved, &data, &two_step).unwrap();
     assert!(
         snapshot(&two_step) == now,
         "the two-step API wrote another directory"
@@ -185,6 +189,7 @@ fn bad_input_leaves_an_earlier_carve_as_it_was() {
 }
 
 #[test]
+#[ignore = "needs root and setpriv to run the carve as nobody; CI runs it: --ignored"]
 fn a_destination_the_user_may_not_write_is_left_as_it_was() {
     use std::os::unix::fs::PermissionsExt as _;
     // Root ignores permission bits, so the carve runs as `nobody` (where setpriv exists).
@@ -200,9 +205,7 @@ fn a_destination_the_user_may_not_write_is_left_as_it_was() {
         "--out".as_ref(),
         out.as_os_str(),
     ];
-    let Some(o) = as_nobody(&args, tmp.path()) else {
-        return;
-    };
+    let o = as_nobody(&args, tmp.path());
     assert!(!o.status.success());
     assert!(stderr(&o).contains("Permission denied"), "{}", stderr(&o));
     assert_eq!(snapshot(tmp.path()), before);
@@ -212,18 +215,22 @@ fn a_destination_the_user_may_not_write_is_left_as_it_was() {
 struct Tmpfs(PathBuf);
 
 impl Tmpfs {
-    fn mount(at: &Path, options: &str) -> Result<Self, String> {
+    /// Mounts a tmpfs with `options` at `at`; panics where that is impossible (the tests that
+    /// mount are ignored unless run as root).
+    fn mount(at: &Path, options: &str) -> Self {
         std::fs::create_dir_all(at).unwrap();
         let o = Command::new("mount")
             .args(["-t", "tmpfs", "-o", options, "tmpfs"])
             .arg(at)
             .output()
-            .map_err(|e| format!("cannot run mount: {e}"))?;
-        if o.status.success() {
-            Ok(Self(at.to_owned()))
-        } else {
-            Err(stderr(&o).trim().to_owned())
-        }
+            .unwrap_or_else(|e| panic!("cannot run mount: {e}"));
+        assert!(
+            o.status.success(),
+            "cannot mount a tmpfs ({options}) at {}: {}; this test needs root (CAP_SYS_ADMIN)",
+            at.display(),
+            stderr(&o).trim()
+        );
+        Self(at.to_owned())
     }
 
     fn remount(&self, options: &str) {
@@ -243,15 +250,10 @@ impl Drop for Tmpfs {
 }
 
 #[test]
+#[ignore = "needs root (CAP_SYS_ADMIN) to mount a tmpfs; CI runs it: --ignored"]
 fn a_full_filesystem_leaves_nothing_behind() {
     let tmp = tempfile::tempdir().unwrap();
-    let fs = match Tmpfs::mount(&tmp.path().join("small"), "size=1m") {
-        Ok(fs) => fs,
-        Err(why) => {
-            println!("skipped: cannot mount a 1 MiB tmpfs here ({why}); needs root");
-            return;
-        }
-    };
+    let fs = Tmpfs::mount(&tmp.path().join("small"), "size=1m");
     let lib = front_lib();
     assert!(std::fs::metadata(&lib).unwrap().len() > 2 << 20);
     // Nothing there yet: nothing there after.
@@ -271,15 +273,10 @@ fn a_full_filesystem_leaves_nothing_behind() {
 }
 
 #[test]
+#[ignore = "needs root (CAP_SYS_ADMIN) to mount a tmpfs; CI runs it: --ignored"]
 fn a_read_only_destination_is_left_as_it_was() {
     let tmp = tempfile::tempdir().unwrap();
-    let fs = match Tmpfs::mount(&tmp.path().join("ro"), "size=64m") {
-        Ok(fs) => fs,
-        Err(why) => {
-            println!("skipped: cannot mount a tmpfs here ({why}); needs root");
-            return;
-        }
-    };
+    let fs = Tmpfs::mount(&tmp.path().join("ro"), "size=64m");
     let out = fs.0.join("blobs");
     let tiny = tiny_lib(tmp.path());
     assert!(carve(&tiny, &out).status.success());
@@ -289,18 +286,21 @@ fn a_read_only_destination_is_left_as_it_was() {
     fs.remount("rw");
 }
 
-/// Runs `nrtucode args` as `nobody` in `cwd`; `None` (after printing why) where that is
-/// impossible: not root, no setpriv, or setpriv cannot switch users.
-fn as_nobody(args: &[&std::ffi::OsStr], cwd: &Path) -> Option<Output> {
+/// Runs `nrtucode args` as `nobody` in `cwd`; panics where that is impossible: not root, no
+/// setpriv, or setpriv cannot switch users (the tests that call it are ignored unless run as
+/// root).
+fn as_nobody(args: &[&std::ffi::OsStr], cwd: &Path) -> Output {
     let as_root = Command::new("id")
         .arg("-u")
         .output()
         .is_ok_and(|o| o.stdout == b"0\n");
+    assert!(as_root, "this test runs the carve as nobody: it needs root");
     let setpriv = Path::new("/usr/bin/setpriv");
-    if !as_root || !setpriv.exists() {
-        println!("skipped: needs root and setpriv to run the carve as another user");
-        return None;
-    }
+    assert!(
+        setpriv.exists(),
+        "this test runs the carve as nobody through {} (util-linux), which is missing",
+        setpriv.display()
+    );
     let o = Command::new(setpriv)
         .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
         .arg(env!("CARGO_BIN_EXE_nrtucode"))
@@ -308,11 +308,12 @@ fn as_nobody(args: &[&std::ffi::OsStr], cwd: &Path) -> Option<Output> {
         .current_dir(cwd)
         .output()
         .unwrap();
-    if stderr(&o).contains("setpriv:") {
-        println!("skipped: setpriv cannot switch users here: {}", stderr(&o));
-        return None;
-    }
-    Some(o)
+    assert!(
+        !stderr(&o).contains("setpriv:"),
+        "setpriv cannot switch users here: {}",
+        stderr(&o)
+    );
+    o
 }
 
 fn mode(path: &Path) -> u32 {
@@ -321,6 +322,7 @@ fn mode(path: &Path) -> u32 {
 }
 
 #[test]
+#[ignore = "needs root and setpriv to run the carve as nobody; CI runs it: --ignored"]
 fn a_read_only_earlier_carve_is_refused_and_left_as_it_was() {
     use std::os::unix::fs::PermissionsExt as _;
     let tmp = tempfile::tempdir().unwrap();
@@ -340,12 +342,12 @@ fn a_read_only_earlier_carve_is_refused_and_left_as_it_was() {
         let a: Vec<&std::ffi::OsStr> = a.iter().map(|s| s.as_os_str()).collect();
         as_nobody(&a, tmp.path())
     };
-    let Some(first) = run("blobs") else { return };
+    let first = run("blobs");
     assert!(first.status.success(), "{}", stderr(&first));
     let out = tmp.path().join("blobs");
     std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o555)).unwrap();
     let before = snapshot(tmp.path());
-    let o = run("blobs").unwrap();
+    let o = run("blobs");
     assert_eq!(o.status.code(), CANT_CREATE, "{}", stderr(&o));
     assert!(
         stderr(&o).contains("blobs: cannot replace this earlier carve"),

@@ -3,7 +3,8 @@
 //! Files are written into a fresh hidden staging directory; [`StagedDir::commit`] `fsync`s
 //! every file and the directory, then publishes it. Until then the destination is untouched; a
 //! `StagedDir` dropped without a commit (any error on the way) removes itself and any parent
-//! directories it created, and so does an interrupted carve ([`clean_up_on_signals`]). So a
+//! directories it created, and so does [`clean_up_staging`], which a signal handler calls before
+//! the process exits. So a
 //! failure at any point (`ENOSPC`, `EACCES`, `EROFS`, a name collision, bad input, Ctrl-C)
 //! leaves the destination exactly as it was.
 //!
@@ -259,22 +260,33 @@ fn active() -> MutexGuard<'static, BTreeMap<u64, Cleanup>> {
     ACTIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Starts a thread that, on `SIGINT` or `SIGTERM`, removes every staging directory of this
-/// process (and the parents it created), waiting for a publication under way to finish, then
-/// exits 130 (`SIGINT`) or 143 (`SIGTERM`).
-pub(crate) fn clean_up_on_signals() -> std::io::Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
-    std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            let staged = active();
-            for cleanup in staged.values() {
-                cleanup.run();
-            }
-            std::process::exit(128 + signal);
-        }
-    });
-    Ok(())
+/// Holds off every publication of this process while it lives; see [`clean_up_staging`].
+#[must_use = "dropping it lets a publication go on; keep it until the process exits"]
+pub struct StagingLock {
+    _registry: MutexGuard<'static, BTreeMap<u64, Cleanup>>,
+}
+
+impl std::fmt::Debug for StagingLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StagingLock")
+    }
+}
+
+/// Removes every staging directory of this process that is neither published nor dropped
+/// (and the parent directories it created), after waiting for a publication under way to
+/// finish, and returns a lock that holds off any further publication.
+///
+/// For a program that ends on a signal: its handler calls this and exits while the lock is
+/// alive, so an interrupted carve leaves its destination exactly as it was (the `nrtucode`
+/// tool does this on `SIGINT` and `SIGTERM`). The library installs no handler itself.
+pub fn clean_up_staging() -> StagingLock {
+    let mut registry = active();
+    for cleanup in std::mem::take(&mut *registry).values() {
+        cleanup.run();
+    }
+    StagingLock {
+        _registry: registry,
+    }
 }
 
 /// Where the staging directory is.

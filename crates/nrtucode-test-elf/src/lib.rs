@@ -1,7 +1,10 @@
-//! Small hand-built x86-64 shared objects (a few KB) with the vendor's table layout, for unit
-//! tests and fuzz seeds: an ELF header, program headers, a dynamic section with symbols,
-//! a hash table and relocations, four getters of chosen code shapes, their blobs, the two
-//! tables and, optionally, the two exported resolvers and a section header table.
+//! Test support for the carver (`nrtucode-carve`), never shipped: small hand-built x86-64
+//! shared objects (a few KB) with the vendor's table layout, for tests, the fuzz seeds
+//! (`cargo run -p nrtucode-test-elf --example fuzz_seeds`) and the fuzz target: an ELF header,
+//! program headers, a dynamic section with symbols, a hash table and relocations, four getters
+//! of chosen code shapes, their blobs, the two tables and, optionally, the two exported
+//! resolvers and a section header table. [`remove_section_headers`] strips the section header
+//! table of any ELF64 image (the look-alike's `sstrip` condition uses it too).
 //!
 //! Deterministic: the same [`TinyElf`] always gives the same bytes. Addresses equal file
 //! offsets (the file is loaded at 0 in two `PT_LOAD` segments: code and read-only data, then
@@ -14,6 +17,9 @@
 //! 0x1000 .dynamic  .got  .data.rel.ro: image_list, hwdecode_table_list, descriptor
 //! after: .shstrtab, section headers (when asked for)
 //! ```
+
+#![forbid(unsafe_code)]
+#![deny(unreachable_pub)]
 
 use nrtucode_facts::facts::REGIONS;
 

@@ -8,9 +8,9 @@
 //!
 //! Counts and flavor keys are file bytes; every pointer goes through [`RelocMap::pointer`].
 
-use crate::carve::elf::Elf;
-use crate::carve::error::CarveError;
-use crate::carve::reloc::{Ptr, RelocMap};
+use crate::elf::Elf;
+use crate::error::CarveError;
+use crate::reloc::{Ptr, RelocMap};
 
 /// Slots in each table.
 pub(crate) const SLOTS: usize = 38;
