@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use nrtucode::catalog::{BLOB_SOURCE, BlobSource};
-use nrtucode::{Generation, ImageIndex, NoEnv};
-use nrtucode_cli::commands::resolve::{Query, Show, resolve};
+use nrtucode::{Generation, ImageIndex, NoEnv, Request};
+use nrtucode_cli::commands::resolve::{Show, resolve};
 use nrtucode_cli::commands::{list, prof};
 use sha2::{Digest, Sha256};
 
@@ -115,13 +115,9 @@ fn list_json_one_generation() {
     ignore = "the golden files describe the built-in fixtures; NRTUCODE_BLOB_DIR is set"
 )]
 fn resolve_cases() {
-    let image = |idx, region, flavor| Query::Image {
-        idx,
-        region,
-        flavor,
-    };
+    let image = Request::image;
     let shown = |hex, sha256| Show { hex, sha256 };
-    let cases: [(&str, Query, Show); 9] = [
+    let cases: [(&str, Request, Show); 9] = [
         (
             "7 iram --flavor perf --sha256 --hex=48",
             image(7, 0, 1),
@@ -143,14 +139,10 @@ fn resolve_cases() {
         ("cayman-nx-act dram", image(7, 1, 0), Show::default()),
         (
             "9 --prof table --sha256",
-            Query::Prof { idx: 9, kind: 1 },
+            Request::hwdecode(9, 1),
             shown(None, true),
         ),
-        (
-            "0 --prof cam",
-            Query::Prof { idx: 0, kind: 0 },
-            Show::default(),
-        ),
+        ("0 --prof cam", Request::hwdecode(0, 0), Show::default()),
     ];
     let mut out = String::new();
     for (args, q, show) in cases {
