@@ -788,6 +788,13 @@ impl Drop for StagedDir {
 mod tests {
     use super::*;
 
+    /// Serialises this module's tests: [`clean_up_staging`] removes every stage of the process.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    fn serial() -> MutexGuard<'static, ()> {
+        SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn empty_manifest() -> String {
         Manifest {
             header: nrtucode_facts::ManifestHeader {
@@ -818,6 +825,7 @@ mod tests {
 
     #[test]
     fn an_absent_destination_and_its_parents_are_created() {
+        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("a/b/out");
         stage(&dest, &[("x.bin", b"1")]).unwrap();
@@ -827,6 +835,7 @@ mod tests {
 
     #[test]
     fn a_dropped_stage_leaves_nothing_behind() {
+        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("a/b/out");
         let s = StagedDir::begin(&dest).unwrap();
@@ -839,6 +848,7 @@ mod tests {
 
     #[test]
     fn a_file_and_a_foreign_directory_are_refused_untouched() {
+        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let file = tmp.path().join("file");
         fs::write(&file, "mine").unwrap();
@@ -861,6 +871,7 @@ mod tests {
 
     #[test]
     fn an_empty_directory_is_replaced() {
+        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("out");
         fs::create_dir(&dest).unwrap();
@@ -870,6 +881,7 @@ mod tests {
 
     #[test]
     fn the_classification_of_an_earlier_carve_needs_every_file_listed() {
+        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("out");
         fs::create_dir(&dest).unwrap();
@@ -885,5 +897,21 @@ mod tests {
         fs::create_dir(dest.join("sub")).unwrap();
         let e = classify(&dest).unwrap_err().to_string();
         assert!(e.contains("sub is not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn clean_up_staging_removes_an_unpublished_stage_and_its_parents() {
+        let _serial = serial();
+        let tmp = tempfile::tempdir().unwrap();
+        let dest = tmp.path().join("a/out");
+        let s = StagedDir::begin(&dest).unwrap();
+        s.write("x.bin", b"1").unwrap();
+        assert_eq!(entries(tmp.path()), BTreeSet::from(["a".to_owned()]));
+        let lock = clean_up_staging();
+        assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        drop(lock);
+        // Its stage is gone: the publication fails and leaves nothing behind.
+        assert!(s.commit().is_err());
+        assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
     }
 }
