@@ -1,7 +1,7 @@
 //! Checking a blob directory against its manifest and the facts (`blobs/getters.tsv`).
 //!
-//! Checks, each a [`CheckProblem`] naming the file, the manifest line's symbol and what was expected:
-//! the manifest parses; every symbol appears once; a non-empty row names a file, an empty row
+//! Checks, each a [`CheckProblem`] naming the file, the manifest line's symbol and what was
+//! expected: the manifest parses; every symbol appears once; a non-empty row names a file, an empty row
 //! none; each file exists, has the row's size and sha256, and is named after its sha256; each
 //! symbol is in the facts with the row's size and (generation, class, engine, variant,
 //! region); and the directory is complete per cell: a (generation, class, engine, variant)
