@@ -464,6 +464,13 @@ fn a_symbolic_link_and_a_foreign_file_in_a_carve_are_named() {
 }
 
 /// Names under `root` (recursively) that look like a staging or set-aside directory.
+/// `true` while a carve's staging directory is beside its destination in `root`.
+fn is_staging(root: &Path) -> bool {
+    std::fs::read_dir(root)
+        .unwrap()
+        .any(|e| e.unwrap().file_name().to_string_lossy().contains(".tmp-"))
+}
+
 fn leftovers(root: &Path) -> Vec<PathBuf> {
     snapshot(root)
         .into_keys()
@@ -502,12 +509,26 @@ fn an_interrupted_carve_leaves_the_destination_as_it_was() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(2 + 3 * round));
-        let signal = if round % 4 < 2 { "-TERM" } else { "-INT" };
-        let _ = Command::new("kill")
-            .arg(signal)
-            .arg(child.id().to_string())
-            .status();
+        // The carve installs its signal handler before it creates its staging directory: wait
+        // for that directory (or the end of the carve), so the signal never lands before the
+        // handler exists (the default action would end the process with no exit code).
+        let staging = loop {
+            if child.try_wait().unwrap().is_some() {
+                break false;
+            }
+            if is_staging(tmp.path()) {
+                break true;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        };
+        if staging {
+            std::thread::sleep(std::time::Duration::from_millis(3 * round));
+            let signal = if round % 4 < 2 { "-TERM" } else { "-INT" };
+            let _ = Command::new("kill")
+                .arg(signal)
+                .arg(child.id().to_string())
+                .status();
+        }
         let status = child.wait().unwrap();
         assert_eq!(
             leftovers(tmp.path()),
