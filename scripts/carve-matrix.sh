@@ -8,4 +8,4 @@
 # Usage: scripts/carve-matrix.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test -q -p nrtucode-cli --test build_matrix -- --nocapture
+cargo test -q -p nrtucode-carve --test build_matrix -- --nocapture

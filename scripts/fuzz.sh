@@ -3,9 +3,9 @@
 # bounded time. Usage: scripts/fuzz.sh [SECONDS]   (default 60)
 #
 # Needs nightly and cargo-fuzz (`cargo +nightly install cargo-fuzz --locked`). The corpus is
-# generated, never committed (fuzz/corpus is ignored). Seeds come from the CLI's `fuzz_seeds`
-# example (`carve::tiny_elf`): shared objects of a few KB (ELF header, program headers, a
-# dynamic section with symbols, hash table and relocations, getters of every shape the
+# generated, never committed (fuzz/corpus is ignored). Seeds come from the `fuzz_seeds` example
+# of the dev-only crate nrtucode-test-elf (`TinyElf`): shared objects of a few KB (ELF header,
+# program headers, a dynamic section with symbols, hash table and relocations, getters of every shape the
 # interpreter follows, the two tables, resolvers; with and without section headers) and getter
 # code on its own. Small seeds keep libFuzzer fast: megabyte look-alikes cost milliseconds per
 # execution and mutations rarely reach their structures.
@@ -14,6 +14,6 @@ cd "$(dirname "$0")/.."
 secs="${1:-60}"
 corpus=fuzz/corpus/carve
 mkdir -p "$corpus"
-cargo run -q -p nrtucode-cli --example fuzz_seeds -- "$corpus"
+cargo run -q -p nrtucode-test-elf --example fuzz_seeds -- "$corpus"
 cd fuzz
 cargo +nightly fuzz run carve corpus/carve -- -max_total_time="$secs" -max_len=16384 -rss_limit_mb=2048

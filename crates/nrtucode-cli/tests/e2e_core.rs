@@ -6,15 +6,17 @@
 //! The nested cargo uses its own target directory (under `CARGO_TARGET_TMPDIR`), so it never
 //! waits for the lock of the cargo running this test; it is reused between runs.
 
+// The look-alike builds the carve library's tests share (cached under cargo's target tmp).
+#[path = "../../nrtucode-carve/tests/common/mod.rs"]
 mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use nrtucode_cli::carve::{verify_dir, write_blob_dir};
-use nrtucode_cli::carve_bytes;
-use nrtucode_lookalike::{LibraryBuild, OptLevel};
+use nrtucode_carve::carve_bytes;
+use nrtucode_carve::{check_dir, write_blob_dir};
+use nrtucode_lookalike::{OptLevel, LibraryBuild};
 
 /// The core's feature that selects exactly the front library's images.
 const FRONT_FEATURES: &str = "front";
@@ -27,7 +29,7 @@ fn carve_into(lib: &common::Lib, dir: &Path) {
     let data = lib.bytes();
     let carve = carve_bytes(&data, lib.variant.library_name()).unwrap();
     write_blob_dir(&carve, &data, dir).unwrap();
-    let report = verify_dir(dir);
+    let report = check_dir(dir);
     assert!(report.is_ok(), "{}: {:?}", lib.label(), report.problems);
 }
 

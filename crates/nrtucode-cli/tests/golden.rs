@@ -2,25 +2,32 @@
 //! as a Unix tool (exit codes, `-o -`, messages, plain-text help). Set `UPDATE_GOLDEN=1` to
 //! rewrite the files under `tests/golden/` from the current output (then review the diff).
 //!
-//! The outputs hash the embedded blobs, so they are only meaningful for the built-in fixture
-//! set; a build with `NRTUCODE_BLOB_DIR` skips the comparison.
+//! Most outputs hash the embedded blobs, so they describe the built-in fixture set: in a build
+//! with `NRTUCODE_BLOB_DIR` (`cfg(nrtucode_blob_dir)`, set by this crate's build script) those
+//! tests are ignored, and [`fixture_golden`] fails if it ever runs on other blobs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use nrtucode::catalog::{BLOB_SOURCE, BlobSource};
-use nrtucode::{Generation, ImageIndex, NoEnv};
-use nrtucode_cli::commands::resolve::{Query, Show, resolve};
+use nrtucode::{Generation, ImageIndex, NoEnv, Request};
+use nrtucode_cli::commands::resolve::{Show, resolve};
 use nrtucode_cli::commands::{list, prof};
 use sha2::{Digest, Sha256};
 
+/// [`golden`] for an output that depends on the embedded blobs: the golden files describe the
+/// built-in fixtures.
+fn fixture_golden(name: &str, actual: &str) {
+    assert_eq!(
+        BLOB_SOURCE,
+        BlobSource::Fixtures,
+        "{name} describes the built-in fixtures; this build embeds NRTUCODE_BLOB_DIR"
+    );
+    golden(name, actual);
+}
+
+/// Compares `actual` with `tests/golden/<name>` (or rewrites it with `UPDATE_GOLDEN=1`).
 fn golden(name: &str, actual: &str) {
-    if BLOB_SOURCE != BlobSource::Fixtures {
-        eprintln!(
-            "{name}: blobs from NRTUCODE_BLOB_DIR, golden files describe the fixtures; skipped"
-        );
-        return;
-    }
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(name);
@@ -44,6 +51,10 @@ fn golden(name: &str, actual: &str) {
 }
 
 #[test]
+#[cfg_attr(
+    nrtucode_blob_dir,
+    ignore = "the golden files describe the built-in fixtures; NRTUCODE_BLOB_DIR is set"
+)]
 fn list_table() {
     let text = list::render(None, false);
     // All 38 profiler slots, both kinds: 76 rows, slot 36's with no class or engine.
@@ -56,7 +67,7 @@ fn list_table() {
             .count(),
         2
     );
-    golden("list.txt", &text);
+    fixture_golden("list.txt", &text);
 }
 
 #[test]
@@ -81,6 +92,10 @@ fn list_json_lists_all_76_profiler_getters() {
 }
 
 #[test]
+#[cfg_attr(
+    nrtucode_blob_dir,
+    ignore = "the golden files describe the built-in fixtures; NRTUCODE_BLOB_DIR is set"
+)]
 fn list_json_one_generation() {
     let json = list::render(Some(Generation::MarianaPlus), true);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -91,18 +106,18 @@ fn list_json_one_generation() {
             .iter()
             .all(|e| e["generation"] == "MARIANA_PLUS")
     );
-    golden("list-mariana-plus.json", &json);
+    fixture_golden("list-mariana-plus.json", &json);
 }
 
 #[test]
+#[cfg_attr(
+    nrtucode_blob_dir,
+    ignore = "the golden files describe the built-in fixtures; NRTUCODE_BLOB_DIR is set"
+)]
 fn resolve_cases() {
-    let image = |idx, region, flavor| Query::Image {
-        idx,
-        region,
-        flavor,
-    };
+    let image = Request::image;
     let shown = |hex, sha256| Show { hex, sha256 };
-    let cases: [(&str, Query, Show); 9] = [
+    let cases: [(&str, Request, Show); 9] = [
         (
             "7 iram --flavor perf --sha256 --hex=48",
             image(7, 0, 1),
@@ -124,14 +139,10 @@ fn resolve_cases() {
         ("cayman-nx-act dram", image(7, 1, 0), Show::default()),
         (
             "9 --prof table --sha256",
-            Query::Prof { idx: 9, kind: 1 },
+            Request::prof(9, 1),
             shown(None, true),
         ),
-        (
-            "0 --prof cam",
-            Query::Prof { idx: 0, kind: 0 },
-            Show::default(),
-        ),
+        ("0 --prof cam", Request::prof(0, 0), Show::default()),
     ];
     let mut out = String::new();
     for (args, q, show) in cases {
@@ -149,25 +160,33 @@ fn resolve_cases() {
         r.summary, r.error, r.code
     ));
     assert!(r.summary.contains("flavor DEBUG (auto"), "{}", r.summary);
-    golden("resolve.txt", &out);
+    fixture_golden("resolve.txt", &out);
 }
 
 #[test]
+#[cfg_attr(
+    nrtucode_blob_dir,
+    ignore = "the golden files describe the built-in fixtures; NRTUCODE_BLOB_DIR is set"
+)]
 fn prof_table_and_json() {
     let human = prof::render(ImageIndex::MARIANA_NX_DVE, false);
     assert_eq!(human.code, 0, "{}", human.stderr);
-    golden("prof-16.txt", &human.stdout);
+    fixture_golden("prof-16.txt", &human.stdout);
     let json = prof::render(ImageIndex::CAYMAN_NX_ACT, true);
     assert_eq!(json.code, 0);
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(v["armed"], 47);
     assert_eq!(v["records"][13]["opcode"], 0x21);
-    golden("prof-7.json", &json.stdout);
+    fixture_golden("prof-7.json", &json.stdout);
     let none = prof::render(ImageIndex::SUNDA_NX_ACT, false);
     assert_eq!((none.code, none.stdout.as_str()), (66, ""));
 }
 
 #[test]
+#[cfg_attr(
+    nrtucode_blob_dir,
+    ignore = "the golden files describe the built-in fixtures; NRTUCODE_BLOB_DIR is set"
+)]
 fn prof_json_reports_a_failure_as_json() {
     for idx in [ImageIndex::SUNDA_NX_ACT, ImageIndex::MAVERICK_GAP] {
         let out = prof::render(idx, true);
@@ -179,7 +198,7 @@ fn prof_json_reports_a_failure_as_json() {
         assert_eq!(v["exit_code"], 66);
         assert_eq!(v["slot"], idx.raw());
     }
-    golden(
+    fixture_golden(
         "prof-0-failure.json",
         &prof::render(ImageIndex::SUNDA_NX_ACT, true).stdout,
     );
@@ -220,6 +239,10 @@ type Vars<'a> = &'a [(&'a str, &'a str)];
 /// The binary as a Unix tool: exit codes that do not collide with the resolver's, `-o -`,
 /// messages naming paths as given, with grammar.
 #[test]
+#[cfg_attr(
+    nrtucode_blob_dir,
+    ignore = "the golden files describe the built-in fixtures; NRTUCODE_BLOB_DIR is set"
+)]
 fn binary_transcript() {
     let tmp = tempfile::tempdir().unwrap();
     let cwd = tmp.path();
@@ -286,7 +309,7 @@ fn binary_transcript() {
     for bad in ["1 problems", "1 getters", " a error"] {
         assert!(!transcript.contains(bad), "{bad:?}");
     }
-    golden("cli-transcript.txt", &transcript);
+    fixture_golden("cli-transcript.txt", &transcript);
 }
 
 /// Every help text is plain text (no Markdown backticks) and the top-level and `resolve` help

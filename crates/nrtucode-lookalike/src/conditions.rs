@@ -178,16 +178,17 @@ pub fn strip_to(input: &Path, output: &Path, stripping: Stripping) -> Result<(),
 }
 
 /// Removes the section header table of the ELF64 file at `path` the way `sstrip`-style tools
-/// do: `e_shoff`, `e_shnum` and `e_shstrndx` become zero, so nothing refers to the table (its
-/// bytes stay). The dynamic loader never reads section headers; the library still loads.
+/// do ([`nrtucode_test_elf::remove_section_headers`]: `e_shoff`, `e_shnum` and `e_shstrndx`
+/// become zero, so nothing refers to the table; its bytes stay). The dynamic loader never reads
+/// section headers; the library still loads.
 pub fn remove_section_headers(path: &Path) -> Result<(), String> {
     let mut data =
         std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if data.len() < 64 || data[..4] != *b"\x7fELF" || data[4] != 2 {
+    if data.get(..5).is_none_or(|ident| ident != b"\x7fELF\x02")
+        || !nrtucode_test_elf::remove_section_headers(&mut data)
+    {
         return Err(format!("{}: not an ELF64 file", path.display()));
     }
-    data[0x28..0x30].fill(0); // e_shoff
-    data[0x3c..0x40].fill(0); // e_shnum, e_shstrndx
     std::fs::write(path, data).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

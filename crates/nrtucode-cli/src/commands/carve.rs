@@ -4,13 +4,12 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::carve::blob_dir::carve_into_dir;
-use crate::carve::compare::{compare, known_build};
-use crate::carve::error::FileError;
-use crate::carve::locate::Found;
-use crate::carve::pipeline::{Carve, NamedBy};
-use crate::carve::staged_dir::{PublishError, clean_up_on_signals};
+use nrtucode_carve::{
+    Carve, FileError, Found, NamedBy, PublishError, carve_into_dir, compare, known_build,
+};
+
 use crate::commands::exit::{self, Exit};
+use crate::commands::interrupt::clean_up_on_signals;
 use crate::commands::output::{err_line, fail, out_fmt, out_line};
 use crate::commands::text_table;
 

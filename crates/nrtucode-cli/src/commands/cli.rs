@@ -9,18 +9,19 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use nrtucode::Request;
 
 use crate::commands::exit::{EXIT_CODES_HELP, Exit};
-use crate::commands::resolve::{Query, Show};
+use crate::commands::resolve::Show;
 use crate::commands::values::{FlavorArg, GenerationArg, KindArg, RegionArg, parse_raw_index};
 use crate::commands::{carve, list, output, prof, resolve, verify};
 
-/// Carve, verify, list and resolve the accelerator firmware blobs of a vendor library.
+/// Carve the firmware blobs out of a vendor library, check blob directories, list and resolve.
 #[derive(Debug, Parser)]
 #[command(
     name = "nrtucode",
     version,
-    about = "Carve, verify, list and resolve the accelerator firmware blobs of a vendor library.",
+    about = "Carve the firmware blobs out of a vendor library, check blob directories, list and resolve.",
     after_help = EXIT_CODES_HELP
 )]
 pub(crate) struct Cli {
@@ -153,18 +154,13 @@ fn dispatch() -> ExitCode {
             hex,
             sha256,
         } => {
-            let query = match (prof, region) {
-                (Some(kind), _) => Query::Prof {
-                    idx,
-                    kind: kind.0.raw(),
-                },
-                (None, region) => Query::Image {
-                    idx,
-                    region: region.map_or(0, |r| r.0.raw()),
-                    flavor: flavor.0.raw(),
-                },
+            let request = match (prof, region) {
+                (Some(kind), _) => Request::prof(idx, kind.0.raw()),
+                (None, region) => {
+                    Request::image(idx, region.map_or(0, |r| r.0.raw()), flavor.0.raw())
+                }
             };
-            resolve::run(query, Show { hex, sha256 }, output.as_deref())
+            resolve::run(request, Show { hex, sha256 }, output.as_deref())
         }
         Command::Prof { idx, json } => prof::run(&idx, json),
     }

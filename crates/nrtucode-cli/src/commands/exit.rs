@@ -9,7 +9,7 @@ use std::process::ExitCode;
 pub enum Exit {
     /// 64 (`EX_USAGE`): bad arguments.
     Usage = 64,
-    /// 65 (`EX_DATAERR`): bad input data: a malformed library, a failed verification, an
+    /// 65 (`EX_DATAERR`): bad input data: a malformed library, a failed blob-directory check, an
     /// invalid profiler pair, a `--strict` disagreement with the facts.
     DataErr = 65,
     /// 66 (`EX_NOINPUT`): an input is missing or unreadable (a file, a directory, a profiler
@@ -41,9 +41,9 @@ Exit codes:
   1    resolve only: the resolver's code 1, index above 37
   2    resolve only: the resolver's code 2, not found (empty slot, flavor not in the slot, no profiler table)
   3    resolve only: the resolver's code 3, image not in this build
-  8    resolve only: the resolver's code 8, NRTUCODE_MPLUS_ON_MARIANA=1 is set
+  8    resolve only: the resolver's code 8, the removed flag NRTUCODE_MPLUS_ON_MARIANA=1 is set
   64   usage error: bad arguments
-  65   bad data: malformed library, failed verification, invalid profiler pair, --strict disagreement
+  65   bad data: malformed library, failed blob-directory check, invalid profiler pair, --strict disagreement
   66   no input: a file or directory is missing or unreadable, or the slot has no profiler table
   73   cannot create an output file or directory
   74   I/O error while reading or writing (also: standard output cannot be written; a reader

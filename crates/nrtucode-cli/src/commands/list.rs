@@ -28,11 +28,11 @@ use std::process::ExitCode;
 use nrtucode::Generation;
 use nrtucode::catalog::{BLOB_SOURCE, BlobSource, image_entries, prof_entries};
 use nrtucode::table::BlobState;
+use nrtucode_carve::Names;
 use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::carve::naming::Names;
 use crate::commands::output::out_fmt;
 use crate::commands::text_table;
 

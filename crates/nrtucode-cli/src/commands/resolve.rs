@@ -13,33 +13,12 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use nrtucode::{Env, Request, get_hwdecode_table, get_memory_image};
+use nrtucode::{Env, FLAVOR_VAR, Request, get_hwdecode_table, get_memory_image};
 use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
 use crate::commands::exit::{self, Exit};
 use crate::commands::output::{err_fmt, exit_code, fail, out_fmt, write_out_bytes};
-
-/// What to resolve.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Query {
-    /// `get_memory_image(idx, region, flavor)`.
-    Image {
-        /// Flat slot index.
-        idx: u32,
-        /// Region argument (outside 0..=3 the resolver answers code 2).
-        region: i32,
-        /// Flavor key, 0 = from `NEURON_UCODE_FLAVOR`.
-        flavor: i32,
-    },
-    /// `get_hwdecode_table(idx, kind)`.
-    Prof {
-        /// Flat slot index.
-        idx: u32,
-        /// 0 PROF_CAM, 1 PROF_TABLE.
-        kind: i32,
-    },
-}
 
 /// How to show the bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,24 +79,19 @@ fn auto_note<E: Env + ?Sized>(env: &E) -> String {
     note
 }
 
-/// The variable the auto flavor reads.
-const FLAVOR_VAR: &str = "NEURON_UCODE_FLAVOR";
-
-/// Resolves `query` with `env` and renders the result.
-pub fn resolve<E: Env + ?Sized>(query: Query, show: Show, env: &E) -> Resolved {
-    let (call, request, result) = match query {
-        Query::Image {
+/// Makes the resolver call `request` describes with `env` and renders the result.
+pub fn resolve<E: Env + ?Sized>(request: Request, show: Show, env: &E) -> Resolved {
+    let (call, result) = match request {
+        Request::Image {
             idx,
             region,
             flavor,
         } => (
             format!("get_memory_image(idx {idx}, region {region}, flavor {flavor})"),
-            Request::image(idx, region, flavor),
             get_memory_image(idx, region, flavor, env),
         ),
-        Query::Prof { idx, kind } => (
+        Request::Prof { idx, kind } => (
             format!("get_hwdecode_table(idx {idx}, kind {kind})"),
-            Request::prof(idx, kind),
             get_hwdecode_table(idx, kind),
         ),
     };
@@ -194,11 +168,11 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), (Exit, String)> {
         })
 }
 
-/// Resolves `query` with the process environment, prints the result and, on success, writes
+/// Resolves `request` with the process environment, prints the result and, on success, writes
 /// the bytes to `output` (`-`: stdout, and the summary to stderr); the exit code is the
 /// resolver's code, or 73/74 when the output cannot be written.
-pub(crate) fn run(query: Query, show: Show, output: Option<&Path>) -> ExitCode {
-    let r = resolve(query, show, &nrtucode::StdEnv);
+pub(crate) fn run(request: Request, show: Show, output: Option<&Path>) -> ExitCode {
+    let r = resolve(request, show, &nrtucode::StdEnv);
     if r.code != 0 {
         err_fmt!("{}", r.error);
         return exit_code(r.code);
@@ -224,12 +198,7 @@ mod tests {
     use super::*;
 
     fn summary(env: &[(&str, &[u8])]) -> String {
-        let query = Query::Image {
-            idx: 7,
-            region: 0,
-            flavor: 0,
-        };
-        resolve(query, Show::default(), env).summary
+        resolve(Request::image(7, 0, 0), Show::default(), env).summary
     }
 
     #[test]
@@ -246,11 +215,7 @@ mod tests {
             "{raw}"
         );
         let explicit = resolve(
-            Query::Image {
-                idx: 7,
-                region: 0,
-                flavor: 1,
-            },
+            Request::image(7, 0, 1),
             Show::default(),
             &[("NEURON_UCODE_FLAVOR", "debug")],
         );

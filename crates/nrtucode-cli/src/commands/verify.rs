@@ -1,13 +1,16 @@
-//! `nrtucode verify`: check a blob directory against its manifest and the facts.
+//! `nrtucode verify`: check a blob directory against its manifest and the facts
+//! ([`nrtucode_carve::check_dir`]; on-device verification of embedded blobs is the core's
+//! `nrtucode::verify`, a different thing).
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::carve::verify::{Problem, verify_dir};
+use nrtucode_carve::{CheckProblem, check_dir};
+
 use crate::commands::exit::{self, Exit};
 use crate::commands::output::{err_line, fail, out_line};
 
-/// Verifies `dir`, printing warnings and problems; exit code 66 when the directory or its
+/// Checks the blob directory `dir`, printing warnings and problems; exit code 66 when the directory or its
 /// manifest cannot be read, 65 when there is a problem with the data.
 pub(crate) fn run(dir: &Path) -> ExitCode {
     match std::fs::metadata(dir) {
@@ -15,7 +18,7 @@ pub(crate) fn run(dir: &Path) -> ExitCode {
         Ok(_) => return fail(Exit::NoInput, format!("{}: not a directory", dir.display())),
         Err(e) => return fail(exit::reading(&e), format!("{}: {e}", dir.display())),
     }
-    let report = verify_dir(dir);
+    let report = check_dir(dir);
     for w in &report.warnings {
         err_line!("nrtucode: warning: {w}");
     }
@@ -34,7 +37,7 @@ pub(crate) fn run(dir: &Path) -> ExitCode {
         let count = report.problems.len();
         let problems = if count == 1 { "problem" } else { "problems" };
         err_line!("nrtucode: {}: {count} {problems}", dir.display());
-        let unreadable = matches!(report.problems.as_slice(), [Problem::NoManifest(_)]);
+        let unreadable = matches!(report.problems.as_slice(), [CheckProblem::NoManifest(_)]);
         if unreadable {
             Exit::NoInput
         } else {

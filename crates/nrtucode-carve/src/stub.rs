@@ -16,10 +16,10 @@
 
 use iced_x86::{Decoder, DecoderOptions, Mnemonic, OpKind};
 
-use crate::carve::elf::Elf;
-use crate::carve::emulate::{BareCode, CallTarget, CodeView, run_getter};
-use crate::carve::error::CarveError;
-use crate::carve::reloc::RelocMap;
+use crate::elf::Elf;
+use crate::emulate::{BareCode, CallTarget, CodeView, run_getter};
+use crate::error::CarveError;
+use crate::reloc::RelocMap;
 
 /// Bytes of code the fuzz target hands to [`decode_stub`].
 pub const MAX_STUB_BYTES: u64 = 96;

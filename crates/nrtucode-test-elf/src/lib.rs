@@ -1,7 +1,10 @@
-//! Small hand-built x86-64 shared objects (a few KB) with the vendor's table layout, for unit
-//! tests and fuzz seeds: an ELF header, program headers, a dynamic section with symbols,
-//! a hash table and relocations, four getters of chosen code shapes, their blobs, the two
-//! tables and, optionally, the two exported resolvers and a section header table.
+//! Test support for the carver (`nrtucode-carve`), never shipped: small hand-built x86-64
+//! shared objects (a few KB) with the vendor's table layout, for tests, the fuzz seeds
+//! (`cargo run -p nrtucode-test-elf --example fuzz_seeds`) and the fuzz target: an ELF header,
+//! program headers, a dynamic section with symbols, a hash table and relocations, four getters
+//! of chosen code shapes, their blobs, the two tables and, optionally, the two exported
+//! resolvers and a section header table. [`remove_section_headers`] strips the section header
+//! table of any ELF64 image (the look-alike's `sstrip` condition uses it too).
 //!
 //! Deterministic: the same [`TinyElf`] always gives the same bytes. Addresses equal file
 //! offsets (the file is loaded at 0 in two `PT_LOAD` segments: code and read-only data, then
@@ -14,6 +17,9 @@
 //! 0x1000 .dynamic  .got  .data.rel.ro: image_list, hwdecode_table_list, descriptor
 //! after: .shstrtab, section headers (when asked for)
 //! ```
+
+#![forbid(unsafe_code)]
+#![deny(unreachable_pub)]
 
 use nrtucode_facts::facts::REGIONS;
 
@@ -98,8 +104,8 @@ const DATA: u64 = 0x1000;
 const DYNAMIC_LEN: u64 = 0x100;
 const GOT: u64 = DATA + DYNAMIC_LEN;
 const IMAGE_LIST: u64 = GOT + 0x20;
-const HWDECODE: u64 = IMAGE_LIST + 38 * 16;
-const DESC: u64 = HWDECODE + 38 * 16;
+const HWDECODE_TABLE_LIST: u64 = IMAGE_LIST + 38 * 16;
+const DESC: u64 = HWDECODE_TABLE_LIST + 38 * 16;
 const DATA_END: u64 = DESC + 40;
 /// The GOT slot `__fentry__` is called through.
 const FENTRY_SLOT: u64 = GOT + 8;
@@ -282,7 +288,7 @@ impl TinyElf {
         }
         let mut resolvers = [0u64; 2];
         let mut resolver_len = [0u64; 2];
-        for (i, table) in [IMAGE_LIST, HWDECODE].into_iter().enumerate() {
+        for (i, table) in [IMAGE_LIST, HWDECODE_TABLE_LIST].into_iter().enumerate() {
             let code = resolver_code(self.large_model_resolvers, text, table);
             img.put(text, &code);
             resolvers[i] = text;
@@ -290,7 +296,7 @@ impl TinyElf {
             text += (code.len() as u64).next_multiple_of(16);
         }
 
-        // Tables: slot 7 -> one descriptor (key 1, four getters); hwdecode all NULL.
+        // Tables: slot 7 -> one descriptor (key 1, four getters); hwdecode_table_list all NULL.
         img.u64(IMAGE_LIST + SLOT as u64 * 16, 1);
         img.u64(DESC, KEY);
         let mut pointers: Vec<(u64, u64)> = vec![(IMAGE_LIST + SLOT as u64 * 16 + 8, DESC)];
@@ -323,7 +329,7 @@ impl TinyElf {
         if self.table_symbols {
             for (name, value) in [
                 ("image_list", IMAGE_LIST),
-                ("hwdecode_table_list", HWDECODE),
+                ("hwdecode_table_list", HWDECODE_TABLE_LIST),
             ] {
                 syms.push(Sym {
                     name,

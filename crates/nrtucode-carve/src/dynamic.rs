@@ -17,8 +17,8 @@ use object::read::elf::{
     RelrIterator, Sym as _,
 };
 
-use crate::carve::elf::{Section, Symbol};
-use crate::carve::error::CarveError;
+use crate::elf::{Section, Symbol};
+use crate::error::CarveError;
 
 /// One dynamic relocation as the file states it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -25,9 +25,9 @@ use object::LittleEndian as LE;
 use object::elf;
 use object::read::elf::{FileHeader as _, Rela as _, SectionHeader as _};
 
-use crate::carve::dynamic::RawRela;
-use crate::carve::elf::Elf;
-use crate::carve::error::CarveError;
+use crate::dynamic::RawRela;
+use crate::elf::Elf;
+use crate::error::CarveError;
 
 /// What the dynamic loader writes at one address.
 #[derive(Clone, Debug, PartialEq, Eq)]

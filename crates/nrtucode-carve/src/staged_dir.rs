@@ -3,7 +3,8 @@
 //! Files are written into a fresh hidden staging directory; [`StagedDir::commit`] `fsync`s
 //! every file and the directory, then publishes it. Until then the destination is untouched; a
 //! `StagedDir` dropped without a commit (any error on the way) removes itself and any parent
-//! directories it created, and so does an interrupted carve ([`clean_up_on_signals`]). So a
+//! directories it created, and so does [`clean_up_staging`], which a signal handler calls before
+//! the process exits. So a
 //! failure at any point (`ENOSPC`, `EACCES`, `EROFS`, a name collision, bad input, Ctrl-C)
 //! leaves the destination exactly as it was.
 //!
@@ -259,22 +260,33 @@ fn active() -> MutexGuard<'static, BTreeMap<u64, Cleanup>> {
     ACTIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Starts a thread that, on `SIGINT` or `SIGTERM`, removes every staging directory of this
-/// process (and the parents it created), waiting for a publication under way to finish, then
-/// exits 130 (`SIGINT`) or 143 (`SIGTERM`).
-pub(crate) fn clean_up_on_signals() -> std::io::Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
-    std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            let staged = active();
-            for cleanup in staged.values() {
-                cleanup.run();
-            }
-            std::process::exit(128 + signal);
-        }
-    });
-    Ok(())
+/// Holds off every publication of this process while it lives; see [`clean_up_staging`].
+#[must_use = "dropping it lets a publication go on; keep it until the process exits"]
+pub struct StagingLock {
+    _registry: MutexGuard<'static, BTreeMap<u64, Cleanup>>,
+}
+
+impl std::fmt::Debug for StagingLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StagingLock")
+    }
+}
+
+/// Removes every staging directory of this process that is neither published nor dropped
+/// (and the parent directories it created), after waiting for a publication under way to
+/// finish, and returns a lock that holds off any further publication.
+///
+/// For a program that ends on a signal: its handler calls this and exits while the lock is
+/// alive, so an interrupted carve leaves its destination exactly as it was (the `nrtucode`
+/// tool does this on `SIGINT` and `SIGTERM`). The library installs no handler itself.
+pub fn clean_up_staging() -> StagingLock {
+    let mut registry = active();
+    for cleanup in std::mem::take(&mut *registry).values() {
+        cleanup.run();
+    }
+    StagingLock {
+        _registry: registry,
+    }
 }
 
 /// Where the staging directory is.
@@ -776,6 +788,13 @@ impl Drop for StagedDir {
 mod tests {
     use super::*;
 
+    /// Serialises this module's tests: [`clean_up_staging`] removes every stage of the process.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    fn serial() -> MutexGuard<'static, ()> {
+        SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn empty_manifest() -> String {
         Manifest {
             header: nrtucode_facts::ManifestHeader {
@@ -806,6 +825,7 @@ mod tests {
 
     #[test]
     fn an_absent_destination_and_its_parents_are_created() {
+        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("a/b/out");
         stage(&dest, &[("x.bin", b"1")]).unwrap();
@@ -815,6 +835,7 @@ mod tests {
 
     #[test]
     fn a_dropped_stage_leaves_nothing_behind() {
+        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("a/b/out");
         let s = StagedDir::begin(&dest).unwrap();
@@ -827,6 +848,7 @@ mod tests {
 
     #[test]
     fn a_file_and_a_foreign_directory_are_refused_untouched() {
+        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let file = tmp.path().join("file");
         fs::write(&file, "mine").unwrap();
@@ -849,6 +871,7 @@ mod tests {
 
     #[test]
     fn an_empty_directory_is_replaced() {
+        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("out");
         fs::create_dir(&dest).unwrap();
@@ -858,6 +881,7 @@ mod tests {
 
     #[test]
     fn the_classification_of_an_earlier_carve_needs_every_file_listed() {
+        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("out");
         fs::create_dir(&dest).unwrap();
@@ -873,5 +897,21 @@ mod tests {
         fs::create_dir(dest.join("sub")).unwrap();
         let e = classify(&dest).unwrap_err().to_string();
         assert!(e.contains("sub is not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn clean_up_staging_removes_an_unpublished_stage_and_its_parents() {
+        let _serial = serial();
+        let tmp = tempfile::tempdir().unwrap();
+        let dest = tmp.path().join("a/out");
+        let s = StagedDir::begin(&dest).unwrap();
+        s.write("x.bin", b"1").unwrap();
+        assert_eq!(entries(tmp.path()), BTreeSet::from(["a".to_owned()]));
+        let lock = clean_up_staging();
+        assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        drop(lock);
+        // Its stage is gone: the publication fails and leaves nothing behind.
+        assert!(s.commit().is_err());
+        assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
     }
 }

@@ -15,7 +15,7 @@ use nrtucode_facts::{
     Getter, HwDecodeSlotFact, ImageSlotFact, getters, hwdecode_slots, image_slots,
 };
 
-use crate::carve::error::CarveError;
+use crate::error::CarveError;
 
 /// The identity of one getter (the facts' one identity type, with owned strings).
 pub type GetterName = nrtucode_facts::GetterId<String>;
@@ -29,7 +29,7 @@ pub(crate) fn symbol_variant(variant: &str) -> String {
 }
 
 /// The facts' getters, indexed for naming.
-pub(crate) struct Names {
+pub struct Names {
     image: Vec<ImageSlotFact>,
     hw: Vec<HwDecodeSlotFact>,
     getters: Vec<Getter>,
@@ -45,7 +45,7 @@ impl Default for Names {
 
 impl Names {
     /// Loads the facts.
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         let all = getters();
         let mut by_cell = HashMap::new();
         let mut by_symbol = HashMap::new();
@@ -73,7 +73,7 @@ impl Names {
     }
 
     /// The facts' getter with this symbol.
-    pub(crate) fn getter(&self, symbol: &str) -> Option<&Getter> {
+    pub fn getter(&self, symbol: &str) -> Option<&Getter> {
         self.by_symbol.get(symbol).map(|i| &self.getters[*i])
     }
 
@@ -110,7 +110,7 @@ impl Names {
 
     /// The name of region `region` of the descriptor with flavor `key` in
     /// `image_list[slot]`.
-    pub(crate) fn image(
+    pub fn image(
         &self,
         slot: usize,
         desc_va: u64,
@@ -144,7 +144,7 @@ impl Names {
 
     /// The name of the PROF_CAM or PROF_TABLE getter of
     /// `hwdecode_table_list[slot]`.
-    pub(crate) fn prof(
+    pub fn prof(
         &self,
         slot: usize,
         entry_va: u64,

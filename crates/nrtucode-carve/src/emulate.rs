@@ -25,7 +25,7 @@ use iced_x86::{
     InstructionInfoFactory, IntelFormatter, Mnemonic, OpAccess, OpKind, Register,
 };
 
-use crate::carve::error::CarveError;
+use crate::error::CarveError;
 
 /// Most instructions executed from a getter's entry to its `ret` (jumps followed included).
 pub(crate) const MAX_STEPS: usize = 96;

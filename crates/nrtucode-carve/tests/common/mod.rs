@@ -41,7 +41,7 @@ impl Lib {
 
 /// Scratch space that survives between test runs (cargo's `CARGO_TARGET_TMPDIR`).
 pub fn scratch() -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nrtucode-cli")
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nrtucode-carve")
 }
 
 fn build(variant: LibraryBuild, opt: OptLevel) -> PathBuf {
@@ -120,7 +120,7 @@ pub fn lib(variant: LibraryBuild, opt: OptLevel, stripped: bool) -> &'static Lib
 /// Every ground-truth getter was carved, and its carved bytes are the ground truth's.
 #[allow(dead_code)] // not every test binary that includes `common` compares blobs
 pub fn assert_blobs_are_the_truth(
-    carve: &nrtucode_cli::Carve,
+    carve: &nrtucode_carve::Carve,
     data: &[u8],
     truth: &[nrtucode_lookalike::TruthRow],
     label: &str,

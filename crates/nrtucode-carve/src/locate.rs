@@ -9,12 +9,12 @@
 //! computes or loads that lies in a writable (data or RELRO) section is a candidate; the first,
 //! in code order, that reads as a well-formed table of the right shape wins.
 
-use crate::carve::elf::Elf;
-use crate::carve::emulate::constant_references;
-use crate::carve::error::CarveError;
-use crate::carve::reloc::RelocMap;
-use crate::carve::stub::LibraryView;
-use crate::carve::vendor_tables::{TABLE_SIZE, read_hwdecode_list, read_image_list};
+use crate::elf::Elf;
+use crate::emulate::constant_references;
+use crate::error::CarveError;
+use crate::reloc::RelocMap;
+use crate::stub::LibraryView;
+use crate::vendor_tables::{TABLE_SIZE, read_hwdecode_list, read_image_list};
 
 /// Most bytes of a resolver decoded when its symbol has no size.
 pub(crate) const MAX_RESOLVER_BYTES: u64 = 4096;

@@ -8,13 +8,13 @@ use nrtucode_facts::hex::lower_hex;
 use nrtucode_facts::{Manifest, ManifestHeader, ManifestRow};
 use sha2::{Digest, Sha256};
 
-use crate::carve::elf::Elf;
-use crate::carve::error::{CarveError, FileError, MAX_LIBRARY_BYTES};
-use crate::carve::locate::{Tables, locate};
-use crate::carve::naming::{GetterName, Names};
-use crate::carve::reloc::RelocMap;
-use crate::carve::stub::{LibraryView, Stub, decode_getter};
-use crate::carve::vendor_tables::{read_hwdecode_list, read_image_list};
+use crate::elf::Elf;
+use crate::error::{CarveError, FileError, MAX_LIBRARY_BYTES};
+use crate::locate::{Tables, locate};
+use crate::naming::{GetterName, Names};
+use crate::reloc::RelocMap;
+use crate::stub::{LibraryView, Stub, decode_getter};
+use crate::vendor_tables::{read_hwdecode_list, read_image_list};
 
 /// How a getter got its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

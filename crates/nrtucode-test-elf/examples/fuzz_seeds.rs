@@ -1,14 +1,14 @@
 //! Writes the seed corpus of the `carve` fuzz target into the directory given as the only
-//! argument: hand-built shared objects of a few KB (`carve::tiny_elf`: every getter shape,
+//! argument: hand-built shared objects of a few KB (`nrtucode-test-elf`: every getter shape,
 //! both hash styles, RELA and RELR, tables by symbol and through plain or large-model
 //! resolvers, with and without section headers) and getter code on its own.
 //!
-//! `cargo run -p nrtucode-cli --example fuzz_seeds -- fuzz/corpus/carve` (`scripts/fuzz.sh`).
+//! `cargo run -p nrtucode-test-elf --example fuzz_seeds -- fuzz/corpus/carve` (`scripts/fuzz.sh`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use nrtucode_cli::carve::tiny_elf::{GetterShape, HashStyle, TinyElf};
+use nrtucode_test_elf::{GetterShape, HashStyle, TinyElf};
 
 fn seeds() -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();

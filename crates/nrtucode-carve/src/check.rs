@@ -1,7 +1,7 @@
-//! Verifying a blob directory against its manifest and the facts (`blobs/getters.tsv`).
+//! Checking a blob directory against its manifest and the facts (`blobs/getters.tsv`).
 //!
-//! Checks, each a [`Problem`] naming the file, the manifest line's symbol and what was expected:
-//! the manifest parses; every symbol appears once; a non-empty row names a file, an empty row
+//! Checks, each a [`CheckProblem`] naming the file, the manifest line's symbol and what was
+//! expected: the manifest parses; every symbol appears once; a non-empty row names a file, an empty row
 //! none; each file exists, has the row's size and sha256, and is named after its sha256; each
 //! symbol is in the facts with the row's size and (generation, class, engine, variant,
 //! region); and the directory is complete per cell: a (generation, class, engine, variant)
@@ -19,11 +19,11 @@ use nrtucode_facts::manifest::MANIFEST_FILE;
 use nrtucode_facts::{Manifest, ManifestError, getters};
 use sha2::{Digest, Sha256};
 
-use crate::carve::blob_dir::is_blob_file_name;
+use crate::blob_dir::is_blob_file_name;
 
 /// One thing wrong with a blob directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Problem {
+pub enum CheckProblem {
     /// `manifest.tsv` is missing or unreadable.
     NoManifest(String),
     /// `manifest.tsv` does not parse.
@@ -86,16 +86,18 @@ pub enum Problem {
     },
 }
 
-impl fmt::Display for Problem {
+impl fmt::Display for CheckProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Problem::NoManifest(e) => write!(f, "{MANIFEST_FILE}: {e}"),
-            Problem::BadManifest(e) => write!(f, "{e}"),
-            Problem::DuplicateSymbol(s) => write!(f, "{MANIFEST_FILE}: {s} has more than one row"),
-            Problem::FileColumn { symbol, detail } => {
+            CheckProblem::NoManifest(e) => write!(f, "{MANIFEST_FILE}: {e}"),
+            CheckProblem::BadManifest(e) => write!(f, "{e}"),
+            CheckProblem::DuplicateSymbol(s) => {
+                write!(f, "{MANIFEST_FILE}: {s} has more than one row")
+            }
+            CheckProblem::FileColumn { symbol, detail } => {
                 write!(f, "{MANIFEST_FILE}: {symbol}: {detail}")
             }
-            Problem::MissingFile {
+            CheckProblem::MissingFile {
                 symbol,
                 file,
                 error,
@@ -106,7 +108,7 @@ impl fmt::Display for Problem {
                     file.display()
                 )
             }
-            Problem::FileSize {
+            CheckProblem::FileSize {
                 symbol,
                 file,
                 expected,
@@ -116,7 +118,7 @@ impl fmt::Display for Problem {
                 "{}: {actual} bytes, expected {expected} (size of {symbol} in {MANIFEST_FILE})",
                 file.display()
             ),
-            Problem::FileHash {
+            CheckProblem::FileHash {
                 symbol,
                 file,
                 expected,
@@ -126,11 +128,11 @@ impl fmt::Display for Problem {
                 "{}: sha256 {actual}, expected {expected} (blob of {symbol})",
                 file.display()
             ),
-            Problem::NotInFacts(s) => write!(f, "{MANIFEST_FILE}: {s} is not in the facts"),
-            Problem::FactsMismatch { symbol, detail } => {
+            CheckProblem::NotInFacts(s) => write!(f, "{MANIFEST_FILE}: {s} is not in the facts"),
+            CheckProblem::FactsMismatch { symbol, detail } => {
                 write!(f, "{MANIFEST_FILE}: {symbol}: {detail}")
             }
-            Problem::Incomplete { cell, missing } => write!(
+            CheckProblem::Incomplete { cell, missing } => write!(
                 f,
                 "{MANIFEST_FILE}: {cell} is incomplete, missing {}",
                 missing.join(", ")
@@ -139,40 +141,42 @@ impl fmt::Display for Problem {
     }
 }
 
-/// What `verify` found.
+/// What [`check_dir`] found.
 #[derive(Clone, Debug, Default)]
-pub struct Report {
+pub struct CheckReport {
     /// Rows in the manifest.
     pub rows: usize,
     /// Distinct blob files referenced.
     pub files: usize,
     /// Everything wrong.
-    pub problems: Vec<Problem>,
+    pub problems: Vec<CheckProblem>,
     /// Unreferenced files and other remarks.
     pub warnings: Vec<String>,
 }
 
-impl Report {
+impl CheckReport {
     /// `true` when nothing is wrong.
     pub fn is_ok(&self) -> bool {
         self.problems.is_empty()
     }
 }
 
-/// Verifies the blob directory `dir`.
-pub fn verify_dir(dir: &Path) -> Report {
-    let mut report = Report::default();
+/// Checks the blob directory `dir` against its manifest and the facts.
+pub fn check_dir(dir: &Path) -> CheckReport {
+    let mut report = CheckReport::default();
     let text = match fs::read_to_string(dir.join(MANIFEST_FILE)) {
         Ok(t) => t,
         Err(e) => {
-            report.problems.push(Problem::NoManifest(e.to_string()));
+            report
+                .problems
+                .push(CheckProblem::NoManifest(e.to_string()));
             return report;
         }
     };
     let manifest = match Manifest::parse(&text) {
         Ok(m) => m,
         Err(e) => {
-            report.problems.push(Problem::BadManifest(e));
+            report.problems.push(CheckProblem::BadManifest(e));
             return report;
         }
     };
@@ -183,15 +187,17 @@ pub fn verify_dir(dir: &Path) -> Report {
     for row in &manifest.rows {
         let sym = &row.symbol;
         if !seen.insert(sym.clone()) {
-            report.problems.push(Problem::DuplicateSymbol(sym.clone()));
+            report
+                .problems
+                .push(CheckProblem::DuplicateSymbol(sym.clone()));
         }
         match (&row.file, row.size) {
             (None, 0) => {}
-            (Some(f), 0) => report.problems.push(Problem::FileColumn {
+            (Some(f), 0) => report.problems.push(CheckProblem::FileColumn {
                 symbol: sym.clone(),
                 detail: format!("size 0 but file {f}; an empty blob has file -"),
             }),
-            (None, n) => report.problems.push(Problem::FileColumn {
+            (None, n) => report.problems.push(CheckProblem::FileColumn {
                 symbol: sym.clone(),
                 detail: format!("size {n} but file -"),
             }),
@@ -205,7 +211,7 @@ pub fn verify_dir(dir: &Path) -> Report {
             }
         }
         if row.size == 0 && row.sha256 != lower_hex(&Sha256::digest(b"")) {
-            report.problems.push(Problem::FactsMismatch {
+            report.problems.push(CheckProblem::FactsMismatch {
                 symbol: sym.clone(),
                 detail: format!(
                     "size 0 but sha256 {} (the empty sha256 is {})",
@@ -215,7 +221,7 @@ pub fn verify_dir(dir: &Path) -> Report {
             });
         }
         match facts.iter().find(|g| g.symbol == sym) {
-            None => report.problems.push(Problem::NotInFacts(sym.clone())),
+            None => report.problems.push(CheckProblem::NotInFacts(sym.clone())),
             Some(g) => {
                 let mut diffs = Vec::new();
                 if g.size as u64 != row.size {
@@ -234,7 +240,7 @@ pub fn verify_dir(dir: &Path) -> Report {
                     }
                 }
                 if !diffs.is_empty() {
-                    report.problems.push(Problem::FactsMismatch {
+                    report.problems.push(CheckProblem::FactsMismatch {
                         symbol: sym.clone(),
                         detail: diffs.join("; "),
                     });
@@ -263,7 +269,7 @@ pub fn verify_dir(dir: &Path) -> Report {
 
 /// A second row naming an already checked file must carry the same size and sha256.
 fn continue_check_same(
-    report: &mut Report,
+    report: &mut CheckReport,
     manifest: &Manifest,
     name: &str,
     row: &nrtucode_facts::ManifestRow,
@@ -274,7 +280,7 @@ fn continue_check_same(
         .find(|r| r.file.as_deref() == Some(name))
         && (first.size != row.size || first.sha256 != row.sha256)
     {
-        report.problems.push(Problem::FileColumn {
+        report.problems.push(CheckProblem::FileColumn {
             symbol: row.symbol.clone(),
             detail: format!(
                 "file {name} is also the blob of {} with size {} sha256 {}",
@@ -285,7 +291,7 @@ fn continue_check_same(
 }
 
 fn check_file(
-    report: &mut Report,
+    report: &mut CheckReport,
     dir: &Path,
     name: &str,
     row: &nrtucode_facts::ManifestRow,
@@ -294,7 +300,7 @@ fn check_file(
     let bytes = match fs::read(&path) {
         Ok(b) => b,
         Err(e) => {
-            report.problems.push(Problem::MissingFile {
+            report.problems.push(CheckProblem::MissingFile {
                 symbol: row.symbol.clone(),
                 file: path,
                 error: e.to_string(),
@@ -304,7 +310,7 @@ fn check_file(
     };
     let mut ok = true;
     if bytes.len() as u64 != row.size {
-        report.problems.push(Problem::FileSize {
+        report.problems.push(CheckProblem::FileSize {
             symbol: row.symbol.clone(),
             file: path.clone(),
             expected: row.size,
@@ -314,7 +320,7 @@ fn check_file(
     }
     let actual = lower_hex(&Sha256::digest(&bytes));
     if actual != row.sha256 {
-        report.problems.push(Problem::FileHash {
+        report.problems.push(CheckProblem::FileHash {
             symbol: row.symbol.clone(),
             file: path.clone(),
             expected: row.sha256.clone(),
@@ -326,7 +332,7 @@ fn check_file(
         && is_blob_file_name(name)
         && stem != actual
     {
-        report.problems.push(Problem::FileHash {
+        report.problems.push(CheckProblem::FileHash {
             symbol: row.symbol.clone(),
             file: path,
             expected: format!("{stem} (the file's name)"),
@@ -337,7 +343,7 @@ fn check_file(
     ok
 }
 
-fn check_complete(report: &mut Report, present: &BTreeSet<String>) {
+fn check_complete(report: &mut CheckReport, present: &BTreeSet<String>) {
     let mut cells: BTreeMap<String, Vec<&'static str>> = BTreeMap::new();
     for g in getters().iter().filter(|g| g.is_resolver_reachable()) {
         let cell = format!("{} {} {} {}", g.gen_name, g.class, g.engine, g.variant);
@@ -346,7 +352,7 @@ fn check_complete(report: &mut Report, present: &BTreeSet<String>) {
     for (cell, symbols) in cells {
         let have = symbols.iter().filter(|s| present.contains(**s)).count();
         if have > 0 && have < symbols.len() {
-            report.problems.push(Problem::Incomplete {
+            report.problems.push(CheckProblem::Incomplete {
                 cell,
                 missing: symbols
                     .iter()

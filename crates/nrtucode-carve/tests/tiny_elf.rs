@@ -4,12 +4,12 @@
 //! carves to exactly the blobs it was built with, and the program-header path gives the same
 //! manifest rows as the section-header path.
 
-use nrtucode_cli::carve::tiny_elf::{
+use nrtucode_carve::carve_bytes;
+use nrtucode_carve::{CarveError, Found};
+use nrtucode_facts::ManifestRow;
+use nrtucode_test_elf::{
     GetterShape, HashStyle, TinyElf, blob, getter_symbol, remove_section_headers,
 };
-use nrtucode_cli::carve::{CarveError, Found};
-use nrtucode_cli::carve_bytes;
-use nrtucode_facts::ManifestRow;
 
 fn variants() -> Vec<TinyElf> {
     let mut out = Vec::new();

@@ -8,12 +8,12 @@
 //!
 //! Counts and flavor keys are file bytes; every pointer goes through [`RelocMap::pointer`].
 
-use crate::carve::elf::Elf;
-use crate::carve::error::CarveError;
-use crate::carve::reloc::{Ptr, RelocMap};
+use crate::elf::Elf;
+use crate::error::CarveError;
+use crate::reloc::{Ptr, RelocMap};
 
-/// Slots in each table.
-pub(crate) const SLOTS: usize = 38;
+/// Slots in each table: the core's slot count.
+pub(crate) const SLOTS: usize = nrtucode::ImageIndex::COUNT;
 /// Bytes of one table entry.
 pub(crate) const ENTRY_SIZE: u64 = 16;
 /// Bytes of one flavor descriptor.

@@ -5,8 +5,8 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use nrtucode_cli::carve::{Found, NamedBy, compare, verify_dir, write_blob_dir};
-use nrtucode_cli::carve_bytes;
+use nrtucode_carve::carve_bytes;
+use nrtucode_carve::{Found, NamedBy, check_dir, compare, write_blob_dir};
 use nrtucode_facts::Manifest;
 use nrtucode_lookalike::{LibraryBuild, OptLevel, ground_truth};
 
@@ -141,7 +141,7 @@ fn blob_directories_are_deterministic_and_verify() {
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     write_blob_dir(&carve, &data, &a).unwrap();
     // An earlier carve (of another library) is replaced whole: none of its blobs remain.
-    let tiny = nrtucode_cli::carve::tiny_elf::TinyElf::default().build();
+    let tiny = nrtucode_test_elf::TinyElf::default().build();
     let earlier = carve_bytes(&tiny, "tiny.so").unwrap();
     write_blob_dir(&earlier, &tiny, &b).unwrap();
     assert_eq!(
@@ -166,7 +166,7 @@ fn blob_directories_are_deterministic_and_verify() {
     };
     assert_eq!(listing(&a), listing(&b));
     assert_eq!(listing(&a).len(), carve.distinct_blobs() + 1);
-    let report = verify_dir(&a);
+    let report = check_dir(&a);
     assert!(report.is_ok(), "{:?}", report.problems);
     assert!(report.warnings.is_empty(), "{:?}", report.warnings);
 }

@@ -15,9 +15,9 @@ use nrtucode_facts::manifest::MANIFEST_FILE;
 use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
-use crate::carve::error::FileError;
-use crate::carve::pipeline::{Carve, carve_with, read_library, source_name};
-use crate::carve::staged_dir::{PublishError, StagedDir};
+use crate::error::FileError;
+use crate::pipeline::{Carve, carve_with, read_library, source_name};
+use crate::staged_dir::{PublishError, StagedDir};
 
 /// `true` for a file name this tool writes: 64 lowercase hex digits and `.bin`.
 pub(crate) fn is_blob_file_name(name: &str) -> bool {

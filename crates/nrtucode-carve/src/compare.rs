@@ -11,7 +11,7 @@ use std::fmt;
 use nrtucode::ProfKind;
 use nrtucode_facts::{ManifestHeader, binaries, getters, known_hashes, prof_blobs};
 
-use crate::carve::pipeline::CarvedGetter;
+use crate::pipeline::CarvedGetter;
 
 /// One comparison result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,7 +79,7 @@ impl fmt::Display for Finding {
 }
 
 /// The known vendor build `header` describes, if any.
-pub(crate) fn known_build(header: &ManifestHeader) -> Option<&'static str> {
+pub fn known_build(header: &ManifestHeader) -> Option<&'static str> {
     binaries().into_iter().find_map(|b| {
         let by_id = b.build_id != "unknown"
             && b.build_id == header.build_id
@@ -147,8 +147,8 @@ pub fn compare(header: &ManifestHeader, carved: &[CarvedGetter]) -> Vec<Finding>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::carve::naming::Names;
-    use crate::carve::pipeline::NamedBy;
+    use crate::naming::Names;
+    use crate::pipeline::NamedBy;
 
     fn carved(symbol: &str, size: u64, sha256: &str) -> CarvedGetter {
         let g = Names::new().getter(symbol).map(Into::into).unwrap();

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::carve::staged_dir::PublishError;
+use crate::staged_dir::PublishError;
 
 /// Why a library could not be read or carved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -14,8 +14,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use nrtucode_cli::carve::Found;
-use nrtucode_cli::carve_bytes;
+use nrtucode_carve::Found;
+use nrtucode_carve::carve_bytes;
 use nrtucode_facts::ManifestRow;
 use nrtucode_lookalike::{
     CONDITIONS, Condition, LibraryBuild, Options, Stripping, build_with_condition, generate_c,

@@ -9,8 +9,8 @@ use object::LittleEndian as LE;
 use object::elf::{self, FileHeader64};
 use object::read::elf::{FileHeader as _, ProgramHeader as _, SectionHeader as _, Sym as _};
 
-use crate::carve::dynamic::{RawRela, load_sections, read_dynamic};
-use crate::carve::error::CarveError;
+use crate::dynamic::{RawRela, load_sections, read_dynamic};
+use crate::error::CarveError;
 
 /// The ELF header type this reader accepts.
 pub(crate) type Header = FileHeader64<LE>;

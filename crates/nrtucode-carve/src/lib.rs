@@ -1,0 +1,99 @@
+//! Carves the firmware blobs out of an x86-64 ELF shared object built like the vendor's
+//! `libnrtucode_internal.so` / `libnrtucode.so` into a blob directory (`<sha256>.bin` files and
+//! a `manifest.tsv`), the input the `nrtucode` core crate embeds through `NRTUCODE_BLOB_DIR`;
+//! and checks such a directory against its manifest and the vendor facts.
+//!
+//! # The pipeline
+//!
+//! ```text
+//!  library bytes
+//!    │ elf            sections, symbols, VA → file offset (through `dynamic`, the program
+//!    │                headers, when the section header table is missing or unusable)
+//!    │ reloc          dynamic relocations (RELA, RELR) and the pointer values they give
+//!    │ locate         image_list and hwdecode_table_list, by symbol or from the resolvers
+//!    │ vendor_tables  the two tables decoded: descriptors, flavor keys, getter pointers
+//!    │ stub/emulate   each getter run on a small abstract x86-64 interpreter: blob VA, size
+//!    │ naming         the vendor's getter names, from the facts (blobs/getters.tsv)
+//!    ▼ pipeline       a Carve: every getter, its blob and the manifest
+//!  write_blob_dir / carve_into_dir   the blob directory, written all or nothing
+//!  check_dir                         a blob directory checked against its manifest and the facts
+//!  compare                           a carve compared with the facts and the published hashes
+//! ```
+//!
+//! | Call | Does |
+//! |---|---|
+//! | [`carve_bytes`], [`carve_file`] | carve library bytes or a file into a [`Carve`] |
+//! | [`write_blob_dir`], [`carve_into_dir`] | write the blob directory of a carve, all or nothing |
+//! | [`check_dir`] | check a blob directory, giving a [`CheckReport`] |
+//! | [`compare`], [`known_build`] | compare a carve with the facts and the published hashes |
+//! | [`clean_up_staging`] | remove unfinished blob directories before the process exits on a signal |
+//! | [`decode_stub`], [`Elf`] | the getter decoder and the ELF reader on their own |
+//!
+//! Failures are typed: [`CarveError`] for the bytes (each names the offset or address and
+//! what was expected), [`FileError`] for a file, [`PublishError`] for the destination. The
+//! library sets no process policy: it installs no signal handler, never exits the process and
+//! knows no exit codes; a program that wants an interrupted carve to leave nothing behind
+//! calls [`clean_up_staging`] from its own handler.
+//!
+//! # Example
+//!
+//! Carve a library, write its blob directory and check it (here a hand-built test library,
+//! whose blob sizes are not the vendor's: the check against the facts says so):
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let tmp = tempfile::tempdir()?;
+//! # let lib = tmp.path().join("libnrtucode.so");
+//! # std::fs::write(&lib, nrtucode_test_elf::TinyElf::default().build())?;
+//! # let out = tmp.path().join("blobs");
+//! let (carve, leftovers) = nrtucode_carve::carve_into_dir(&lib, &out)?;
+//! assert!(leftovers.is_empty());
+//! for getter in &carve.getters {
+//!     println!("{} {} bytes", getter.name.symbol, getter.size);
+//! }
+//! let report = nrtucode_carve::check_dir(&out);
+//! assert_eq!(report.rows, carve.getters.len());
+//! for problem in &report.problems {
+//!     println!("{}: {problem}", out.display());
+//! }
+//! use nrtucode_carve::CheckProblem;
+//! assert!(!report.is_ok());
+//! assert!(report.problems.iter().all(|p| matches!(p, CheckProblem::FactsMismatch { .. })));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Bytes that are not such a library give a typed error, never a panic:
+//!
+//! ```
+//! let error = nrtucode_carve::carve_bytes(b"not an ELF file", "x.so").unwrap_err();
+//! assert!(matches!(error, nrtucode_carve::CarveError::NotElf { .. }));
+//! ```
+#![forbid(unsafe_code)]
+#![deny(unreachable_pub)]
+
+mod blob_dir;
+mod check;
+mod compare;
+mod dynamic;
+mod elf;
+mod emulate;
+mod error;
+mod locate;
+mod naming;
+mod pipeline;
+mod reloc;
+mod staged_dir;
+mod stub;
+mod vendor_tables;
+
+pub use blob_dir::{carve_into_dir, write_blob_dir};
+pub use check::{CheckProblem, CheckReport, check_dir};
+pub use compare::{Finding, compare, known_build};
+pub use elf::{Elf, Section};
+pub use error::{CarveError, FileError};
+pub use locate::{Found, Tables};
+pub use naming::{GetterName, Names};
+pub use pipeline::{Carve, CarvedGetter, NamedBy, carve_bytes, carve_file};
+pub use staged_dir::{PublishError, StagingLock, clean_up_staging};
+pub use stub::{MAX_STUB_BYTES, Stub, decode_stub};
