@@ -24,7 +24,12 @@ pub fn load(
     use nrtucode::verify::copy_verified;
     use nrtucode::{NoEnv, resolve_image};
 
-    let name = crate::engine_name(engine);
+    // The name of the engine built in; a loader taking requests from a host logs engine.raw().
+    let name = if engine == crate::ENGINE {
+        crate::ENGINE_NAME
+    } else {
+        "engine"
+    };
     let image = match resolve_image(engine, region, flavor, &NoEnv) {
         Ok(image) => image,
         Err(e) => {
@@ -86,7 +91,7 @@ pub fn load(_: ImageIndex, region: Region, _: Flavor, window: &mut [u8]) -> Resu
         digests
     };
 
-    let name = crate::engine_name(ENGINE);
+    let name = crate::ENGINE_NAME;
     let i = region as usize;
     let (Some(&image), Some(digest)) = (IMAGES.get(i), DIGESTS.get(i)) else {
         return Err(());

@@ -29,6 +29,9 @@ use crate::load::Loaded;
 /// The engine this loader brings up, and its flavor.
 const ENGINE: ImageIndex = ImageIndex::CAYMAN_NX_ACT;
 const FLAVOR: Flavor = Flavor::Perf;
+/// Its name in the log (`CAYMAN_NX_ACT`), looked up at compile time: the table of every
+/// engine's name would cost internal flash.
+const ENGINE_NAME: &str = ImageIndex::NAMES[ENGINE.as_usize()];
 
 /// Bytes of device memory per region: IRAM holds the largest image of this engine.
 const IRAM_WINDOW: usize = 96 * 1024;
@@ -47,7 +50,7 @@ struct DeviceMemory {
 fn main() -> ! {
     defmt::info!(
         "nrtucode loader: engine {=str} ({}), flavor {}",
-        engine_name(ENGINE),
+        ENGINE_NAME,
         ENGINE.raw(),
         FLAVOR
     );
@@ -89,12 +92,4 @@ fn main() -> ! {
         );
         board::finish(Outcome::Failed)
     }
-}
-
-/// `CAYMAN_NX_ACT` for index 7.
-fn engine_name(engine: ImageIndex) -> &'static str {
-    ImageIndex::NAMES
-        .get(engine.as_usize())
-        .copied()
-        .unwrap_or("?")
 }
