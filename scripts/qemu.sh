@@ -57,7 +57,7 @@ for features in qemu qemu,const-resolve; do
   echo "    flipped the byte at $flip, inside $image ($bytes B at $addr)"
   boot "$work/tampered.elf" tampered
   [[ $status != 0 ]] || fail "tampered flash: exit status 0"
-  grep -q "image $image: verification failed: Mismatch" "$work/tampered.log" \
+  grep -q "image $image: verification failed: SHA-256 mismatch" "$work/tampered.log" \
     || fail "tampered flash: no 'verification failed' line naming $image"
   [[ $(count 'verification failed' "$work/tampered.log") == 1 ]] || fail "tampered flash: want exactly one failed image"
   [[ $(count ' verified: ' "$work/tampered.log") == $((images - 1)) ]] || fail "tampered flash: the other images should still verify"

@@ -2,6 +2,7 @@
 //! compare the digest with the one recorded at build time, then read the copy back. Every
 //! outcome is logged with the image's name (`CAYMAN_NX_ACT PERF IRAM`).
 
+use nrtucode::verify::VerifyError;
 use nrtucode::{Flavor, ImageIndex, Region};
 
 /// What a region held.
@@ -118,10 +119,21 @@ fn report(
     region: Region,
     image: &[u8],
     window: &[u8],
-    result: Result<usize, nrtucode::verify::VerifyError>,
+    result: Result<usize, VerifyError>,
 ) -> Result<Loaded, ()> {
     let n = match result {
         Ok(n) => n,
+        Err(VerifyError::Mismatch { expected, actual }) => {
+            defmt::error!(
+                "image {=str} {} {=str}: verification failed: SHA-256 mismatch, expected {=[u8]:02x}, found {=[u8]:02x}",
+                name,
+                flavor,
+                region.name(),
+                expected,
+                actual
+            );
+            return Err(());
+        }
         Err(e) => {
             defmt::error!(
                 "image {=str} {} {=str}: verification failed: {}",
