@@ -18,7 +18,10 @@ SECTION = ".nrtucode_blobs"
 
 def section(elf):
     """(address, file offset, size) of SECTION."""
-    out = subprocess.run(["readelf", "-SW", elf], check=True, capture_output=True, text=True).stdout
+    run = subprocess.run(["readelf", "-SW", elf], capture_output=True, text=True)
+    if run.returncode:
+        sys.exit(f"elf-flash.py: readelf cannot read {elf}: {run.stderr.strip()}")
+    out = run.stdout
     for line in out.splitlines():
         m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+PROGBITS\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)", line)
         if m and m.group(1) == SECTION:
@@ -35,7 +38,10 @@ def main(argv):
     if offset + size > len(data):
         sys.exit(f"elf-flash.py: {SECTION} runs past the end of {src}")
     if op == "flip":
-        target = int(argv[3], 16)
+        try:
+            target = int(argv[3], 16)
+        except ValueError:
+            sys.exit(f"elf-flash.py: {argv[3]!r} is not a hex address")
         if not addr <= target < addr + size:
             sys.exit(f"elf-flash.py: {target:#x} is outside {SECTION} ({addr:#x}+{size:#x})")
         data[offset + target - addr] ^= 0xFF
