@@ -37,8 +37,9 @@ const ENGINE_NAME: &str = ImageIndex::NAMES[ENGINE.as_usize()];
 const IRAM_WINDOW: usize = 96 * 1024;
 const DATA_WINDOW: usize = 16 * 1024;
 
-/// Device memory standing in for the engine's four memories, in `.bss`. One static, so its
-/// place in RAM does not depend on how the linker orders separate statics.
+/// Device memory standing in for the engine's four memories, in `.bss`. One static: separate
+/// ones were laid out in an order that followed cargo's crate hashes, which change with the
+/// checkout path (README.md, "Reproducible images").
 struct DeviceMemory {
     iram: [u8; IRAM_WINDOW],
     dram: [u8; DATA_WINDOW],
