@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The bare-metal template (examples/bare-metal) on thumbv7em-none-eabihf: builds it, then checks
-# with readelf that every blob lies in the XFLASH region of its memory.x, that internal FLASH
+# with readelf that every blob lies in the XFLASH region of its memory map (memory/board.x), that internal FLASH
 # holds under 16 KiB, and that resolving at compile time links only the blobs named (with and
 # without LTO, so --gc-sections drops each unused blob on its own). Prints the flash split of
 # run-time vs compile-time resolution for README "Bare metal".
@@ -19,7 +19,7 @@ build() { # mode lto -> builds the template
 }
 
 check() { # mode lto -> prints one table row; fails on a broken placement
-  python3 - "$elf" examples/bare-metal/memory.x blobs/getters.tsv "$1" "$2" <<'PY'
+  python3 - "$elf" examples/bare-metal/memory/board.x blobs/getters.tsv "$1" "$2" <<'PY'
 import re, subprocess, sys
 elf, memory_x, getters, mode, lto = sys.argv[1:6]
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # No panic, proven at link time: builds tests/no_std (a no_std, no_main consumer whose panic
-# handler calls a symbol defined nowhere) for thumbv7em-none-eabihf in release under the profiles
-# firmware is built with. Any panic path reachable from the resolvers (image lookup with NoEnv, a
+# handler calls a symbol defined nowhere) in release under the profiles firmware is built with,
+# for thumbv7em-none-eabihf (Cortex-M4F/M7F) and riscv32imac-unknown-none-elf (the RISC-V
+# management cores of accelerators). Any panic path reachable from the resolvers (image lookup with NoEnv, a
 # slice env, a MapEnv and an EnvSnapshot; the profiler lookup; the PROF views and validators; with feature
 # `verify`, SHA-256 in place and while copying, with the software and a custom hasher) fails the
 # link with `undefined symbol: nrtucode_panic_is_reachable`, and this script with it.
@@ -13,27 +14,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/../tests/no_std"
 
-rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
+targets=(thumbv7em-none-eabihf riscv32imac-unknown-none-elf)
+rustup target add "${targets[@]}" >/dev/null 2>&1 || true
 
 # opt-level, lto, codegen-units, features
 profiles=("s true 1 default" "z true 1 default" "3 true 1 default" "s false 16 envs,prof")
-for p in "${profiles[@]}"; do
-  read -r opt lto cgu features <<<"$p"
-  printf 'no-panic link, opt-level=%s lto=%s codegen-units=%s features=%s: ' "$opt" "$lto" "$cgu" "$features"
-  if [[ $features == default ]]; then feature_args=(); else feature_args=(--no-default-features --features "$features"); fi
-  if out=$(CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt CARGO_PROFILE_RELEASE_LTO=$lto \
-    CARGO_PROFILE_RELEASE_CODEGEN_UNITS=$cgu NRTUCODE_BLOB_DIR= \
-    cargo build --quiet --release "${feature_args[@]}" 2>&1); then
-    echo ok
-  else
-    echo FAILED
-    echo "$out" | grep -E 'undefined symbol|referenced by|>>>' | head -20 >&2
-    cat >&2 <<HINT
+for target in "${targets[@]}"; do
+  for p in "${profiles[@]}"; do
+    read -r opt lto cgu features <<<"$p"
+    printf 'no-panic link, %s opt-level=%s lto=%s codegen-units=%s features=%s: ' "$target" "$opt" "$lto" "$cgu" "$features"
+    if [[ $features == default ]]; then feature_args=(); else feature_args=(--no-default-features --features "$features"); fi
+    if out=$(CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt CARGO_PROFILE_RELEASE_LTO=$lto \
+      CARGO_PROFILE_RELEASE_CODEGEN_UNITS=$cgu NRTUCODE_BLOB_DIR= \
+      cargo build --quiet --release --target "$target" "${feature_args[@]}" 2>&1); then
+      echo ok
+    else
+      echo FAILED
+      echo "$out" | grep -E 'undefined symbol|referenced by|>>>' | head -20 >&2
+      cat >&2 <<HINT
 A panic path is reachable from the resolvers. To find it:
-  cd tests/no_std && CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt cargo rustc --release -- \\
+  cd tests/no_std && CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt cargo rustc --release --target $target -- \\
     --emit=asm -C link-arg=--warn-unresolved-symbols
-  grep -n 'bl.*panicking' ../../target/nopanic-check/thumbv7em-none-eabihf/release/deps/*.s
+  grep -n 'panicking' ../../target/nopanic-check/$target/release/deps/*.s
 HINT
-    exit 1
-  fi
+      exit 1
+    fi
+  done
 done

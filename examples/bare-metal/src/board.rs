@@ -1,0 +1,56 @@
+//! What differs between the real board and QEMU: the defmt transport and what happens when the
+//! loader is done. The program and its memory windows are the same.
+//!
+//! - Board (default): defmt over RTT (read by a debug probe), then the core sleeps.
+//! - Feature `qemu`: defmt over semihosting (QEMU writes the frames to a file or its stdout, and
+//!   `defmt-print` decodes them), then the emulator exits with status 0 if every image loaded
+//!   and 1 otherwise. A fault exits with status 3 instead of spinning, so CI never hangs.
+
+#[cfg(not(feature = "qemu"))]
+use defmt_rtt as _; // the global defmt logger
+
+#[cfg(feature = "qemu")]
+use defmt_semihosting as _; // the global defmt logger
+
+/// How the loader ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every image of the engine was copied and verified.
+    Loaded,
+    /// At least one image was not.
+    Failed,
+}
+
+/// Ends the program: on a board the core sleeps (the engine is started from here, or the host
+/// is told); under QEMU the emulator exits with the outcome as its status.
+pub fn finish(outcome: Outcome) -> ! {
+    #[cfg(feature = "qemu")]
+    semihosting::process::exit(match outcome {
+        Outcome::Loaded => 0,
+        Outcome::Failed => 1,
+    });
+    #[cfg(not(feature = "qemu"))]
+    {
+        let _ = outcome;
+        loop {
+            cortex_m::asm::wfi();
+        }
+    }
+}
+
+/// The panic handler: no formatting machinery. On a board, a fault the debugger shows at the
+/// panicking frame; under QEMU, exit status 2.
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    #[cfg(feature = "qemu")]
+    semihosting::process::exit(2);
+    #[cfg(not(feature = "qemu"))]
+    cortex_m::asm::udf()
+}
+
+/// Under QEMU a hard fault ends the run with status 3 rather than cortex-m-rt's endless loop.
+#[cfg(feature = "qemu")]
+#[cortex_m_rt::exception]
+unsafe fn HardFault(_: &cortex_m_rt::ExceptionFrame) -> ! {
+    semihosting::process::exit(3)
+}

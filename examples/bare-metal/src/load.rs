@@ -1,0 +1,167 @@
+//! Loading one region's image: resolve it, copy it into its window while hashing the copy,
+//! compare the digest with the one recorded at build time, then read the copy back. Every
+//! outcome is logged with the image's name (`CAYMAN_NX_ACT PERF IRAM`).
+
+use nrtucode::verify::VerifyError;
+use nrtucode::{Flavor, ImageIndex, Region};
+
+/// What a region held.
+pub enum Loaded {
+    /// Its image was copied and verified.
+    Image,
+    /// The region has no image (zero bytes): nothing to load.
+    Nothing,
+}
+
+/// Run-time resolution: the image is found by the resolver, then copied into `window` and
+/// hashed in the same pass against the SHA-256 recorded at build time.
+#[cfg(not(feature = "const-resolve"))]
+pub fn load(
+    engine: ImageIndex,
+    region: Region,
+    flavor: Flavor,
+    window: &mut [u8],
+) -> Result<Loaded, ()> {
+    use nrtucode::verify::copy_verified;
+    use nrtucode::{NoEnv, resolve_image};
+
+    // The name of the engine built in; a loader taking requests from a host logs engine.raw().
+    let name = if engine == crate::ENGINE {
+        crate::ENGINE_NAME
+    } else {
+        "engine"
+    };
+    let image = match resolve_image(engine, region, flavor, &NoEnv) {
+        Ok(image) => image,
+        Err(e) => {
+            defmt::error!(
+                "image {=str} {} {=str}: not resolved: {} (code {})",
+                name,
+                flavor,
+                region.name(),
+                e,
+                e.code()
+            );
+            return Err(());
+        }
+    };
+    if image.is_empty() {
+        defmt::info!(
+            "image {=str} {} {=str}: none, nothing to load",
+            name,
+            flavor,
+            region.name()
+        );
+        return Ok(Loaded::Nothing);
+    }
+    let result = copy_verified(image, window);
+    report(name, flavor, region, image, window, result)
+}
+
+/// Compile-time resolution: a request that does not resolve fails the build, and only these
+/// blobs are linked. Their digests are looked up at compile time too (verifying by slice at run
+/// time would link the digest table, and with it every blob).
+#[cfg(feature = "const-resolve")]
+pub fn load(_: ImageIndex, region: Region, _: Flavor, window: &mut [u8]) -> Result<Loaded, ()> {
+    use nrtucode::image;
+    use nrtucode::verify::{Sha256Digest, SoftSha256, copy_checked, expected_sha256_const};
+
+    use crate::{DATA_WINDOW, ENGINE, FLAVOR, IRAM_WINDOW};
+
+    const IMAGES: [&[u8]; 4] = [
+        image!(ENGINE, Region::Iram, FLAVOR),
+        image!(ENGINE, Region::Dram, FLAVOR),
+        image!(ENGINE, Region::Sram, FLAVOR),
+        image!(ENGINE, Region::Extram, FLAVOR),
+    ];
+    // The windows are large enough: checked when this is compiled.
+    const _: () = assert!(IMAGES[0].len() <= IRAM_WINDOW);
+    const _: () = assert!(IMAGES[1].len() <= DATA_WINDOW);
+    const _: () = assert!(IMAGES[2].len() <= DATA_WINDOW && IMAGES[3].len() <= DATA_WINDOW);
+
+    const DIGESTS: [Sha256Digest; 4] = {
+        let mut digests = [[0; 32]; 4];
+        let mut i = 0;
+        while i < 4 {
+            digests[i] = match expected_sha256_const(IMAGES[i]) {
+                Some(digest) => digest,
+                None => panic!("an image! blob is always embedded"),
+            };
+            i += 1;
+        }
+        digests
+    };
+
+    let name = crate::ENGINE_NAME;
+    let i = region as usize;
+    let (Some(&image), Some(digest)) = (IMAGES.get(i), DIGESTS.get(i)) else {
+        return Err(());
+    };
+    if image.is_empty() {
+        defmt::info!(
+            "image {=str} {} {=str}: none, nothing to load",
+            name,
+            FLAVOR,
+            region.name()
+        );
+        return Ok(Loaded::Nothing);
+    }
+    let result = copy_checked(image, window, digest, &mut SoftSha256::new());
+    report(name, FLAVOR, region, image, window, result)
+}
+
+/// Logs the outcome of a copy-verify and reads a verified copy back: the bytes in device
+/// memory must be the image's (a write that did not land, or a window that aliases another,
+/// shows here).
+fn report(
+    name: &str,
+    flavor: Flavor,
+    region: Region,
+    image: &[u8],
+    window: &[u8],
+    result: Result<usize, VerifyError>,
+) -> Result<Loaded, ()> {
+    let n = match result {
+        Ok(n) => n,
+        Err(VerifyError::Mismatch { expected, actual }) => {
+            defmt::error!(
+                "image {=str} {} {=str}: verification failed: SHA-256 mismatch, expected {=[u8]:02x}, found {=[u8]:02x}",
+                name,
+                flavor,
+                region.name(),
+                expected,
+                actual
+            );
+            return Err(());
+        }
+        Err(e) => {
+            defmt::error!(
+                "image {=str} {} {=str}: verification failed: {}",
+                name,
+                flavor,
+                region.name(),
+                e
+            );
+            return Err(());
+        }
+    };
+    if window.get(..n) != Some(image) {
+        defmt::error!(
+            "image {=str} {} {=str}: the copy in device memory differs from the image",
+            name,
+            flavor,
+            region.name()
+        );
+        return Err(());
+    }
+    defmt::info!(
+        "image {=str} {} {=str} verified: {} bytes from {:#010x} to {:#010x}, SHA-256 ok, copy checked",
+        name,
+        flavor,
+        region.name(),
+        n,
+        image.as_ptr() as usize,
+        window.as_ptr() as usize
+    );
+    Ok(Loaded::Image)
+}
