@@ -48,7 +48,7 @@ fn main() {
         "hwdecode_list.tsv",
         "prof_blobs.tsv",
     ] {
-        println!("cargo::rerun-if-changed=blobs/{file}");
+        println!("cargo::rerun-if-changed=crates/nrtucode-facts/tables/{file}");
     }
     println!("cargo::rerun-if-changed=crates/nrtucode-facts/src");
     println!("cargo::rerun-if-env-changed=NRTUCODE_BLOB_DIR");

@@ -6,17 +6,17 @@
 use crate::tsv::{parse_int, records};
 
 /// `blobs/getters.tsv`: every `<GEN>_<CLS>_<ENGINE>_<VARIANT>_<REGION>_get` getter.
-pub const CATALOG_TSV: &str = include_str!("../../../blobs/getters.tsv");
+pub const CATALOG_TSV: &str = include_str!("../tables/getters.tsv");
 /// `blobs/image_list.tsv`: the 38 `image_list` slots.
-pub const IMAGE_LIST_TSV: &str = include_str!("../../../blobs/image_list.tsv");
+pub const IMAGE_LIST_TSV: &str = include_str!("../tables/image_list.tsv");
 /// `blobs/hwdecode_list.tsv`: the 38 `hwdecode_table_list` slots.
-pub const HWDECODE_LIST_TSV: &str = include_str!("../../../blobs/hwdecode_list.tsv");
+pub const HWDECODE_LIST_TSV: &str = include_str!("../tables/hwdecode_list.tsv");
 /// `blobs/prof_blobs.tsv`: per (generation, engine) profiler blob facts.
-pub const PROF_BLOBS_TSV: &str = include_str!("../../../blobs/prof_blobs.tsv");
+pub const PROF_BLOBS_TSV: &str = include_str!("../tables/prof_blobs.tsv");
 /// `blobs/known_hashes.tsv`: published hashes of individual vendor blobs.
-pub const KNOWN_HASHES_TSV: &str = include_str!("../../../blobs/known_hashes.tsv");
+pub const KNOWN_HASHES_TSV: &str = include_str!("../tables/known_hashes.tsv");
 /// `blobs/binaries.tsv`: the two vendor binaries.
-pub const BINARIES_TSV: &str = include_str!("../../../blobs/binaries.tsv");
+pub const BINARIES_TSV: &str = include_str!("../tables/binaries.tsv");
 
 /// One getter of the vendor binary.
 #[derive(Clone, Debug, PartialEq, Eq)]
