@@ -42,7 +42,7 @@ for crate in "${published[@]}"; do
   echo "package.sh: $crate-$version.crate: $bytes bytes"
 
   # What the package holds, by name: no build outputs, no blobs, nothing from target/ or blobs/.
-  listed=$(cargo package --locked --list -p "$crate" "$@")
+  listed=$(cargo package --quiet --locked --list -p "$crate" "$@")
   bad=$(grep -E '(^|/)(target|blobs)/|\.(so(\.[0-9]+)*|a|o|bin|rlib|rmeta|dylib|dll|lib|exe|elf|crate)$' <<<"$listed" || true)
   [[ -z $bad ]] || fail "$crate packages files it must not: $bad"
   grep -qx LICENSE-MIT <<<"$listed" && grep -qx LICENSE-APACHE <<<"$listed" ||
@@ -107,7 +107,7 @@ for crate in "${published[@]}"; do
 done
 cargo install --quiet --root "$work/cli" --path "$work/unpacked/nrtucode-cli-$version" "${cli_config[@]}"
 "$work/cli/bin/nrtucode" list --json >"$work/list.json"
-"$work/cli/bin/nrtucode" resolve 7 IRAM PERF -o - >"$work/cli-resolve.bin"
+"$work/cli/bin/nrtucode" resolve 7 IRAM --flavor perf -o - 2>/dev/null >"$work/cli-resolve.bin"
 
 python3 - "$work/list.json" "$work/host-user.bin" "$work/cli-resolve.bin" \
   crates/nrtucode-facts/tables/getters.tsv <<'PY'
