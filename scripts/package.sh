@@ -56,8 +56,9 @@ for crate in "${published[@]}"; do
 done
 
 # A registry user's crates: the dependency is a version; [patch.crates-io] points it at the
-# unpacked packages. Their own target directory, so nothing of the workspace's build is reused.
-export CARGO_TARGET_DIR="$work/target"
+# unpacked packages (built from there: their paths differ from the workspace's). The workspace's
+# target directory lends them the registry dependencies it has already built.
+export CARGO_TARGET_DIR="$target_dir"
 consumer() { # name, dependency line, source of src/main.rs or src/lib.rs (file name)
   mkdir -p "$work/$1/src"
   cat >"$work/$1/Cargo.toml" <<TOML
@@ -105,7 +106,7 @@ cli_config=()
 for crate in "${published[@]}"; do
   cli_config+=(--config "patch.crates-io.$crate.path=\"$work/unpacked/$crate-$version\"")
 done
-cargo install --quiet --root "$work/cli" --path "$work/unpacked/nrtucode-cli-$version" "${cli_config[@]}"
+cargo install --quiet --debug --root "$work/cli" --path "$work/unpacked/nrtucode-cli-$version" "${cli_config[@]}"
 "$work/cli/bin/nrtucode" list --json >"$work/list.json"
 "$work/cli/bin/nrtucode" resolve 7 IRAM --flavor perf -o - 2>/dev/null >"$work/cli-resolve.bin"
 
