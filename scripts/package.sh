@@ -15,8 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-# The publishable crates, dependencies first. Every other crate has `publish = false`.
-published=(nrtucode-facts nrtucode nrtucode-capi nrtucode-cli)
+source scripts/published.sh
 max_crate_bytes=$((10 * 1024 * 1024))
 
 fail() { echo "package.sh: $*" >&2; exit 1; }
