@@ -19,10 +19,10 @@
 set -euo pipefail
 
 usage() {
-  sed -n '4p' "$0" | sed 's/^#   /usage: /' >&2
+  sed -n '5p' "$0" | sed 's/^#   /usage: /' >&2
   exit 64
 }
-die() { echo "install-c.sh: $*" >&2; exit "${2:-1}"; }
+die() { echo "install-c.sh: $1" >&2; exit "${2:-1}"; }
 
 prefix="" libdir="" includedir="" features=()
 while (($#)); do
@@ -34,7 +34,7 @@ while (($#)); do
     --includedir) (($# >= 2)) || usage; includedir=$2; shift 2 ;;
     --includedir=*) includedir=${1#*=}; shift ;;
     --front) features=(--no-default-features --features front); shift ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-c.sh: unknown argument '$1'" >&2; usage ;;
   esac
 done
@@ -62,12 +62,10 @@ PY
 major=${version%%.*}
 soname="lib$name.so.$major"
 
-# Build the archive and the shared library, asking rustc what a static link needs. The message
-# is printed only when rustc runs, so the crate is always compiled here (its dependencies are
-# reused from earlier builds).
+# Build the archive and the shared library, asking rustc what a static link needs (cargo
+# replays rustc's note when the crate is already built).
 target_dir=$(cargo metadata --format-version 1 --no-deps |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-touch "$crate/src/lib.rs"
 build_log=$(cargo rustc --release --locked -p nrtucode-capi --lib "${features[@]}" \
   --crate-type staticlib,cdylib -- --print native-static-libs 2>&1) ||
   { printf '%s\n' "$build_log" >&2; die "cargo build failed"; }
