@@ -13,9 +13,8 @@ const ABI_MAJOR: u32 = 0;
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    // cargo-c (`cargo cinstall`, which sets `--cfg cargo_c`) passes its own SONAME.
-    let cargo_c = std::env::var_os("CARGO_CFG_CARGO_C").is_some();
-    if os == "linux" && !cargo_c {
+    // cargo-c (`cargo cinstall`) passes the same SONAME (`version_suffix_components = 1`).
+    if os == "linux" {
         println!("cargo::rustc-cdylib-link-arg=-Wl,-soname,lib{LIBRARY_NAME}.so.{ABI_MAJOR}");
     }
 }
