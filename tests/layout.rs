@@ -61,3 +61,48 @@ fn every_crate_and_top_level_directory_is_in_the_layout_table() {
         "directories missing from README's Layout table: {unlisted:?}"
     );
 }
+
+/// The relative link targets (`](path)`, anchors dropped) of a Markdown file.
+fn relative_links(markdown: &str) -> Vec<String> {
+    markdown
+        .split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .map(|target| target.split('#').next().unwrap_or(target).to_owned())
+        .filter(|target| !target.is_empty() && !target.contains("://"))
+        .collect()
+}
+
+#[test]
+fn every_relative_link_in_the_front_page_and_the_docs_resolves() {
+    let root = Path::new(ROOT);
+    let mut pages = vec![root.join("README.md"), root.join("blobs/README.md")];
+    for dir in ["docs", "crates"] {
+        for entry in std::fs::read_dir(root.join(dir)).expect("read directory") {
+            let path = entry.expect("directory entry").path();
+            let page = if path.is_dir() {
+                path.join("README.md")
+            } else {
+                path
+            };
+            if page.extension().is_some_and(|e| e == "md") && page.exists() {
+                pages.push(page);
+            }
+        }
+    }
+    let mut broken = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).expect("read page");
+        let dir = page.parent().expect("page directory");
+        for target in relative_links(&text) {
+            if !dir.join(&target).exists() {
+                broken.push(format!("{}: {target}", page.display()));
+            }
+        }
+    }
+    assert!(pages.len() >= 5, "pages checked: {pages:?}");
+    assert!(
+        broken.is_empty(),
+        "links to paths that do not exist: {broken:#?}"
+    );
+}
