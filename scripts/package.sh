@@ -49,7 +49,7 @@ for crate in "${published[@]}"; do
 
   # What the package holds, by content: text only (vendor bytes and fixtures are binary).
   tar -xzf "$file" -C "$work/unpacked"
-  binary=$(cd "$work/unpacked/$crate-$version" && grep -rlP '\x00' . || true)
+  binary=$(cd "$work/unpacked/$crate-$version" && grep -rlaP '\x00' . || true)
   [[ -z $binary ]] || fail "$crate packages binary files: $binary"
   patches+="$crate = { path = \"$work/unpacked/$crate-$version\" }"$'\n'
 done
