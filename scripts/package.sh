@@ -7,7 +7,8 @@
 #   bash scripts/package.sh [extra `cargo package` arguments, e.g. --allow-dirty]
 #
 # Checks: every `.crate` < 10 MiB (the registry's limit); no packaged file is a build output, a
-# blob or binary (no NUL byte in any file); a host consumer with default features resolves
+# blob or binary (no NUL byte in any file); a host consumer with default features builds once
+# (a second build is fresh) and resolves
 # CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's `resolve` writes and
 # as long as the facts say; a `default-features = false` consumer with one generation builds for
 # thumbv7em-none-eabihf; the CLI built from its package runs `nrtucode list --json`.
@@ -87,6 +88,9 @@ fn main() {
 }
 RS
 (cd "$work/host-user" && cargo run --quiet) >"$work/host-user.bin"
+# A second build does nothing: the packaged build script names no path outside its package.
+rebuilt=$(cd "$work/host-user" && cargo build --verbose 2>&1 | grep -E '^ *Dirty' || true)
+[[ -z $rebuilt ]] || fail "a second build of the consumer rebuilds: $rebuilt"
 
 consumer firmware-user 'nrtucode = { version = "0.1", default-features = false, features = ["gen-cayman", "flavor-perf"] }'
 cat >"$work/firmware-user/src/lib.rs" <<'RS'
