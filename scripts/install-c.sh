@@ -49,14 +49,15 @@ destdir=${DESTDIR:-}
 cd "$(dirname "$0")/.."
 crate=crates/nrtucode-capi
 # The names, from the crate's manifest (cargo-c's keys).
-read -r name version header_subdir < <(python3 - "$crate/Cargo.toml" <<'PY'
+read -r name version header_subdir description < <(python3 - "$crate/Cargo.toml" <<'PY'
 import sys, tomllib
 manifest = tomllib.load(open(sys.argv[1], "rb"))
 capi = manifest["package"]["metadata"]["capi"]
 version = manifest["package"]["version"]
 if isinstance(version, dict):  # version.workspace = true
     version = tomllib.load(open("Cargo.toml", "rb"))["workspace"]["package"]["version"]
-print(capi["library"]["name"], version, capi["header"]["subdirectory"])
+print(capi["library"]["name"], version, capi["header"]["subdirectory"],
+      capi["pkg_config"]["description"])
 PY
 )
 major=${version%%.*}
@@ -96,7 +97,7 @@ libdir=$(pc_path "$libdir")
 includedir=$(pc_path "$includedir")
 
 Name: $name
-Description: C drop-in for the vendor's nrtucode_get_memory_image / nrtucode_get_hwdecode_table
+Description: $description
 Version: $version
 Libs: -L\${libdir} -l$name
 Libs.private: $native_libs
