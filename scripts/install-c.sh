@@ -88,6 +88,7 @@ install -m 644 "$archive" "$stage/lib$name.a"
 install -m 755 "$shared" "$stage/lib$name.so.$version"
 ln -s "lib$name.so.$version" "$stage/$soname"
 ln -s "$soname" "$stage/lib$name.so"
+# shellcheck disable=SC2016 # ${prefix} is pkg-config's variable, written as is
 pc_path() { # a pkg-config variable for $1 relative to prefix where it lies under it
   case $1 in "$prefix") echo '${prefix}' ;; "$prefix"/*) echo "\${prefix}/${1#"$prefix"/}" ;; *) echo "$1" ;; esac
 }
@@ -109,7 +110,10 @@ PC
 place() { # staged-file destination-dir
   local tmp
   tmp=$(mktemp "$2/.$(basename "$1").XXXXXX")
-  cat "$1" >"$tmp" && chmod 644 "$tmp" && mv -fT "$tmp" "$2/$(basename "$1")" || { rm -f "$tmp"; return 1; }
+  if ! { cat "$1" >"$tmp" && chmod 644 "$tmp" && mv -fT "$tmp" "$2/$(basename "$1")"; }; then
+    rm -f "$tmp"
+    return 1
+  fi
 }
 place "$stage/nrtucode.h" "$destdir$includedir/$header_subdir"
 place "$stage/$name.pc" "$destdir$libdir/pkgconfig"

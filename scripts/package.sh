@@ -14,7 +14,6 @@
 # thumbv7em-none-eabihf; the CLI built from its package runs `nrtucode list --json`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 
 source scripts/published.sh
 max_crate_bytes=$((10 * 1024 * 1024))
@@ -45,12 +44,13 @@ for crate in "${published[@]}"; do
   listed=$(cargo package --quiet --locked --list -p "$crate" "$@")
   bad=$(grep -E '(^|/)(target|blobs)/|\.(so(\.[0-9]+)*|a|o|bin|rlib|rmeta|dylib|dll|lib|exe|elf|crate)$' <<<"$listed" || true)
   [[ -z $bad ]] || fail "$crate packages files it must not: $bad"
-  grep -qx LICENSE-MIT <<<"$listed" && grep -qx LICENSE-APACHE <<<"$listed" ||
+  if ! grep -qx LICENSE-MIT <<<"$listed" || ! grep -qx LICENSE-APACHE <<<"$listed"; then
     fail "$crate: LICENSE-MIT and LICENSE-APACHE must be packaged"
+  fi
 
   # What the package holds, by content: text only (vendor bytes and fixtures are binary).
   tar -xzf "$file" -C "$work/unpacked"
-  binary=$(cd "$work/unpacked/$crate-$version" && grep -rlaP '\x00' . || true)
+  binary=$(grep -rlaP '\x00' "$work/unpacked/$crate-$version" || true)
   [[ -z $binary ]] || fail "$crate packages binary files: $binary"
   patches+="$crate = { path = \"$work/unpacked/$crate-$version\" }"$'\n'
 done
@@ -89,7 +89,7 @@ fn main() {
 RS
 (cd "$work/host-user" && cargo run --quiet) >"$work/host-user.bin"
 # A second build does nothing: the packaged build script names no path outside its package.
-rebuilt=$(cd "$work/host-user" && cargo build --verbose 2>&1 | grep -E '^ *Dirty' || true)
+rebuilt=$(cargo build --verbose --manifest-path "$work/host-user/Cargo.toml" 2>&1 | grep -E '^ *Dirty' || true)
 [[ -z $rebuilt ]] || fail "a second build of the consumer rebuilds: $rebuilt"
 
 consumer firmware-user 'nrtucode = { version = "0.1", default-features = false, features = ["gen-cayman", "flavor-perf"] }'
