@@ -1,7 +1,7 @@
 //! Binds the blob bytes the resolvers return: reads the inputs, lets
 //! `nrtucode_facts::codegen` decide, writes `$OUT_DIR/blobs.rs`.
 //!
-//! Default: the deterministic fixture set generated from `blobs/getters.tsv` by
+//! Default: the deterministic fixture set generated from `crates/nrtucode-facts/tables/getters.tsv` by
 //! `nrtucode-facts` (written to `OUT_DIR`, never committed). With `NRTUCODE_BLOB_DIR=<dir>`:
 //! the blobs of a directory written by `nrtucode carve` (`manifest.tsv` + one file per distinct
 //! blob). What is embedded where (selection by cargo features, cursor placement, the manifest
@@ -21,15 +21,9 @@ use nrtucode_facts::{Getter, Manifest, fixture_bytes, getters};
 use sha2::{Digest, Sha256};
 
 fn main() {
-    for file in [
-        "getters.tsv",
-        "image_list.tsv",
-        "hwdecode_list.tsv",
-        "prof_blobs.tsv",
-    ] {
-        println!("cargo::rerun-if-changed=blobs/{file}");
-    }
-    println!("cargo::rerun-if-changed=crates/nrtucode-facts/src");
+    // The fact tables and the fixture generator are compiled into nrtucode-facts, this script's
+    // build-dependency: a change there rebuilds and reruns this script. (Naming their paths
+    // here would point outside the published package, where cargo reruns on every build.)
     println!("cargo::rerun-if-env-changed=NRTUCODE_BLOB_DIR");
     println!("cargo::rustc-check-cfg=cfg(nrtucode_fixtures)");
     println!("cargo::rustc-check-cfg=cfg(nrtucode_front_selection)");

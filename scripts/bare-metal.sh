@@ -19,7 +19,7 @@ build() { # mode lto -> builds the template
 }
 
 check() { # mode lto -> prints one table row; fails on a broken placement
-  python3 - "$elf" examples/bare-metal/memory/board.x blobs/getters.tsv "$1" "$2" <<'PY'
+  python3 - "$elf" examples/bare-metal/memory/board.x crates/nrtucode-facts/tables/getters.tsv "$1" "$2" <<'PY'
 import re, subprocess, sys
 elf, memory_x, getters, mode, lto = sys.argv[1:6]
 

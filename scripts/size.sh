@@ -57,7 +57,7 @@ fi
 vendor_payload=$(python3 - <<'PY'
 import csv
 seen = {}
-with open("blobs/getters.tsv") as f:
+with open("crates/nrtucode-facts/tables/getters.tsv") as f:
     for row in csv.DictReader(f, delimiter="\t"):
         if row["class"] == "R" and not row["region"].startswith("EXTISA"):
             seen[row["blob_va"]] = int(row["size"], 16)

@@ -2,8 +2,8 @@
 //! iterators over them.
 //!
 //! The structure (which slot holds which engine, which flavor keys in which order, which slots
-//! alias which images) is written out here by hand from `blobs/image_list.tsv` and
-//! `blobs/hwdecode_list.tsv`; the bytes behind each getter come from `build.rs`, one `static` per
+//! alias which images) is written out here by hand from `crates/nrtucode-facts/tables/image_list.tsv` and
+//! `crates/nrtucode-facts/tables/hwdecode_list.tsv`; the bytes behind each getter come from `build.rs`, one `static` per
 //! distinct blob, so a blob exists once in a binary however many crates use these tables. The
 //! test `tests/catalog_vs_facts.rs` checks this file against the TSVs, independently.
 

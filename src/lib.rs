@@ -1,5 +1,7 @@
 #![doc = include_str!("crate_docs.md")]
 #![no_std]
+// docs.rs (`--cfg docsrs`, nightly): every feature-gated item shows the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // No `unsafe` block, fn or impl in the core: the only exemption is the one hand-written
 // `#[unsafe(link_section)]` attribute in `catalog::embed_blob!`, applied to each generated blob
 // `static`. `tests/unsafe_audit.rs` checks the sources.

@@ -1,5 +1,5 @@
 //! Boundary cursors carry the vendor's address: every one of the facts' 161 cursor getters
-//! resolves to an empty slice whose pointer is the place its address in `blobs/getters.tsv`
+//! resolves to an empty slice whose pointer is the place its address in `crates/nrtucode-facts/tables/getters.tsv`
 //! names, relative to the same image's other blobs (one past the end of DRAM, one past the end
 //! of SRAM, or the start of DRAM), never a placeholder.
 

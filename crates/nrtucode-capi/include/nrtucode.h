@@ -1,10 +1,12 @@
 /*
  * nrtucode.h - C ABI of nrtucode, a drop-in for the vendor's firmware-image resolvers.
  *
- * Link with the static library (libnrtucode_capi.a, plus the system libraries a Rust static
- * library needs, on linux-gnu: -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc) or the shared library
- * (libnrtucode_capi.so); `cargo build --release --workspace` puts both in target/release/. Both functions answer exactly like the vendor's libnrtucode_internal.so
- * (default build) or its reduced front library libnrtucode.so (nrtucode-capi built with
+ * Install with `scripts/install-c.sh --prefix DIR` (libnrtucode.so.0, libnrtucode.a, this
+ * header in include/nrtucode/, nrtucode.pc) and build with
+ * `cc app.c $(pkg-config --cflags --libs nrtucode)`, or `pkg-config --static` for the archive
+ * (it adds the system libraries a Rust static library needs, on linux-gnu
+ * -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc). Both functions answer exactly like the vendor's
+ * libnrtucode_internal.so (default build) or its reduced front library libnrtucode.so (nrtucode-capi built with
  * `--no-default-features --features front`): same arguments, same return codes, same
  * environment variables. Blobs are embedded in the library; returned pointers stay valid for
  * the life of the process and must not be written through or freed.

@@ -4,7 +4,7 @@
 //!
 //! Then the switch a C program makes from the vendor's library to ours (README, "Switching a C
 //! program from the vendor's library"): `tests/c/switch_test.c` is built once, linked against
-//! `libnrtucode_capi.so` (whose SONAME `libnrtucode_capi.so.0` it records), and run twice, once
+//! `libnrtucode_capi.so` (whose SONAME `libnrtucode.so.0` it records), and run twice, once
 //! finding our library under that name and once the vendor look-alike: same output, byte for
 //! byte, on stdout and stderr.
 //!
@@ -137,7 +137,7 @@ fn c_program_exercises_every_return_code() {
     let shared_args: Vec<&std::ffi::OsStr> =
         vec![lib_dir.as_ref(), "-lnrtucode_capi".as_ref(), rpath.as_ref()];
     compile(&shared_args, &exe_shared);
-    assert_eq!(needed(&exe_shared), ["libnrtucode_capi.so.0"]);
+    assert_eq!(needed(&exe_shared), ["libnrtucode.so.0"]);
     check(&run(&exe_shared), "shared");
 }
 
@@ -169,11 +169,12 @@ fn needed(exe: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Installs `so` in `dir` the way a system does: the file under its SONAME, and the
-/// development name `libnrtucode_capi.so` the linker's `-lnrtucode_capi` finds. Returns `dir`.
+/// Installs `so` in `dir` under its SONAME, and under the file name `libnrtucode_capi.so` the
+/// linker's `-lnrtucode_capi` finds here (scripts/install-c.sh installs `libnrtucode.so`).
+/// Returns `dir`.
 fn install(so: &Path, dir: &Path) -> PathBuf {
     std::fs::create_dir_all(dir).expect("lib dir");
-    for name in ["libnrtucode_capi.so.0", "libnrtucode_capi.so"] {
+    for name in ["libnrtucode.so.0", "libnrtucode_capi.so"] {
         let link = dir.join(name);
         let _ = std::fs::remove_file(&link);
         std::fs::copy(so, &link).expect("install library");
@@ -186,7 +187,7 @@ fn install(so: &Path, dir: &Path) -> PathBuf {
 #[cfg_attr(miri, ignore = "runs readelf")]
 fn shared_library_has_a_versioned_soname() {
     let cdylib = deps_dir().join("libnrtucode_capi.so");
-    assert_eq!(dynamic(&cdylib, "SONAME"), ["libnrtucode_capi.so.0"]);
+    assert_eq!(dynamic(&cdylib, "SONAME"), ["libnrtucode.so.0"]);
 }
 
 /// Runs `exe` finding its libraries in `lib_dir` only; returns (stdout, stderr) and checks,
@@ -198,9 +199,9 @@ fn run_with(exe: &Path, lib_dir: &Path) -> (Vec<u8>, Vec<u8>) {
         .output()
         .expect("trace the loader");
     let trace = String::from_utf8_lossy(&traced.stdout);
-    let expected = lib_dir.join("libnrtucode_capi.so.0");
+    let expected = lib_dir.join("libnrtucode.so.0");
     assert!(
-        trace.contains(&format!("libnrtucode_capi.so.0 => {}", expected.display())),
+        trace.contains(&format!("libnrtucode.so.0 => {}", expected.display())),
         "{exe:?} does not load {expected:?}:\n{trace}"
     );
     let out = Command::new(exe)
@@ -259,7 +260,7 @@ fn one_c_program_answers_alike_with_the_vendor_lookalike_and_with_our_library() 
         lib_dir.as_ref(),
         "-lnrtucode_capi".as_ref(),
     ]);
-    assert_eq!(needed(&exe), ["libnrtucode_capi.so.0"]);
+    assert_eq!(needed(&exe), ["libnrtucode.so.0"]);
 
     let (vendor_out, vendor_err) = run_with(&exe, &vendor_dir);
     let (ours_out, ours_err) = run_with(&exe, &ours_dir);

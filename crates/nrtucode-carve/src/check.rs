@@ -1,4 +1,4 @@
-//! Checking a blob directory against its manifest and the facts (`blobs/getters.tsv`).
+//! Checking a blob directory against its manifest and the facts (`crates/nrtucode-facts/tables/getters.tsv`).
 //!
 //! Checks, each a [`CheckProblem`] naming the file, the manifest line's symbol and what was
 //! expected: the manifest parses; every symbol appears once; a non-empty row names a file, an empty row

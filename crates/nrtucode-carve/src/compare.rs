@@ -1,8 +1,8 @@
-//! Comparing a carve with the vendor facts (`blobs/getters.tsv`) and the published hashes.
+//! Comparing a carve with the vendor facts (`crates/nrtucode-facts/tables/getters.tsv`) and the published hashes.
 //!
-//! Always: every carved getter whose size differs from `blobs/getters.tsv`, and every carved
+//! Always: every carved getter whose size differs from `crates/nrtucode-facts/tables/getters.tsv`, and every carved
 //! getter the facts do not list. When the input is one of the known vendor builds
-//! (`blobs/binaries.tsv`: BuildID and sha256, or size and sha256 prefix where no BuildID is
+//! (`crates/nrtucode-facts/tables/binaries.tsv`: BuildID and sha256, or size and sha256 prefix where no BuildID is
 //! published): the published hashes of `known_hashes.tsv` and the profiler prefixes of
 //! `prof_blobs.tsv`.
 

@@ -13,7 +13,7 @@
 //!    │ locate         image_list and hwdecode_table_list, by symbol or from the resolvers
 //!    │ vendor_tables  the two tables decoded: descriptors, flavor keys, getter pointers
 //!    │ stub/emulate   each getter run on a small abstract x86-64 interpreter: blob VA, size
-//!    │ naming         the vendor's getter names, from the facts (blobs/getters.tsv)
+//!    │ naming         the vendor's getter names, from the facts (crates/nrtucode-facts/tables/getters.tsv)
 //!    ▼ pipeline       a Carve: every getter, its blob and the manifest
 //!  write_blob_dir / carve_into_dir   the blob directory, written all or nothing
 //!  check_dir                         a blob directory checked against its manifest and the facts

@@ -1,22 +1,22 @@
-//! Typed rows of the fact tables in `blobs/` (copied from the vendor-binary analysis).
+//! Typed rows of the fact tables in `tables/` (copied from the vendor-binary analysis).
 //!
 //! The tables are compiled into this crate with `include_str!`; a malformed row is a bug in the
 //! repository, caught by this crate's tests, so the accessors `expect` well-formed data.
 
 use crate::tsv::{parse_int, records};
 
-/// `blobs/getters.tsv`: every `<GEN>_<CLS>_<ENGINE>_<VARIANT>_<REGION>_get` getter.
-pub const CATALOG_TSV: &str = include_str!("../../../blobs/getters.tsv");
-/// `blobs/image_list.tsv`: the 38 `image_list` slots.
-pub const IMAGE_LIST_TSV: &str = include_str!("../../../blobs/image_list.tsv");
-/// `blobs/hwdecode_list.tsv`: the 38 `hwdecode_table_list` slots.
-pub const HWDECODE_LIST_TSV: &str = include_str!("../../../blobs/hwdecode_list.tsv");
-/// `blobs/prof_blobs.tsv`: per (generation, engine) profiler blob facts.
-pub const PROF_BLOBS_TSV: &str = include_str!("../../../blobs/prof_blobs.tsv");
-/// `blobs/known_hashes.tsv`: published hashes of individual vendor blobs.
-pub const KNOWN_HASHES_TSV: &str = include_str!("../../../blobs/known_hashes.tsv");
-/// `blobs/binaries.tsv`: the two vendor binaries.
-pub const BINARIES_TSV: &str = include_str!("../../../blobs/binaries.tsv");
+/// `tables/getters.tsv`: every `<GEN>_<CLS>_<ENGINE>_<VARIANT>_<REGION>_get` getter.
+pub const CATALOG_TSV: &str = include_str!("../tables/getters.tsv");
+/// `tables/image_list.tsv`: the 38 `image_list` slots.
+pub const IMAGE_LIST_TSV: &str = include_str!("../tables/image_list.tsv");
+/// `tables/hwdecode_list.tsv`: the 38 `hwdecode_table_list` slots.
+pub const HWDECODE_LIST_TSV: &str = include_str!("../tables/hwdecode_list.tsv");
+/// `tables/prof_blobs.tsv`: per (generation, engine) profiler blob facts.
+pub const PROF_BLOBS_TSV: &str = include_str!("../tables/prof_blobs.tsv");
+/// `tables/known_hashes.tsv`: published hashes of individual vendor blobs.
+pub const KNOWN_HASHES_TSV: &str = include_str!("../tables/known_hashes.tsv");
+/// `tables/binaries.tsv`: the two vendor binaries.
+pub const BINARIES_TSV: &str = include_str!("../tables/binaries.tsv");
 
 /// The identity of one getter: its vendor symbol and the table cell it fills (generation,
 /// class, engine, variant, region). The one definition, used by the facts ([`Getter`], with
@@ -128,7 +128,7 @@ impl Getter {
     }
 }
 
-/// Every getter in `blobs/getters.tsv`, in file order.
+/// Every getter in `crates/nrtucode-facts/tables/getters.tsv`, in file order.
 pub fn getters() -> Vec<Getter> {
     records(CATALOG_TSV)
         .map(|f| {

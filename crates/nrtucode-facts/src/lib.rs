@@ -4,8 +4,8 @@
 //! This crate is `std`-only and dependency-free so that it can serve as a build dependency of
 //! the `no_std` core crate (its `build.rs` embeds blobs from here), and as a library for the
 //! CLI, the C look-alike generator and the tests. Everything structural comes from the TSV files
-//! in the repository's `blobs/` directory, which are copies of the facts recovered from the
-//! vendor binary; nothing here reads outside the repository.
+//! in this crate's `tables/` directory, compiled in with `include_str!`: copies of the facts
+//! recovered from the vendor binary; nothing here reads outside the crate.
 #![forbid(unsafe_code)]
 
 pub mod codegen;

@@ -132,7 +132,7 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode 
         }
     }
     if mismatches == 0 {
-        out_line!("facts: every carved size matches blobs/getters.tsv");
+        out_line!("facts: every carved size matches the facts (getters.tsv)");
         ExitCode::SUCCESS
     } else if strict {
         let getters = if mismatches == 1 {
