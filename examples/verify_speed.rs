@@ -1,6 +1,6 @@
 //! Host throughput of `nrtucode::verify` over every embedded blob: in place (`verify_blob`) and
-//! while copying into a buffer (`copy_verified`), against a plain copy. README "Integrity on
-//! the device" quotes its output.
+//! while copying into a buffer (`copy_verified`), against a plain copy. docs/bare-metal.md ("Integrity on
+//! the device") names it.
 //!
 //! ```text
 //! cargo run --release --example verify_speed --features verify

@@ -3,7 +3,7 @@
 # with readelf that every blob lies in the XFLASH region of its memory map (memory/board.x), that internal FLASH
 # holds under 16 KiB, and that resolving at compile time links only the blobs named (with and
 # without LTO, so --gc-sections drops each unused blob on its own). Prints the flash split of
-# run-time vs compile-time resolution for README "Bare metal".
+# run-time vs compile-time resolution for docs/bare-metal.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Flash cost of the resolvers on thumbv7em-none-eabihf (release, opt-level "s", LTO), and the
-# cost of embedding the ~10 MB payload at build time. Prints the tables of README "Performance".
+# cost of embedding the ~10 MB payload at build time. Prints the tables of docs/performance.md
+# ("Flash", "Build cost") and docs/bare-metal.md (the cost of `verify`).
 #
 #   scripts/size.sh            # fixtures, real-blob mode (carve of the look-alike), build cost
 #   scripts/size.sh --no-build-cost

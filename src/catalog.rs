@@ -39,7 +39,7 @@ pub(crate) struct Aligned<T: ?Sized>(pub(crate) T);
 /// The `#[unsafe(link_section)]` attribute here is the crate's only `unsafe` (the audit in
 /// `tests/unsafe_audit.rs` checks that): it names the input section of immutable bytes, and
 /// nothing reads them other than through the `&'static [u8]` slices of the tables below. See
-/// README "Guarantees". ELF means not Mach-O (Apple), COFF (Windows, UEFI), XCOFF (AIX) or wasm,
+/// docs/guarantees.md. ELF means not Mach-O (Apple), COFF (Windows, UEFI), XCOFF (AIX) or wasm,
 /// whose section names follow other rules; there the blobs stay in the default sections.
 macro_rules! embed_blob {
     (@section_prefix) => {

@@ -8,7 +8,7 @@
 ///
 /// Arguments are constant expressions of type [`ImageIndex`](crate::ImageIndex),
 /// [`Region`](crate::Region) and [`Flavor`](crate::Flavor). A binary that only resolves this way
-/// links only the blobs it names (see README "Flash: what a binary links").
+/// links only the blobs it names (see docs/bare-metal.md, "Flash: what a binary links").
 ///
 /// ```
 /// use nrtucode::{image, Flavor, ImageIndex, Region};

@@ -8,7 +8,7 @@
 //! pass; an edition-2021 program calling the then-safe `set_var` from another thread crashed it,
 //! see `crates/nrtucode-env-stress`.)
 //!
-//! The cost, measured in `README.md` ("Performance"): per variable one lock, the C library's
+//! The cost, measured in `docs/performance.md` ("Lookups"): per variable one lock, the C library's
 //! `getenv`, and a copy of the name into a NUL-terminated buffer (on the stack); a set variable
 //! also allocates its value. Hosts that settle their environment at start-up can resolve with an
 //! [`EnvSnapshot`](crate::EnvSnapshot) instead, which reads nothing per lookup.

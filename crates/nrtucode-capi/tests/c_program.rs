@@ -2,8 +2,8 @@
 //! library, then its shared library, and runs it: every return code (0, 1, 2, 3 in the front
 //! selection, 8, 22) must come back as the header documents.
 //!
-//! Then the switch a C program makes from the vendor's library to ours (README, "Switching a C
-//! program from the vendor's library"): `tests/c/switch_test.c` is built once, linked against
+//! Then the switch a C program makes from the vendor's library to ours (docs/c-abi.md, "Switching a
+//! C program from the vendor's library"): `tests/c/switch_test.c` is built once, linked against
 //! `libnrtucode_capi.so` (whose SONAME `libnrtucode.so.0` it records), and run twice, once
 //! finding our library under that name and once the vendor look-alike: same output, byte for
 //! byte, on stdout and stderr.

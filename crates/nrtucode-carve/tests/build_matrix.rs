@@ -126,7 +126,7 @@ fn run_matrix(variant: LibraryBuild) {
             variant.name(),
             cond.name
         );
-        // And from the intact file's, row for row, as README says: the names a stripped file
+        // And from the intact file's, row for row, as docs/carve.md says: the names a stripped file
         // gets from its table positions are the vendor's symbols.
         assert_eq!(
             rows[&Stripping::SectionHeaders],
