@@ -388,29 +388,30 @@ static_assertions::const_assert_eq!(DESCRIPTOR_COUNT, 102);
 static_assertions::const_assert_eq!(IMAGE_LIST.len(), 38);
 static_assertions::const_assert_eq!(HWDECODE_LIST.len(), 38);
 
-const fn is_dkl(flavor: Flavor) -> bool {
-    matches!(flavor, DklPerf | DklDebug | DklTest)
-}
-
-const fn contains(list: &[u8], value: usize) -> bool {
-    let mut i = 0;
-    while i < list.len() {
-        if list[i] as usize == value {
-            return true;
-        }
-        i += 1;
-    }
-    false
-}
-
-const fn blob_len_is(blob: Option<&[u8]>, len: usize) -> bool {
-    match blob {
-        Some(bytes) => bytes.len() == len,
-        None => true,
-    }
-}
-
 const _: () = {
+    // Helpers of this check only (inside it, so no toolchain calls them unused).
+    const fn is_dkl(flavor: Flavor) -> bool {
+        matches!(flavor, DklPerf | DklDebug | DklTest)
+    }
+
+    const fn contains(list: &[u8], value: usize) -> bool {
+        let mut i = 0;
+        while i < list.len() {
+            if list[i] as usize == value {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    const fn blob_len_is(blob: Option<&[u8]>, len: usize) -> bool {
+        match blob {
+            Some(bytes) => bytes.len() == len,
+            None => true,
+        }
+    }
+
     let mut i = 0;
     while i < ImageIndex::COUNT {
         let slot = &IMAGE_LIST[i];

@@ -257,9 +257,7 @@ impl<'a> CamView<'a> {
         let mut armed = 0;
         let mut i = 0;
         while i < RECORDS {
-            if let Some(r) = self.record(i)
-                && r.is_armed()
-            {
+            if matches!(self.record(i), Some(r) if r.is_armed()) {
                 armed += 1;
             }
             i += 1;
@@ -420,9 +418,7 @@ impl<'a> TableView<'a> {
         let mut n = 0;
         let mut i = 0;
         while i < RECORDS {
-            if let Some(r) = self.record(i)
-                && r.is_populated()
-            {
+            if matches!(self.record(i), Some(r) if r.is_populated()) {
                 n += 1;
             }
             i += 1;
@@ -529,14 +525,10 @@ pub const fn validate_pair(
     let mut control_records = 0;
     let mut i = 0;
     while i < armed {
-        if let Some(r) = cam.record(i)
-            && r.mask == 0x1ff
-        {
+        if matches!(cam.record(i), Some(r) if r.mask == 0x1ff) {
             nine_bit_matches += 1;
         }
-        if let Some(r) = table.record(i)
-            && r.is_control()
-        {
+        if matches!(table.record(i), Some(r) if r.is_control()) {
             control_records += 1;
         }
         i += 1;

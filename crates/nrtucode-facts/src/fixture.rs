@@ -118,7 +118,7 @@ fn prof_table(seed: &str, populated: usize) -> Vec<u8> {
     for slot in 0..populated {
         let record = &mut out[slot * TABLE_RECORD_SIZE..(slot + 1) * TABLE_RECORD_SIZE];
         let class = 1 + (rng.next() % 7) as u32;
-        let control = slot + 1 == populated || rng.next().is_multiple_of(5);
+        let control = slot + 1 == populated || rng.next() % 5 == 0;
         if !control {
             record[0x00..0x04].copy_from_slice(&(rng.next() as u32 | 1).to_le_bytes());
             record[0x04..0x08].copy_from_slice(&(rng.next() as u32).to_le_bytes());
