@@ -5,7 +5,7 @@
 //! The resolver never touches the process itself. It asks an [`Env`] for the raw bytes of a
 //! variable and compares them byte for byte, like the vendor's `getenv` + `strcmp`: `"debug"` is
 //! not `"Debug"`, and a value need not be UTF-8. Implementations here: [`NoEnv`] (nothing set,
-//! `no_env.rs`), the fixed-capacity [`MapEnv`] (`map_env.rs`),
+//! `no_env.rs`), the fixed-capacity [`MapEnv`] built on `heapless` (`map_env.rs`),
 //! [`EnvSnapshot`] (the two variables captured once, `snapshot.rs`) and, with feature `std`,
 //! `StdEnv`, the live process environment (`std_env.rs`); arrays and slices of `(name, value)`
 //! pairs and, with `std`, maps are generic over [`EnvText`] (`pairs.rs`).
