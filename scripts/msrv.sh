@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The oldest Rust the core builds with: its `rust-version` (Cargo.toml; the facts crate, its
-# build-dependency, declares the same). Edition 2024 sets it (1.85): the core's own code uses
-# nothing newer, and its dependencies resolve to versions that build there.
+# build-dependency, declares the same): 1.86, set by heapless 0.9 (0.9.1 declares no
+# rust-version and does not compile on 1.85; 0.9.2 and later declare 1.87 and 1.88). The core's
+# own code needs only edition 2024's 1.85.
 #
 # Checked the way a user on that toolchain sees it: a fresh crate outside the workspace depends
 # on the core by path and resolves its own Cargo.lock with that toolchain's cargo, MSRV-aware
@@ -19,9 +20,16 @@ facts=$(python3 -c 'import tomllib; print(tomllib.load(open("crates/nrtucode-fac
 [[ $facts == "$msrv" ]] || { echo "msrv.sh: nrtucode-facts declares rust-version $facts, the core $msrv" >&2; exit 1; }
 toolchain="$msrv.0"
 target=thumbv7em-none-eabihf
-rustup toolchain list | grep -q "^$toolchain-" ||
-  rustup toolchain install "$toolchain" --profile minimal --target "$target"
-rustup +"$toolchain" target add "$target"
+rustup toolchain list | grep -q "^$toolchain-" || rustup toolchain install "$toolchain" --profile minimal
+# The prebuilt standard library for the target, where the toolchain server has it; where it
+# does not (1.86's thumbv7em rust-std cannot be downloaded here), `core` is built from the
+# toolchain's own rust-src instead: the same compiler compiling the same code for the target.
+target_args=(--target "$target")
+if ! rustup +"$toolchain" target add "$target" 2>/dev/null; then
+  rustup +"$toolchain" component add rust-src
+  target_args+=(-Zbuild-std=core)
+  echo "msrv.sh: no prebuilt $target standard library for $toolchain; building core from rust-src"
+fi
 
 # The consumer: its own directory and target directory (artifacts of another rustc are never
 # reused), kept between runs so that a warm run only re-resolves and rebuilds the core.
@@ -64,13 +72,15 @@ build() { # description, features as a TOML value, cargo build arguments
   shift 2
   write_manifest "$features"
   rm -f "$consumer/Cargo.lock"
+  local bootstrap=()
+  [[ " $* " == *" -Zbuild-std=core "* ]] && bootstrap=(env RUSTC_BOOTSTRAP=1)
   (cd "$consumer" && cargo +"$toolchain" generate-lockfile --quiet &&
-    cargo +"$toolchain" build --quiet "$@") ||
+    "${bootstrap[@]}" cargo +"$toolchain" build --quiet "$@") ||
     { echo "msrv.sh: a fresh crate on Rust $toolchain does not build ($what)" >&2; exit 1; }
   echo "msrv.sh: Rust $toolchain builds the core: $what"
 }
 build "host, default features" 'default-features = true'
 build "host, std and verify" 'features = ["std", "verify"]'
-build "$target, default features" 'default-features = true' --target "$target"
+build "$target, default features" 'default-features = true' "${target_args[@]}"
 build "$target, gen-cayman flavor-perf verify defmt" \
-  'default-features = false, features = ["gen-cayman", "flavor-perf", "verify", "defmt"]' --target "$target"
+  'default-features = false, features = ["gen-cayman", "flavor-perf", "verify", "defmt"]' "${target_args[@]}"
