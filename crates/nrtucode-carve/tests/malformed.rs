@@ -7,7 +7,7 @@ mod common;
 
 use nrtucode_carve::Elf;
 use nrtucode_carve::{CarveError, carve_bytes};
-use nrtucode_lookalike::{OptLevel, LibraryBuild};
+use nrtucode_lookalike::{LibraryBuild, OptLevel};
 
 fn front() -> Vec<u8> {
     common::lib(LibraryBuild::Front, OptLevel::O2, false).bytes()

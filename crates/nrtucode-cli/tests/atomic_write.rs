@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use nrtucode_lookalike::{OptLevel, LibraryBuild};
+use nrtucode_lookalike::{LibraryBuild, OptLevel};
 use nrtucode_test_elf::TinyElf;
 use sha2::Digest as _;
 

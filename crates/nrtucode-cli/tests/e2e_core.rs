@@ -16,7 +16,7 @@ use std::process::Command;
 
 use nrtucode_carve::carve_bytes;
 use nrtucode_carve::{check_dir, write_blob_dir};
-use nrtucode_lookalike::{OptLevel, LibraryBuild};
+use nrtucode_lookalike::{LibraryBuild, OptLevel};
 
 /// The core's feature that selects exactly the front library's images.
 const FRONT_FEATURES: &str = "front";
