@@ -18,8 +18,8 @@
 //!   last, moved back if one fails, and the staging directory is removed;
 //! * an earlier carve (a `manifest.tsv` in our format and nothing but the files it lists):
 //!   the staging directory beside it is exchanged with it in one step (Linux
-//!   `renameat2(RENAME_EXCHANGE)`; elsewhere, or where the filesystem lacks it, two renames
-//!   through `.<name>.old-<pid>-<random>`), then the old files (exactly those the old manifest
+//!   `renameat2(RENAME_EXCHANGE)`, macOS `renamex_np(RENAME_SWAP)`; elsewhere, or where the
+//!   filesystem lacks it, two renames through `.<name>.old-<pid>-<random>`), then the old files (exactly those the old manifest
 //!   lists, and the manifest) and the old directory are removed, so no blob the new manifest
 //!   does not list remains. A carve whose entries this user may not delete is refused before
 //!   anything is written, and if removing it fails anyway the exchange is undone;
@@ -28,6 +28,8 @@
 //!   deleted or overwritten.
 //!
 //! Messages name the destination as the caller gave it (`--out .` stays `.`).
+//!
+//! What differs between platforms is in the crate documentation (its table is public).
 
 use std::collections::hash_map::RandomState;
 use std::collections::{BTreeMap, BTreeSet};
@@ -208,12 +210,14 @@ fn classify_shown(
 /// `Ok` when this process may remove entries of the directory `dir` (write and search
 /// permission on it).
 fn may_remove_entries(dir: &Path) -> std::io::Result<()> {
-    #[cfg(target_os = "linux")]
+    #[cfg(unix)]
     {
         use rustix::fs::{Access, access};
         access(dir, Access::WRITE_OK | Access::EXEC_OK).map_err(std::io::Error::from)
     }
-    #[cfg(not(target_os = "linux"))]
+    // Windows: the read-only attribute is the one permission std can read; an ACL that forbids
+    // deleting shows only when the removal fails (and then the exchange is undone).
+    #[cfg(not(unix))]
     {
         if fs::metadata(dir)?.permissions().readonly() {
             return Err(std::io::ErrorKind::PermissionDenied.into());
@@ -409,13 +413,16 @@ impl SyncPool {
     }
 }
 
-/// Renames `from` to `to`, failing if `to` exists.
+/// Renames `from` to `to`, failing if `to` exists: in one step on Linux (`renameat2`
+/// `RENAME_NOREPLACE`) and macOS (`renamex_np` `RENAME_EXCL`); elsewhere, or where the
+/// filesystem lacks it, a check for `to` and then a rename (a name another process creates in
+/// between is replaced on Unix; on Windows the rename of a directory onto an existing one fails).
 fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
-    #[cfg(target_os = "linux")]
+    #[cfg(any(target_os = "linux", target_vendor = "apple"))]
     {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
         match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
-            Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {}
+            Err(e) if rename_flags_unsupported(e) => {}
             r => return r.map_err(std::io::Error::from),
         }
     }
@@ -425,23 +432,33 @@ fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
     fs::rename(from, to)
 }
 
-/// Exchanges the directories `a` and `b` in one step; `Ok(false)` where the system or
-/// filesystem cannot.
+/// Exchanges the directories `a` and `b` in one step (Linux `renameat2` `RENAME_EXCHANGE`,
+/// macOS `renamex_np` `RENAME_SWAP`); `Ok(false)` where the system or filesystem cannot.
 fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
-    #[cfg(target_os = "linux")]
+    #[cfg(any(target_os = "linux", target_vendor = "apple"))]
     {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
         match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
             Ok(()) => Ok(true),
-            Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => Ok(false),
+            Err(e) if rename_flags_unsupported(e) => Ok(false),
             Err(e) => Err(e.into()),
         }
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
     {
         let _ = (a, b);
         Ok(false)
     }
+}
+
+/// Whether a `renameat2` / `renamex_np` error means "this kernel or filesystem has no such
+/// flag" (then the portable fallback runs), not a failure of the rename itself.
+#[cfg(any(target_os = "linux", target_vendor = "apple"))]
+fn rename_flags_unsupported(e: rustix::io::Errno) -> bool {
+    use rustix::io::Errno;
+    // Linux: EINVAL (filesystem), ENOSYS (kernel before 3.15). macOS: ENOTSUP (a filesystem
+    // other than APFS/HFS+, e.g. SMB or FAT).
+    e == Errno::INVAL || e == Errno::NOSYS || e == Errno::NOTSUP || e == Errno::OPNOTSUPP
 }
 
 impl StagedDir {
@@ -767,8 +784,19 @@ fn remove_files(dir: &Path, names: &BTreeSet<String>) -> (usize, Option<std::io:
         })
 }
 
+/// Makes the entries of `dir` durable (`fsync` on the directory) on Unix. Windows cannot
+/// open a directory as a `File` nor flush one: there the files themselves are flushed (as
+/// everywhere) and the renames are as durable as NTFS makes them.
 fn sync_dir(dir: &Path) -> Result<(), PublishError> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
+    #[cfg(unix)]
+    {
+        File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
 }
 
 impl Drop for StagedDir {
