@@ -19,9 +19,9 @@
 //! * an earlier carve (a `manifest.tsv` in our format and nothing but the files it lists):
 //!   the staging directory beside it is exchanged with it in one step (Linux
 //!   `renameat2(RENAME_EXCHANGE)`, macOS `renamex_np(RENAME_SWAP)`; elsewhere, or where the
-//!   filesystem lacks it, two renames through `.<name>.old-<pid>-<random>`), then the old files (exactly those the old manifest
-//!   lists, and the manifest) and the old directory are removed, so no blob the new manifest
-//!   does not list remains. A carve whose entries this user may not delete is refused before
+//!   filesystem lacks it, two renames through `.<name>.old-<pid>-<random>`), then the old
+//!   files (exactly those the old manifest lists, and the manifest) and the old directory are
+//!   removed, so no blob the new manifest does not list remains. A carve whose entries this user may not delete is refused before
 //!   anything is written, and if removing it fails anyway the exchange is undone;
 //! * anything else (a symbolic link, a file, a directory holding files this tool did not
 //!   write): refused before anything is written. Files the carver did not write are never
@@ -419,7 +419,7 @@ impl SyncPool {
 /// between is replaced on Unix; on Windows the rename of a directory onto an existing one fails).
 fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
     #[cfg(any(target_os = "linux", target_vendor = "apple"))]
-    {
+    if one_step_renames() {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
         match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
             Err(e) if rename_flags_unsupported(e) => {}
@@ -436,18 +436,35 @@ fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
 /// macOS `renamex_np` `RENAME_SWAP`); `Ok(false)` where the system or filesystem cannot.
 fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
     #[cfg(any(target_os = "linux", target_vendor = "apple"))]
-    {
+    if one_step_renames() {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
         match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
-            Ok(()) => Ok(true),
-            Err(e) if rename_flags_unsupported(e) => Ok(false),
-            Err(e) => Err(e.into()),
+            Ok(()) => return Ok(true),
+            Err(e) if rename_flags_unsupported(e) => {}
+            Err(e) => return Err(e.into()),
         }
     }
-    #[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
+    let _ = (a, b);
+    Ok(false)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by tests to run the portable paths (two renames; a check, then a rename) where the
+    /// platform has the one-step calls: the paths Windows and other Unix systems take.
+    static PORTABLE_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the one-step rename calls are tried (always, outside this module's tests).
+#[cfg(any(target_os = "linux", target_vendor = "apple"))]
+fn one_step_renames() -> bool {
+    #[cfg(test)]
     {
-        let _ = (a, b);
-        Ok(false)
+        !PORTABLE_ONLY.get()
+    }
+    #[cfg(not(test))]
+    {
+        true
     }
 }
 
@@ -824,9 +841,14 @@ mod tests {
     }
 
     fn empty_manifest() -> String {
+        empty_manifest_of("lib.so")
+    }
+
+    /// A manifest listing no blobs, naming `source` as the library it came from.
+    fn empty_manifest_of(source: &str) -> String {
         Manifest {
             header: nrtucode_facts::ManifestHeader {
-                source: "lib.so".into(),
+                source: source.into(),
                 source_size: 0,
                 source_sha256: "0".repeat(64),
                 build_id: "unknown".into(),
@@ -925,6 +947,82 @@ mod tests {
         fs::create_dir(dest.join("sub")).unwrap();
         let e = classify(&dest).unwrap_err().to_string();
         assert!(e.contains("sub is not a regular file"), "{e}");
+    }
+
+    /// Runs the portable rename paths on this thread while it lives.
+    struct PortableOnly;
+
+    impl PortableOnly {
+        fn set(portable: bool) -> Self {
+            PORTABLE_ONLY.set(portable);
+            Self
+        }
+    }
+
+    impl Drop for PortableOnly {
+        fn drop(&mut self) {
+            PORTABLE_ONLY.set(false);
+        }
+    }
+
+    #[test]
+    fn an_earlier_carve_is_replaced_whole_by_one_exchange_or_by_two_renames() {
+        let _serial = serial();
+        for portable in [false, true] {
+            let _mode = PortableOnly::set(portable);
+            let tmp = tempfile::tempdir().unwrap();
+            let dest = tmp.path().join("out");
+            fs::create_dir(&dest).unwrap();
+            fs::write(dest.join(MANIFEST_FILE), empty_manifest_of("old.so")).unwrap();
+            let new_manifest = empty_manifest_of("new.so");
+            let notes = stage(
+                &dest,
+                &[("y.bin", b"2"), (MANIFEST_FILE, new_manifest.as_bytes())],
+            )
+            .unwrap();
+            assert!(notes.is_empty(), "portable {portable}: {notes:?}");
+            assert_eq!(
+                entries(&dest),
+                BTreeSet::from(["y.bin".to_owned(), MANIFEST_FILE.to_owned()]),
+                "portable {portable}"
+            );
+            assert_eq!(
+                fs::read_to_string(dest.join(MANIFEST_FILE)).unwrap(),
+                new_manifest
+            );
+            // Neither the staging directory nor the earlier carve's `.old-` is left.
+            assert_eq!(
+                entries(tmp.path()),
+                BTreeSet::from(["out".to_owned()]),
+                "portable {portable}"
+            );
+        }
+    }
+
+    #[test]
+    fn rename_no_replace_refuses_an_existing_name_in_one_step_or_after_a_check() {
+        let _serial = serial();
+        for portable in [false, true] {
+            let _mode = PortableOnly::set(portable);
+            let tmp = tempfile::tempdir().unwrap();
+            let (from, taken, free) = (
+                tmp.path().join("from"),
+                tmp.path().join("taken"),
+                tmp.path().join("free"),
+            );
+            fs::create_dir(&from).unwrap();
+            fs::create_dir(&taken).unwrap();
+            fs::write(taken.join("mine"), "kept").unwrap();
+            let e = rename_no_replace(&from, &taken).unwrap_err();
+            assert_eq!(
+                e.kind(),
+                std::io::ErrorKind::AlreadyExists,
+                "portable {portable}: {e}"
+            );
+            assert_eq!(fs::read_to_string(taken.join("mine")).unwrap(), "kept");
+            rename_no_replace(&from, &free).unwrap();
+            assert!(free.is_dir() && !from.exists(), "portable {portable}");
+        }
     }
 
     #[test]
