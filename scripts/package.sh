@@ -11,7 +11,8 @@
 # (a second build is fresh) and resolves
 # CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's `resolve` writes and
 # as long as the facts say; a `default-features = false` consumer with one generation builds for
-# thumbv7em-none-eabihf; the CLI built from its package runs `nrtucode list --json`.
+# thumbv7em-none-eabihf; the CLI built from its package runs `nrtucode list --json`, and carves
+# the look-alike library and checks the result (the packaged carve library at work).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -112,6 +113,19 @@ done
 cargo install --quiet --debug --root "$work/cli" --path "$work/unpacked/nrtucode-cli-$version" "${cli_config[@]}"
 "$work/cli/bin/nrtucode" list --json >"$work/list.json"
 "$work/cli/bin/nrtucode" resolve 7 IRAM --flavor perf -o - 2>/dev/null >"$work/cli-resolve.bin"
+# The packaged carve library, through the packaged CLI: carve the look-alike of the vendor's
+# full library (built from the workspace; needs gcc) and check the blob directory it writes.
+cargo run --quiet --locked -p nrtucode-lookalike -- --library full --out "$work/lookalike" --build >/dev/null
+"$work/cli/bin/nrtucode" carve "$work/lookalike/libnrtucode_internal.so" --out "$work/carved" >/dev/null
+"$work/cli/bin/nrtucode" verify "$work/carved" >/dev/null ||
+  fail "the packaged CLI's check of its own carve of the look-alike failed"
+# Every getter, size and sha256 as the look-alike's generator says it built them.
+truth="$work/lookalike/nrtucode_lookalike_full.truth.tsv"
+grep -v '^#' "$work/carved/manifest.tsv" | cut -f1-8 | sort >"$work/carved.rows"
+sort "$truth" >"$work/truth.rows"
+cmp -s "$work/carved.rows" "$work/truth.rows" ||
+  fail "the packaged CLI's carve of the look-alike differs from its ground truth: $(diff "$work/truth.rows" "$work/carved.rows" | head -5)"
+echo "package.sh: the packaged CLI carved the look-alike's $(($(wc -l <"$truth") - 1)) getters as its ground truth says, and checked them"
 
 python3 - "$work/list.json" "$work/host-user.bin" "$work/cli-resolve.bin" \
   crates/nrtucode-facts/tables/getters.tsv <<'PY'
