@@ -44,14 +44,16 @@
 //! | | Linux | macOS | other Unix | Windows |
 //! |---|---|---|---|---|
 //! | replacing an earlier carve | one exchange | one exchange | two renames | two renames |
-//! | rename without replacing | one call | one call | check, then rename | check, then rename |
+//! | moving files into an empty destination, never replacing | one call | one call | link, then unlink | link, then unlink |
 //! | may the old carve be removed? | `access(2)` | `access(2)` | `access(2)` | read-only attribute |
 //! | directories `fsync`ed | yes | yes | yes | no (not possible) |
 //!
 //! Where the exchange is two renames, a crash (not an error: errors are undone) between them
 //! leaves the old carve at `.<name>.old-<pid>-<random>` and the destination absent, never a
 //! mixture of old and new files. Linux and macOS fall back to the two renames on a filesystem
-//! without the exchange (`EINVAL`, `ENOTSUP`). Without a directory `fsync` (Windows), a power
+//! without the exchange (`EINVAL`, `ENOTSUP`); on a filesystem without hard links (FAT) a file
+//! is moved in by a check and then a rename, so a file another process creates under the same
+//! name in between would be replaced. Without a directory `fsync` (Windows), a power
 //! loss right after the commit may lose the renames: the files are flushed, their names may
 //! not be.
 //!

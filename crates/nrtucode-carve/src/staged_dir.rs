@@ -414,9 +414,11 @@ impl SyncPool {
 }
 
 /// Renames `from` to `to`, failing if `to` exists: in one step on Linux (`renameat2`
-/// `RENAME_NOREPLACE`) and macOS (`renamex_np` `RENAME_EXCL`); elsewhere, or where the
-/// filesystem lacks it, a check for `to` and then a rename (a name another process creates in
-/// between is replaced on Unix; on Windows the rename of a directory onto an existing one fails).
+/// `RENAME_NOREPLACE`) and macOS (`renamex_np` `RENAME_EXCL`). Elsewhere, or where the
+/// filesystem lacks it, a file is hard-linked to `to` (which fails if `to` exists, on every
+/// platform) and then unlinked from `from`; without hard links (FAT) or for a directory, `to`
+/// is checked and then renamed onto, so a file another process creates there in between
+/// would be replaced.
 fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
     #[cfg(any(target_os = "linux", target_vendor = "apple"))]
     if one_step_renames() {
@@ -424,6 +426,19 @@ fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
         match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
             Err(e) if rename_flags_unsupported(e) => {}
             r => return r.map_err(std::io::Error::from),
+        }
+    }
+    if fs::symlink_metadata(from)?.is_file() {
+        match fs::hard_link(from, to) {
+            Ok(()) => {
+                return fs::remove_file(from).inspect_err(|_| {
+                    // Both names exist: take back the new one, so `to` is as it was.
+                    let _ = fs::remove_file(to);
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(e),
+            // No hard links here: check, then rename.
+            Err(_) => {}
         }
     }
     if fs::symlink_metadata(to).is_ok() {
@@ -1022,6 +1037,21 @@ mod tests {
             assert_eq!(fs::read_to_string(taken.join("mine")).unwrap(), "kept");
             rename_no_replace(&from, &free).unwrap();
             assert!(free.is_dir() && !from.exists(), "portable {portable}");
+            // A file (the portable path hard-links it): the same.
+            let (file, taken_file) = (tmp.path().join("new.bin"), tmp.path().join("old.bin"));
+            fs::write(&file, "new").unwrap();
+            fs::write(&taken_file, "old").unwrap();
+            let e = rename_no_replace(&file, &taken_file).unwrap_err();
+            assert_eq!(
+                e.kind(),
+                std::io::ErrorKind::AlreadyExists,
+                "portable {portable}: {e}"
+            );
+            assert_eq!(fs::read_to_string(&taken_file).unwrap(), "old");
+            assert_eq!(fs::read_to_string(&file).unwrap(), "new");
+            rename_no_replace(&file, &free.join("moved.bin")).unwrap();
+            assert_eq!(fs::read_to_string(free.join("moved.bin")).unwrap(), "new");
+            assert!(!file.exists(), "portable {portable}: the old name is gone");
         }
     }
 
