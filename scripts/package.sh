@@ -7,12 +7,14 @@
 #   bash scripts/package.sh [extra `cargo package` arguments, e.g. --allow-dirty]
 #
 # Checks: every `.crate` < 10 MiB (the registry's limit); no packaged file is a build output, a
-# blob or binary (no NUL byte in any file); a host consumer with default features builds once
-# (a second build is fresh) and resolves
-# CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's `resolve` writes and
-# as long as the facts say; a `default-features = false` consumer with one generation builds for
-# thumbv7em-none-eabihf; the CLI built from its package runs `nrtucode list --json`, and carves
-# the look-alike library and checks the result (the packaged carve library at work).
+# blob or binary (no NUL byte in any file); no packaged manifest names a `publish = false` crate
+# (nrtucode-test-elf and the look-alike are unversioned dev-dependencies, which cargo package
+# strips); a host consumer with default features builds once (a second build is fresh) and
+# resolves CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's `resolve`
+# writes and as long as the facts say; a `default-features = false` consumer with one
+# generation builds for thumbv7em-none-eabihf; the CLI built from its package runs
+# `nrtucode list --json`, and carves the look-alike library and checks the result (the packaged
+# carve library at work: every getter, size and sha256 as the look-alike's ground truth says).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +27,12 @@ target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import js
 version=$(cargo metadata --format-version 1 --no-deps | python3 -c '
 import json, sys
 print({p["name"]: p["version"] for p in json.load(sys.stdin)["packages"]}["nrtucode"])')
+
+# The workspace's crates that are never published (`publish = false`): a packaged manifest may
+# not name them (dev-dependencies without a version, which `cargo package` strips, are fine).
+unpublished=$(cargo metadata --format-version 1 --no-deps | python3 -c '
+import json, sys
+print("|".join(p["name"] for p in json.load(sys.stdin)["packages"] if p["publish"] == []))')
 
 package_args=()
 for crate in "${published[@]}"; do package_args+=(-p "$crate"); done
@@ -53,6 +61,8 @@ for crate in "${published[@]}"; do
   tar -xzf "$file" -C "$work/unpacked"
   binary=$(grep -rlaP '\x00' "$work/unpacked/$crate-$version" || true)
   [[ -z $binary ]] || fail "$crate packages binary files: $binary"
+  named=$(grep -oE "^\[(target\.[^]]*\.)?(dev-|build-)?dependencies\.($unpublished)\]" "$work/unpacked/$crate-$version/Cargo.toml" || true)
+  [[ -z $named ]] || fail "$crate's packaged manifest names an unpublished crate: $named"
   patches+="$crate = { path = \"$work/unpacked/$crate-$version\" }"$'\n'
 done
 
