@@ -7,11 +7,14 @@
 #   bash scripts/package.sh [extra `cargo package` arguments, e.g. --allow-dirty]
 #
 # Checks: every `.crate` < 10 MiB (the registry's limit); no packaged file is a build output, a
-# blob or binary (no NUL byte in any file); a host consumer with default features builds once
-# (a second build is fresh) and resolves
-# CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's `resolve` writes and
-# as long as the facts say; a `default-features = false` consumer with one generation builds for
-# thumbv7em-none-eabihf; the CLI built from its package runs `nrtucode list --json`.
+# blob or binary (no NUL byte in any file); no packaged manifest names a `publish = false` crate
+# (nrtucode-test-elf and the look-alike are unversioned dev-dependencies, which cargo package
+# strips); a host consumer with default features builds once (a second build is fresh) and
+# resolves CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's `resolve`
+# writes and as long as the facts say; a `default-features = false` consumer with one
+# generation builds for thumbv7em-none-eabihf; the CLI built from its package runs
+# `nrtucode list --json`, and carves the look-alike library and checks the result (the packaged
+# carve library at work: every getter, size and sha256 as the look-alike's ground truth says).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +27,12 @@ target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import js
 version=$(cargo metadata --format-version 1 --no-deps | python3 -c '
 import json, sys
 print({p["name"]: p["version"] for p in json.load(sys.stdin)["packages"]}["nrtucode"])')
+
+# The workspace's crates that are never published (`publish = false`): a packaged manifest may
+# not name them (dev-dependencies without a version, which `cargo package` strips, are fine).
+unpublished=$(cargo metadata --format-version 1 --no-deps | python3 -c '
+import json, sys
+print("|".join(p["name"] for p in json.load(sys.stdin)["packages"] if p["publish"] == []))')
 
 package_args=()
 for crate in "${published[@]}"; do package_args+=(-p "$crate"); done
@@ -52,6 +61,8 @@ for crate in "${published[@]}"; do
   tar -xzf "$file" -C "$work/unpacked"
   binary=$(grep -rlaP '\x00' "$work/unpacked/$crate-$version" || true)
   [[ -z $binary ]] || fail "$crate packages binary files: $binary"
+  named=$(grep -oE "^\[(target\.[^]]*\.)?(dev-|build-)?dependencies\.($unpublished)\]" "$work/unpacked/$crate-$version/Cargo.toml" || true)
+  [[ -z $named ]] || fail "$crate's packaged manifest names an unpublished crate: $named"
   patches+="$crate = { path = \"$work/unpacked/$crate-$version\" }"$'\n'
 done
 
@@ -112,6 +123,19 @@ done
 cargo install --quiet --debug --root "$work/cli" --path "$work/unpacked/nrtucode-cli-$version" "${cli_config[@]}"
 "$work/cli/bin/nrtucode" list --json >"$work/list.json"
 "$work/cli/bin/nrtucode" resolve 7 IRAM --flavor perf -o - 2>/dev/null >"$work/cli-resolve.bin"
+# The packaged carve library, through the packaged CLI: carve the look-alike of the vendor's
+# full library (built from the workspace; needs gcc) and check the blob directory it writes.
+cargo run --quiet --locked -p nrtucode-lookalike -- --library full --out "$work/lookalike" --build >/dev/null
+"$work/cli/bin/nrtucode" carve "$work/lookalike/libnrtucode_internal.so" --out "$work/carved" >/dev/null
+"$work/cli/bin/nrtucode" verify "$work/carved" >/dev/null ||
+  fail "the packaged CLI's check of its own carve of the look-alike failed"
+# Every getter, size and sha256 as the look-alike's generator says it built them.
+truth="$work/lookalike/nrtucode_lookalike_full.truth.tsv"
+grep -v '^#' "$work/carved/manifest.tsv" | cut -f1-8 | sort >"$work/carved.rows"
+sort "$truth" >"$work/truth.rows"
+cmp -s "$work/carved.rows" "$work/truth.rows" ||
+  fail "the packaged CLI's carve of the look-alike differs from its ground truth: $(diff "$work/truth.rows" "$work/carved.rows" | head -5)"
+echo "package.sh: the packaged CLI carved the look-alike's $(($(wc -l <"$truth") - 1)) getters as its ground truth says, and checked them"
 
 python3 - "$work/list.json" "$work/host-user.bin" "$work/cli-resolve.bin" \
   crates/nrtucode-facts/tables/getters.tsv <<'PY'

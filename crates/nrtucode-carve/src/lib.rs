@@ -35,6 +35,28 @@
 //! knows no exit codes; a program that wants an interrupted carve to leave nothing behind
 //! calls [`clean_up_staging`] from its own handler.
 //!
+//! # Writing all or nothing, per platform
+//!
+//! [`write_blob_dir`] and [`carve_into_dir`] write into a hidden staging directory and publish
+//! it only once every file is written and flushed: an error at any point leaves the destination
+//! as it was. How the publication is done depends on what the platform offers:
+//!
+//! | | Linux | macOS | other Unix | Windows |
+//! |---|---|---|---|---|
+//! | replacing an earlier carve | one exchange | one exchange | two renames | two renames |
+//! | moving files into an empty destination, never replacing | one call | one call | link, then unlink | link, then unlink |
+//! | may the old carve be removed? | `access(2)` | `access(2)` | `access(2)` | read-only attribute |
+//! | directories `fsync`ed | yes | yes | yes | no (not possible) |
+//!
+//! Where the exchange is two renames, a crash (not an error: errors are undone) between them
+//! leaves the old carve at `.<name>.old-<pid>-<random>` and the destination absent, never a
+//! mixture of old and new files. Linux and macOS fall back to the two renames on a filesystem
+//! without the exchange (`EINVAL`, `ENOTSUP`); on a filesystem without hard links (FAT) a file
+//! is moved in by a check and then a rename, so a file another process creates under the same
+//! name in between would be replaced. Without a directory `fsync` (Windows), a power
+//! loss right after the commit may lose the renames: the files are flushed, their names may
+//! not be.
+//!
 //! # Example
 //!
 //! Carve a library, write its blob directory and check it (here a hand-built test library,
@@ -86,6 +108,11 @@ mod reloc;
 mod staged_dir;
 mod stub;
 mod vendor_tables;
+
+/// The README's example, compiled as a doc test so it stays in step with the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;
 
 pub use blob_dir::{carve_into_dir, write_blob_dir};
 pub use check::{CheckProblem, CheckReport, check_dir};

@@ -18,16 +18,18 @@
 //!   last, moved back if one fails, and the staging directory is removed;
 //! * an earlier carve (a `manifest.tsv` in our format and nothing but the files it lists):
 //!   the staging directory beside it is exchanged with it in one step (Linux
-//!   `renameat2(RENAME_EXCHANGE)`; elsewhere, or where the filesystem lacks it, two renames
-//!   through `.<name>.old-<pid>-<random>`), then the old files (exactly those the old manifest
-//!   lists, and the manifest) and the old directory are removed, so no blob the new manifest
-//!   does not list remains. A carve whose entries this user may not delete is refused before
+//!   `renameat2(RENAME_EXCHANGE)`, macOS `renamex_np(RENAME_SWAP)`; elsewhere, or where the
+//!   filesystem lacks it, two renames through `.<name>.old-<pid>-<random>`), then the old
+//!   files (exactly those the old manifest lists, and the manifest) and the old directory are
+//!   removed, so no blob the new manifest does not list remains. A carve whose entries this user may not delete is refused before
 //!   anything is written, and if removing it fails anyway the exchange is undone;
 //! * anything else (a symbolic link, a file, a directory holding files this tool did not
 //!   write): refused before anything is written. Files the carver did not write are never
 //!   deleted or overwritten.
 //!
 //! Messages name the destination as the caller gave it (`--out .` stays `.`).
+//!
+//! What differs between platforms is in the crate documentation (its table is public).
 
 use std::collections::hash_map::RandomState;
 use std::collections::{BTreeMap, BTreeSet};
@@ -208,12 +210,14 @@ fn classify_shown(
 /// `Ok` when this process may remove entries of the directory `dir` (write and search
 /// permission on it).
 fn may_remove_entries(dir: &Path) -> std::io::Result<()> {
-    #[cfg(target_os = "linux")]
+    #[cfg(unix)]
     {
         use rustix::fs::{Access, access};
         access(dir, Access::WRITE_OK | Access::EXEC_OK).map_err(std::io::Error::from)
     }
-    #[cfg(not(target_os = "linux"))]
+    // Windows: the read-only attribute is the one permission std can read; an ACL that forbids
+    // deleting shows only when the removal fails (and then the exchange is undone).
+    #[cfg(not(unix))]
     {
         if fs::metadata(dir)?.permissions().readonly() {
             return Err(std::io::ErrorKind::PermissionDenied.into());
@@ -409,14 +413,32 @@ impl SyncPool {
     }
 }
 
-/// Renames `from` to `to`, failing if `to` exists.
+/// Renames `from` to `to`, failing if `to` exists: in one step on Linux (`renameat2`
+/// `RENAME_NOREPLACE`) and macOS (`renamex_np` `RENAME_EXCL`). Elsewhere, or where the
+/// filesystem lacks it, a file is hard-linked to `to` (which fails if `to` exists, on every
+/// platform) and then unlinked from `from`; without hard links (FAT) or for a directory, `to`
+/// is checked and then renamed onto, so a file another process creates there in between
+/// would be replaced.
 fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
-    #[cfg(target_os = "linux")]
-    {
+    #[cfg(any(target_os = "linux", target_vendor = "apple"))]
+    if one_step_renames() {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
         match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
-            Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => {}
+            Err(e) if rename_flags_unsupported(e) => {}
             r => return r.map_err(std::io::Error::from),
+        }
+    }
+    if fs::symlink_metadata(from)?.is_file() {
+        match fs::hard_link(from, to) {
+            Ok(()) => {
+                return fs::remove_file(from).inspect_err(|_| {
+                    // Both names exist: take back the new one, so `to` is as it was.
+                    let _ = fs::remove_file(to);
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(e),
+            // No hard links here: check, then rename.
+            Err(_) => {}
         }
     }
     if fs::symlink_metadata(to).is_ok() {
@@ -425,23 +447,50 @@ fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
     fs::rename(from, to)
 }
 
-/// Exchanges the directories `a` and `b` in one step; `Ok(false)` where the system or
-/// filesystem cannot.
+/// Exchanges the directories `a` and `b` in one step (Linux `renameat2` `RENAME_EXCHANGE`,
+/// macOS `renamex_np` `RENAME_SWAP`); `Ok(false)` where the system or filesystem cannot.
 fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
-    #[cfg(target_os = "linux")]
-    {
+    #[cfg(any(target_os = "linux", target_vendor = "apple"))]
+    if one_step_renames() {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
         match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
-            Ok(()) => Ok(true),
-            Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS => Ok(false),
-            Err(e) => Err(e.into()),
+            Ok(()) => return Ok(true),
+            Err(e) if rename_flags_unsupported(e) => {}
+            Err(e) => return Err(e.into()),
         }
     }
-    #[cfg(not(target_os = "linux"))]
+    let _ = (a, b);
+    Ok(false)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by tests to run the portable paths (two renames; a check, then a rename) where the
+    /// platform has the one-step calls: the paths Windows and other Unix systems take.
+    static PORTABLE_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the one-step rename calls are tried (always, outside this module's tests).
+#[cfg(any(target_os = "linux", target_vendor = "apple"))]
+fn one_step_renames() -> bool {
+    #[cfg(test)]
     {
-        let _ = (a, b);
-        Ok(false)
+        !PORTABLE_ONLY.get()
     }
+    #[cfg(not(test))]
+    {
+        true
+    }
+}
+
+/// Whether a `renameat2` / `renamex_np` error means "this kernel or filesystem has no such
+/// flag" (then the portable fallback runs), not a failure of the rename itself.
+#[cfg(any(target_os = "linux", target_vendor = "apple"))]
+fn rename_flags_unsupported(e: rustix::io::Errno) -> bool {
+    use rustix::io::Errno;
+    // Linux: EINVAL (filesystem), ENOSYS (kernel before 3.15). macOS: ENOTSUP (a filesystem
+    // other than APFS/HFS+, e.g. SMB or FAT).
+    e == Errno::INVAL || e == Errno::NOSYS || e == Errno::NOTSUP || e == Errno::OPNOTSUPP
 }
 
 impl StagedDir {
@@ -767,8 +816,19 @@ fn remove_files(dir: &Path, names: &BTreeSet<String>) -> (usize, Option<std::io:
         })
 }
 
+/// Makes the entries of `dir` durable (`fsync` on the directory) on Unix. Windows cannot
+/// open a directory as a `File` nor flush one: there the files themselves are flushed (as
+/// everywhere) and the renames are as durable as NTFS makes them.
 fn sync_dir(dir: &Path) -> Result<(), PublishError> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
+    #[cfg(unix)]
+    {
+        File::open(dir).and_then(|d| d.sync_all()).map_err(io(dir))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
 }
 
 impl Drop for StagedDir {
@@ -796,9 +856,14 @@ mod tests {
     }
 
     fn empty_manifest() -> String {
+        empty_manifest_of("lib.so")
+    }
+
+    /// A manifest listing no blobs, naming `source` as the library it came from.
+    fn empty_manifest_of(source: &str) -> String {
         Manifest {
             header: nrtucode_facts::ManifestHeader {
-                source: "lib.so".into(),
+                source: source.into(),
                 source_size: 0,
                 source_sha256: "0".repeat(64),
                 build_id: "unknown".into(),
@@ -897,6 +962,97 @@ mod tests {
         fs::create_dir(dest.join("sub")).unwrap();
         let e = classify(&dest).unwrap_err().to_string();
         assert!(e.contains("sub is not a regular file"), "{e}");
+    }
+
+    /// Runs the portable rename paths on this thread while it lives.
+    struct PortableOnly;
+
+    impl PortableOnly {
+        fn set(portable: bool) -> Self {
+            PORTABLE_ONLY.set(portable);
+            Self
+        }
+    }
+
+    impl Drop for PortableOnly {
+        fn drop(&mut self) {
+            PORTABLE_ONLY.set(false);
+        }
+    }
+
+    #[test]
+    fn an_earlier_carve_is_replaced_whole_by_one_exchange_or_by_two_renames() {
+        let _serial = serial();
+        for portable in [false, true] {
+            let _mode = PortableOnly::set(portable);
+            let tmp = tempfile::tempdir().unwrap();
+            let dest = tmp.path().join("out");
+            fs::create_dir(&dest).unwrap();
+            fs::write(dest.join(MANIFEST_FILE), empty_manifest_of("old.so")).unwrap();
+            let new_manifest = empty_manifest_of("new.so");
+            let notes = stage(
+                &dest,
+                &[("y.bin", b"2"), (MANIFEST_FILE, new_manifest.as_bytes())],
+            )
+            .unwrap();
+            assert!(notes.is_empty(), "portable {portable}: {notes:?}");
+            assert_eq!(
+                entries(&dest),
+                BTreeSet::from(["y.bin".to_owned(), MANIFEST_FILE.to_owned()]),
+                "portable {portable}"
+            );
+            assert_eq!(
+                fs::read_to_string(dest.join(MANIFEST_FILE)).unwrap(),
+                new_manifest
+            );
+            // Neither the staging directory nor the earlier carve's `.old-` is left.
+            assert_eq!(
+                entries(tmp.path()),
+                BTreeSet::from(["out".to_owned()]),
+                "portable {portable}"
+            );
+        }
+    }
+
+    #[test]
+    fn rename_no_replace_refuses_an_existing_name_in_one_step_or_after_a_check() {
+        let _serial = serial();
+        for portable in [false, true] {
+            let _mode = PortableOnly::set(portable);
+            let tmp = tempfile::tempdir().unwrap();
+            let (from, taken, free) = (
+                tmp.path().join("from"),
+                tmp.path().join("taken"),
+                tmp.path().join("free"),
+            );
+            fs::create_dir(&from).unwrap();
+            fs::create_dir(&taken).unwrap();
+            fs::write(taken.join("mine"), "kept").unwrap();
+            let e = rename_no_replace(&from, &taken).unwrap_err();
+            assert_eq!(
+                e.kind(),
+                std::io::ErrorKind::AlreadyExists,
+                "portable {portable}: {e}"
+            );
+            assert_eq!(fs::read_to_string(taken.join("mine")).unwrap(), "kept");
+            rename_no_replace(&from, &free).unwrap();
+            assert!(free.is_dir() && !from.exists(), "portable {portable}");
+            // A file (the portable path hard-links it): the same.
+            let (file, taken_file) = (tmp.path().join("new.bin"), tmp.path().join("old.bin"));
+            fs::write(&file, "new").unwrap();
+            fs::write(&taken_file, "old").unwrap();
+            let e = rename_no_replace(&file, &taken_file).unwrap_err();
+            assert_eq!(
+                e.kind(),
+                std::io::ErrorKind::AlreadyExists,
+                "portable {portable}: {e}"
+            );
+            assert_eq!(fs::read_to_string(&taken_file).unwrap(), "old");
+            assert_eq!(fs::read_to_string(&file).unwrap(), "new");
+            rename_no_replace(&file, &free.join("moved.bin")).unwrap();
+            assert_eq!(fs::read_to_string(free.join("moved.bin")).unwrap(), "new");
+            assert!(!file.exists(), "portable {portable}: the old name is gone");
+        }
     }
 
     #[test]

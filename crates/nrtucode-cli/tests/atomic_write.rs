@@ -8,6 +8,10 @@
 //! needs root. Those four are `#[ignore]`d (so an ordinary `cargo test` lists them as ignored)
 //! and fail where they cannot do what they need; CI runs them as root with
 //! `cargo test -p nrtucode-cli --test atomic_write -- --ignored`.
+//!
+//! Unix only: the cases set modes, compare inodes and make symbolic links (the carve
+//! library's own tests cover the rename paths Windows takes).
+#![cfg(unix)]
 
 // The look-alike builds the carve library's tests share (cached under cargo's target tmp).
 #[path = "../../nrtucode-carve/tests/common/mod.rs"]

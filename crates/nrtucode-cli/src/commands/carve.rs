@@ -79,7 +79,10 @@ pub(crate) fn carve_summary(carve: &Carve, out: &Path) -> String {
 /// disagreement with the facts.
 pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode {
     if let Err(e) = clean_up_on_signals() {
-        return fail(Exit::IoErr, format!("cannot handle SIGINT/SIGTERM: {e}"));
+        return fail(
+            Exit::IoErr,
+            format!("cannot handle interrupts (SIGINT, SIGTERM, Ctrl-C): {e}"),
+        );
     }
     let carve = match carve_into_dir(lib, out) {
         Ok((carve, leftovers)) => {
