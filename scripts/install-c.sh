@@ -87,13 +87,14 @@ install -m 644 "$crate/include/nrtucode.h" "$stage/nrtucode.h"
 install -m 644 "$archive" "$stage/lib$name.a"
 install -m 755 "$shared" "$stage/lib$name.so.$version"
 ln -s "lib$name.so.$version" "$stage/$soname"
-ln -s "$soname" "$stage/lib$name.so"
+ln -s "lib$name.so.$version" "$stage/lib$name.so" # the development link, as cargo-c makes it
 # shellcheck disable=SC2016 # ${prefix} is pkg-config's variable, written as is
 pc_path() { # a pkg-config variable for $1 relative to prefix where it lies under it
   case $1 in "$prefix") echo '${prefix}' ;; "$prefix"/*) echo "\${prefix}/${1#"$prefix"/}" ;; *) echo "$1" ;; esac
 }
 cat >"$stage/$name.pc" <<PC
 prefix=$prefix
+exec_prefix=\${prefix}
 libdir=$(pc_path "$libdir")
 includedir=$(pc_path "$includedir")
 
@@ -101,8 +102,8 @@ Name: $name
 Description: $description
 Version: $version
 Libs: -L\${libdir} -l$name
-Libs.private: $native_libs
 Cflags: -I\${includedir}/$header_subdir
+Libs.private: $native_libs
 PC
 
 # The header and the .pc go to directories of their own: copy each to a temporary name there,
