@@ -49,6 +49,8 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 }
 
 /// Under QEMU a hard fault ends the run with status 3 rather than cortex-m-rt's endless loop.
+/// `unsafe fn` because cortex-m-rt's `#[exception]` requires that signature for `HardFault`
+/// (only the runtime calls it, on a fault); the body does nothing unsafe.
 #[cfg(feature = "qemu")]
 #[cortex_m_rt::exception]
 unsafe fn HardFault(_: &cortex_m_rt::ExceptionFrame) -> ! {
