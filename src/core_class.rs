@@ -1,9 +1,6 @@
 //! [`CoreClass`]: the core class of an engine, NX or Q7.
 
-use core::fmt;
-use core::str::FromStr;
-
-use crate::parse_error::{ParseError, spells};
+use crate::name_and_raw_impls::name_and_raw_impls;
 
 /// Core class of an engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -28,21 +25,12 @@ impl CoreClass {
     }
 }
 
-impl fmt::Display for CoreClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.name())
-    }
-}
+name_and_raw_impls! {
+    impl Display for CoreClass {}
 
-impl FromStr for CoreClass {
-    type Err = ParseError;
-
-    /// `NX` or `Q7`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        CoreClass::ALL
-            .into_iter()
-            .find(|c| spells(s, c.name()))
-            .ok_or(ParseError::new("core class", "NX or Q7"))
+    impl FromStr for CoreClass {
+        /// `NX` or `Q7`.
+        accepts names, else ParseError("core class", "NX or Q7");
     }
 }
 

@@ -1,9 +1,6 @@
 //! [`Engine`]: the engine of a core (ACT, DVE, POOL, PE, SP).
 
-use core::fmt;
-use core::str::FromStr;
-
-use crate::parse_error::{ParseError, spells};
+use crate::name_and_raw_impls::name_and_raw_impls;
 
 /// Engine of a core.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -43,21 +40,12 @@ impl Engine {
     }
 }
 
-impl fmt::Display for Engine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.name())
-    }
-}
+name_and_raw_impls! {
+    impl Display for Engine {}
 
-impl FromStr for Engine {
-    type Err = ParseError;
-
-    /// `ACT`, `DVE`, `POOL`, `PE` or `SP`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Engine::ALL
-            .into_iter()
-            .find(|e| spells(s, e.name()))
-            .ok_or(ParseError::new("engine", "ACT, DVE, POOL, PE or SP"))
+    impl FromStr for Engine {
+        /// `ACT`, `DVE`, `POOL`, `PE` or `SP`.
+        accepts names, else ParseError("engine", "ACT, DVE, POOL, PE or SP");
     }
 }
 

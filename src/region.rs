@@ -1,11 +1,7 @@
 //! [`Region`]: the memory region of a firmware image, the `region` argument of
 //! `get_memory_image`.
 
-use core::fmt;
-use core::str::FromStr;
-
-use crate::parse_error::{ParseError, integer, spells};
-use crate::raw_value_error::RawValueError;
+use crate::name_and_raw_impls::name_and_raw_impls;
 
 /// Memory region of a firmware image: the `region` argument of `get_memory_image`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,40 +49,24 @@ impl Region {
     }
 }
 
-impl fmt::Display for Region {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.name())
+name_and_raw_impls! {
+    impl Display for Region {}
+
+    impl FromStr for Region {
+        /// `IRAM`, `DRAM`, `SRAM`, `EXTRAM` or `0`..`3`.
+        accepts integers and names, else ParseError(
+            "memory region",
+            "IRAM, DRAM, SRAM, EXTRAM or 0..=3"
+        );
     }
-}
 
-impl FromStr for Region {
-    type Err = ParseError;
-
-    /// `IRAM`, `DRAM`, `SRAM`, `EXTRAM` or `0`..`3`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        integer(s)
-            .and_then(Region::from_raw)
-            .or_else(|| Region::ALL.into_iter().find(|r| spells(s, r.name())))
-            .ok_or(ParseError::new(
-                "memory region",
-                "IRAM, DRAM, SRAM, EXTRAM or 0..=3",
-            ))
+    impl TryFrom<i32> for Region {
+        /// The region for a raw C integer; anything outside `0..=3` is an error.
+        else RawValueError("memory region", "0..=3");
     }
-}
 
-impl TryFrom<i32> for Region {
-    type Error = RawValueError;
-
-    /// The region for a raw C integer; anything outside `0..=3` is an error.
-    fn try_from(raw: i32) -> Result<Self, Self::Error> {
-        Region::from_raw(raw).ok_or(RawValueError::new("memory region", "0..=3", raw as i64))
-    }
-}
-
-impl From<Region> for i32 {
-    /// The raw C argument of a region.
-    fn from(value: Region) -> i32 {
-        value.raw()
+    impl From<Region> for i32 {
+        /// The raw C argument of a region.
     }
 }
 
