@@ -130,16 +130,13 @@ mod tests {
     use std::string::ToString;
 
     use super::*;
+    use crate::name_and_raw_impls::checks;
 
     #[test]
     fn raw_conversions_round_trip_and_reject_the_rest() {
-        for raw in -5..40 {
-            match Flavor::from_raw(raw) {
-                Some(f) => assert_eq!(f.raw(), raw),
-                None => assert!(!(0..=3).contains(&raw) && !(17..=19).contains(&raw)),
-            }
-            assert_eq!(Flavor::try_from(raw).ok(), Flavor::from_raw(raw));
-        }
+        checks::raw_conversions_round_trip(-5..40, Flavor::from_raw, |raw| {
+            (0..=3).contains(&raw) || (17..=19).contains(&raw)
+        });
         let err = Flavor::try_from(4).unwrap_err();
         assert_eq!(err.value(), 4);
         assert_eq!(
@@ -151,19 +148,10 @@ mod tests {
 
     #[test]
     fn names_aliases_and_integers_parse_back() {
-        for f in Flavor::ALL {
-            assert_eq!(f.to_string().parse(), Ok(f));
-            assert_eq!(
-                f.to_string().to_ascii_lowercase().replace('_', "-").parse(),
-                Ok(f)
-            );
-            assert_eq!(f.raw().to_string().parse(), Ok(f));
-        }
+        checks::names_parse_back(&Flavor::ALL);
         assert_eq!("release".parse(), Ok(Flavor::Perf));
         assert_eq!("Dkl-Debug".parse(), Ok(Flavor::DklDebug));
-        for bad in ["4", "16", "20", "dkl", "perf_", "-0x1"] {
-            assert!(bad.parse::<Flavor>().is_err(), "{bad:?}");
-        }
+        checks::rejects::<Flavor>(&["4", "16", "20", "dkl", "perf_", "-0x1"], "flavor");
     }
 
     #[test]

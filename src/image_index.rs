@@ -237,35 +237,31 @@ mod tests {
     use std::string::ToString;
 
     use super::*;
+    use crate::name_and_raw_impls::checks;
 
     #[test]
     fn raw_conversions_round_trip_and_reject_the_rest() {
+        checks::raw_conversions_round_trip(
+            (0..50).chain([u32::MAX]),
+            ImageIndex::from_raw,
+            |raw| raw < 38,
+        );
         assert_eq!(ImageIndex::from_raw(37), Some(ImageIndex::MAVERICK_Q7_POOL));
-        assert_eq!(ImageIndex::from_raw(38), None);
-        assert_eq!(ImageIndex::from_raw(u32::MAX), None);
         for (position, idx) in ImageIndex::ALL.iter().enumerate() {
             assert_eq!(idx.as_usize(), position);
-            assert_eq!(ImageIndex::from_raw(idx.raw()), Some(*idx));
         }
-        for raw in 0..50u32 {
-            assert_eq!(ImageIndex::try_from(raw).ok(), ImageIndex::from_raw(raw));
-        }
-        assert!(ImageIndex::try_from(u32::MAX).is_err());
         assert_eq!(u32::from(ImageIndex::CAYMAN_NX_ACT), 7);
     }
 
     #[test]
     fn names_and_integers_parse_back() {
-        for idx in ImageIndex::ALL {
-            assert_eq!(idx.to_string().parse(), Ok(idx));
-            assert_eq!(idx.raw().to_string().parse(), Ok(idx));
-        }
+        checks::names_parse_back(&ImageIndex::ALL);
         assert_eq!(
             "cayman_nx_sp_twin".parse(),
             Ok(ImageIndex::CAYMAN_NX_SP_TWIN)
         );
         assert_eq!(ImageIndex::MAVERICK_GAP.to_string(), "MAVERICK_GAP");
-        assert!("38".parse::<ImageIndex>().is_err());
+        checks::rejects::<ImageIndex>(&["38", "-1", "CAYMAN"], "image index");
     }
 
     #[test]

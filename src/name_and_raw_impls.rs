@@ -137,3 +137,60 @@ macro_rules! name_and_raw_impls {
 }
 
 pub(crate) use name_and_raw_impls;
+
+/// The checks every type's tests run on what `name_and_raw_impls!` gave it; each type's tests
+/// add what is particular to it (aliases, messages, the exact domain).
+#[cfg(test)]
+pub(crate) mod checks {
+    extern crate std;
+    use core::fmt::{Debug, Display};
+    use core::str::FromStr;
+    use std::string::ToString;
+
+    use crate::parse_error::ParseError;
+
+    /// Each value's `Display` parses back to it, as written, in lower case and with `-` for `_`.
+    pub(crate) fn names_parse_back<T>(all: &[T])
+    where
+        T: Copy + Debug + Display + PartialEq + FromStr<Err = ParseError>,
+    {
+        for &value in all {
+            let name = value.to_string();
+            assert_eq!(name.parse(), Ok(value), "{name:?}");
+            let respelled = name.to_ascii_lowercase().replace('_', "-");
+            assert_eq!(respelled.parse(), Ok(value), "{respelled:?}");
+        }
+    }
+
+    /// Each of `bad` is rejected with a `ParseError` naming `what`.
+    pub(crate) fn rejects<T>(bad: &[&str], what: &str)
+    where
+        T: Debug + FromStr<Err = ParseError>,
+    {
+        for input in bad {
+            let err = input.parse::<T>().expect_err(input);
+            assert_eq!(err.what(), what, "{input:?}");
+        }
+    }
+
+    /// Over `raws`: `from_raw` yields a value exactly for the raws in `domain`, that value
+    /// converts back to the same raw (`From`) and parses from its decimal spelling, and
+    /// `TryFrom` agrees with `from_raw`.
+    pub(crate) fn raw_conversions_round_trip<T, R>(
+        raws: impl IntoIterator<Item = R>,
+        from_raw: fn(R) -> Option<T>,
+        domain: impl Fn(R) -> bool,
+    ) where
+        T: Copy + Debug + PartialEq + TryFrom<R> + FromStr<Err = ParseError>,
+        R: Copy + Debug + Display + PartialEq + From<T>,
+    {
+        for raw in raws {
+            let value = from_raw(raw);
+            assert_eq!(value.map(R::from), domain(raw).then_some(raw), "{raw}");
+            assert_eq!(T::try_from(raw).ok(), value, "{raw}");
+            if let Some(value) = value {
+                assert_eq!(raw.to_string().parse(), Ok(value), "{raw}");
+            }
+        }
+    }
+}

@@ -72,29 +72,21 @@ name_and_raw_impls! {
 
 #[cfg(test)]
 mod tests {
-    extern crate std;
-    use std::string::ToString;
-
     use super::*;
+    use crate::name_and_raw_impls::checks;
 
     #[test]
     fn raw_conversions_round_trip_and_reject_the_rest() {
-        for raw in -5..40 {
-            assert_eq!(
-                ProfKind::from_raw(raw).map(ProfKind::raw),
-                (0..=1).contains(&raw).then_some(raw)
-            );
-            assert_eq!(ProfKind::try_from(raw).ok(), ProfKind::from_raw(raw));
-        }
+        checks::raw_conversions_round_trip(-5..40, ProfKind::from_raw, |raw| {
+            (0..=1).contains(&raw)
+        });
     }
 
     #[test]
     fn names_aliases_and_integers_parse() {
-        for k in ProfKind::ALL {
-            assert_eq!(k.to_string().parse(), Ok(k));
-            assert_eq!(k.raw().to_string().parse(), Ok(k));
-        }
+        checks::names_parse_back(&ProfKind::ALL);
         assert_eq!("prof_table".parse(), Ok(ProfKind::Table));
-        assert!("2".parse::<ProfKind>().is_err());
+        assert_eq!("PROF_CAM".parse(), Ok(ProfKind::Cam));
+        checks::rejects::<ProfKind>(&["2", "PROF", "prof_"], "profiler table kind");
     }
 }

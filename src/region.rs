@@ -76,28 +76,20 @@ mod tests {
     use std::string::ToString;
 
     use super::*;
+    use crate::name_and_raw_impls::checks;
 
     #[test]
     fn raw_conversions_round_trip_and_reject_the_rest() {
-        for raw in -5..40 {
-            assert_eq!(
-                Region::from_raw(raw).map(Region::raw),
-                (0..=3).contains(&raw).then_some(raw)
-            );
-            assert_eq!(Region::try_from(raw).ok(), Region::from_raw(raw));
-        }
+        checks::raw_conversions_round_trip(-5..40, Region::from_raw, |raw| (0..=3).contains(&raw));
     }
 
     #[test]
     fn names_and_integers_parse_nothing_else() {
-        for r in Region::ALL {
-            assert_eq!(r.to_string().to_ascii_lowercase().parse(), Ok(r));
-            assert_eq!(r.raw().to_string().parse(), Ok(r));
-        }
-        for bad in ["4", "-1", "", " iram", "iram ", "RAM", "99999999999"] {
-            let err = bad.parse::<Region>().unwrap_err();
-            assert_eq!(err.what(), "memory region", "{bad:?}");
-        }
+        checks::names_parse_back(&Region::ALL);
+        checks::rejects::<Region>(
+            &["4", "-1", "", " iram", "iram ", "RAM", "99999999999"],
+            "memory region",
+        );
         assert_eq!(
             "dram2".parse::<Region>().unwrap_err().to_string(),
             "unknown memory region (expected IRAM, DRAM, SRAM, EXTRAM or 0..=3)"
