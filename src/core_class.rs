@@ -1,9 +1,6 @@
 //! [`CoreClass`]: the core class of an engine, NX or Q7.
 
-use core::fmt;
-use core::str::FromStr;
-
-use crate::parse_error::{ParseError, spells};
+use crate::name_and_raw_impls::name_and_raw_impls;
 
 /// Core class of an engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -28,37 +25,23 @@ impl CoreClass {
     }
 }
 
-impl fmt::Display for CoreClass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.name())
-    }
-}
+name_and_raw_impls! {
+    impl Display for CoreClass {}
 
-impl FromStr for CoreClass {
-    type Err = ParseError;
-
-    /// `NX` or `Q7`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        CoreClass::ALL
-            .into_iter()
-            .find(|c| spells(s, c.name()))
-            .ok_or(ParseError::new("core class", "NX or Q7"))
+    impl FromStr for CoreClass {
+        /// `NX` or `Q7`.
+        accepts names, else ParseError("core class", "NX or Q7");
     }
 }
 
 #[cfg(test)]
 mod tests {
-    extern crate std;
-    use std::string::ToString;
-
     use super::*;
+    use crate::name_and_raw_impls::checks;
 
     #[test]
     fn names_parse_back() {
-        for c in CoreClass::ALL {
-            assert_eq!(c.to_string().parse(), Ok(c));
-            assert_eq!(c.name().to_ascii_lowercase().parse(), Ok(c));
-        }
-        assert!("Q8".parse::<CoreClass>().is_err());
+        checks::names_parse_back(&CoreClass::ALL);
+        checks::rejects::<CoreClass>(&["Q8", "0"], "core class");
     }
 }

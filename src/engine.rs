@@ -1,9 +1,6 @@
 //! [`Engine`]: the engine of a core (ACT, DVE, POOL, PE, SP).
 
-use core::fmt;
-use core::str::FromStr;
-
-use crate::parse_error::{ParseError, spells};
+use crate::name_and_raw_impls::name_and_raw_impls;
 
 /// Engine of a core.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -43,37 +40,23 @@ impl Engine {
     }
 }
 
-impl fmt::Display for Engine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.name())
-    }
-}
+name_and_raw_impls! {
+    impl Display for Engine {}
 
-impl FromStr for Engine {
-    type Err = ParseError;
-
-    /// `ACT`, `DVE`, `POOL`, `PE` or `SP`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Engine::ALL
-            .into_iter()
-            .find(|e| spells(s, e.name()))
-            .ok_or(ParseError::new("engine", "ACT, DVE, POOL, PE or SP"))
+    impl FromStr for Engine {
+        /// `ACT`, `DVE`, `POOL`, `PE` or `SP`.
+        accepts names, else ParseError("engine", "ACT, DVE, POOL, PE or SP");
     }
 }
 
 #[cfg(test)]
 mod tests {
-    extern crate std;
-    use std::string::ToString;
-
     use super::*;
+    use crate::name_and_raw_impls::checks;
 
     #[test]
     fn names_parse_back_in_any_case() {
-        for e in Engine::ALL {
-            assert_eq!(e.to_string().parse(), Ok(e));
-            assert_eq!(e.to_string().to_ascii_lowercase().parse(), Ok(e));
-        }
-        assert!("0".parse::<Engine>().is_err());
+        checks::names_parse_back(&Engine::ALL);
+        checks::rejects::<Engine>(&["0", "ACT2"], "engine");
     }
 }

@@ -1,11 +1,7 @@
 //! [`Flavor`]: the `flavor` argument of `get_memory_image`, or a descriptor's flavor key.
 
-use core::fmt;
-use core::str::FromStr;
-
 use crate::generation::Generation;
-use crate::parse_error::{ParseError, integer, spells};
-use crate::raw_value_error::RawValueError;
+use crate::name_and_raw_impls::name_and_raw_impls;
 
 /// A requested flavor (the `flavor` argument), or a descriptor's flavor key.
 ///
@@ -106,49 +102,25 @@ impl Flavor {
     }
 }
 
-impl fmt::Display for Flavor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.name())
-    }
-}
+name_and_raw_impls! {
+    impl Display for Flavor {}
 
-impl FromStr for Flavor {
-    type Err = ParseError;
-
-    /// `AUTO`, `PERF` (or `RELEASE`), `DEBUG`, `TEST`, `DKL_PERF`, `DKL_DEBUG`, `DKL_TEST`
-    /// (`dkl-perf` too), or the integers `0`, `1`, `2`, `3`, `17`, `18`, `19`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        integer(s)
-            .and_then(Flavor::from_raw)
-            .or_else(|| {
-                Flavor::ALL
-                    .into_iter()
-                    .find(|f| spells(s, f.name()) || f.aliases().iter().any(|a| spells(s, a)))
-            })
-            .ok_or(ParseError::new(
-                "flavor",
-                "AUTO, PERF (RELEASE), DEBUG, TEST, DKL_PERF, DKL_DEBUG, DKL_TEST or 0, 1, 2, 3, 17, 18, 19",
-            ))
-    }
-}
-
-impl TryFrom<i32> for Flavor {
-    type Error = RawValueError;
-
-    /// The flavor for a raw C integer; anything the vendor knows no flavor for is an error.
-    fn try_from(raw: i32) -> Result<Self, Self::Error> {
-        Flavor::from_raw(raw).ok_or(RawValueError::new(
+    impl FromStr for Flavor {
+        /// `AUTO`, `PERF` (or `RELEASE`), `DEBUG`, `TEST`, `DKL_PERF`, `DKL_DEBUG`, `DKL_TEST`
+        /// (`dkl-perf` too), or the integers `0`, `1`, `2`, `3`, `17`, `18`, `19`.
+        accepts integers, names and aliases, else ParseError(
             "flavor",
-            "0, 1, 2, 3, 17, 18, 19",
-            raw as i64,
-        ))
+            "AUTO, PERF (RELEASE), DEBUG, TEST, DKL_PERF, DKL_DEBUG, DKL_TEST or 0, 1, 2, 3, 17, 18, 19"
+        );
     }
-}
 
-impl From<Flavor> for i32 {
-    /// The raw C argument of a flavor.
-    fn from(value: Flavor) -> i32 {
-        value.raw()
+    impl TryFrom<i32> for Flavor {
+        /// The flavor for a raw C integer; anything the vendor knows no flavor for is an error.
+        else RawValueError("flavor", "0, 1, 2, 3, 17, 18, 19");
+    }
+
+    impl From<Flavor> for i32 {
+        /// The raw C argument of a flavor.
     }
 }
 
@@ -158,16 +130,13 @@ mod tests {
     use std::string::ToString;
 
     use super::*;
+    use crate::name_and_raw_impls::checks;
 
     #[test]
     fn raw_conversions_round_trip_and_reject_the_rest() {
-        for raw in -5..40 {
-            match Flavor::from_raw(raw) {
-                Some(f) => assert_eq!(f.raw(), raw),
-                None => assert!(!(0..=3).contains(&raw) && !(17..=19).contains(&raw)),
-            }
-            assert_eq!(Flavor::try_from(raw).ok(), Flavor::from_raw(raw));
-        }
+        checks::raw_conversions_round_trip(-5..40, Flavor::from_raw, |raw| {
+            (0..=3).contains(&raw) || (17..=19).contains(&raw)
+        });
         let err = Flavor::try_from(4).unwrap_err();
         assert_eq!(err.value(), 4);
         assert_eq!(
@@ -179,19 +148,10 @@ mod tests {
 
     #[test]
     fn names_aliases_and_integers_parse_back() {
-        for f in Flavor::ALL {
-            assert_eq!(f.to_string().parse(), Ok(f));
-            assert_eq!(
-                f.to_string().to_ascii_lowercase().replace('_', "-").parse(),
-                Ok(f)
-            );
-            assert_eq!(f.raw().to_string().parse(), Ok(f));
-        }
+        checks::names_parse_back(&Flavor::ALL);
         assert_eq!("release".parse(), Ok(Flavor::Perf));
         assert_eq!("Dkl-Debug".parse(), Ok(Flavor::DklDebug));
-        for bad in ["4", "16", "20", "dkl", "perf_", "-0x1"] {
-            assert!(bad.parse::<Flavor>().is_err(), "{bad:?}");
-        }
+        checks::rejects::<Flavor>(&["4", "16", "20", "dkl", "perf_", "-0x1"], "flavor");
     }
 
     #[test]

@@ -3,12 +3,9 @@
 //! Which slot belongs to which generation is read from the one table,
 //! [`IMAGE_LIST`], at compile time; nothing here restates it.
 
-use core::fmt;
-use core::str::FromStr;
-
 use crate::catalog::IMAGE_LIST;
 use crate::image_index::ImageIndex;
-use crate::parse_error::{ParseError, spells};
+use crate::name_and_raw_impls::name_and_raw_impls;
 
 /// Accelerator generation, in index order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -111,24 +108,15 @@ const GENERATION_STARTS: [usize; Generation::ALL.len() + 1] = {
     starts
 };
 
-impl fmt::Display for Generation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.name())
-    }
-}
+name_and_raw_impls! {
+    impl Display for Generation {}
 
-impl FromStr for Generation {
-    type Err = ParseError;
-
-    /// `SUNDA`, `CAYMAN`, `MARIANA`, `MARIANA_PLUS` (or `mariana-plus`), `MAVERICK`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Generation::ALL
-            .into_iter()
-            .find(|g| spells(s, g.name()))
-            .ok_or(ParseError::new(
-                "generation",
-                "SUNDA, CAYMAN, MARIANA, MARIANA_PLUS or MAVERICK",
-            ))
+    impl FromStr for Generation {
+        /// `SUNDA`, `CAYMAN`, `MARIANA`, `MARIANA_PLUS` (or `mariana-plus`), `MAVERICK`.
+        accepts names, else ParseError(
+            "generation",
+            "SUNDA, CAYMAN, MARIANA, MARIANA_PLUS or MAVERICK"
+        );
     }
 }
 
@@ -138,17 +126,12 @@ mod tests {
     use std::string::ToString;
 
     use super::*;
+    use crate::name_and_raw_impls::checks;
 
     #[test]
     fn names_parse_back_in_any_case_and_with_dashes() {
-        for g in Generation::ALL {
-            assert_eq!(g.to_string().parse(), Ok(g));
-            assert_eq!(
-                g.name().to_ascii_lowercase().replace('_', "-").parse(),
-                Ok(g)
-            );
-        }
-        assert!("0".parse::<Generation>().is_err());
+        checks::names_parse_back(&Generation::ALL);
+        checks::rejects::<Generation>(&["0", "MARIANAPLUS"], "generation");
         assert_eq!(Generation::MarianaPlus.to_string(), "MARIANA_PLUS");
     }
 

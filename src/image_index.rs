@@ -3,14 +3,12 @@
 //! from [`IMAGE_LIST`], the one table).
 
 use core::fmt;
-use core::str::FromStr;
 
 use crate::catalog::IMAGE_LIST;
 use crate::core_class::CoreClass;
 use crate::engine::Engine;
 use crate::generation::{Generation, SLOT_GENERATIONS};
-use crate::parse_error::{ParseError, integer, spells};
-use crate::raw_value_error::RawValueError;
+use crate::name_and_raw_impls::name_and_raw_impls;
 use crate::slot_id::SlotId;
 
 /// A valid flat (generation, engine) index, `0..=37`: the `idx` argument of both resolvers.
@@ -209,45 +207,26 @@ impl fmt::Debug for ImageIndex {
     }
 }
 
-impl fmt::Display for ImageIndex {
-    /// The constant's name, e.g. `CAYMAN_NX_ACT`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.name())
+name_and_raw_impls! {
+    impl Display for ImageIndex {
+        /// The constant's name, e.g. `CAYMAN_NX_ACT`.
     }
-}
 
-impl FromStr for ImageIndex {
-    type Err = ParseError;
-
-    /// `0`..`37`, or the name of the constant (`CAYMAN_NX_ACT`, `cayman-nx-act`).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        integer(s)
-            .and_then(ImageIndex::from_raw)
-            .or_else(|| {
-                ImageIndex::ALL
-                    .into_iter()
-                    .find(|idx| spells(s, idx.name()))
-            })
-            .ok_or(ParseError::new(
-                "image index",
-                "0..=37 or a slot name such as CAYMAN_NX_ACT",
-            ))
+    impl FromStr for ImageIndex {
+        /// `0`..`37`, or the name of the constant (`CAYMAN_NX_ACT`, `cayman-nx-act`).
+        accepts integers and names, else ParseError(
+            "image index",
+            "0..=37 or a slot name such as CAYMAN_NX_ACT"
+        );
     }
-}
 
-impl TryFrom<u32> for ImageIndex {
-    type Error = RawValueError;
-
-    /// The index for a raw C integer; anything above 37 is an error.
-    fn try_from(raw: u32) -> Result<Self, Self::Error> {
-        ImageIndex::from_raw(raw).ok_or(RawValueError::new("image index", "0..=37", raw as i64))
+    impl TryFrom<u32> for ImageIndex {
+        /// The index for a raw C integer; anything above 37 is an error.
+        else RawValueError("image index", "0..=37");
     }
-}
 
-impl From<ImageIndex> for u32 {
-    /// The raw C argument of an image index.
-    fn from(value: ImageIndex) -> u32 {
-        value.raw()
+    impl From<ImageIndex> for u32 {
+        /// The raw C argument of an image index.
     }
 }
 
@@ -258,35 +237,31 @@ mod tests {
     use std::string::ToString;
 
     use super::*;
+    use crate::name_and_raw_impls::checks;
 
     #[test]
     fn raw_conversions_round_trip_and_reject_the_rest() {
+        checks::raw_conversions_round_trip(
+            (0..50).chain([u32::MAX]),
+            ImageIndex::from_raw,
+            |raw| raw < 38,
+        );
         assert_eq!(ImageIndex::from_raw(37), Some(ImageIndex::MAVERICK_Q7_POOL));
-        assert_eq!(ImageIndex::from_raw(38), None);
-        assert_eq!(ImageIndex::from_raw(u32::MAX), None);
         for (position, idx) in ImageIndex::ALL.iter().enumerate() {
             assert_eq!(idx.as_usize(), position);
-            assert_eq!(ImageIndex::from_raw(idx.raw()), Some(*idx));
         }
-        for raw in 0..50u32 {
-            assert_eq!(ImageIndex::try_from(raw).ok(), ImageIndex::from_raw(raw));
-        }
-        assert!(ImageIndex::try_from(u32::MAX).is_err());
         assert_eq!(u32::from(ImageIndex::CAYMAN_NX_ACT), 7);
     }
 
     #[test]
     fn names_and_integers_parse_back() {
-        for idx in ImageIndex::ALL {
-            assert_eq!(idx.to_string().parse(), Ok(idx));
-            assert_eq!(idx.raw().to_string().parse(), Ok(idx));
-        }
+        checks::names_parse_back(&ImageIndex::ALL);
         assert_eq!(
             "cayman_nx_sp_twin".parse(),
             Ok(ImageIndex::CAYMAN_NX_SP_TWIN)
         );
         assert_eq!(ImageIndex::MAVERICK_GAP.to_string(), "MAVERICK_GAP");
-        assert!("38".parse::<ImageIndex>().is_err());
+        checks::rejects::<ImageIndex>(&["38", "-1", "CAYMAN"], "image index");
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod generation;
 mod image_index;
 mod index;
 mod macros;
+mod name_and_raw_impls;
 mod parse_error;
 mod prof_kind;
 mod raw_value_error;

@@ -1,10 +1,6 @@
 //! [`ProfKind`]: which profiler table, the `kind` argument of `get_hwdecode_table`.
 
-use core::fmt;
-use core::str::FromStr;
-
-use crate::parse_error::{ParseError, integer, spells};
-use crate::raw_value_error::RawValueError;
+use crate::name_and_raw_impls::name_and_raw_impls;
 
 /// Which profiler table: the `kind` argument of `get_hwdecode_table`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,76 +49,44 @@ impl ProfKind {
     }
 }
 
-impl fmt::Display for ProfKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.name())
-    }
-}
+name_and_raw_impls! {
+    impl Display for ProfKind {}
 
-impl FromStr for ProfKind {
-    type Err = ParseError;
-
-    /// `CAM` (or `PROF_CAM`), `TABLE` (or `PROF_TABLE`), `0` or `1`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        integer(s)
-            .and_then(ProfKind::from_raw)
-            .or_else(|| {
-                ProfKind::ALL
-                    .into_iter()
-                    .find(|k| spells(s, k.name()) || k.aliases().iter().any(|a| spells(s, a)))
-            })
-            .ok_or(ParseError::new(
-                "profiler table kind",
-                "CAM (PROF_CAM), TABLE (PROF_TABLE) or 0, 1",
-            ))
-    }
-}
-
-impl TryFrom<i32> for ProfKind {
-    type Error = RawValueError;
-
-    /// The kind for a raw C integer; anything outside `0..=1` is an error.
-    fn try_from(raw: i32) -> Result<Self, Self::Error> {
-        ProfKind::from_raw(raw).ok_or(RawValueError::new(
+    impl FromStr for ProfKind {
+        /// `CAM` (or `PROF_CAM`), `TABLE` (or `PROF_TABLE`), `0` or `1`.
+        accepts integers, names and aliases, else ParseError(
             "profiler table kind",
-            "0 or 1",
-            raw as i64,
-        ))
+            "CAM (PROF_CAM), TABLE (PROF_TABLE) or 0, 1"
+        );
     }
-}
 
-impl From<ProfKind> for i32 {
-    /// The raw C argument of a profiler table kind.
-    fn from(value: ProfKind) -> i32 {
-        value.raw()
+    impl TryFrom<i32> for ProfKind {
+        /// The kind for a raw C integer; anything outside `0..=1` is an error.
+        else RawValueError("profiler table kind", "0 or 1");
+    }
+
+    impl From<ProfKind> for i32 {
+        /// The raw C argument of a profiler table kind.
     }
 }
 
 #[cfg(test)]
 mod tests {
-    extern crate std;
-    use std::string::ToString;
-
     use super::*;
+    use crate::name_and_raw_impls::checks;
 
     #[test]
     fn raw_conversions_round_trip_and_reject_the_rest() {
-        for raw in -5..40 {
-            assert_eq!(
-                ProfKind::from_raw(raw).map(ProfKind::raw),
-                (0..=1).contains(&raw).then_some(raw)
-            );
-            assert_eq!(ProfKind::try_from(raw).ok(), ProfKind::from_raw(raw));
-        }
+        checks::raw_conversions_round_trip(-5..40, ProfKind::from_raw, |raw| {
+            (0..=1).contains(&raw)
+        });
     }
 
     #[test]
     fn names_aliases_and_integers_parse() {
-        for k in ProfKind::ALL {
-            assert_eq!(k.to_string().parse(), Ok(k));
-            assert_eq!(k.raw().to_string().parse(), Ok(k));
-        }
+        checks::names_parse_back(&ProfKind::ALL);
         assert_eq!("prof_table".parse(), Ok(ProfKind::Table));
-        assert!("2".parse::<ProfKind>().is_err());
+        assert_eq!("PROF_CAM".parse(), Ok(ProfKind::Cam));
+        checks::rejects::<ProfKind>(&["2", "PROF", "prof_"], "profiler table kind");
     }
 }

@@ -1,11 +1,7 @@
 //! [`Region`]: the memory region of a firmware image, the `region` argument of
 //! `get_memory_image`.
 
-use core::fmt;
-use core::str::FromStr;
-
-use crate::parse_error::{ParseError, integer, spells};
-use crate::raw_value_error::RawValueError;
+use crate::name_and_raw_impls::name_and_raw_impls;
 
 /// Memory region of a firmware image: the `region` argument of `get_memory_image`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,40 +49,24 @@ impl Region {
     }
 }
 
-impl fmt::Display for Region {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(self.name())
+name_and_raw_impls! {
+    impl Display for Region {}
+
+    impl FromStr for Region {
+        /// `IRAM`, `DRAM`, `SRAM`, `EXTRAM` or `0`..`3`.
+        accepts integers and names, else ParseError(
+            "memory region",
+            "IRAM, DRAM, SRAM, EXTRAM or 0..=3"
+        );
     }
-}
 
-impl FromStr for Region {
-    type Err = ParseError;
-
-    /// `IRAM`, `DRAM`, `SRAM`, `EXTRAM` or `0`..`3`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        integer(s)
-            .and_then(Region::from_raw)
-            .or_else(|| Region::ALL.into_iter().find(|r| spells(s, r.name())))
-            .ok_or(ParseError::new(
-                "memory region",
-                "IRAM, DRAM, SRAM, EXTRAM or 0..=3",
-            ))
+    impl TryFrom<i32> for Region {
+        /// The region for a raw C integer; anything outside `0..=3` is an error.
+        else RawValueError("memory region", "0..=3");
     }
-}
 
-impl TryFrom<i32> for Region {
-    type Error = RawValueError;
-
-    /// The region for a raw C integer; anything outside `0..=3` is an error.
-    fn try_from(raw: i32) -> Result<Self, Self::Error> {
-        Region::from_raw(raw).ok_or(RawValueError::new("memory region", "0..=3", raw as i64))
-    }
-}
-
-impl From<Region> for i32 {
-    /// The raw C argument of a region.
-    fn from(value: Region) -> i32 {
-        value.raw()
+    impl From<Region> for i32 {
+        /// The raw C argument of a region.
     }
 }
 
@@ -96,28 +76,20 @@ mod tests {
     use std::string::ToString;
 
     use super::*;
+    use crate::name_and_raw_impls::checks;
 
     #[test]
     fn raw_conversions_round_trip_and_reject_the_rest() {
-        for raw in -5..40 {
-            assert_eq!(
-                Region::from_raw(raw).map(Region::raw),
-                (0..=3).contains(&raw).then_some(raw)
-            );
-            assert_eq!(Region::try_from(raw).ok(), Region::from_raw(raw));
-        }
+        checks::raw_conversions_round_trip(-5..40, Region::from_raw, |raw| (0..=3).contains(&raw));
     }
 
     #[test]
     fn names_and_integers_parse_nothing_else() {
-        for r in Region::ALL {
-            assert_eq!(r.to_string().to_ascii_lowercase().parse(), Ok(r));
-            assert_eq!(r.raw().to_string().parse(), Ok(r));
-        }
-        for bad in ["4", "-1", "", " iram", "iram ", "RAM", "99999999999"] {
-            let err = bad.parse::<Region>().unwrap_err();
-            assert_eq!(err.what(), "memory region", "{bad:?}");
-        }
+        checks::names_parse_back(&Region::ALL);
+        checks::rejects::<Region>(
+            &["4", "-1", "", " iram", "iram ", "RAM", "99999999999"],
+            "memory region",
+        );
         assert_eq!(
             "dram2".parse::<Region>().unwrap_err().to_string(),
             "unknown memory region (expected IRAM, DRAM, SRAM, EXTRAM or 0..=3)"
