@@ -4,6 +4,10 @@ chip would leave it, for scripts/qemu.sh. The section is found in the ELF's sect
 (readelf -SW), so the edit lands at the right file offset whatever the layout.
 
   elf-flash.py flip  IN OUT ADDR   flip every bit of the byte at load address ADDR (hex)
+  elf-flash.py flip-verified IN OUT LOG
+                                   flip the middle byte of the first image LOG says was
+                                   verified ("[LEVEL] [image ]NAME verified: N bytes from 0xADDR"),
+                                   and print that image's NAME
   elf-flash.py erase IN OUT        every byte of the section 0xFF (an erased NOR flash)
 
 ADDR must lie inside the section `.nrtucode_blobs`; OUT is written whole or not at all."""
@@ -29,10 +33,34 @@ def section(elf):
     sys.exit(f"elf-flash.py: {elf} has no PROGBITS section {SECTION}")
 
 
+VERIFIED = re.compile(
+    r"^(?:(?:TRACE|DEBUG|INFO|WARN|ERROR)\s+)?(?:image )?(?P<name>.+?) verified: "
+    r"(?P<bytes>\d+) bytes from (?P<addr>0x[0-9a-f]+)"
+)
+
+
+def first_verified(log):
+    """(name, middle load address) of the first image the boot log says was verified."""
+    try:
+        lines = open(log).read().splitlines()
+    except OSError as e:
+        sys.exit(f"elf-flash.py: cannot read {log}: {e.strerror}")
+    for line in lines:
+        m = VERIFIED.match(line.strip())
+        if m:
+            return m.group("name"), int(m.group("addr"), 16) + int(m.group("bytes")) // 2
+    sys.exit(f"elf-flash.py: {log} names no verified image")
+
+
 def main(argv):
-    if len(argv) < 3 or argv[0] not in ("flip", "erase") or (argv[0] == "flip") != (len(argv) == 4):
+    takes = {"flip": 4, "flip-verified": 4, "erase": 3}
+    if not argv or takes.get(argv[0]) != len(argv):
         sys.exit(__doc__)
     op, src, dst = argv[:3]
+    name = None
+    if op == "flip-verified":
+        name, middle = first_verified(argv[3])
+        op, argv = "flip", argv[:3] + [f"{middle:#x}"]
     addr, offset, size = section(src)
     data = bytearray(open(src, "rb").read())
     if offset + size > len(data):
@@ -56,6 +84,9 @@ def main(argv):
     except BaseException:
         os.unlink(tmp)
         raise
+    if name is not None:
+        print(name)
+        print(f"    flipped the byte at {target:#x}, inside {name}", file=sys.stderr)
 
 
 if __name__ == "__main__":
