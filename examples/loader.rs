@@ -8,9 +8,7 @@
 //! cargo run --example loader -- MAVERICK test  # any generation, perf|debug|test|dkl-perf|…
 //! ```
 
-use nrtucode::{
-    Failure, Flavor, Generation, ImageIndex, NoEnv, Region, Request, SlotId, resolve_image,
-};
+use nrtucode::{Failure, Flavor, Generation, ImageIndex, NoEnv, Region, Request, SlotId};
 
 /// Bytes reserved per (engine slot, region) window in the simulated device.
 const WINDOW: usize = 0x4_0000;
@@ -29,7 +27,7 @@ enum Placement {
 fn load_engine(idx: ImageIndex, flavor: Flavor, memory: &mut [u8], base: u32) -> [Placement; 4] {
     Region::ALL.map(|region| {
         let offset = region as usize * WINDOW;
-        match resolve_image(idx, region, flavor, &NoEnv) {
+        match Request::typed_image(idx, region, flavor).resolve(&NoEnv) {
             Ok([]) => Placement::Empty,
             Ok(image) => match memory.get_mut(offset..offset + image.len()) {
                 Some(window) if image.len() <= WINDOW => {
@@ -41,7 +39,7 @@ fn load_engine(idx: ImageIndex, flavor: Flavor, memory: &mut [u8], base: u32) ->
                 }
                 _ => Placement::TooLarge(image.len()),
             },
-            Err(e) => Placement::Absent(e.with_request(Request::typed_image(idx, region, flavor))),
+            Err(failure) => Placement::Absent(failure),
         }
     })
 }

@@ -104,6 +104,36 @@ mod tests {
     }
 
     #[test]
+    fn a_request_resolves_itself_and_its_failure_names_it() {
+        let debug = [("NEURON_UCODE_FLAVOR", "debug")];
+        assert_eq!(
+            Request::image(7, 0, 0).resolve(&debug).ok(),
+            get_memory_image(7, 0, 0, &debug).ok()
+        );
+        // The auto flavor is reported as the flavor the environment selected.
+        let auto = Request::image(7, 9, 0).resolve(&debug).unwrap_err();
+        assert_eq!(auto.request, Request::image(7, 9, 2));
+        assert_eq!(
+            auto.to_string(),
+            "CAYMAN NX ACT (slot 7), region 9, flavor DEBUG: memory region out of range (0..=3) (code 2)"
+        );
+        assert_eq!(
+            failure(38, 9, 4),
+            Request::image(38, 9, 4)
+                .resolve(&NoEnv)
+                .unwrap_err()
+                .to_string()
+        );
+        let prof = Request::prof(0, 1).resolve(&debug).unwrap_err();
+        assert_eq!(prof.request, Request::prof(0, 1));
+        assert_eq!(prof.error, ResolveErr::NoProfiler);
+        assert_eq!(
+            Request::prof(7, 0).resolve(&NoEnv).ok(),
+            get_hwdecode_table(7, 0).ok()
+        );
+    }
+
+    #[test]
     fn effective_flavor_reads_the_environment_only_for_auto() {
         let debug = [("NEURON_UCODE_FLAVOR", "DEBUG")];
         assert_eq!(
