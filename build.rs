@@ -37,7 +37,7 @@ fn main() {
     let facts = getters();
     let planned = match env::var_os("NRTUCODE_BLOB_DIR").filter(|d| !d.is_empty()) {
         Some(dir) => {
-            let mut source = Directory::open(PathBuf::from(dir));
+            let mut source = Directory::open(absolute_blob_dir(PathBuf::from(dir)));
             codegen::plan(&facts, enabled, &mut source, with_digests)
                 .map(|t| (t, "the blob directory named by NRTUCODE_BLOB_DIR"))
         }
@@ -175,6 +175,23 @@ impl BlobSource for Directory {
     fn check_cursor(&self, getter: &Getter) -> Result<(), String> {
         codegen::manifest_row(&self.manifest, getter).map(drop)
     }
+}
+
+/// `dir` if absolute; a relative one stops the build, saying what it would have meant. A build
+/// script runs in the package directory, not the user's shell: cargo's `[env]` table with
+/// `relative = true` is the way to name a directory relative to a project.
+fn absolute_blob_dir(dir: PathBuf) -> PathBuf {
+    if dir.is_absolute() {
+        return dir;
+    }
+    let here = env::current_dir().unwrap_or_default();
+    fail(&format!(
+        "must be an absolute path, not '{}' (a build script would read it as {}, relative to \
+         the nrtucode package); give $PWD/{0}, or set it in .cargo/config.toml as \
+         [env] NRTUCODE_BLOB_DIR = {{ value = \"{0}\", relative = true }}",
+        dir.display(),
+        here.join(&dir).display()
+    ));
 }
 
 /// Reports an unusable blob directory and stops the build.

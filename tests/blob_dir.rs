@@ -81,11 +81,50 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
     let (ok, stderr) = check_with(&complete, None);
     assert!(ok, "{stderr}");
 
+    // A relative path is refused, saying what it would have read; cargo's `[env]` with
+    // `relative = true` in a project's .cargo/config.toml names one relative to the project.
+    let (ok, stderr) = check_with(Path::new("complete"), None);
+    assert!(!ok);
+    assert!(
+        stderr.contains("must be an absolute path, not 'complete'"),
+        "{stderr}"
+    );
+    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("complete");
+    assert!(stderr.contains(&package.display().to_string()), "{stderr}");
     // A missing blob fails the build and names it.
     let missing = "MARIANA_NX_PE_TEST_DRAM_get";
     let (dir, _) = write_dir("missing", |g| g.symbol != missing);
     let (ok, stderr) = check_with(&dir, None);
     assert!(!ok);
+    assert!(stderr.contains(missing), "{stderr}");
+    let project = Path::new(env!("CARGO_TARGET_TMPDIR")).join("env-project");
+    std::fs::create_dir_all(project.join(".cargo")).unwrap();
+    std::fs::write(
+        project.join(".cargo/config.toml"),
+        "[env]\nNRTUCODE_BLOB_DIR = { value = \"../missing\", relative = true }\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "check",
+            "-p",
+            "nrtucode",
+            "--locked",
+            "--quiet",
+            "--manifest-path",
+        ])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+        .current_dir(&project)
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("blob-dir-target"),
+        )
+        .env_remove("NRTUCODE_BLOB_DIR")
+        .output()
+        .expect("run cargo");
+    // The directory it names (lacking one blob) is the one read.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
     assert!(stderr.contains(missing), "{stderr}");
 
     // A blob of the wrong size fails the build and names it.
