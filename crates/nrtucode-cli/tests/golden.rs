@@ -179,7 +179,7 @@ fn prof_table_and_json() {
     assert_eq!(v["records"][13]["opcode"], 0x21);
     fixture_golden("prof-7.json", &json.stdout);
     let none = prof::render(ImageIndex::SUNDA_NX_ACT, false);
-    assert_eq!((none.code, none.stdout.as_str()), (66, ""));
+    assert_eq!((none.code, none.stdout.as_str()), (2, ""));
 }
 
 #[test]
@@ -190,12 +190,12 @@ fn prof_table_and_json() {
 fn prof_json_reports_a_failure_as_json() {
     for idx in [ImageIndex::SUNDA_NX_ACT, ImageIndex::MAVERICK_GAP] {
         let out = prof::render(idx, true);
-        assert_eq!(out.code, 66);
+        assert_eq!(out.code, 2);
         let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
         assert_eq!(v["format"], "nrtucode-prof/1");
         assert_eq!(v["valid"], false);
         assert_eq!(v["resolver_code"], 2);
-        assert_eq!(v["exit_code"], 66);
+        assert_eq!(v["exit_code"], 2);
         assert_eq!(v["slot"], idx.raw());
     }
     fixture_golden(
@@ -272,16 +272,31 @@ fn binary_transcript() {
             73,
         ),
         (&[], vec!["resolve", "7", "iram", "-o", "empty"], 73),
-        // Usage errors: 64, listing the valid values.
-        (&[], vec!["resolve", "7", "4"], 64),
+        // The integers C takes: any C int goes to the resolver, negative ones without `--`;
+        // out of range, the vendor's code and message, in resolve and prof alike.
+        (&[], vec!["resolve", "7", "4"], 2),
+        (&[], vec!["resolve", "-1", "iram"], 1),
+        (&[], vec!["resolve", "7", "iram", "--flavor", "-1"], 2),
+        (&[], vec!["resolve", "7", "iram", "--flavor", "99"], 2),
+        (&[], vec!["resolve", "7", "--prof", "2"], 2),
+        (&[], vec!["prof", "38"], 1),
+        (&[], vec!["prof", "99", "--json"], 1),
+        // Usage errors: 64, one style, listing the valid values.
+        (&[], vec!["resolve", "99999999999", "iram"], 64),
+        (
+            &[],
+            vec!["resolve", "7", "iram", "--flavor", "2147483648"],
+            64,
+        ),
+        (&[], vec!["resolve", "cayman", "iram"], 64),
         (&[], vec!["resolve", "7", "iram", "--flavor", "fast"], 64),
         (&[], vec!["resolve", "7", "iram", "--prof", "cam"], 64),
+        (&[], vec!["resolve", "7", "iram", "--bogus"], 64),
         (&[], vec!["list", "--gen", "foo"], 64),
-        (&[], vec!["prof", "38"], 64),
-        (&[], vec!["prof", "99", "--json"], 64),
+        (&[], vec!["prof", "foo", "--json"], 64),
         (&[], vec!["frobnicate"], 64),
         // Other failures.
-        (&[], vec!["prof", "0", "--json"], 66),
+        (&[], vec!["prof", "0", "--json"], 2),
         (&[], vec!["verify", "nope"], 66),
         (&[], vec!["verify", "empty"], 66),
         (&[], vec!["verify", "bad"], 65),
@@ -292,6 +307,27 @@ fn binary_transcript() {
     for (env, args, expected) in &cases {
         let (entry, stdout, code) = run_in(cwd, env, args);
         assert_eq!(code, *expected, "{entry}");
+        // One error style: a failure's stderr is `nrtucode: error: …` lines, then hints (the
+        // removed flag's notice is the vendor's own line, printed by the resolver).
+        if code != 0 {
+            let stderr = entry.split("--- stderr\n").nth(1).unwrap_or_default();
+            let stderr = stderr.split("--- exit").next().unwrap_or_default();
+            let mut lines = stderr
+                .lines()
+                .filter(|l| !l.starts_with("nrtucode: NRTUCODE_MPLUS_ON_MARIANA=1"));
+            assert!(
+                lines
+                    .next()
+                    .is_some_and(|l| l.starts_with("nrtucode: error: ")),
+                "{entry}"
+            );
+            assert!(
+                lines.all(
+                    |l| l.starts_with("nrtucode: error: ") || l.starts_with("nrtucode: hint: ")
+                ),
+                "{entry}"
+            );
+        }
         if args.contains(&"-o") && args.contains(&"-") {
             // Exactly the bytes on stdout.
             let bytes = nrtucode::get_memory_image(7, 0, 1, &NoEnv).unwrap();
@@ -309,6 +345,12 @@ fn binary_transcript() {
     for bad in ["1 problems", "1 getters", " a error"] {
         assert!(!transcript.contains(bad), "{bad:?}");
     }
+    // No integer is called "not an integer"; one spelling of slot names is suggested.
+    assert!(!transcript.contains("expected an integer"));
+    assert!(
+        !transcript.contains("such as CAYMAN_NX_ACT"),
+        "suggested as cayman-nx-act"
+    );
     fixture_golden("cli-transcript.txt", &transcript);
 }
 

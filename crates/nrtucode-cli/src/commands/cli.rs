@@ -8,12 +8,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use nrtucode::Request;
 
 use crate::commands::exit::{EXIT_CODES_HELP, Exit};
 use crate::commands::resolve::Show;
-use crate::commands::values::{FlavorArg, GenerationArg, KindArg, RegionArg, parse_raw_index};
+use crate::commands::values::{FLAVOR, GenerationArg, KIND, REGION, parse_raw_index};
 use crate::commands::{carve, list, output, prof, resolve, verify};
 
 /// Carve the firmware blobs out of a vendor library, check blob directories, list and resolve.
@@ -72,30 +72,33 @@ pub(crate) enum Command {
     /// The exit code is the resolver's code (0, 1, 2, 3 or 8); other failures exit 64 to 74.
     #[command(after_help = EXIT_CODES_HELP)]
     Resolve {
-        /// Flat slot index, or a slot name such as cayman-nx-act (an integer is passed as is:
-        /// 38 and above answer code 1).
-        #[arg(value_parser = parse_raw_index)]
+        /// Flat slot index, or a slot name such as cayman-nx-act. Any integer C can pass is
+        /// passed as is (38 and above answer code 1; -1 is 4294967295, as in C).
+        #[arg(value_parser = parse_raw_index, allow_negative_numbers = true)]
         idx: u32,
-        /// Memory region (or 0 to 3); not with --prof.
+        /// Memory region, or any C int (0 to 3 are the regions; others answer code 2); not
+        /// with --prof.
         #[arg(
-            value_enum,
-            ignore_case = true,
+            value_parser = REGION,
+            allow_negative_numbers = true,
             required_unless_present = "prof",
             conflicts_with = "prof"
         )]
-        region: Option<RegionArg>,
-        /// Flavor (or its integer); auto reads NEURON_UCODE_FLAVOR.
+        region: Option<i32>,
+        /// Flavor, or any C int (its integer, as the C ABI takes it); auto reads
+        /// NEURON_UCODE_FLAVOR.
         #[arg(
             long,
-            value_enum,
-            ignore_case = true,
+            value_parser = FLAVOR,
+            allow_negative_numbers = true,
             default_value = "auto",
             conflicts_with = "prof"
         )]
-        flavor: FlavorArg,
-        /// Resolve a profiler table of this kind (or 0, 1) instead of an image.
-        #[arg(long, value_enum, ignore_case = true)]
-        prof: Option<KindArg>,
+        flavor: i32,
+        /// Resolve a profiler table of this kind (or any C int: 0 and 1 are the kinds)
+        /// instead of an image.
+        #[arg(long, value_parser = KIND, allow_negative_numbers = true)]
+        prof: Option<i32>,
         /// Write the bytes to FILE; with -, write them to stdout and the summary to stderr.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
@@ -108,9 +111,10 @@ pub(crate) enum Command {
     },
     /// Decode and validate the PROF_CAM / PROF_TABLE pair of a slot.
     Prof {
-        /// Slot: 0 to 37, or a slot name such as cayman-nx-act. (Checked after parsing, so
-        /// that with --json a bad slot is reported as JSON too; still exit 64.)
-        #[arg(value_name = "IDX")]
+        /// Slot: 0 to 37, or a slot name such as cayman-nx-act; any other integer C can pass
+        /// gets the resolver's answer (38 and above: code 1). (Checked after parsing, so that
+        /// with --json a bad argument is reported as JSON too.)
+        #[arg(value_name = "IDX", allow_negative_numbers = true)]
         idx: String,
         /// JSON output (format nrtucode-prof/1), also for a failure.
         #[arg(long)]
@@ -129,7 +133,12 @@ fn dispatch() -> ExitCode {
         Err(e) => {
             // Usage errors go to stderr, --help and --version to stdout.
             if e.use_stderr() {
-                let _ = e.print();
+                // The subcommand the arguments name, for the help hint.
+                let command = std::env::args()
+                    .nth(1)
+                    .filter(|a| Cli::command().find_subcommand(a).is_some())
+                    .map_or_else(|| "nrtucode".to_owned(), |a| format!("nrtucode {a}"));
+                output::write_err(&output::usage_error(&e.render().to_string(), &command));
                 return Exit::Usage.into();
             }
             output::write_out(&e.render().to_string());
@@ -155,10 +164,8 @@ fn dispatch() -> ExitCode {
             sha256,
         } => {
             let request = match (prof, region) {
-                (Some(kind), _) => Request::prof(idx, kind.0.raw()),
-                (None, region) => {
-                    Request::image(idx, region.map_or(0, |r| r.0.raw()), flavor.0.raw())
-                }
+                (Some(kind), _) => Request::prof(idx, kind),
+                (None, region) => Request::image(idx, region.unwrap_or(0), flavor),
             };
             resolve::run(request, Show { hex, sha256 }, output.as_deref())
         }

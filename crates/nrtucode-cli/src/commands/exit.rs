@@ -1,6 +1,6 @@
-//! Exit codes: `resolve` exits with the resolver's code (0, 1, 2, 3, 8); every other failure
-//! uses a sysexits code, all outside {1, 2, 3, 8}, so a script can tell "not found" from "bad
-//! arguments".
+//! Exit codes: `resolve` and `prof` exit with the resolver's code when the resolver fails (1,
+//! 2, 3, 8); every other failure uses a sysexits code, all outside {1, 2, 3, 8}, so a script
+//! can tell "not found" from "bad arguments". Each code has one line in `--help`.
 
 use std::process::ExitCode;
 
@@ -12,8 +12,7 @@ pub enum Exit {
     /// 65 (`EX_DATAERR`): bad input data: a malformed library, a failed blob-directory check, an
     /// invalid profiler pair, a `--strict` disagreement with the facts.
     DataErr = 65,
-    /// 66 (`EX_NOINPUT`): an input is missing or unreadable (a file, a directory, a profiler
-    /// table the slot does not have).
+    /// 66 (`EX_NOINPUT`): an input file or directory is missing or unreadable.
     NoInput = 66,
     /// 73 (`EX_CANTCREAT`): an output file or directory cannot be created.
     CantCreate = 73,
@@ -38,13 +37,15 @@ impl From<Exit> for ExitCode {
 pub(crate) const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0    success
-  1    resolve only: the resolver's code 1, index above 37
-  2    resolve only: the resolver's code 2, not found (empty slot, flavor not in the slot, no profiler table)
-  3    resolve only: the resolver's code 3, image not in this build
-  8    resolve only: the resolver's code 8, the removed flag NRTUCODE_MPLUS_ON_MARIANA=1 is set
-  64   usage error: bad arguments
+  1    resolve, prof: the resolver's code 1, index above 37
+  2    resolve, prof: the resolver's code 2, not found (empty slot, flavor not in the slot, region
+       or kind out of range, no profiler table)
+  3    resolve, prof: the resolver's code 3, image not in this build
+  8    resolve: the resolver's code 8, the removed flag NRTUCODE_MPLUS_ON_MARIANA=1 is set
+  64   usage error: bad arguments (an integer outside its C type is one; any other integer goes
+       to the resolver)
   65   bad data: malformed library, failed blob-directory check, invalid profiler pair, --strict disagreement
-  66   no input: a file or directory is missing or unreadable, or the slot has no profiler table
+  66   no input: a file or directory is missing or unreadable
   73   cannot create an output file or directory
   74   I/O error while reading or writing (also: standard output cannot be written; a reader
        that closes the pipe early, as head does, is not an error: the code is what it would be)
@@ -76,6 +77,23 @@ pub(crate) fn creating(error: &std::io::Error) -> Exit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_exit_code_has_one_line() {
+        let codes: Vec<&str> = EXIT_CODES_HELP
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.strip_prefix("  ")?.split(' ').next())
+            .filter(|c| !c.is_empty())
+            .collect();
+        let mut unique = codes.clone();
+        unique.dedup();
+        assert_eq!(codes, unique);
+        // Each failure is described under one code.
+        for phrase in ["no profiler table", "index above 37", "usage error"] {
+            assert_eq!(EXIT_CODES_HELP.matches(phrase).count(), 1, "{phrase}");
+        }
+    }
 
     #[test]
     fn no_failure_code_collides_with_a_resolver_code() {

@@ -98,6 +98,65 @@ pub(crate) fn exit_code(c: i32) -> ExitCode {
     ExitCode::from(u8::try_from(c).unwrap_or(u8::MAX))
 }
 
+/// clap's usage error (its plain rendering, `rendered`) in the tool's one error style:
+/// `nrtucode: error: …`, then `nrtucode: hint: …` lines for the valid values, clap's tip and
+/// the usage, ending with where the help is. clap's own `Usage:` and `For more information`
+/// lines become that last hint; a tip to pass a value after `--` is dropped (negative numbers
+/// need none, and an unknown option is not a value).
+///
+/// `command` (`nrtucode resolve`) names the help when clap printed no usage line.
+pub(crate) fn usage_error(rendered: &str, command: &str) -> String {
+    let mut error = String::new();
+    let mut hints: Vec<String> = Vec::new();
+    let mut usage = None;
+    for line in rendered.lines().map(str::trim_end) {
+        let trimmed = line.trim_start();
+        if let Some(rest) = line.strip_prefix("error: ") {
+            error = rest.to_owned();
+        } else if let Some(rest) = line.strip_prefix("Usage: ") {
+            usage = Some(rest.to_owned());
+        } else if let Some(tip) = trimmed.strip_prefix("tip: ") {
+            if !tip.starts_with("to pass '") {
+                hints.push(tip.to_owned());
+            }
+        } else if let Some(values) = trimmed
+            .strip_prefix("[possible values: ")
+            .and_then(|v| v.strip_suffix(']'))
+        {
+            hints.push(format!("possible values: {values}"));
+        } else if trimmed.is_empty() || trimmed.starts_with("For more information") {
+        } else if line.starts_with("  ") && !error.is_empty() {
+            // A list under the error (the missing required arguments).
+            error.push_str(if error.ends_with(':') { " " } else { ", " });
+            error.push_str(trimmed);
+        } else {
+            hints.push(trimmed.to_owned());
+        }
+    }
+    let mut out = format!("nrtucode: error: {error}\n");
+    for hint in hints {
+        out.push_str(&format!("nrtucode: hint: {hint}\n"));
+    }
+    // `nrtucode resolve <IDX> …`: the command path is the words before the first argument.
+    let help = usage.as_deref().map_or_else(
+        || command.to_owned(),
+        |u| {
+            let words: Vec<&str> = u
+                .split(' ')
+                .take_while(|w| !w.starts_with(['<', '[', '-']))
+                .collect();
+            words.join(" ")
+        },
+    );
+    match &usage {
+        Some(usage) => out.push_str(&format!(
+            "nrtucode: hint: usage: {usage}; see '{help} --help'\n"
+        )),
+        None => out.push_str(&format!("nrtucode: hint: see '{help} --help'\n")),
+    }
+    out
+}
+
 /// Prints `nrtucode: error: {message}` to stderr and returns the exit code of `exit`.
 pub(crate) fn fail(exit: Exit, message: impl std::fmt::Display) -> ExitCode {
     err_line!("nrtucode: error: {message}");

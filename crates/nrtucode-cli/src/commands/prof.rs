@@ -22,31 +22,34 @@
 //! fails it lists every record with a non-zero CAM or TABLE word, so the bad one is visible,
 //! and the exit code is 65.
 //!
-//! When there is nothing to decode (the slot has no profiler table: exit code 66), `--json`
-//! still prints one object, keys in this order:
+//! When there is nothing to decode (the resolver fails: the slot has no profiler table, or the
+//! index, like any integer C can pass, is no slot), the exit code is the resolver's code, as
+//! `resolve` gives it, and `--json` still prints one object, keys in this order:
 //!
 //! ```text
 //! { "format": "nrtucode-prof/1",
-//!   "slot": 0, "generation": "SUNDA", "class": "NX" | null, "engine": "ACT" | null,
+//!   "slot": 0, "generation": "SUNDA" | null, "class": "NX" | null, "engine": "ACT" | null,
 //!   "valid": false,
 //!   "error": "SUNDA NX ACT (slot 0), profiler CAM: no profiler table in this slot (code 2)",
 //!   "resolver_code": 2,            // what get_hwdecode_table answered
-//!   "exit_code": 66 }
+//!   "exit_code": 2 }
 //! ```
-
 //!
-//! A slot argument that is not a slot (`prof 99 --json`) is a usage error, exit 64; with
-//! `--json` it is one object too:
+//! (`generation` is null for an index that is no slot, `class` and `engine` also for the empty
+//! slot 36; `resolver_code` is null and `exit_code` 65 when a blob has the wrong size.)
+//!
+//! An argument that is neither a slot name nor an integer of C's range (`prof foo --json`) is
+//! a usage error, exit 64; with `--json` it is one object too:
 //!
 //! ```text
-//! { "format": "nrtucode-prof/1", "argument": "99", "valid": false,
-//!   "error": "invalid value '99' for '<IDX>': unknown image index (...)", "exit_code": 64 }
+//! { "format": "nrtucode-prof/1", "argument": "foo", "valid": false,
+//!   "error": "invalid value 'foo' for '<IDX>': 'foo' is not a slot name ...", "exit_code": 64 }
 //! ```
 
 use std::process::ExitCode;
 
 use nrtucode::prof::{CamView, TableView, validate_pair};
-use nrtucode::{CoreClass, Engine, ImageIndex, ProfKind, Request, resolve_hwdecode};
+use nrtucode::{CoreClass, Engine, ImageIndex, ProfKind, Request};
 use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -54,7 +57,7 @@ use sha2::{Digest, Sha256};
 use crate::commands::exit::Exit;
 use crate::commands::output::{err_fmt, out_fmt};
 use crate::commands::text_table;
-use crate::commands::values::parse_index;
+use crate::commands::values::parse_raw_index;
 
 /// Size and hash of one blob.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -128,8 +131,8 @@ pub(crate) struct ProfFailureDoc {
     pub format: &'static str,
     /// Slot.
     pub slot: u32,
-    /// Generation.
-    pub generation: &'static str,
+    /// Generation (`None` for an index that is no slot).
+    pub generation: Option<&'static str>,
     /// Core class (`None` for the empty slot).
     pub class: Option<&'static str>,
     /// Engine (`None` for the empty slot).
@@ -159,11 +162,16 @@ pub(crate) struct ProfUsageDoc {
     pub exit_code: u8,
 }
 
-/// `prof` output for the slot argument `text` as typed: [`render`], or a usage error (exit 64),
-/// as JSON with `json`.
+/// `prof` output for the slot argument `text` as typed: [`render`] for a slot; for any other
+/// integer C can pass, the resolver's answer (code 1 above 37, as `resolve` gives it); for a
+/// word that is neither an integer nor a slot name, a usage error (exit 64). As JSON with
+/// `json`.
 pub fn render_arg(text: &str, json: bool) -> ProfOutput {
-    let message = match parse_index(text) {
-        Ok(idx) => return render(idx, json),
+    let message = match parse_raw_index(text) {
+        Ok(raw) => match ImageIndex::from_raw(raw) {
+            Some(idx) => return render(idx, json),
+            None => return render_out_of_range(raw, json),
+        },
         Err(e) => format!("invalid value '{text}' for '<IDX>': {e}"),
     };
     let stdout = if json {
@@ -182,8 +190,64 @@ pub fn render_arg(text: &str, json: bool) -> ProfOutput {
     };
     ProfOutput {
         stdout,
-        stderr: format!("nrtucode: error: {message}; see 'nrtucode prof --help'\n"),
+        stderr: format!("nrtucode: error: {message}\nnrtucode: hint: see 'nrtucode prof --help'\n"),
         code: Exit::Usage.code(),
+    }
+}
+
+/// `prof` output for an index that is no slot: the resolver's failure for its CAM table.
+fn render_out_of_range(raw: u32, json: bool) -> ProfOutput {
+    let failure = match Request::prof(raw, ProfKind::Cam.raw()).resolve(&nrtucode::NoEnv) {
+        Err(failure) => failure,
+        // Unreachable (only 0..=37 are slots); reported rather than assumed.
+        Ok(_) => {
+            return ProfOutput {
+                stdout: String::new(),
+                stderr: format!("nrtucode: error: index {raw} resolved but is no slot\n"),
+                code: Exit::DataErr.code(),
+            };
+        }
+    };
+    failure_output(raw, None, resolver_failure(&failure), json)
+}
+
+/// A resolver failure as a [`DecodeError`]: the exit code is the resolver's code, as `resolve`
+/// exits.
+fn resolver_failure(failure: &nrtucode::Failure) -> DecodeError {
+    let code = u8::try_from(failure.code()).unwrap_or(u8::MAX);
+    (code, Some(failure.code()), failure.to_string())
+}
+
+/// The output of a pair that could not be decoded, for slot argument `raw` (`idx`, when it is
+/// a slot).
+fn failure_output(
+    raw: u32,
+    idx: Option<ImageIndex>,
+    (code, resolver_code, message): DecodeError,
+    json: bool,
+) -> ProfOutput {
+    let stdout = if json {
+        let doc = ProfFailureDoc {
+            format: "nrtucode-prof/1",
+            slot: raw,
+            generation: idx.map(|i| i.generation().name()),
+            class: idx.and_then(ImageIndex::class).map(CoreClass::name),
+            engine: idx.and_then(ImageIndex::engine).map(Engine::name),
+            valid: false,
+            error: message.clone(),
+            resolver_code,
+            exit_code: code,
+        };
+        let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        s.push('\n');
+        s
+    } else {
+        String::new()
+    };
+    ProfOutput {
+        stdout,
+        stderr: format!("nrtucode: error: {message}\n"),
+        code,
     }
 }
 
@@ -194,28 +258,28 @@ pub struct ProfOutput {
     pub stdout: String,
     /// Standard error.
     pub stderr: String,
-    /// Exit code: 0, 65 when validation fails, 66 when the slot has no profiler table.
+    /// Exit code: 0, 65 when validation fails, the resolver's code when it fails (2: the slot has
+    /// no profiler table), 64 for an argument that is no index.
     pub code: u8,
 }
 
 /// Why a pair could not be decoded: the exit code, the resolver's code if it failed, and the
 /// message.
-pub(crate) type DecodeError = (Exit, Option<i32>, String);
+pub(crate) type DecodeError = (u8, Option<i32>, String);
 
 /// Decodes the profiler pair of `idx`.
 pub(crate) fn decode(idx: ImageIndex) -> Result<ProfDoc, DecodeError> {
     let fetch = |kind: ProfKind| {
-        resolve_hwdecode(idx, kind).map_err(|e| {
-            let failure = e.with_request(Request::typed_prof(idx, kind));
-            (Exit::NoInput, Some(failure.code()), failure.to_string())
-        })
+        Request::typed_prof(idx, kind)
+            .resolve(&nrtucode::NoEnv)
+            .map_err(|failure| resolver_failure(&failure))
     };
     let cam_bytes = fetch(ProfKind::Cam)?;
     let table_bytes = fetch(ProfKind::Table)?;
     let slot = idx.slot();
     let bad = |what: &str, e: &dyn std::fmt::Display| {
         (
-            Exit::DataErr,
+            Exit::DataErr.code(),
             None,
             format!("{what} of slot {}: {e}", idx.raw()),
         )
@@ -277,31 +341,7 @@ pub(crate) fn decode(idx: ImageIndex) -> Result<ProfDoc, DecodeError> {
 pub fn render(idx: ImageIndex, json: bool) -> ProfOutput {
     let doc = match decode(idx) {
         Ok(d) => d,
-        Err((exit, resolver_code, message)) => {
-            let stdout = if json {
-                let doc = ProfFailureDoc {
-                    format: "nrtucode-prof/1",
-                    slot: idx.raw(),
-                    generation: idx.generation().name(),
-                    class: idx.class().map(CoreClass::name),
-                    engine: idx.engine().map(Engine::name),
-                    valid: false,
-                    error: message.clone(),
-                    resolver_code,
-                    exit_code: exit.code(),
-                };
-                let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
-                s.push('\n');
-                s
-            } else {
-                String::new()
-            };
-            return ProfOutput {
-                stdout,
-                stderr: format!("nrtucode: error: {message}\n"),
-                code: exit.code(),
-            };
-        }
+        Err(e) => return failure_output(idx.raw(), Some(idx), e, json),
     };
     let code = if doc.valid { 0 } else { Exit::DataErr.code() };
     let stderr = doc

@@ -1,8 +1,9 @@
 //! `nrtucode resolve`: call the core crate's resolvers like a C caller would.
 //!
-//! The index goes to the resolver as the integer given, so 38 and above answer code 1; region,
-//! flavor and kind are `clap` value enums (a value outside them is a usage error). The exit
-//! code is the resolver's code; writing the output can fail with 73 or 74 instead.
+//! Every argument goes to the resolver as the C integer given (a name is its integer), so an
+//! out-of-range one gets the vendor's code and message: 38 and above answer code 1, region 4
+//! code 2 (`commands::values` parses them). The exit code is the resolver's code; writing the
+//! output can fail with 73 or 74 instead.
 //!
 //! The summary names the request as `nrtucode::Request` prints it, with the flavor the
 //! environment selected when the flavor is auto. With `-o -` the bytes, and nothing else, go to
@@ -121,7 +122,7 @@ pub fn resolve<E: Env + ?Sized>(request: Request, show: Show, env: &E) -> Resolv
                 bytes: &[],
                 summary: String::new(),
                 error: format!(
-                    "nrtucode: {call}: {}{note}: {}\n",
+                    "nrtucode: error: {call}: {}{note}: {}\n",
                     failure.request, failure.error
                 ),
                 code: failure.code(),

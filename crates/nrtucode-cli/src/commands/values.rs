@@ -1,13 +1,19 @@
-//! The `clap` value enums of the command line, built from the core's one name table.
+//! The `clap` value enums and the C-argument parsers of the command line, built from the
+//! core's one name table.
 //!
-//! Each wraps a core type and lists the core's values (`Region::ALL`, ...) under the core's
-//! names: shown in lowercase with `-` between words (`mariana-plus`, `dkl-perf`), and accepted
-//! in any case, with `_` too, under the core's aliases (`release`, `prof-cam`) and, for the C
-//! arguments, the vendor's integers (`0` for IRAM, `17` for DKL_PERF). A value outside these is
-//! a usage error that lists the valid ones. Nothing here spells a name itself.
+//! Each value enum wraps a core type and lists the core's values (`Region::ALL`, ...) under the
+//! core's names: shown in lowercase with `-` between words (`mariana-plus`, `dkl-perf`), and
+//! accepted in any case, with `_` too, under the core's aliases (`release`, `prof-cam`).
+//! Nothing here spells a name itself.
+//!
+//! The resolvers' arguments (idx, region, flavor, kind) take what a C caller can pass: a name,
+//! or any integer of the C argument's type, negative ones included (`-1`, no `--` needed),
+//! handed to the resolver as is, so an out-of-range one gets the vendor's code and message. An
+//! integer outside the C type is refused as such; only a word that is neither an integer nor a
+//! name is called "not a name".
 
 use clap::ValueEnum;
-use clap::builder::PossibleValue;
+use clap::builder::{PossibleValue, TypedValueParser};
 use nrtucode::{Flavor, Generation, ImageIndex, ProfKind, Region};
 
 /// The displayed spelling of a core name: lowercase, `-` between words.
@@ -80,19 +86,113 @@ value_enum!(
     KindArg(ProfKind), 2, |k| possible(k.name(), k.aliases(), Some(k.raw()))
 );
 
-/// Parses a slot for `resolve`: any unsigned integer, passed to the resolver as is (38 and
-/// above answer code 1), or a slot name (`cayman-nx-act`).
-pub(crate) fn parse_raw_index(s: &str) -> Result<u32, String> {
-    s.parse::<u32>()
-        .ok()
-        .or_else(|| s.parse::<ImageIndex>().ok().map(ImageIndex::raw))
-        .ok_or_else(|| "expected an integer or a slot name such as cayman-nx-act".to_owned())
+/// `s` as an integer when it is one (an optional sign, then decimal digits): `Some(Ok(n))`,
+/// or `Some(Err(message))` when it lies outside `min..=max`, the C type `c_type`; `None` for a
+/// word that is not an integer.
+fn c_integer(s: &str, min: i64, max: i64, c_type: &str) -> Option<Result<i64, String>> {
+    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(
+        s.parse::<i64>()
+            .ok()
+            .filter(|n| (min..=max).contains(n))
+            .ok_or_else(|| format!("{s} is outside C {c_type} ({min}..={max})")),
+    )
 }
 
-/// Parses a valid slot: `0`..`37` or a slot name.
-pub(crate) fn parse_index(s: &str) -> Result<ImageIndex, String> {
-    s.parse::<ImageIndex>().map_err(|e| e.to_string())
+/// Parses a slot for `resolve` and `prof`: a slot name (`cayman-nx-act`), or any integer a C
+/// caller can pass as the `unsigned idx` (an `int` or an `unsigned int`; a negative one
+/// converts as C converts it, `-1` to 4294967295), passed to the resolver as is (38 and above
+/// answer code 1).
+pub fn parse_raw_index(s: &str) -> Result<u32, String> {
+    match c_integer(s, i32::MIN.into(), u32::MAX.into(), "int or unsigned int") {
+        // In range: a negative one wraps like C's int-to-unsigned conversion.
+        Some(n) => n.map(|n| n as u32),
+        None => s
+            .parse::<ImageIndex>()
+            .map(ImageIndex::raw)
+            .map_err(|_| format!("'{s}' is not a slot name such as cayman-nx-act, nor an integer")),
+    }
 }
+
+/// The parser of one C `int` argument: a name (or alias) of the value enum `A`, or any C
+/// `int`; the help lists `A`'s names.
+#[derive(Clone, Copy, Debug)]
+pub struct CInt<A> {
+    /// The C integer of a value of `A`.
+    raw: fn(&A) -> i32,
+    /// What the argument is, for the message (`a region`).
+    what: &'static str,
+}
+
+impl<A: ValueEnum + Clone + Send + Sync + 'static> CInt<A> {
+    /// Parses `s`: an integer in C `int`'s range as is, else a name of `A` (any case, `_` or
+    /// `-`).
+    pub fn parse(&self, s: &str) -> Result<i32, String> {
+        match c_integer(s, i32::MIN.into(), i32::MAX.into(), "int") {
+            Some(n) => n.map(|n| n as i32),
+            None => A::from_str(s, true)
+                .map(|a| (self.raw)(&a))
+                .map_err(|_| format!("'{s}' is not {} name, nor an integer", self.what)),
+        }
+    }
+}
+
+impl<A: ValueEnum + Clone + Send + Sync + 'static> TypedValueParser for CInt<A> {
+    type Value = i32;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<i32, clap::Error> {
+        let text = value.to_string_lossy();
+        self.parse(&text).map_err(|message| {
+            let arg = arg.map_or_else(|| "...".to_owned(), ToString::to_string);
+            let names: Vec<String> = self
+                .possible_values()
+                .into_iter()
+                .flatten()
+                .map(|v| v.get_name().to_owned())
+                .collect();
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!(
+                    "invalid value '{text}' for '{arg}': {message}\n  [possible values: {}, or any C int]\n",
+                    names.join(", ")
+                ),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            A::value_variants()
+                .iter()
+                .filter_map(ValueEnum::to_possible_value),
+        ))
+    }
+}
+
+/// The region argument: a region name or any C `int`.
+pub const REGION: CInt<RegionArg> = CInt {
+    raw: |r| r.0.raw(),
+    what: "a region",
+};
+/// The flavor argument: a flavor name (or alias) or any C `int`.
+pub const FLAVOR: CInt<FlavorArg> = CInt {
+    raw: |f| f.0.raw(),
+    what: "a flavor",
+};
+/// The profiler table kind argument: `cam`, `table` (or an alias) or any C `int`.
+pub const KIND: CInt<KindArg> = CInt {
+    raw: |k| k.0.raw(),
+    what: "a profiler table kind",
+};
 
 #[cfg(test)]
 mod tests {
@@ -144,11 +244,46 @@ mod tests {
     }
 
     #[test]
-    fn indices_raw_for_resolve_valid_for_the_rest() {
+    fn indices_take_what_c_takes() {
         assert_eq!(parse_raw_index("38"), Ok(38));
         assert_eq!(parse_raw_index("Cayman-NX-act"), Ok(7));
-        assert!(parse_raw_index("-1").is_err());
-        assert_eq!(parse_index("7"), Ok(ImageIndex::CAYMAN_NX_ACT));
-        assert!(parse_index("38").is_err());
+        assert_eq!(parse_raw_index("CAYMAN_NX_ACT"), Ok(7));
+        assert_eq!(parse_raw_index("-1"), Ok(u32::MAX));
+        assert_eq!(parse_raw_index("-2147483648"), Ok(1 << 31));
+        assert_eq!(parse_raw_index("4294967295"), Ok(u32::MAX));
+        assert_eq!(parse_raw_index("+7"), Ok(7));
+        let big = parse_raw_index("99999999999").unwrap_err();
+        assert!(big.contains("outside C int"), "{big}");
+        assert!(parse_raw_index("4294967296").is_err());
+        assert!(parse_raw_index("-2147483649").is_err());
+        let word = parse_raw_index("cayman").unwrap_err();
+        assert!(
+            word.contains("cayman-nx-act") && !word.contains("expected"),
+            "{word}"
+        );
+    }
+
+    #[test]
+    fn c_int_arguments_take_any_int_and_the_names() {
+        assert_eq!(REGION.parse("iram"), Ok(0));
+        assert_eq!(REGION.parse("EXTRAM"), Ok(3));
+        assert_eq!(REGION.parse("5"), Ok(5));
+        assert_eq!(REGION.parse("-1"), Ok(-1));
+        assert_eq!(FLAVOR.parse("dkl_perf"), Ok(17));
+        assert_eq!(FLAVOR.parse("release"), Ok(1));
+        assert_eq!(FLAVOR.parse("99"), Ok(99));
+        assert_eq!(FLAVOR.parse("-2147483648"), Ok(i32::MIN));
+        assert_eq!(KIND.parse("prof-table"), Ok(1));
+        assert_eq!(KIND.parse("2"), Ok(2));
+        let big = FLAVOR.parse("2147483648").unwrap_err();
+        assert_eq!(
+            big,
+            "2147483648 is outside C int (-2147483648..=2147483647)"
+        );
+        assert_eq!(
+            REGION.parse("flash").unwrap_err(),
+            "'flash' is not a region name, nor an integer"
+        );
+        assert!(REGION.parse("").is_err() && REGION.parse("-").is_err());
     }
 }

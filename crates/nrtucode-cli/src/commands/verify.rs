@@ -36,7 +36,7 @@ pub(crate) fn run(dir: &Path) -> ExitCode {
     } else {
         let count = report.problems.len();
         let problems = if count == 1 { "problem" } else { "problems" };
-        err_line!("nrtucode: {}: {count} {problems}", dir.display());
+        err_line!("nrtucode: error: {}: {count} {problems}", dir.display());
         let unreadable = matches!(report.problems.as_slice(), [CheckProblem::NoManifest(_)]);
         if unreadable {
             Exit::NoInput
