@@ -2,20 +2,26 @@
 # Installs the C library (crates/nrtucode-capi) the way cargo-c's `cargo cinstall` lays it out,
 # from names in that crate's [package.metadata.capi]:
 #
-#   scripts/install-c.sh --prefix DIR [--libdir DIR] [--includedir DIR] [--front]
+#   scripts/install-c.sh --prefix DIR [--libdir DIR] [--includedir DIR] [--front] [--force] [--uninstall]
 #
 #   $DESTDIR$includedir/nrtucode/nrtucode.h
 #   $DESTDIR$libdir/libnrtucode.so.<version>   SONAME libnrtucode.so.0
 #   $DESTDIR$libdir/libnrtucode.so.0 -> libnrtucode.so.<version>
-#   $DESTDIR$libdir/libnrtucode.so   -> libnrtucode.so.0   (the development link)
+#   $DESTDIR$libdir/libnrtucode.so   -> libnrtucode.so.<version>   (the development link)
 #   $DESTDIR$libdir/libnrtucode.a
 #   $DESTDIR$libdir/pkgconfig/nrtucode.pc   (prefix DIR, not DESTDIR; Libs.private for --static)
+#   $DESTDIR$prefix/share/nrtucode/install-manifest.tsv   (what was installed: --uninstall reads it)
 #
+# It never replaces a file it did not install: before writing anything it checks every path
+# above, and one that exists and is neither listed, unchanged, in the manifest of an earlier
+# install nor identical to what it would write (the vendor's front library is also called
+# libnrtucode.so) stops the install, naming the file; nothing is changed. --force replaces such
+# files. --uninstall removes what the manifest lists, except a file changed since (kept, named).
 # DESTDIR (environment) stages the install for packaging; --libdir and --includedir default to
 # DIR/lib and DIR/include, and a relative one is taken under DIR. --front builds the vendor's
 # reduced front selection. CARGO_TARGET_DIR and the other cargo settings are honoured.
-# Everything is built and staged first; only then are the files renamed into place, so a failed
-# build or a bad argument installs nothing. Linux (ELF) only.
+# Everything is built and checked first; only then are the files renamed into place, so a failed
+# build, a bad argument or a foreign file installs nothing. Linux (ELF) only.
 set -euo pipefail
 
 usage() {
@@ -24,7 +30,7 @@ usage() {
 }
 die() { echo "install-c.sh: $1" >&2; exit "${2:-1}"; }
 
-prefix="" libdir="" includedir="" features=()
+prefix="" libdir="" includedir="" features=() force=0 uninstall=0
 while (($#)); do
   case $1 in
     --prefix) (($# >= 2)) || usage; prefix=$2; shift 2 ;;
@@ -34,7 +40,9 @@ while (($#)); do
     --includedir) (($# >= 2)) || usage; includedir=$2; shift 2 ;;
     --includedir=*) includedir=${1#*=}; shift ;;
     --front) features=(--no-default-features --features front); shift ;;
-    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --force) force=1; shift ;;
+    --uninstall) uninstall=1; shift ;;
+    -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-c.sh: unknown argument '$1'" >&2; usage ;;
   esac
 done
@@ -45,6 +53,64 @@ under_prefix() { [[ $1 == /* ]] && echo "$1" || echo "$prefix/$1"; }
 libdir=$(under_prefix "${libdir:-lib}")
 includedir=$(under_prefix "${includedir:-include}")
 destdir=${DESTDIR:-}
+manifest="$prefix/share/nrtucode/install-manifest.tsv"
+manifest_magic="# nrtucode install-c.sh manifest v1"
+
+# What a path holds, to compare with the manifest and with what would be written: a link's
+# target, a regular file's SHA-256.
+fingerprint() {
+  if [[ -L $1 ]]; then
+    echo "link:$(readlink "$1")"
+  elif [[ -f $1 ]]; then
+    echo "sha256:$(sha256sum <"$1" | cut -d' ' -f1)"
+  else
+    echo "other"
+  fi
+}
+# What a path is, for a refusal.
+describe() {
+  local soname
+  if [[ -L $1 ]]; then
+    echo "a link to '$(readlink "$1")'"
+  elif [[ -f $1 ]] && soname=$(readelf -dW "$1" 2>/dev/null); then
+    soname=$(sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p' <<<"$soname")
+    echo "an ELF file with SONAME '${soname:-none}'"
+  elif [[ -d $1 ]]; then
+    echo "a directory"
+  else
+    echo "a file"
+  fi
+}
+# The earlier install's manifest: path -> fingerprint.
+declare -A recorded=()
+if [[ -f $destdir$manifest ]]; then
+  [[ $(head -n 1 "$destdir$manifest") == "$manifest_magic" ]] ||
+    die "$destdir$manifest is not an install-c.sh manifest; nothing was changed"
+  while IFS=$'\t' read -r print path; do
+    [[ $print == "#"* || -z $path ]] || recorded[$path]=$print
+  done <"$destdir$manifest"
+fi
+
+if ((uninstall)); then
+  [[ -f $destdir$manifest ]] || die "no install manifest at $destdir$manifest: nothing installed under $prefix"
+  kept=0
+  for path in "${!recorded[@]}"; do
+    file="$destdir$path"
+    [[ -e $file || -L $file ]] || continue
+    if [[ $(fingerprint "$file") == "${recorded[$path]}" ]] || ((force)); then
+      rm -f "$file"
+    else
+      echo "install-c.sh: kept $file: changed since install-c.sh installed it (--force removes it)" >&2
+      kept=1
+    fi
+  done
+  if ((kept)); then die "uninstall incomplete; the manifest $destdir$manifest stays"; fi
+  rm -f "$destdir$manifest"
+  # The directories of our own name, once empty.
+  rmdir "$destdir$prefix/share/nrtucode" "$destdir$includedir/nrtucode" 2>/dev/null || true
+  echo "install-c.sh: removed what the manifest listed under $destdir$prefix"
+  exit 0
+fi
 
 cd "$(dirname "$0")/.."
 crate=crates/nrtucode-capi
@@ -72,27 +138,29 @@ build_log=$(cargo rustc --release --locked -p nrtucode-capi --lib "${features[@]
   { printf '%s\n' "$build_log" >&2; die "cargo build failed"; }
 native_libs=$(sed -n 's/^note: native-static-libs: //p' <<<"$build_log" | tail -n 1)
 [[ -n $native_libs ]] || { printf '%s\n' "$build_log" >&2; die "rustc did not report native-static-libs"; }
+# -lgcc_s is the shared unwinder, which no `cc -static` link can take; the compiler driver
+# links an unwinder by itself (libgcc_s for a dynamic program, libgcc_eh with -static).
+native_libs=$(sed -E 's/(^| )-lgcc_s( |$)/\1/; s/  +/ /g; s/^ //; s/ $//' <<<"$native_libs")
 archive="$target_dir/release/libnrtucode_capi.a"
 shared="$target_dir/release/libnrtucode_capi.so"
 [[ -f $archive && -f $shared ]] || die "cargo did not produce $archive and $shared"
 built_soname=$(readelf -dW "$shared" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [[ $built_soname == "$soname" ]] || die "$shared has SONAME '$built_soname', expected $soname"
 
-# Stage every file beside its destination (same file system), then rename each into place.
-stage_root="$destdir$prefix"
-mkdir -p "$destdir$libdir/pkgconfig" "$destdir$includedir/$header_subdir"
-stage=$(mktemp -d "$destdir$libdir/.nrtucode-install.XXXXXX")
-trap 'rm -rf "$stage"' EXIT
-install -m 644 "$crate/include/nrtucode.h" "$stage/nrtucode.h"
-install -m 644 "$archive" "$stage/lib$name.a"
-install -m 755 "$shared" "$stage/lib$name.so.$version"
-ln -s "lib$name.so.$version" "$stage/$soname"
-ln -s "lib$name.so.$version" "$stage/lib$name.so" # the development link, as cargo-c makes it
+# Everything to install, in a private directory first (outside the prefix).
+work=$(mktemp -d)
+stage=""
+trap 'rm -rf "$work" ${stage:+"$stage"}' EXIT
+install -m 644 "$crate/include/nrtucode.h" "$work/nrtucode.h"
+install -m 644 "$archive" "$work/lib$name.a"
+install -m 755 "$shared" "$work/lib$name.so.$version"
+ln -s "lib$name.so.$version" "$work/$soname"
+ln -s "lib$name.so.$version" "$work/lib$name.so" # the development link, as cargo-c makes it
 # shellcheck disable=SC2016 # ${prefix} is pkg-config's variable, written as is
 pc_path() { # a pkg-config variable for $1 relative to prefix where it lies under it
   case $1 in "$prefix") echo '${prefix}' ;; "$prefix"/*) echo "\${prefix}/${1#"$prefix"/}" ;; *) echo "$1" ;; esac
 }
-cat >"$stage/$name.pc" <<PC
+cat >"$work/$name.pc" <<PC
 prefix=$prefix
 exec_prefix=\${prefix}
 libdir=$(pc_path "$libdir")
@@ -106,9 +174,69 @@ Cflags: -I\${includedir}/$header_subdir
 Libs.private: $native_libs
 PC
 
-# The header and the .pc go to directories of their own: copy each to a temporary name there,
-# then rename it into place.
-place() { # staged-file destination-dir
+# Where each file goes (absolute, without DESTDIR).
+declare -A dest=(
+  [nrtucode.h]="$includedir/$header_subdir/nrtucode.h"
+  ["$name.pc"]="$libdir/pkgconfig/$name.pc"
+  ["lib$name.a"]="$libdir/lib$name.a"
+  ["lib$name.so.$version"]="$libdir/lib$name.so.$version"
+  ["$soname"]="$libdir/$soname"
+  ["lib$name.so"]="$libdir/lib$name.so"
+)
+order=(nrtucode.h "$name.pc" "lib$name.a" "lib$name.so.$version" "$soname" "lib$name.so")
+
+# Refuse before writing anything: a path that exists and is not ours.
+refused=0
+for file in "${order[@]}"; do
+  path=${dest[$file]}
+  target="$destdir$path"
+  [[ -e $target || -L $target ]] || continue
+  now=$(fingerprint "$target")
+  [[ $now == "${recorded[$path]:-}" || $now == "$(fingerprint "$work/$file")" ]] && continue
+  if ((force)); then
+    echo "install-c.sh: --force: replacing $target ($(describe "$target"))" >&2
+    continue
+  fi
+  if [[ -d $target ]]; then die "$target is a directory; nothing was changed"; fi
+  if [[ -n ${recorded[$path]:-} ]]; then
+    why="changed since install-c.sh installed it (its manifest $destdir$manifest records ${recorded[$path]})"
+  else
+    why="which install-c.sh did not install (not in its manifest $destdir$manifest)"
+  fi
+  echo "install-c.sh: refusing to replace $target: it is $(describe "$target"), $why" >&2
+  refused=1
+done
+if ((refused)); then
+  die "nothing was changed; install into another --prefix (or --libdir), or pass --force to replace these files"
+fi
+[[ ! -d "$destdir$manifest" ]] || die "$destdir$manifest is a directory; nothing was changed"
+
+# The manifest: what this install writes, plus what an earlier one wrote elsewhere and is
+# still as it left it (an older versioned library), so --uninstall removes both.
+{
+  echo "$manifest_magic"
+  for file in "${order[@]}"; do
+    printf '%s\t%s\n' "$(fingerprint "$work/$file")" "${dest[$file]}"
+  done
+  for path in "${!recorded[@]}"; do
+    for file in "${order[@]}"; do
+      if [[ ${dest[$file]} == "$path" ]]; then continue 2; fi
+    done
+    if [[ $(fingerprint "$destdir$path") == "${recorded[$path]}" ]]; then
+      printf '%s\t%s\n' "${recorded[$path]}" "$path"
+    fi
+  done
+} >"$work/install-manifest.tsv"
+
+# Stage every library file beside its destination (same file system), then rename each into
+# place; the header, the .pc and the manifest go to directories of their own: copy each to a
+# temporary name there, then rename it.
+mkdir -p "$destdir$libdir/pkgconfig" "$destdir$includedir/$header_subdir" "$destdir${manifest%/*}"
+stage=$(mktemp -d "$destdir$libdir/.nrtucode-install.XXXXXX")
+for file in "lib$name.a" "lib$name.so.$version" "$soname" "lib$name.so"; do
+  cp -P --preserve=mode "$work/$file" "$stage/$file"
+done
+place() { # file destination-dir
   local tmp
   tmp=$(mktemp "$2/.$(basename "$1").XXXXXX")
   if ! { cat "$1" >"$tmp" && chmod 644 "$tmp" && mv -fT "$tmp" "$2/$(basename "$1")"; }; then
@@ -116,9 +244,10 @@ place() { # staged-file destination-dir
     return 1
   fi
 }
-place "$stage/nrtucode.h" "$destdir$includedir/$header_subdir"
-place "$stage/$name.pc" "$destdir$libdir/pkgconfig"
+place "$work/nrtucode.h" "$destdir$includedir/$header_subdir"
+place "$work/$name.pc" "$destdir$libdir/pkgconfig"
 for file in "lib$name.a" "lib$name.so.$version" "$soname" "lib$name.so"; do
   mv -fT "$stage/$file" "$destdir$libdir/$file"
 done
-echo "install-c.sh: installed lib$name ($version, SONAME $soname) under $stage_root"
+place "$work/install-manifest.tsv" "$destdir${manifest%/*}"
+echo "install-c.sh: installed lib$name ($version, SONAME $soname) under $destdir$prefix; manifest $destdir$manifest"
