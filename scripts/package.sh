@@ -9,7 +9,8 @@
 # Checks: every `.crate` < 10 MiB (the registry's limit); no packaged file is a build output, a
 # blob or binary (no NUL byte in any file); no packaged manifest names a `publish = false` crate
 # (nrtucode-test-elf and the look-alike are unversioned dev-dependencies, which cargo package
-# strips); a host consumer with default features builds once (a second build is fresh) and
+# strips); no relative link in a packaged Markdown file names a path outside its package
+# (scripts/package-links.py); a host consumer with default features builds once (a second build is fresh) and
 # resolves CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's `resolve`
 # writes and as long as the facts say; a `default-features = false` consumer with one
 # generation builds for thumbv7em-none-eabihf; the CLI built from its package runs
@@ -65,6 +66,10 @@ for crate in "${published[@]}"; do
   [[ -z $named ]] || fail "$crate's packaged manifest names an unpublished crate: $named"
   patches+="$crate = { path = \"$work/unpacked/$crate-$version\" }"$'\n'
 done
+# The packaged READMEs as a registry user reads them: no relative link leaves its package.
+unpacked_dirs=()
+for crate in "${published[@]}"; do unpacked_dirs+=("$work/unpacked/$crate-$version"); done
+python3 scripts/package-links.py "${unpacked_dirs[@]}"
 
 # A registry user's crates: the dependency is a version; [patch.crates-io] points it at the
 # unpacked packages (built from there: their paths differ from the workspace's). The workspace's
