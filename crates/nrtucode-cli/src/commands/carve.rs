@@ -5,9 +5,11 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use nrtucode_carve::{
-    Carve, FileError, Found, NamedBy, PublishError, carve_into_dir, compare, known_build,
+    Carve, CarveError, FileError, Found, NamedBy, PublishError, carve_into_dir, compare,
+    known_build,
 };
 
+use crate::commands::carve_diagnosis::Holds;
 use crate::commands::exit::{self, Exit};
 use crate::commands::interrupt::clean_up_on_signals;
 use crate::commands::output::{err_line, fail, out_fmt, out_line};
@@ -75,9 +77,44 @@ pub(crate) fn carve_summary(carve: &Carve, out: &Path) -> String {
     text_table::render(&["carve", "result"], &rows)
 }
 
+/// For a carve that failed on what the library holds (not on its ELF form), the message when
+/// the library is not the vendor's: the diagnosis, a hint, and the carve's error with
+/// `verbose`.
+fn not_the_vendors(e: &FileError, verbose: bool) -> Option<String> {
+    let FileError::Carve { path, error } = e else {
+        return None;
+    };
+    if matches!(
+        error,
+        CarveError::Empty
+            | CarveError::NotElf { .. }
+            | CarveError::WrongClass { .. }
+            | CarveError::WrongEndian { .. }
+            | CarveError::WrongMachine { .. }
+            | CarveError::NotSharedObject { .. }
+            | CarveError::Truncated { .. }
+            | CarveError::Malformed { .. }
+    ) {
+        return None; // already one line about the file's form
+    }
+    let data = std::fs::read(path).ok()?;
+    let what = Holds::of(&data)?.not_the_vendors()?;
+    let details = if verbose {
+        format!("\nnrtucode: note: what carve tried: {error}")
+    } else {
+        " (-v: what carve tried)".to_owned()
+    };
+    Some(format!(
+        "nrtucode: error: {}: not the vendor's library: {what}\n\
+         nrtucode: hint: carve the vendor's libnrtucode_internal.so or its front library \
+         libnrtucode.so{details}\n",
+        path.display()
+    ))
+}
+
 /// Carves `lib` into `out`; `list` prints one line per getter, `strict` fails on any
-/// disagreement with the facts.
-pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode {
+/// disagreement with the facts, `verbose` prints the carve's details behind a diagnosis.
+pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool, verbose: bool) -> ExitCode {
     if let Err(e) = clean_up_on_signals() {
         return fail(
             Exit::IoErr,
@@ -99,6 +136,10 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool) -> ExitCode 
                 FileError::Publish(PublishError::Io { source, .. }) => exit::creating(source),
                 FileError::Publish(_) => Exit::CantCreate,
             };
+            if let Some(message) = not_the_vendors(&e, verbose) {
+                crate::commands::output::write_err(&message);
+                return exit.into();
+            }
             return fail(exit, e);
         }
     };

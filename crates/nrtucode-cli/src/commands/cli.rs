@@ -50,6 +50,9 @@ pub(crate) enum Command {
         /// Exit 65 when a getter's size differs from the facts or a published hash differs.
         #[arg(long)]
         strict: bool,
+        /// When the library is not the vendor's: print what carve tried, too.
+        #[arg(short, long)]
+        verbose: bool,
     },
     /// Check a blob directory against its manifest and the facts.
     Verify {
@@ -151,7 +154,8 @@ fn dispatch() -> ExitCode {
             out,
             getters,
             strict,
-        } => carve::run(&lib, &out, getters, strict),
+            verbose,
+        } => carve::run(&lib, &out, getters, strict, verbose),
         Command::Verify { dir } => verify::run(&dir),
         Command::List { generation, json } => list::run(generation.map(|g| g.0), json),
         Command::Resolve {

@@ -8,6 +8,7 @@
 //! public for that reason.
 
 pub(crate) mod carve;
+pub(crate) mod carve_diagnosis;
 pub(crate) mod cli;
 pub mod exit;
 pub(crate) mod interrupt;
