@@ -8,14 +8,17 @@
 # wait states; the DWT cycle counter is not emulated faithfully), so these are instructions
 # executed, not cycles. Built twice: with sha2's compact software backend (the template's
 # .cargo/config.toml) and with its default, unrolled one. Prints a markdown table for
-# examples/bare-metal/README.md. Needs qemu-system-arm and defmt-print.
+# examples/bare-metal/README.md. Needs qemu-system-arm; decodes defmt with the workspace's
+# nrtucode-defmt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for tool in qemu-system-arm defmt-print awk; do
+for tool in qemu-system-arm awk; do
   command -v "$tool" >/dev/null || { echo "device-cost.sh: needs $tool" >&2; exit 1; }
 done
 rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
+cargo build --quiet --release --locked -p nrtucode-defmt
+decoder=$PWD/target/release/nrtucode-defmt
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # One instruction per translation block: -singlestep before QEMU 8.1, then -accel tcg,one-insn-per-tb=on.
@@ -49,7 +52,7 @@ measure() { # backend -> table rows
     3> >(awk '/ cost_begin$/ {on = 1; n = 0; next} / cost_end$/ {if (on) print n; on = 0; next} on {n++}' \
       >"$work/$backend.counts") >"$work/$backend.frames" || status=$?
   wait # for the counter
-  defmt-print -e "$elf" <"$work/$backend.frames" >"$work/$backend.log"
+  "$decoder" -e "$elf" <"$work/$backend.frames" >"$work/$backend.log"
   [[ $status == 0 && $(grep -c 'ok true' "$work/$backend.log") == 8 ]] \
     || { cat "$work/$backend.log" >&2; echo "device-cost.sh: $backend: a way failed (exit $status)" >&2; exit 1; }
   python3 - "$backend" "$work/$backend.log" "$work/$backend.counts" <<'PY'

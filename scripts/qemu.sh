@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # The bare-metal template (examples/bare-metal, feature `qemu`) booted under QEMU's mps2-an386
 # (Cortex-M4), with run-time and with compile-time (`const-resolve`) resolution. Its defmt log
-# comes out through semihosting and is decoded with defmt-print; its exit status is the
+# comes out through semihosting and is decoded with the workspace's nrtucode-defmt (the
+# defmt-decoder crate; no defmt-print to install); its exit status is the
 # program's (0 only when every image loaded). For each build:
 #   intact flash     exit 0, one "verified" line per image, "engine ready"
 #   one byte flipped exit non-zero, "verification failed" naming that image, the others verified
 #                    (the byte is in the middle of the first image the intact run loaded, found
 #                    through the ELF's section table by scripts/elf-flash.py)
 #   erased flash     exit non-zero, every image failed, none loaded (.nrtucode_blobs all 0xFF)
-# Needs qemu-system-arm and defmt-print (.ci/run installs them).
+# Needs qemu-system-arm (.ci/run installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for tool in qemu-system-arm defmt-print readelf python3; do
+for tool in qemu-system-arm readelf python3; do
   command -v "$tool" >/dev/null || { echo "qemu.sh: needs $tool (.ci/run installs it)" >&2; exit 1; }
 done
 rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
+cargo build --quiet --release --locked -p nrtucode-defmt
+decoder=$PWD/target/release/nrtucode-defmt
 elf=target/bare-metal/thumbv7em-none-eabihf/release/nrtucode-bare-metal
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -28,7 +31,7 @@ boot() {
   status=0
   timeout 120 qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -display none -monitor none \
     -serial none -semihosting-config enable=on,target=native -kernel "$elf" >"$log.frames" || status=$?
-  defmt-print -e "$elf" <"$log.frames" >"$log" 2>&1 || fail "$2: defmt-print could not decode the log"
+  "$decoder" -e "$elf" <"$log.frames" >"$log" 2>&1 || fail "$2: nrtucode-defmt could not decode the log"
   sed "s/^/    [$2] /" "$log"
   echo "    [$2] exit status $status"
 }
