@@ -38,11 +38,16 @@ fn main() {
     let planned = match env::var_os("NRTUCODE_BLOB_DIR").filter(|d| !d.is_empty()) {
         Some(dir) => {
             let mut source = Directory::open(absolute_blob_dir(PathBuf::from(dir)));
+            let origin = &source.manifest.header.build_id;
+            let safe = !origin.is_empty() && origin.bytes().all(|b| b.is_ascii_alphanumeric());
+            let origin = if safe { origin.as_str() } else { "unknown" };
+            println!("cargo::rustc-env=NRTUCODE_BLOB_ORIGIN={origin}");
             codegen::plan(&facts, enabled, &mut source, with_digests)
                 .map(|t| (t, "the blob directory named by NRTUCODE_BLOB_DIR"))
         }
         None => {
             println!("cargo::rustc-cfg=nrtucode_fixtures");
+            println!("cargo::rustc-env=NRTUCODE_BLOB_ORIGIN=fixtures");
             let mut source = Fixtures {
                 dir: out_dir.join("fixtures"),
                 by_content: HashMap::new(),

@@ -46,6 +46,7 @@ for features in qemu qemu,const-resolve; do
   boot "$work/intact.elf" intact
   images=$(count ' verified: ' "$work/intact.log")
   [[ $status == 0 ]] || fail "intact flash: exit status $status, want 0"
+  grep -qx "INFO  blobs: the built-in fixtures, not the vendor's" "$work/intact.log" || fail "intact flash: no line naming the fixtures as the blob source"
   [[ $images -ge 1 ]] || fail "intact flash: no image verified"
   [[ $(count 'verification failed' "$work/intact.log") == 0 ]] || fail "intact flash: a verification failed"
   grep -q "engine ready: $images of $images images loaded" "$work/intact.log" || fail "intact flash: no 'engine ready' line"

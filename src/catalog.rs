@@ -109,6 +109,16 @@ pub const BLOB_SOURCE: BlobSource = if cfg!(nrtucode_fixtures) {
     BlobSource::Directory
 };
 
+/// Where this build's blobs come from, for a log line: `fixtures` for the built-in set, else
+/// the GNU BuildID (lowercase hex) of the library the blob directory was carved from (its
+/// `manifest.tsv`'s `build_id`; `unknown` when the library had none).
+///
+/// ```
+/// use nrtucode::catalog::{BLOB_ORIGIN, BLOB_SOURCE, BlobSource};
+/// assert_eq!(BLOB_ORIGIN == "fixtures", BLOB_SOURCE == BlobSource::Fixtures);
+/// ```
+pub const BLOB_ORIGIN: &str = env!("NRTUCODE_BLOB_ORIGIN");
+
 /// Number of distinct blobs embedded in this build (identical contents are stored once).
 pub const DISTINCT_BLOB_COUNT: usize = DISTINCT_BLOBS;
 /// Total bytes of the distinct blobs embedded in this build.

@@ -21,6 +21,7 @@ mod board;
 mod load;
 
 use cortex_m_rt::entry;
+use nrtucode::catalog::BlobSource;
 use nrtucode::{Flavor, ImageIndex, Region};
 
 use crate::board::Outcome;
@@ -55,6 +56,14 @@ fn main() -> ! {
         ENGINE.raw(),
         FLAVOR
     );
+    // Which blobs this build embedded: a boot log shows whether they are the vendor's.
+    match nrtucode::catalog::BLOB_SOURCE {
+        BlobSource::Fixtures => defmt::info!("blobs: the built-in fixtures, not the vendor's"),
+        BlobSource::Directory => defmt::info!(
+            "blobs: carved from the vendor library with GNU BuildID {=str}",
+            nrtucode::catalog::BLOB_ORIGIN
+        ),
+    }
     let Some(memory) = cortex_m::singleton!(: DeviceMemory = DeviceMemory {
         iram: [0; IRAM_WINDOW],
         dram: [0; DATA_WINDOW],
