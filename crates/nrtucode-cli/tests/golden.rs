@@ -295,6 +295,7 @@ fn binary_transcript() {
         (&[], vec!["list", "--gen", "foo"], 64),
         (&[], vec!["prof", "foo", "--json"], 64),
         (&[], vec!["frobnicate"], 64),
+        (&[], vec![], 64),
         // Other failures.
         (&[], vec!["prof", "0", "--json"], 2),
         (&[], vec!["verify", "nope"], 66),

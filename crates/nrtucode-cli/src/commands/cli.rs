@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 use nrtucode::Request;
 
@@ -141,7 +142,20 @@ fn dispatch() -> ExitCode {
                     .nth(1)
                     .filter(|a| Cli::command().find_subcommand(a).is_some())
                     .map_or_else(|| "nrtucode".to_owned(), |a| format!("nrtucode {a}"));
-                output::write_err(&output::usage_error(&e.render().to_string(), &command));
+                let message = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    let names: Vec<String> = Cli::command()
+                        .get_subcommands()
+                        .map(|c| c.get_name().to_owned())
+                        .filter(|n| n != "help")
+                        .collect();
+                    format!(
+                        "nrtucode: error: no subcommand given\nnrtucode: hint: one of {}; see '{command} --help'\n",
+                        names.join(", ")
+                    )
+                } else {
+                    output::usage_error(&e.render().to_string(), &command)
+                };
+                output::write_err(&message);
                 return Exit::Usage.into();
             }
             output::write_out(&e.render().to_string());

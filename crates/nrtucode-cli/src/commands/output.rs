@@ -133,6 +133,9 @@ pub(crate) fn usage_error(rendered: &str, command: &str) -> String {
             hints.push(trimmed.to_owned());
         }
     }
+    if error.is_empty() {
+        error = "bad arguments".to_owned();
+    }
     let mut out = format!("nrtucode: error: {error}\n");
     for hint in hints {
         out.push_str(&format!("nrtucode: hint: {hint}\n"));
