@@ -648,3 +648,185 @@ impl BlobDir {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::{ManifestHeader, ManifestRow};
+    use crate::{GetterId, fixture_bytes, getters};
+
+    /// A fresh directory under the target's temporary directory.
+    fn fresh(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("nrtucode-facts-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A complete cell (CAYMAN NX ACT PERF) written as a carve would.
+    fn write_cell(dir: &Path) -> Manifest {
+        let mut rows = Vec::new();
+        for g in getters()
+            .iter()
+            .filter(|g| g.id.image_name() == "CAYMAN_NX_ACT_PERF")
+        {
+            let bytes = fixture_bytes(g);
+            let sha256 = lower_hex(&Sha256::digest(&bytes));
+            let file = (!bytes.is_empty()).then(|| format!("{sha256}.bin"));
+            if let Some(f) = &file {
+                fs::write(dir.join(f), &bytes).unwrap();
+            }
+            rows.push(ManifestRow {
+                id: GetterId::from(g),
+                size: g.size as u64,
+                sha256,
+                blob_va: g.blob_va,
+                file,
+            });
+        }
+        let manifest = Manifest {
+            header: ManifestHeader {
+                source: "lib.so".into(),
+                source_size: 1,
+                source_sha256: "0".repeat(64),
+                build_id: "unknown".into(),
+            },
+            rows,
+        };
+        fs::write(dir.join(MANIFEST_FILE), manifest.render()).unwrap();
+        manifest
+    }
+
+    fn problems(dir: &Path) -> Vec<BlobDirProblem> {
+        verify_blob_dir(dir).map(drop).unwrap_err().problems
+    }
+
+    #[test]
+    fn a_carved_cell_is_accepted() {
+        let dir = fresh("good");
+        let manifest = write_cell(&dir);
+        let read = verify_blob_dir(&dir).unwrap();
+        assert_eq!(read.manifest.render(), manifest.render());
+        assert!(read.unlisted.is_empty());
+    }
+
+    #[test]
+    fn a_duplicate_row_is_refused_even_with_a_blob_of_the_right_size() {
+        let dir = fresh("duplicate");
+        let mut manifest = write_cell(&dir);
+        // A second IRAM row whose blob is another file of the same size.
+        let mut twin = manifest.rows[0].clone();
+        let other = vec![0x55u8; twin.size as usize];
+        twin.sha256 = lower_hex(&Sha256::digest(&other));
+        twin.file = Some(format!("{}.bin", twin.sha256));
+        fs::write(dir.join(twin.file.as_ref().unwrap()), &other).unwrap();
+        manifest.rows.insert(0, twin);
+        fs::write(dir.join(MANIFEST_FILE), manifest.render()).unwrap();
+        let p = problems(&dir);
+        assert!(
+            p.contains(&BlobDirProblem::DuplicateSymbol(manifest.rows[0].symbol.clone())),
+            "{p:?}"
+        );
+        assert!(read_blob_dir(&dir).is_err());
+    }
+
+    #[test]
+    fn a_file_name_that_is_not_the_rows_sha256_is_refused() {
+        let dir = fresh("names");
+        let mut manifest = write_cell(&dir);
+        fs::write(dir.join("thesis.doc"), "mine").unwrap();
+        manifest.rows[0].file = Some("thesis.doc".into());
+        fs::write(dir.join(MANIFEST_FILE), manifest.render()).unwrap();
+        let e = read_blob_dir(&dir).unwrap_err().to_string();
+        assert!(e.contains("\"thesis.doc\" is not a blob file name"), "{e}");
+        // A blob name, but another row's content.
+        let mut manifest = write_cell(&dir);
+        manifest.rows[0].file = manifest.rows[1].file.clone();
+        fs::write(dir.join(MANIFEST_FILE), manifest.render()).unwrap();
+        let e = read_blob_dir(&dir).unwrap_err().to_string();
+        assert!(e.contains("is not named after the row's sha256"), "{e}");
+    }
+
+    #[test]
+    fn sizes_come_from_metadata_and_contents_from_the_name() {
+        let dir = fresh("sizes");
+        let manifest = write_cell(&dir);
+        let file = dir.join(manifest.rows[0].file.as_ref().unwrap());
+        let len = fs::metadata(&file).unwrap().len();
+        // A sparse file far larger than the row: refused from its metadata.
+        File::options().write(true).open(&file).unwrap().set_len(1 << 40).unwrap();
+        let p = problems(&dir);
+        assert!(
+            matches!(&p[..], [BlobDirProblem::FileSize { actual, .. }] if *actual == 1 << 40),
+            "{p:?}"
+        );
+        // The right size, other bytes: refused by the hash, naming the file.
+        let f = File::options().write(true).open(&file).unwrap();
+        f.set_len(len).unwrap();
+        drop(f);
+        let mut bytes = fs::read(&file).unwrap();
+        bytes[0] ^= 1;
+        fs::write(&file, &bytes).unwrap();
+        let p = problems(&dir);
+        assert!(matches!(&p[..], [BlobDirProblem::FileHash { .. }]), "{p:?}");
+        assert!(read_blob_dir(&dir).unwrap().check_contents().is_err());
+    }
+
+    #[test]
+    fn an_oversized_manifest_is_refused_without_reading_it_whole() {
+        let dir = fresh("large");
+        write_cell(&dir);
+        let f = File::options()
+            .append(true)
+            .open(dir.join(MANIFEST_FILE))
+            .unwrap();
+        f.set_len(MAX_MANIFEST_BYTES + 1).unwrap();
+        let p = problems(&dir);
+        assert!(
+            matches!(&p[..], [BlobDirProblem::ManifestTooLarge { .. }]),
+            "{p:?}"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn fifos_devices_and_links_are_refused_without_blocking() {
+        use std::os::unix::fs::symlink;
+        let dir = fresh("special");
+        let manifest = write_cell(&dir);
+        // The manifest a link to an endless device.
+        let m = dir.join(MANIFEST_FILE);
+        fs::remove_file(&m).unwrap();
+        symlink("/dev/zero", &m).unwrap();
+        let p = problems(&dir);
+        assert!(
+            matches!(&p[..], [BlobDirProblem::NotRegular { kind, .. }] if kind == "a symbolic link"),
+            "{p:?}"
+        );
+        // A blob that is a FIFO (opening it for reading would wait for a writer forever).
+        fs::remove_file(&m).unwrap();
+        fs::write(&m, manifest.render()).unwrap();
+        let blob = dir.join(manifest.rows[0].file.as_ref().unwrap());
+        fs::remove_file(&blob).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&blob)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let p = problems(&dir);
+        assert!(
+            matches!(&p[..], [BlobDirProblem::NotRegular { kind, .. }] if kind == "a FIFO"),
+            "{p:?}"
+        );
+        // A FIFO manifest.
+        fs::remove_file(&blob).unwrap();
+        fs::remove_file(&m).unwrap();
+        let made = std::process::Command::new("mkfifo").arg(&m).status().unwrap();
+        assert!(made.success());
+        let p = problems(&dir);
+        assert!(
+            matches!(&p[..], [BlobDirProblem::NotRegular { kind, .. }] if kind == "a FIFO"),
+            "{p:?}"
+        );
+    }
+}
