@@ -18,8 +18,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::{env, fs, process};
 
-use nrtucode_facts::codegen::{self, BlobSource, SourcedBlob};
 use nrtucode_facts::blob_dir::{BlobDir, verify_blob_dir};
+use nrtucode_facts::codegen::{self, BlobSource, SourcedBlob};
 use nrtucode_facts::manifest::MANIFEST_FILE;
 use nrtucode_facts::{Getter, fixture_bytes, getters};
 use sha2::{Digest, Sha256};
@@ -143,7 +143,10 @@ impl Directory {
             }
             Err(e) => {
                 for problem in &e.problems {
-                    println!("cargo::error=NRTUCODE_BLOB_DIR: {}: {problem}", dir.display());
+                    println!(
+                        "cargo::error=NRTUCODE_BLOB_DIR: {}: {problem}",
+                        dir.display()
+                    );
                 }
                 process::exit(1);
             }

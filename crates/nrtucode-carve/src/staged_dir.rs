@@ -233,12 +233,9 @@ fn classify_shown(
         });
     }
     // Nothing is deleted unless it is exactly what a carve wrote.
-    earlier.check_contents().map_err(|e| {
-        foreign(format!(
-            "it is not as a carve wrote it: {}",
-            problems(e)
-        ))
-    })?;
+    earlier
+        .check_contents()
+        .map_err(|e| foreign(format!("it is not as a carve wrote it: {}", problems(e))))?;
     Ok(Destination::EarlierCarve(names))
 }
 

@@ -51,7 +51,10 @@ fn a_section_header_off_from_its_segment_is_refused_naming_both() {
         assert_eq!(section, ".rodata", "{e}");
         assert!(segment.starts_with("PT_LOAD #0"), "{e}");
         let text = e.to_string();
-        assert!(text.contains("sh_offset") && text.contains("p_offset"), "{text}");
+        assert!(
+            text.contains("sh_offset") && text.contains("p_offset"),
+            "{text}"
+        );
     }
 }
 
@@ -89,7 +92,10 @@ fn renamed(symbol: &[u8]) -> Vec<u8> {
     let mut data = front.clone();
     let mut found = 0;
     let mut at = 0;
-    while let Some(pos) = data[at..].windows(needle.len()).position(|w| w == needle.as_slice()) {
+    while let Some(pos) = data[at..]
+        .windows(needle.len())
+        .position(|w| w == needle.as_slice())
+    {
         data[at + pos..at + pos + symbol.len()].copy_from_slice(symbol);
         at += pos + needle.len();
         found += 1;

@@ -472,9 +472,12 @@ fn a_symbolic_link_and_a_foreign_file_in_a_carve_are_named() {
 /// Names under `root` (recursively) that look like a staging or set-aside directory.
 /// `true` while a carve's staging directory is beside its destination in `root`.
 fn is_staging(root: &Path) -> bool {
-    std::fs::read_dir(root)
-        .unwrap()
-        .any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".nrtucode-"))
+    std::fs::read_dir(root).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".nrtucode-")
+    })
 }
 
 fn leftovers(root: &Path) -> Vec<PathBuf> {

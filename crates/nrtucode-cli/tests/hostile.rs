@@ -73,7 +73,10 @@ fn names(dir: &Path) -> Vec<String> {
 /// The staging directory name of destination name `name` (the carve's naming rule).
 fn staging_name(name: &str) -> String {
     let digest = sha2::Sha256::digest(name.as_bytes());
-    format!(".nrtucode-{}.tmp", nrtucode_facts::hex::lower_hex(&digest[..8]))
+    format!(
+        ".nrtucode-{}.tmp",
+        nrtucode_facts::hex::lower_hex(&digest[..8])
+    )
 }
 
 fn mkfifo(path: &Path) {
@@ -107,19 +110,30 @@ fn a_forged_manifest_never_makes_a_carve_delete_a_users_file() {
             assert!(o.status.success(), "{}", stderr(&o));
         } else {
             assert_eq!(o.status.code(), Some(73), "{}", stderr(&o));
-            assert!(stderr(&o).contains("not a blob file name"), "{}", stderr(&o));
+            assert!(
+                stderr(&o).contains("not a blob file name"),
+                "{}",
+                stderr(&o)
+            );
             assert_eq!(std::fs::read(out.join(&file)).unwrap(), thesis);
         }
     }
     // A `<sha256>.bin` whose bytes are not its name's: someone else's, refused.
     let _ = std::fs::remove_dir_all(&out);
     assert!(carve(&tiny, &out).status.success());
-    let blob = names(&out).into_iter().find(|n| n.ends_with(".bin")).unwrap();
+    let blob = names(&out)
+        .into_iter()
+        .find(|n| n.ends_with(".bin"))
+        .unwrap();
     let len = std::fs::metadata(out.join(&blob)).unwrap().len() as usize;
     std::fs::write(out.join(&blob), vec![b'x'; len]).unwrap();
     let o = carve(&tiny, &out);
     assert_eq!(o.status.code(), Some(73), "{}", stderr(&o));
-    assert!(stderr(&o).contains("not as a carve wrote it"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not as a carve wrote it"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(std::fs::read(out.join(&blob)).unwrap(), vec![b'x'; len]);
 }
 
@@ -142,7 +156,11 @@ fn a_stale_staging_directory_is_removed_and_said() {
     ] {
         let o = carve(&tiny, out);
         assert!(o.status.success(), "{}", stderr(&o));
-        assert!(stderr(&o).contains("the staging directory an interrupted carve left"), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("the staging directory an interrupted carve left"),
+            "{}",
+            stderr(&o)
+        );
         assert!(!stale.exists(), "{}", stale.display());
         assert_eq!(names(out).len(), 4, "{:?}", names(out));
     }
@@ -179,7 +197,9 @@ fn a_carve_killed_by_sigkill_is_cleaned_up_by_the_next() {
             .unwrap();
         // Kill it as soon as its staging directory exists (inside or beside).
         while child.try_wait().unwrap().is_none() {
-            let beside = names(tmp.path()).iter().any(|n| n.starts_with(".nrtucode-"));
+            let beside = names(tmp.path())
+                .iter()
+                .any(|n| n.starts_with(".nrtucode-"));
             let inside = out.is_dir() && names(&out).iter().any(|n| n.starts_with(".nrtucode-"));
             if beside || inside {
                 let _ = child.kill();
@@ -187,15 +207,25 @@ fn a_carve_killed_by_sigkill_is_cleaned_up_by_the_next() {
             }
         }
         let _ = child.wait();
-        let left = names(tmp.path()).iter().any(|n| n.starts_with(".nrtucode-"))
+        let left = names(tmp.path())
+            .iter()
+            .any(|n| n.starts_with(".nrtucode-"))
             || (out.is_dir() && names(&out).iter().any(|n| n.starts_with(".nrtucode-")));
         stranded += usize::from(left);
         let o = carve(&lib, &out);
         assert!(o.status.success(), "round {round}: {}", stderr(&o));
         if left {
-            assert!(stderr(&o).contains("an interrupted carve left"), "{}", stderr(&o));
+            assert!(
+                stderr(&o).contains("an interrupted carve left"),
+                "{}",
+                stderr(&o)
+            );
         }
-        assert!(!names(tmp.path()).iter().any(|n| n.starts_with(".nrtucode-")));
+        assert!(
+            !names(tmp.path())
+                .iter()
+                .any(|n| n.starts_with(".nrtucode-"))
+        );
         assert!(!names(&out).iter().any(|n| n.starts_with(".nrtucode-")));
     }
     assert!(stranded > 0, "no round left a staging directory behind");
@@ -215,7 +245,10 @@ fn a_second_carve_into_a_busy_destination_fails_naming_it() {
     let o = carve(&tiny, &out);
     assert_eq!(o.status.code(), Some(73), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains(&format!("{}: another carve is writing this destination", out.display())),
+        stderr(&o).contains(&format!(
+            "{}: another carve is writing this destination",
+            out.display()
+        )),
         "{}",
         stderr(&o)
     );
@@ -238,9 +271,18 @@ fn a_second_carve_into_a_busy_destination_fails_naming_it() {
         };
         let (a, b) = (spawn(), spawn());
         let (a, b) = (finish(a, "first"), finish(b, "second"));
-        assert!(a.status.success() || b.status.success(), "round {round}: {} / {}", stderr(&a), stderr(&b));
+        assert!(
+            a.status.success() || b.status.success(),
+            "round {round}: {} / {}",
+            stderr(&a),
+            stderr(&b)
+        );
         for o in [&a, &b].into_iter().filter(|o| !o.status.success()) {
-            assert!(stderr(o).contains("another carve is writing"), "{}", stderr(o));
+            assert!(
+                stderr(o).contains("another carve is writing"),
+                "{}",
+                stderr(o)
+            );
         }
         assert!(nrtucode_carve::check_dir(&out).rows > 0);
     }
@@ -293,7 +335,10 @@ fn every_terminating_signal_cleans_up() {
             if child.try_wait().unwrap().is_some() {
                 break false;
             }
-            if names(tmp.path()).iter().any(|n| n.starts_with(".nrtucode-")) {
+            if names(tmp.path())
+                .iter()
+                .any(|n| n.starts_with(".nrtucode-"))
+            {
                 break true;
             }
         };
@@ -305,7 +350,9 @@ fn every_terminating_signal_cleans_up() {
         }
         let status = child.wait().unwrap();
         assert!(
-            !names(tmp.path()).iter().any(|n| n.starts_with(".nrtucode-")),
+            !names(tmp.path())
+                .iter()
+                .any(|n| n.starts_with(".nrtucode-")),
             "round {round} ({signal}): {:?}",
             names(tmp.path())
         );
@@ -326,24 +373,39 @@ fn a_fifo_is_refused_not_waited_for() {
     let o = carve(&fifo, &tmp.path().join("out"));
     assert_eq!(o.status.code(), Some(66), "{}", stderr(&o));
     assert!(stderr(&o).contains("not a regular file"), "{}", stderr(&o));
-    assert_eq!(names(tmp.path()), ["lib.so"], "no staging directory was made");
+    assert_eq!(
+        names(tmp.path()),
+        ["lib.so"],
+        "no staging directory was made"
+    );
     // A blob and a manifest that are FIFOs, a manifest linked to /dev/zero.
     let tiny = tiny_lib(tmp.path());
     let dir = tmp.path().join("blobs");
     assert!(carve(&tiny, &dir).status.success());
-    let blob = names(&dir).into_iter().find(|n| n.ends_with(".bin")).unwrap();
+    let blob = names(&dir)
+        .into_iter()
+        .find(|n| n.ends_with(".bin"))
+        .unwrap();
     std::fs::remove_file(dir.join(&blob)).unwrap();
     mkfifo(&dir.join(&blob));
     let verify = |what| run(&["verify".as_ref(), dir.as_os_str()], what);
     let o = verify("verify with a FIFO blob");
     assert_eq!(o.status.code(), Some(65), "{}", stderr(&o));
-    assert!(stderr(&o).contains("is a FIFO, not a regular file"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is a FIFO, not a regular file"),
+        "{}",
+        stderr(&o)
+    );
     let manifest = dir.join("manifest.tsv");
     std::fs::remove_file(&manifest).unwrap();
     std::os::unix::fs::symlink("/dev/zero", &manifest).unwrap();
     let o = verify("verify with manifest.tsv -> /dev/zero");
     assert_eq!(o.status.code(), Some(65), "{}", stderr(&o));
-    assert!(stderr(&o).contains("is a symbolic link, not a regular file"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is a symbolic link, not a regular file"),
+        "{}",
+        stderr(&o)
+    );
     // And a re-carve over it is refused, not blocked.
     let o = carve(&tiny, &dir);
     assert_eq!(o.status.code(), Some(73), "{}", stderr(&o));
@@ -351,7 +413,13 @@ fn a_fifo_is_refused_not_waited_for() {
 
 fn resolve_to(out: &Path) -> Output {
     run(
-        &["resolve".as_ref(), "7".as_ref(), "iram".as_ref(), "-o".as_ref(), out.as_os_str()],
+        &[
+            "resolve".as_ref(),
+            "7".as_ref(),
+            "iram".as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ],
         "resolve -o",
     )
 }
@@ -365,14 +433,24 @@ fn resolve_writes_through_links_and_into_fifos_never_replacing_them() {
     std::os::unix::fs::symlink("target.bin", &link).unwrap();
     let o = resolve_to(&link);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(std::fs::metadata(&target).unwrap().len(), 81344);
     // A link to nothing: refused, the link left alone.
     let dangling = tmp.path().join("dangling.bin");
     std::os::unix::fs::symlink("nowhere/x.bin", &dangling).unwrap();
     let o = resolve_to(&dangling);
     assert_eq!(o.status.code(), Some(73), "{}", stderr(&o));
-    assert!(std::fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
+    assert!(
+        std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     // A FIFO: written to, as cp does; it stays a FIFO.
     let fifo = tmp.path().join("fifo");
     mkfifo(&fifo);
@@ -384,7 +462,12 @@ fn resolve_writes_through_links_and_into_fifos_never_replacing_them() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(reader.join().unwrap(), 81344);
     use std::os::unix::fs::FileTypeExt as _;
-    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
     assert_eq!(
         names(tmp.path()),
         ["dangling.bin", "fifo", "link.bin", "target.bin"],
@@ -398,7 +481,11 @@ fn resolve_writes_to_devices_and_a_full_one_is_exit_74() {
     let tmp = tempfile::tempdir().unwrap();
     let node = |name: &str, minor: &str| {
         let path = tmp.path().join(name);
-        let made = Command::new("mknod").arg(&path).args(["c", "1", minor]).status().unwrap();
+        let made = Command::new("mknod")
+            .arg(&path)
+            .args(["c", "1", minor])
+            .status()
+            .unwrap();
         assert!(made.success(), "mknod (root?)");
         path
     };
@@ -406,11 +493,25 @@ fn resolve_writes_to_devices_and_a_full_one_is_exit_74() {
     let null = node("null", "3");
     let o = resolve_to(&null);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(std::fs::symlink_metadata(&null).unwrap().file_type().is_char_device());
+    assert!(
+        std::fs::symlink_metadata(&null)
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
     let full = node("full", "7");
     let o = resolve_to(&full);
     assert_eq!(o.status.code(), Some(74), "{}", stderr(&o));
-    assert!(stderr(&o).contains("No space left on device"), "{}", stderr(&o));
-    assert!(std::fs::symlink_metadata(&full).unwrap().file_type().is_char_device());
+    assert!(
+        stderr(&o).contains("No space left on device"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        std::fs::symlink_metadata(&full)
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
     assert_eq!(names(tmp.path()), ["full", "null"]);
 }

@@ -95,12 +95,18 @@ fn a_closed_stdout_is_exit_74_with_a_message() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(74), "{args:?}: {err}");
         assert!(
-            err.contains("nrtucode: error: cannot write to standard output: standard output is closed"),
+            err.contains(
+                "nrtucode: error: cannot write to standard output: standard output is closed"
+            ),
             "{args:?}: {err}"
         );
         let _ = std::fs::remove_dir_all(tmp.path().join("blobs"));
     }
     // A redirection to /dev/null is not a closed stdout.
-    let o = nrtucode().arg("list").stdout(Stdio::null()).output().unwrap();
+    let o = nrtucode()
+        .arg("list")
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0));
 }

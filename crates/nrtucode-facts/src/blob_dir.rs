@@ -282,12 +282,11 @@ fn open_regular(path: &Path) -> Result<(File, u64), OpenError> {
     #[cfg(unix)]
     let file = {
         use rustix::fs::{Mode, OFlags};
-        let flags = OFlags::RDONLY
-            | OFlags::NONBLOCK
-            | OFlags::NOFOLLOW
-            | OFlags::NOCTTY
-            | OFlags::CLOEXEC;
-        File::from(rustix::fs::open(path, flags, Mode::empty()).map_err(|e| OpenError::Io(e.into()))?)
+        let flags =
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::NOCTTY | OFlags::CLOEXEC;
+        File::from(
+            rustix::fs::open(path, flags, Mode::empty()).map_err(|e| OpenError::Io(e.into()))?,
+        )
     };
     #[cfg(not(unix))]
     let file = File::open(path).map_err(OpenError::Io)?;
@@ -395,11 +394,9 @@ fn read_structure(dir: &Path) -> (Option<BlobDir>, Vec<BlobDirProblem>) {
                     row.sha256
                 ))),
             (Some(name), size) => match files.get(name) {
-                Some((first_size, _, first)) if *first_size != size => {
-                    problems.push(column(format!(
-                        "file {name} is also the blob of {first} with size {first_size}"
-                    )))
-                }
+                Some((first_size, _, first)) if *first_size != size => problems.push(column(
+                    format!("file {name} is also the blob of {first} with size {first_size}"),
+                )),
                 Some(_) => {}
                 None => {
                     files.insert(name.clone(), (size, row.sha256.clone(), sym.clone()));
@@ -657,7 +654,8 @@ mod tests {
 
     /// A fresh directory under the target's temporary directory.
     fn fresh(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("nrtucode-facts-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("nrtucode-facts-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
         dir
@@ -724,7 +722,9 @@ mod tests {
         fs::write(dir.join(MANIFEST_FILE), manifest.render()).unwrap();
         let p = problems(&dir);
         assert!(
-            p.contains(&BlobDirProblem::DuplicateSymbol(manifest.rows[0].symbol.clone())),
+            p.contains(&BlobDirProblem::DuplicateSymbol(
+                manifest.rows[0].symbol.clone()
+            )),
             "{p:?}"
         );
         assert!(read_blob_dir(&dir).is_err());
@@ -754,7 +754,12 @@ mod tests {
         let file = dir.join(manifest.rows[0].file.as_ref().unwrap());
         let len = fs::metadata(&file).unwrap().len();
         // A sparse file far larger than the row: refused from its metadata.
-        File::options().write(true).open(&file).unwrap().set_len(1 << 40).unwrap();
+        File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_len(1 << 40)
+            .unwrap();
         let p = problems(&dir);
         assert!(
             matches!(&p[..], [BlobDirProblem::FileSize { actual, .. }] if *actual == 1 << 40),
@@ -821,7 +826,10 @@ mod tests {
         // A FIFO manifest.
         fs::remove_file(&blob).unwrap();
         fs::remove_file(&m).unwrap();
-        let made = std::process::Command::new("mkfifo").arg(&m).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&m)
+            .status()
+            .unwrap();
         assert!(made.success());
         let p = problems(&dir);
         assert!(

@@ -18,10 +18,10 @@ pub mod hex;
 pub mod manifest;
 mod tsv;
 
+pub use blob_dir::{BlobDir, BlobDirError, BlobDirProblem, read_blob_dir, verify_blob_dir};
 pub use facts::{
     BinaryFact, Getter, GetterId, HwDecodeSlotFact, ImageSlotFact, KnownHash, ProfBlobFact,
     binaries, getters, hwdecode_slots, image_slots, known_hashes, prof_blobs,
 };
-pub use blob_dir::{BlobDir, BlobDirError, BlobDirProblem, read_blob_dir, verify_blob_dir};
 pub use fixture::fixture_bytes;
 pub use manifest::{Manifest, ManifestError, ManifestHeader, ManifestRow};

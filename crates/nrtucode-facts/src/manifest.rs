@@ -150,7 +150,9 @@ fn unescape(value: &str) -> Option<String> {
             'r' => out.push('\r'),
             'x' => {
                 let hex: String = chars.by_ref().take(2).collect();
-                let b = u8::from_str_radix(&hex, 16).ok().filter(|b| b.is_ascii_control())?;
+                let b = u8::from_str_radix(&hex, 16)
+                    .ok()
+                    .filter(|b| b.is_ascii_control())?;
                 out.push(char::from(b));
             }
             _ => return None,
@@ -326,6 +328,24 @@ mod tests {
         assert_eq!(e.line, 7);
         assert!(e.to_string().contains("size"), "{e}");
         let text = sample().render().replace(".bin", "/../../etc/passwd");
+        assert!(Manifest::parse(&text).is_err());
+    }
+
+    #[test]
+    fn header_values_round_trip_and_no_row_forges_a_header() {
+        let mut m = sample();
+        m.header.source = "lib\t\n# build_id\tforged\\x\u{1}é.so".into();
+        let text = m.render();
+        assert_eq!(text.lines().count(), 7, "{text}");
+        assert_eq!(Manifest::parse(&text).unwrap(), m);
+        // A line starting with `# ` after the column line is a row, not a header.
+        let forged = format!("{text}# build_id\tforged\n");
+        let e = Manifest::parse(&forged).unwrap_err();
+        assert_eq!(e.line, 8, "{e}");
+        // A symbol with a control character is neither written (the carve refuses it) nor read.
+        assert!(symbol_problem("A\tB").is_some() && symbol_problem("").is_some());
+        assert!(symbol_problem("CAYMAN_NX_ACT_PERF_IRAM_get").is_none());
+        let text = sample().render().replace("X_get", "X\u{7}get");
         assert!(Manifest::parse(&text).is_err());
     }
 }
