@@ -19,7 +19,8 @@ use crate::commands::exit::Exit;
 enum StdoutState {
     /// Every write succeeded.
     Open,
-    /// It was closed when the process started: the first write fails.
+    /// It was closed when the process started: the first write fails (Unix).
+    #[cfg_attr(not(unix), allow(dead_code))]
     Closed,
     /// The reader went away (`EPIPE`): further output is dropped, silently.
     ReaderGone,
