@@ -140,9 +140,15 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
     assert!(!ok, "a directory with two rows for {victim} built");
     let verify = nrtucode_facts::blob_dir::verify_blob_dir(&dir).unwrap_err();
     for problem in &verify.problems {
-        assert!(stderr.contains(&problem.to_string()), "{problem} in {stderr}");
+        assert!(
+            stderr.contains(&problem.to_string()),
+            "{problem} in {stderr}"
+        );
     }
-    assert!(stderr.contains(&format!("{victim} has more than one row")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{victim} has more than one row")),
+        "{stderr}"
+    );
 
     // A front-library directory (PERF + DKL_PERF of four generations) builds with the front
     // selection, and is rejected by the full one, which needs blobs it lacks.

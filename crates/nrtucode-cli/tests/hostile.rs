@@ -468,6 +468,12 @@ fn resolve_writes_through_links_and_into_fifos_never_replacing_them() {
             .file_type()
             .is_fifo()
     );
+    // A name of 255 bytes (the temporary name beside it is short).
+    let long = tmp.path().join("o".repeat(255));
+    let o = resolve_to(&long);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::metadata(&long).unwrap().len(), 81344);
+    std::fs::remove_file(&long).unwrap();
     assert_eq!(
         names(tmp.path()),
         ["dangling.bin", "fifo", "link.bin", "target.bin"],
