@@ -4,6 +4,9 @@
 //! created), waiting for a publication under way to finish, then exits 128 + the signal (130
 //! for `SIGINT`, Ctrl-C, Ctrl-Break; 143 for `SIGTERM`; 129 `SIGHUP`, 131 `SIGQUIT`, 138
 //! `SIGUSR1`, 140 `SIGUSR2`, 142 `SIGALRM`), so the destination is left exactly as it was.
+//! Known limit: a signal ignored when the tool starts (`nohup` ignores `SIGHUP`, a script's
+//! background job `SIGINT` and `SIGQUIT`) is handled all the same, so it ends the carve
+//! cleanly; telling would need `sigaction(2)` and `unsafe`, which this crate forbids.
 //! A `SIGKILL` cannot be caught: the next carve into or beside the destination recognises the
 //! staging directory it left (nobody holds its lock) and removes it.
 
