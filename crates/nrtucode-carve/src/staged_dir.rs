@@ -294,7 +294,9 @@ fn lock_own(dir: &Path) -> std::io::Result<Option<File>> {
 }
 
 /// The staging directory `staging` of the destination `shown` is in the way: while another
-/// carve holds it, [`PublishError::Busy`]; left by a killed carve, it is removed (the files a
+/// carve holds it, [`PublishError::Busy`] for the fixed name (`.tmp`: that carve has the
+/// destination) and nothing for a random one (a carve that has not yet taken the fixed name:
+/// of the two, whoever renames first wins); left by a killed carve, it is removed (the files a
 /// carve writes only) and noted.
 fn take_over_stale(
     staging: &Path,
@@ -305,9 +307,13 @@ fn take_over_stale(
         path: shown.to_owned(),
         staging: staging.to_owned(),
     };
+    let fixed = staging
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().ends_with(".tmp"));
     let _lock = match try_lock(staging) {
         Ok(Some(lock)) => lock,
-        Ok(None) => return Err(busy()),
+        Ok(None) if fixed || cfg!(not(unix)) => return Err(busy()),
+        Ok(None) => return Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(io(staging)(e)),
     };
@@ -754,7 +760,17 @@ impl StagedDir {
         };
         staged.staging = made.clone();
         cleanup.staging = made.clone();
-        staged._lock = lock_own(&made).map_err(io(&made))?;
+        staged._lock = lock_own(&made).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                // Another carve took it for stale in the instant before it was locked.
+                PublishError::Busy {
+                    path: staged.shown.clone(),
+                    staging: made.clone(),
+                }
+            } else {
+                io(&made)(e)
+            }
+        })?;
         for attempt in 0.. {
             match rename_no_replace(&made, &fixed) {
                 Ok(()) => break,
