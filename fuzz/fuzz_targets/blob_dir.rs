@@ -14,7 +14,8 @@ use nrtucode_facts::blob_dir::verify_blob_dir;
 fn scratch() -> &'static std::path::Path {
     static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("nrtucode-fuzz-blob-dir-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("nrtucode-fuzz-blob-dir-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir
     })
@@ -29,7 +30,10 @@ fuzz_target!(|data: &[u8]| {
         sorted.rows.sort_by(|a, b| a.symbol.cmp(&b.symbol));
         let mut again_sorted = again;
         again_sorted.rows.sort_by(|a, b| a.symbol.cmp(&b.symbol));
-        assert_eq!(again_sorted, sorted, "render then parse changed the manifest");
+        assert_eq!(
+            again_sorted, sorted,
+            "render then parse changed the manifest"
+        );
     }
     let dir = scratch();
     for entry in std::fs::read_dir(dir).unwrap() {
