@@ -204,13 +204,31 @@ fn replace_regular(shown: &Path, target: &Path, bytes: &[u8]) -> Result<(), (Exi
     };
     // Short enough for any name the filesystem accepts (255 bytes): not the name itself.
     let _ = name;
-    let temp = target.with_file_name(format!(".nrtucode-out-{}.tmp", std::process::id()));
-    let mut file = std::fs::File::create_new(&temp).map_err(|e| {
-        (
-            exit::creating(&e),
-            format!("cannot create {}: {e}", shown.display()),
-        )
-    })?;
+    // A random part, so that a temporary file a killed run left never blocks this one.
+    let random = || {
+        use std::hash::BuildHasher as _;
+        std::collections::hash_map::RandomState::new().hash_one(std::process::id())
+    };
+    let mut attempt = 0;
+    let (temp, mut file) = loop {
+        let temp = target.with_file_name(format!(
+            ".nrtucode-out-{}-{:016x}.tmp",
+            std::process::id(),
+            random()
+        ));
+        match std::fs::File::create_new(&temp) {
+            Ok(file) => break (temp, file),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {
+                attempt += 1;
+            }
+            Err(e) => {
+                return Err((
+                    exit::creating(&e),
+                    format!("cannot create {}: {e}", shown.display()),
+                ));
+            }
+        }
+    };
     let written = file.write_all(bytes).and_then(|()| file.sync_all());
     drop(file);
     written
