@@ -9,15 +9,19 @@
 //! unit-tested there; the generated module embeds each blob through the core's one
 //! `embed_blob!` definition (`src/catalog.rs`). Nothing is ever silently replaced by a fixture:
 //! a blob directory that lacks a blob the selected features need, or holds one of the wrong size
-//! or content, fails the build naming the blob and the file.
+//! or content, fails the build naming the blob and the file. The directory is read and checked
+//! by `nrtucode_facts::blob_dir::verify_blob_dir`, the reader `nrtucode verify` uses: the build
+//! accepts exactly the directories `verify` accepts (duplicate rows, FIFOs, sizes, names and
+//! contents are checked the same way, sizes before any byte is read).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::{env, fs, process};
 
+use nrtucode_facts::blob_dir::{BlobDir, verify_blob_dir};
 use nrtucode_facts::codegen::{self, BlobSource, SourcedBlob};
 use nrtucode_facts::manifest::MANIFEST_FILE;
-use nrtucode_facts::{Getter, Manifest, fixture_bytes, getters};
+use nrtucode_facts::{Getter, fixture_bytes, getters};
 use sha2::{Digest, Sha256};
 
 fn main() {
@@ -38,7 +42,7 @@ fn main() {
     let planned = match env::var_os("NRTUCODE_BLOB_DIR").filter(|d| !d.is_empty()) {
         Some(dir) => {
             let mut source = Directory::open(absolute_blob_dir(PathBuf::from(dir)));
-            let origin = &source.manifest.header.build_id;
+            let origin = &source.read.manifest.header.build_id;
             let safe = !origin.is_empty() && origin.bytes().all(|b| b.is_ascii_alphanumeric());
             let origin = if safe { origin.as_str() } else { "unknown" };
             println!("cargo::rustc-env=NRTUCODE_BLOB_ORIGIN={origin}");
@@ -122,54 +126,61 @@ impl BlobSource for Fixtures {
     }
 }
 
-/// A carved blob directory; `read` maps each file already read to its length and digest.
+/// A carved blob directory, read and checked by `nrtucode_facts::blob_dir::verify_blob_dir`,
+/// the reader `nrtucode verify` and `nrtucode carve` share: a directory this build accepts is
+/// one `verify` accepts, and a refusal names the same problems.
 struct Directory {
-    dir: PathBuf,
-    manifest: Manifest,
-    read: HashMap<PathBuf, (usize, [u8; 32])>,
+    read: BlobDir,
 }
 
 impl Directory {
     fn open(dir: PathBuf) -> Self {
-        let path = dir.join(MANIFEST_FILE);
-        println!("cargo::rerun-if-changed={}", path.display());
-        let text = fs::read_to_string(&path).unwrap_or_else(|e| {
-            fail(&format!("cannot read {}: {e}", path.display()));
-        });
-        let manifest = Manifest::parse(&text).unwrap_or_else(|e| {
-            fail(&format!("{}: {e}", dir.display()));
-        });
-        Directory {
-            dir,
-            manifest,
-            read: HashMap::new(),
+        println!(
+            "cargo::rerun-if-changed={}",
+            dir.join(MANIFEST_FILE).display()
+        );
+        match verify_blob_dir(&dir) {
+            Ok(read) => {
+                for file in read.files.keys() {
+                    println!("cargo::rerun-if-changed={}", dir.join(file).display());
+                }
+                Directory { read }
+            }
+            Err(e) => {
+                for problem in &e.problems {
+                    println!(
+                        "cargo::error=NRTUCODE_BLOB_DIR: {}: {problem}",
+                        dir.display()
+                    );
+                }
+                process::exit(1);
+            }
         }
     }
 }
 
+/// The 32 bytes of a checked manifest sha256 (64 hex digits).
+fn digest_of(hex: &str) -> Option<[u8; 32]> {
+    let mut out = [0u8; 32];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
 impl BlobSource for Directory {
     fn blob_of(&mut self, getter: &Getter) -> Result<Option<SourcedBlob>, String> {
-        let row = codegen::manifest_row(&self.manifest, getter)?;
+        let row = codegen::manifest_row(&self.read.manifest, getter)?;
         let file = row
             .file
             .as_ref()
             .ok_or_else(|| format!("{}: {MANIFEST_FILE} names no file", getter.symbol))?;
-        let path = self.dir.join(file);
-        println!("cargo::rerun-if-changed={}", path.display());
+        let path = self.read.dir.join(file);
         let path = fs::canonicalize(&path).unwrap_or(path);
         let shown = path.display().to_string();
-        let (len, digest) = match self.read.get(&path) {
-            Some(known) => *known,
-            None => {
-                // Read and hash once; every getter naming the file is checked against it.
-                let bytes =
-                    fs::read(&path).map_err(|e| format!("{}: {shown}: {e}", getter.symbol))?;
-                let known = (bytes.len(), sha256(&bytes));
-                self.read.insert(path.clone(), known);
-                known
-            }
-        };
-        codegen::check_blob_file(getter, row, &shown, len, &digest)?;
+        // verify_blob_dir hashed the file against its name, the row's sha256.
+        let digest = digest_of(&row.sha256)
+            .ok_or_else(|| format!("{}: sha256 {:?}", getter.symbol, row.sha256))?;
         Ok(Some(SourcedBlob {
             key: shown.clone(),
             path: shown,
@@ -178,7 +189,7 @@ impl BlobSource for Directory {
     }
 
     fn check_cursor(&self, getter: &Getter) -> Result<(), String> {
-        codegen::manifest_row(&self.manifest, getter).map(drop)
+        codegen::manifest_row(&self.read.manifest, getter).map(drop)
     }
 }
 

@@ -155,6 +155,40 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
         assert!(stderr.contains("SHA-256"), "{stderr}");
     }
 
+    // A duplicate row (another blob of the same size for the same getter) fails the build
+    // with the message `nrtucode verify` gives: one reading of a directory everywhere.
+    let (dir, mut manifest) = write_dir("duplicate", |_| true);
+    let victim = "CAYMAN_NX_ACT_PROF_TABLE_get";
+    let row = manifest.row(victim).unwrap().clone();
+    let twin = manifest
+        .rows
+        .iter()
+        .find(|r| r.size == row.size && r.sha256 != row.sha256)
+        .expect("another blob of the same size")
+        .clone();
+    manifest.rows.insert(
+        0,
+        ManifestRow {
+            sha256: twin.sha256,
+            file: twin.file,
+            ..row
+        },
+    );
+    std::fs::write(dir.join("manifest.tsv"), manifest.render()).unwrap();
+    let (ok, stderr) = check_with(&dir, None);
+    assert!(!ok, "a directory with two rows for {victim} built");
+    let verify = nrtucode_facts::blob_dir::verify_blob_dir(&dir).unwrap_err();
+    for problem in &verify.problems {
+        assert!(
+            stderr.contains(&problem.to_string()),
+            "{problem} in {stderr}"
+        );
+    }
+    assert!(
+        stderr.contains(&format!("{victim} has more than one row")),
+        "{stderr}"
+    );
+
     // A front-library directory (PERF + DKL_PERF of four generations) builds with the front
     // selection, and is rejected by the full one, which needs blobs it lacks.
     let (dir, _) = write_dir("front", in_front_library);

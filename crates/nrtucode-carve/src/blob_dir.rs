@@ -16,14 +16,8 @@ use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
 use crate::error::FileError;
-use crate::pipeline::{Carve, carve_with, read_library, source_name};
+use crate::pipeline::{Carve, carve_with, open_library, read_opened, source_name};
 use crate::staged_dir::{PublishError, StagedDir};
-
-/// `true` for a file name this tool writes: 64 lowercase hex digits and `.bin`.
-pub(crate) fn is_blob_file_name(name: &str) -> bool {
-    name.strip_suffix(".bin")
-        .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
-}
 
 /// Writes the blob directory of `carve` (whose input bytes are `data`) to `out`, all or
 /// nothing (see `staged_dir`): `out` must be absent, an empty directory or an earlier carve,
@@ -42,8 +36,10 @@ pub fn write_blob_dir(carve: &Carve, data: &[u8], out: &Path) -> Result<Vec<Stri
 /// while the others hash each blob and write it as soon as its name (its sha256) is known.
 /// Returns the carve and the leftover notes of [`write_blob_dir`].
 pub fn carve_into_dir(lib: &Path, out: &Path) -> Result<(Carve, Vec<String>), FileError> {
+    // A FIFO or device is refused before the staging directory is made.
+    let opened = open_library(lib)?;
     let staged = StagedDir::begin(out)?;
-    let data = read_library(lib)?;
+    let data = read_opened(opened)?;
     let digest = || lower_hex(&Sha256::digest(&data));
     std::thread::scope(|s| {
         let source_sha256 = s.spawn(digest);

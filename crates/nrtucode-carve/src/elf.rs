@@ -1,8 +1,12 @@
 //! A checked view of an x86-64 ELF shared object over `object`: sections, segments, symbols,
 //! the GNU build ID, and virtual-address → file-offset mapping.
 //!
-//! Addresses are always mapped through the section that contains them (through the `PT_LOAD`
-//! segments only when the file has no section headers); nothing assumes VA == file offset.
+//! Bytes are read as the dynamic loader maps them: a virtual address is mapped to a file offset
+//! through the `PT_LOAD` segment that contains it. Section headers, where present, are a
+//! cross-check: every allocated section with file bytes must lie in the file part of one
+//! `PT_LOAD` segment at the same offset from it in the file as in memory
+//! ([`CarveError::SectionSegmentMismatch`] names both otherwise), and a range read must lie in
+//! one section. Nothing assumes VA == file offset.
 
 use nrtucode_facts::hex::lower_hex;
 use object::LittleEndian as LE;
@@ -104,6 +108,60 @@ pub(crate) struct Symbol {
     pub is_func: bool,
     /// `true` when `st_shndx` is not `SHN_UNDEF`.
     pub defined: bool,
+}
+
+/// Checks that every allocated section with file bytes lies in the file part of a `PT_LOAD`
+/// segment, at the same place in the file as in memory (see the module documentation).
+fn cross_check(sections: &[Section], segments: &[Segment]) -> Result<(), CarveError> {
+    for s in sections
+        .iter()
+        .filter(|s| s.is_alloc() && s.is_file_backed() && s.kind != elf::SHT_NULL.0 && s.size > 0)
+    {
+        let mismatch = |segment: String, detail: String| CarveError::SectionSegmentMismatch {
+            section: s.name.clone(),
+            sh_offset: s.offset,
+            sh_addr: s.addr,
+            sh_size: s.size,
+            segment,
+            detail,
+        };
+        let Some((i, seg)) = segments
+            .iter()
+            .enumerate()
+            .find(|(_, g)| s.addr >= g.vaddr && s.addr - g.vaddr < g.memsz)
+        else {
+            return Err(mismatch(
+                "every PT_LOAD segment".into(),
+                "no PT_LOAD segment maps its address".into(),
+            ));
+        };
+        let named = format!(
+            "PT_LOAD #{i} (p_offset {:#x}, p_vaddr {:#x}, p_filesz {:#x})",
+            seg.offset, seg.vaddr, seg.filesz
+        );
+        let rel = s.addr - seg.vaddr;
+        if rel.checked_add(s.size).is_none_or(|end| end > seg.filesz) {
+            return Err(mismatch(
+                named,
+                format!(
+                    "the section ends at VA {:#x}, past the segment's file bytes, which end at {:#x}",
+                    s.addr.saturating_add(s.size),
+                    seg.vaddr.saturating_add(seg.filesz)
+                ),
+            ));
+        }
+        let loaded_from = seg.offset.saturating_add(rel);
+        if loaded_from != s.offset {
+            return Err(mismatch(
+                named,
+                format!(
+                    "the loader maps VA {:#x} from file offset {loaded_from:#x}, the section says {:#x}",
+                    s.addr, s.offset
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A parsed x86-64 ELF shared object.
@@ -273,6 +331,10 @@ impl<'a> Elf<'a> {
             got_base = dynamic.got_base;
         }
 
+        if dynamic_relocs.is_none() {
+            cross_check(&sections, &segments)?;
+        }
+
         Ok(Self {
             data,
             header,
@@ -365,9 +427,9 @@ impl<'a> Elf<'a> {
             .find(|s| s.is_alloc() && s.size > 0 && s.contains(va))
     }
 
-    /// Maps `len` bytes at `va` to a file offset through the containing section (or, in a file
-    /// without section headers, the containing `PT_LOAD` segment). The whole range must lie in
-    /// that one section and in the file.
+    /// Maps `len` bytes at `va` to a file offset through the containing `PT_LOAD` segment, as the
+    /// loader does. The whole range must lie in the segment's file bytes, in the file and, where
+    /// the file has sections, in one section.
     pub fn offset_of(&self, va: u64, len: u64, what: &str) -> Result<usize, CarveError> {
         let file_len = self.data.len() as u64;
         let unmapped = || CarveError::Unmapped {
@@ -375,23 +437,9 @@ impl<'a> Elf<'a> {
             va,
             len,
         };
-        let offset = if self.sections.is_empty() {
-            let seg = self
-                .segments
-                .iter()
-                .find(|s| va >= s.vaddr && va - s.vaddr < s.memsz)
-                .ok_or_else(unmapped)?;
-            let rel = va - seg.vaddr;
-            if rel.saturating_add(len) > seg.filesz {
-                return Err(CarveError::PastSectionEnd {
-                    what: what.to_owned(),
-                    va,
-                    len,
-                    section: "its PT_LOAD segment's file bytes".into(),
-                    section_end: seg.vaddr.saturating_add(seg.filesz),
-                });
-            }
-            seg.offset.saturating_add(rel)
+        // The section table, where there is one, is a cross-check of the range.
+        let section_offset = if self.sections.is_empty() {
+            None
         } else {
             let sec = self.section_at(va).ok_or_else(unmapped)?;
             if !sec.is_file_backed() {
@@ -401,8 +449,34 @@ impl<'a> Elf<'a> {
                     section: sec.name.clone(),
                 });
             }
-            sec.file_offset(va, len, what)?
+            Some(sec.file_offset(va, len, what)?)
         };
+        // The bytes are where the loader maps them from: through the PT_LOAD segment.
+        let seg = self
+            .segments
+            .iter()
+            .find(|s| va >= s.vaddr && va - s.vaddr < s.memsz)
+            .ok_or_else(unmapped)?;
+        let rel = va - seg.vaddr;
+        if rel.saturating_add(len) > seg.filesz {
+            return Err(CarveError::PastSectionEnd {
+                what: what.to_owned(),
+                va,
+                len,
+                section: "its PT_LOAD segment's file bytes".into(),
+                section_end: seg.vaddr.saturating_add(seg.filesz),
+            });
+        }
+        let offset = seg.offset.saturating_add(rel);
+        if let Some(sec) = section_offset.filter(|&o| o != offset) {
+            // `cross_check` makes this unreachable for a parsed file; never read the wrong bytes.
+            return Err(CarveError::Malformed {
+                what: what.to_owned(),
+                reason: format!(
+                    "VA {va:#x} is at file offset {offset:#x} through its PT_LOAD segment, {sec:#x} through its section"
+                ),
+            });
+        }
         check_span(what, offset, len, file_len)?;
         usize::try_from(offset).map_err(|_| unmapped())
     }

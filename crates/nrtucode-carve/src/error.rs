@@ -66,6 +66,27 @@ pub enum CarveError {
         /// The reader's explanation.
         reason: String,
     },
+    /// A section header disagrees with the `PT_LOAD` segment the loader maps its addresses
+    /// through: the bytes are read through the segments, so the section table is a
+    /// cross-check, and a file whose two views differ is refused.
+    #[error(
+        "section {section} (sh_offset {sh_offset:#x}, sh_addr {sh_addr:#x}, sh_size {sh_size:#x}) disagrees with {segment}: {detail}"
+    )]
+    SectionSegmentMismatch {
+        /// The section name.
+        section: String,
+        /// `sh_offset`.
+        sh_offset: u64,
+        /// `sh_addr`.
+        sh_addr: u64,
+        /// `sh_size`.
+        sh_size: u64,
+        /// The segment, e.g. `PT_LOAD #2 (p_offset 0x1000, p_vaddr 0x1000, p_filesz 0x200)`,
+        /// or `every PT_LOAD segment`.
+        segment: String,
+        /// What differs.
+        detail: String,
+    },
     /// A virtual address lies outside every allocated section (or segment).
     #[error("{what}: VA {va:#x} (+{len:#x} bytes) is not inside any section of the file")]
     Unmapped {
@@ -199,6 +220,19 @@ pub enum CarveError {
         /// The getter's entry address.
         va: u64,
         /// The offending instruction and its address.
+        reason: String,
+    },
+    /// A getter's symbol cannot be written to `manifest.tsv` (it is empty or holds a control
+    /// character, such as a tab or a newline, which would split the row or forge a line).
+    #[error(
+        "getter at VA {va:#x} is named \"{symbol}\" by its symbol, which a blob directory cannot record: {reason}"
+    )]
+    UnwritableSymbol {
+        /// The symbol, escaped (`\t`, `\n`).
+        symbol: String,
+        /// The getter's entry address.
+        va: u64,
+        /// Why it cannot be written.
         reason: String,
     },
     /// Two different getters would be written under one name with different bytes.

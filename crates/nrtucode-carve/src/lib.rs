@@ -49,7 +49,7 @@
 //! | directories `fsync`ed | yes | yes | yes | no (not possible) |
 //!
 //! Where the exchange is two renames, a crash (not an error: errors are undone) between them
-//! leaves the old carve at `.<name>.old-<pid>-<random>` and the destination absent, never a
+//! leaves the old carve at `.nrtucode-<tag>.old-<pid>-<random>` (`<tag>`: 16 hex digits of the SHA-256 of the destination's name) and the destination absent, never a
 //! mixture of old and new files. Linux and macOS fall back to the two renames on a filesystem
 //! without the exchange (`EINVAL`, `ENOTSUP`); on a filesystem without hard links (FAT) a file
 //! is moved in by a check and then a rename, so a file another process creates under the same

@@ -140,6 +140,13 @@ impl Carver<'_, '_> {
             };
             (name, NamedBy::SymbolOverPosition)
         };
+        if let Some(reason) = nrtucode_facts::manifest::symbol_problem(&name.symbol) {
+            return Err(CarveError::UnwritableSymbol {
+                symbol: name.symbol.escape_debug().to_string(),
+                va: entry,
+                reason,
+            });
+        }
         if let Some(existing) = self.out.get_mut(&name.symbol) {
             if existing.accessor_va != entry {
                 let same = existing.blob_va == blob_va && existing.size == size;
@@ -286,14 +293,33 @@ pub(crate) fn source_name(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// Reads the file at `path`: a regular file of at most [`MAX_LIBRARY_BYTES`] (a device such as
-/// `/dev/zero` would never end).
-pub(crate) fn read_library(path: &Path) -> Result<Vec<u8>, FileError> {
-    use std::io::Read as _;
+/// A library opened for reading: a regular file of at most [`MAX_LIBRARY_BYTES`].
+pub(crate) struct OpenLibrary {
+    path: std::path::PathBuf,
+    file: std::fs::File,
+    len: u64,
+}
+
+/// Opens the file at `path` for [`read_opened`], refusing anything but a regular file of at
+/// most [`MAX_LIBRARY_BYTES`] without reading a byte (a device such as `/dev/zero` would never
+/// end). On Unix the open does not block: a FIFO is refused instead of waiting for a writer.
+pub(crate) fn open_library(path: &Path) -> Result<OpenLibrary, FileError> {
     let io = |source| FileError::Io {
         path: path.to_owned(),
         source,
     };
+    #[cfg(unix)]
+    let file = {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        // O_NONBLOCK (its value differs between architectures): taken from rustix.
+        let nonblock = rustix::fs::OFlags::NONBLOCK.bits() as i32;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(nonblock)
+            .open(path)
+            .map_err(io)?
+    };
+    #[cfg(not(unix))]
     let file = std::fs::File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {
@@ -301,22 +327,42 @@ pub(crate) fn read_library(path: &Path) -> Result<Vec<u8>, FileError> {
             path: path.to_owned(),
         });
     }
-    let too_large = |size| FileError::TooLarge {
-        path: path.to_owned(),
-        size,
-    };
     if meta.len() > MAX_LIBRARY_BYTES {
-        return Err(too_large(meta.len()));
+        return Err(FileError::TooLarge {
+            path: path.to_owned(),
+            size: meta.len(),
+        });
     }
-    let mut data = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    Ok(OpenLibrary {
+        path: path.to_owned(),
+        file,
+        len: meta.len(),
+    })
+}
+
+/// Reads a library [`open_library`] opened.
+pub(crate) fn read_opened(lib: OpenLibrary) -> Result<Vec<u8>, FileError> {
+    use std::io::Read as _;
+    let OpenLibrary { path, file, len } = lib;
+    let mut data = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     // The file may grow while it is read: read one byte past the limit to notice.
-    file.take(MAX_LIBRARY_BYTES + 1)
-        .read_to_end(&mut data)
-        .map_err(io)?;
+    let read = file.take(MAX_LIBRARY_BYTES + 1).read_to_end(&mut data);
+    read.map_err(|source| FileError::Io {
+        path: path.clone(),
+        source,
+    })?;
     if data.len() as u64 > MAX_LIBRARY_BYTES {
-        return Err(too_large(data.len() as u64));
+        return Err(FileError::TooLarge {
+            path,
+            size: data.len() as u64,
+        });
     }
     Ok(data)
+}
+
+/// Reads the file at `path` ([`open_library`], then [`read_opened`]).
+pub(crate) fn read_library(path: &Path) -> Result<Vec<u8>, FileError> {
+    read_opened(open_library(path)?)
 }
 
 /// Reads and carves the file at `path`.

@@ -10,22 +10,37 @@
 //!
 //! What the destination may be ([`Destination`]), and how it is published:
 //!
-//! * absent: the staging directory is beside it (`.<name>.tmp-<pid>-<random>`) and is renamed
-//!   into place;
+//! * absent: the staging directory is beside it (`.nrtucode-<tag>.tmp`, `<tag>` 16 hex digits
+//!   of the SHA-256 of the destination's name, so any name the filesystem accepts, up to 255
+//!   bytes, leaves room for it) and is renamed into place;
 //! * an empty directory: it keeps its inode (so its mode, owner, a mount on it and a shell
 //!   whose working directory it is are unaffected). The staging directory is inside it
-//!   (`.nrtucode.tmp-<pid>-<random>`); the files are renamed into it one by one, `manifest.tsv`
+//!   (`.nrtucode-<tag>.tmp`); the files are renamed into it one by one, `manifest.tsv`
 //!   last, moved back if one fails, and the staging directory is removed;
 //! * an earlier carve (a `manifest.tsv` in our format and nothing but the files it lists):
 //!   the staging directory beside it is exchanged with it in one step (Linux
 //!   `renameat2(RENAME_EXCHANGE)`, macOS `renamex_np(RENAME_SWAP)`; elsewhere, or where the
-//!   filesystem lacks it, two renames through `.<name>.old-<pid>-<random>`), then the old
-//!   files (exactly those the old manifest lists, and the manifest) and the old directory are
-//!   removed, so no blob the new manifest does not list remains. A carve whose entries this user may not delete is refused before
+//!   filesystem lacks it, two renames through `.nrtucode-<tag>.old-<pid>-<random>`), then the
+//!   old files (exactly those the old manifest lists, and the manifest) and the old directory
+//!   are removed, so no blob the new manifest does not list remains. A carve whose entries this user may not delete is refused before
 //!   anything is written, and if removing it fails anyway the exchange is undone;
+//!   An earlier carve is what `nrtucode_facts::blob_dir::read_blob_dir` reads without a
+//!   problem, holding nothing its manifest does not list, every file hashing to its name
+//!   (`BlobDir::check_contents`): only then is anything of it deleted;
 //! * anything else (a symbolic link, a file, a directory holding files this tool did not
-//!   write): refused before anything is written. Files the carver did not write are never
-//!   deleted or overwritten.
+//!   write, a manifest naming a file that is not `<sha256>.bin` or does not hash to its name):
+//!   refused before anything is written. Files the carver did not write are never deleted or
+//!   overwritten.
+//!
+//! The staging directory is made under a random name (`.nrtucode-<tag>-<random>`), locked
+//! (`flock`, held until the carve ends, released by the kernel when the process dies, even by
+//! `SIGKILL`) and only then renamed, without replacing, to its fixed name. So a second carve
+//! into the same destination finds the fixed name taken and locked, and fails naming the
+//! destination ([`PublishError::Busy`]); a staging entry of that kind (inside the destination,
+//! or beside it for the same name) that nobody holds locked was left by a killed carve, and
+//! the next carve removes it (only the `<sha256>.bin` files and `manifest.tsv` a carve writes;
+//! anything else in it makes the carve refuse) and says so in its notes. Where `flock` is not
+//! available (not Unix) a staging entry is never taken for stale: the carve refuses.
 //!
 //! Messages name the destination as the caller gave it (`--out .` stays `.`).
 //!
@@ -41,7 +56,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 use std::thread::JoinHandle;
 
-use nrtucode_facts::Manifest;
+use nrtucode_facts::blob_dir::{BlobDirError, is_blob_file_name, read_blob_dir};
 use nrtucode_facts::manifest::MANIFEST_FILE;
 
 /// Why a directory could not be written.
@@ -95,6 +110,17 @@ pub enum PublishError {
         /// Why.
         source: std::io::Error,
     },
+    /// Another carve is writing the same destination (its staging directory is locked).
+    #[error(
+        "{}: another carve is writing this destination (its staging directory {} is in use); nothing was written",
+        path.display(), staging.display()
+    )]
+    Busy {
+        /// The destination.
+        path: PathBuf,
+        /// The other carve's staging directory.
+        staging: PathBuf,
+    },
     /// The destination changed while the carve was being written.
     #[error("{}: changed while the carve was written ({what}); nothing was written", path.display())]
     Changed {
@@ -134,15 +160,17 @@ pub(crate) enum Destination {
 /// Classifies `dest`, refusing a symbolic link, a file and a directory with foreign content.
 #[cfg(test)]
 pub(crate) fn classify(dest: &Path) -> Result<Destination, PublishError> {
-    classify_shown(dest, dest, None)
+    classify_shown(dest, dest, None, &mut Vec::new())
 }
 
 /// [`classify`] naming the destination `shown` in messages and ignoring the entry `ours`
-/// (a staging directory inside it).
+/// (a staging directory inside it). Another carve's staging directory inside it is
+/// [`PublishError::Busy`] while that carve runs; a stale one is removed (noted in `notes`).
 fn classify_shown(
     dest: &Path,
     shown: &Path,
     ours: Option<&OsString>,
+    notes: &mut Vec<String>,
 ) -> Result<Destination, PublishError> {
     let meta = match fs::symlink_metadata(dest) {
         Ok(m) => m,
@@ -166,6 +194,10 @@ fn classify_shown(
             continue;
         }
         let name = entry.file_name().to_string_lossy().into_owned();
+        if is_staging_name(&name) {
+            take_over_stale(&dest.join(&name), shown, notes)?;
+            continue;
+        }
         let is_file = entry.file_type().map_err(io(shown))?.is_file();
         if !is_file {
             return Err(PublishError::Foreign {
@@ -185,26 +217,134 @@ fn classify_shown(
     if !names.contains(MANIFEST_FILE) {
         return Err(foreign(format!("it has no {MANIFEST_FILE}")));
     }
-    let manifest_path = dest.join(MANIFEST_FILE);
-    let text = fs::read_to_string(&manifest_path)
-        .map_err(|e| foreign(format!("{MANIFEST_FILE} is unreadable: {e}")))?;
-    let manifest =
-        Manifest::parse(&text).map_err(|e| foreign(format!("{MANIFEST_FILE} is not ours: {e}")))?;
-    let listed: BTreeSet<&str> = manifest
-        .rows
-        .iter()
-        .filter_map(|r| r.file.as_deref())
-        .collect();
-    if let Some(extra) = names
-        .iter()
-        .find(|n| n.as_str() != MANIFEST_FILE && !listed.contains(n.as_str()))
-    {
+    let problems = |e: BlobDirError| {
+        e.problems
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let earlier = read_blob_dir(dest)
+        .map_err(|e| foreign(format!("{MANIFEST_FILE} is not ours: {}", problems(e))))?;
+    if let Some(extra) = earlier.unlisted.iter().find(|u| names.contains(&u.name)) {
         return Err(PublishError::ForeignFile {
             path: shown.to_owned(),
-            file: extra.clone(),
+            file: extra.name.clone(),
         });
     }
+    // Nothing is deleted unless it is exactly what a carve wrote.
+    earlier
+        .check_contents()
+        .map_err(|e| foreign(format!("it is not as a carve wrote it: {}", problems(e))))?;
     Ok(Destination::EarlierCarve(names))
+}
+
+/// The tag of a destination name in its staging names: 16 hex digits of its SHA-256.
+fn tag(name: &str) -> String {
+    use sha2::{Digest as _, Sha256};
+    nrtucode_facts::hex::lower_hex(&Sha256::digest(name.as_bytes())[..8])
+}
+
+/// `true` for the names of staging directories: `.nrtucode-<16 hex>.tmp` and
+/// `.nrtucode-<16 hex>-<16 hex>`.
+fn is_staging_name(name: &str) -> bool {
+    let hex16 = |s: &str| s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    name.strip_prefix(".nrtucode-").is_some_and(|rest| {
+        rest.get(..16).is_some_and(hex16)
+            && match &rest[16..] {
+                ".tmp" => true,
+                random => random.strip_prefix('-').is_some_and(hex16),
+            }
+    })
+}
+
+/// Tries to lock the directory `dir` (`flock`, exclusive, not waiting): `Ok(Some(file))` holds
+/// the lock, `Ok(None)` when another process holds it (or, without `flock`, always).
+fn try_lock(dir: &Path) -> std::io::Result<Option<File>> {
+    #[cfg(unix)]
+    {
+        use rustix::fs::{FlockOperation, flock};
+        let file = File::open(dir)?;
+        match flock(&file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(Some(file)),
+            Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(None)
+    }
+}
+
+/// Locks a staging directory this carve just made (`Ok(None)` where there is no `flock`).
+fn lock_own(dir: &Path) -> std::io::Result<Option<File>> {
+    #[cfg(unix)]
+    {
+        try_lock(dir)?
+            .map(Some)
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::WouldBlock))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(None)
+    }
+}
+
+/// The staging directory `staging` of the destination `shown` is in the way: while another
+/// carve holds it, [`PublishError::Busy`] for the fixed name (`.tmp`: that carve has the
+/// destination) and nothing for a random one (a carve that has not yet taken the fixed name:
+/// of the two, whoever renames first wins); left by a killed carve, it is removed (the files a
+/// carve writes only) and noted.
+fn take_over_stale(
+    staging: &Path,
+    shown: &Path,
+    notes: &mut Vec<String>,
+) -> Result<(), PublishError> {
+    let busy = || PublishError::Busy {
+        path: shown.to_owned(),
+        staging: staging.to_owned(),
+    };
+    let fixed = staging
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().ends_with(".tmp"));
+    let _lock = match try_lock(staging) {
+        Ok(Some(lock)) => lock,
+        Ok(None) if fixed || cfg!(not(unix)) => return Err(busy()),
+        Ok(None) => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(staging)(e)),
+    };
+    let entries: Vec<(OsString, bool)> = fs::read_dir(staging)
+        .and_then(|entries| {
+            entries
+                .map(|e| e.and_then(|e| Ok((e.file_name(), e.file_type()?.is_file()))))
+                .collect()
+        })
+        .map_err(io(staging))?;
+    for (name, is_file) in &entries {
+        let text = name.to_string_lossy();
+        if !is_file || !(text == MANIFEST_FILE || is_blob_file_name(&text)) {
+            return Err(PublishError::Foreign {
+                path: shown.to_owned(),
+                reason: format!(
+                    "{} looks like the staging directory of an interrupted carve but holds {text}, which a carve does not write",
+                    staging.display()
+                ),
+            });
+        }
+    }
+    for (name, _) in &entries {
+        fs::remove_file(staging.join(name)).map_err(io(staging))?;
+    }
+    fs::remove_dir(staging).map_err(io(staging))?;
+    notes.push(format!(
+        "removed {}, the staging directory an interrupted carve left",
+        staging.display()
+    ));
+    Ok(())
 }
 
 /// `Ok` when this process may remove entries of the directory `dir` (write and search
@@ -325,6 +465,10 @@ pub(crate) struct StagedDir {
     syncs: SyncPool,
     created_parents: Vec<PathBuf>,
     committed: bool,
+    /// The `flock` on the staging directory, held while this carve runs.
+    _lock: Option<File>,
+    /// What was found and done on the way (stale staging directories removed).
+    notes: Vec<String>,
 }
 
 /// Threads that `fsync` the staged files while the next ones are written (the filesystem
@@ -499,7 +643,8 @@ impl StagedDir {
     /// not complete).
     pub(crate) fn begin(dest: &Path) -> Result<Self, PublishError> {
         let shown = dest.to_owned();
-        let found = classify_shown(dest, &shown, None)?;
+        let mut notes = Vec::new();
+        let found = classify_shown(dest, &shown, None, &mut notes)?;
         if let Destination::EarlierCarve(_) = found {
             may_remove_entries(dest).map_err(|source| PublishError::CannotRemove {
                 path: shown.clone(),
@@ -562,6 +707,8 @@ impl StagedDir {
             syncs: SyncPool::start(),
             created_parents: Vec::new(),
             committed: false,
+            _lock: None,
+            notes,
         };
         // Declared after `staged`, so dropped before it on an early return (its `Drop` locks).
         let mut registry = active();
@@ -571,30 +718,70 @@ impl StagedDir {
             staged.created_parents.push(dir.clone());
             cleanup.created_parents.push(dir);
         }
-        for attempt in 0.. {
-            let candidate = match placement {
-                Staging::Beside => staged.parent.join(format!(
-                    ".{}.tmp-{}-{:016x}",
-                    staged.name,
-                    std::process::id(),
-                    nonce()
-                )),
-                Staging::Inside => staged.dest.join(format!(
-                    ".nrtucode.tmp-{}-{:016x}",
-                    std::process::id(),
-                    nonce()
-                )),
-            };
+        let tag = tag(&staged.name);
+        let home = match placement {
+            Staging::Beside => staged.parent.clone(),
+            Staging::Inside => staged.dest.clone(),
+        };
+        if placement == Staging::Beside {
+            // Random-named staging directories of this name a killed carve left beside it.
+            let prefix = format!(".nrtucode-{tag}-");
+            let stale: Vec<PathBuf> = fs::read_dir(&home)
+                .map(|entries| {
+                    entries
+                        .filter_map(|e| e.ok().map(|e| e.file_name()))
+                        .filter(|n| {
+                            let n = n.to_string_lossy();
+                            n.starts_with(&prefix) && is_staging_name(&n)
+                        })
+                        .map(|n| home.join(n))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for path in stale {
+                take_over_stale(&path, &staged.shown, &mut staged.notes)?;
+            }
+        }
+        let fixed = home.join(format!(".nrtucode-{tag}.tmp"));
+        let mut made = None;
+        for _ in 0..8 {
+            let candidate = home.join(format!(".nrtucode-{tag}-{:016x}", nonce()));
             match fs::create_dir(&candidate) {
                 Ok(()) => {
-                    staged.staging = candidate.clone();
-                    cleanup.staging = candidate;
+                    made = Some(candidate);
                     break;
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
                 Err(e) => return Err(io(&candidate)(e)),
             }
         }
+        let Some(made) = made else {
+            return Err(io(&home)(std::io::ErrorKind::AlreadyExists.into()));
+        };
+        staged.staging = made.clone();
+        cleanup.staging = made.clone();
+        staged._lock = lock_own(&made).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                // Another carve took it for stale in the instant before it was locked.
+                PublishError::Busy {
+                    path: staged.shown.clone(),
+                    staging: made.clone(),
+                }
+            } else {
+                io(&made)(e)
+            }
+        })?;
+        for attempt in 0.. {
+            match rename_no_replace(&made, &fixed) {
+                Ok(()) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 4 => {
+                    take_over_stale(&fixed, &staged.shown, &mut staged.notes)?;
+                }
+                Err(e) => return Err(io(&fixed)(e)),
+            }
+        }
+        staged.staging = fixed.clone();
+        cleanup.staging = fixed;
         Ok(staged)
     }
 
@@ -618,10 +805,9 @@ impl StagedDir {
             Staging::Inside => staging_name.as_ref(),
             Staging::Beside => None,
         };
-        let notes = match (
-            classify_shown(&self.dest, &self.shown, ours)?,
-            self.placement,
-        ) {
+        let mut notes = std::mem::take(&mut self.notes);
+        let found = classify_shown(&self.dest, &self.shown, ours, &mut notes)?;
+        let published = match (found, self.placement) {
             (Destination::Absent | Destination::Empty, Staging::Beside) => {
                 fs::rename(&self.staging, &self.dest).map_err(io(&self.shown))?;
                 Vec::new()
@@ -654,6 +840,7 @@ impl StagedDir {
                 });
             }
         };
+        notes.extend(published);
         self.committed = true;
         registry.remove(&self.id);
         drop(registry);
@@ -697,6 +884,21 @@ impl StagedDir {
         old_names: &BTreeSet<String>,
     ) -> Result<Vec<String>, (PublishError, StagingHolds)> {
         let nothing = |e| (e, StagingHolds::Nothing);
+        // Held while the earlier carve is removed, so that no other carve takes it, once it
+        // has the staging directory's name, for a stale staging directory.
+        let _earlier = match try_lock(&self.dest) {
+            Ok(Some(lock)) => Some(lock),
+            #[cfg(unix)]
+            Ok(None) => {
+                return Err(nothing(PublishError::Busy {
+                    path: self.shown.clone(),
+                    staging: self.dest.clone(),
+                }));
+            }
+            #[cfg(not(unix))]
+            Ok(None) => None,
+            Err(e) => return Err(nothing(io(&self.shown)(e))),
+        };
         // Where the earlier carve is once the new one is in place.
         let old = if exchange(&self.staging, &self.dest)
             .map_err(io(&self.shown))
@@ -705,8 +907,8 @@ impl StagedDir {
             self.staging.clone()
         } else {
             let old = self.parent.join(format!(
-                ".{}.old-{}-{:016x}",
-                self.name,
+                ".nrtucode-{}.old-{}-{:016x}",
+                tag(&self.name),
                 std::process::id(),
                 nonce()
             ));
@@ -847,6 +1049,7 @@ impl Drop for StagedDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nrtucode_facts::Manifest;
 
     /// Serialises this module's tests: [`clean_up_staging`] removes every stage of the process.
     static SERIAL: Mutex<()> = Mutex::new(());

@@ -472,9 +472,12 @@ fn a_symbolic_link_and_a_foreign_file_in_a_carve_are_named() {
 /// Names under `root` (recursively) that look like a staging or set-aside directory.
 /// `true` while a carve's staging directory is beside its destination in `root`.
 fn is_staging(root: &Path) -> bool {
-    std::fs::read_dir(root)
-        .unwrap()
-        .any(|e| e.unwrap().file_name().to_string_lossy().contains(".tmp-"))
+    std::fs::read_dir(root).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".nrtucode-")
+    })
 }
 
 fn leftovers(root: &Path) -> Vec<PathBuf> {
@@ -482,7 +485,7 @@ fn leftovers(root: &Path) -> Vec<PathBuf> {
         .into_keys()
         .filter(|p| {
             let name = p.file_name().unwrap_or_default().to_string_lossy();
-            name.contains(".tmp-") || name.contains(".old-")
+            name.starts_with(".nrtucode-")
         })
         .collect()
 }

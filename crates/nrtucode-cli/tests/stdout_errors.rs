@@ -78,3 +78,35 @@ fn a_reader_that_stops_early_is_not_an_error() {
         assert!(!err.contains("error"), "{args:?}: {err}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_is_exit_74_with_a_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    for args in commands(tmp.path()) {
+        // `exec ... >&-`: the command starts with fd 1 closed.
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg("exec \"$0\" \"$@\" >&-")
+            .arg(env!("CARGO_BIN_EXE_nrtucode"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(74), "{args:?}: {err}");
+        assert!(
+            err.contains(
+                "nrtucode: error: cannot write to standard output: standard output is closed"
+            ),
+            "{args:?}: {err}"
+        );
+        let _ = std::fs::remove_dir_all(tmp.path().join("blobs"));
+    }
+    // A redirection to /dev/null is not a closed stdout.
+    let o = nrtucode()
+        .arg("list")
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+}

@@ -11,7 +11,6 @@ use std::fmt::Write as _;
 
 use crate::Getter;
 use crate::facts::{FRONT_FEATURES, GENERATIONS, REGIONS, VARIANT_FEATURES, selected_by};
-use crate::hex::lower_hex;
 use crate::manifest::{MANIFEST_FILE, Manifest, ManifestRow};
 
 /// One distinct blob to embed: a `static` named by the stem of the first getter returning
@@ -237,32 +236,6 @@ pub fn manifest_row<'m>(
         ));
     }
     Ok(row)
-}
-
-/// Checks the bytes read from a blob directory's file (`path` names it in messages) against
-/// the facts' size and the manifest row's SHA-256: a corrupted file never builds.
-pub fn check_blob_file(
-    getter: &Getter,
-    row: &ManifestRow,
-    path: &str,
-    len: usize,
-    sha256: &[u8; 32],
-) -> Result<(), String> {
-    let name = getter.symbol;
-    if len != getter.size {
-        return Err(format!(
-            "{name}: {path} holds {len} bytes, the facts say {}",
-            getter.size
-        ));
-    }
-    let digest = lower_hex(sha256);
-    if !digest.eq_ignore_ascii_case(&row.sha256) {
-        return Err(format!(
-            "{name}: {path} has SHA-256 {digest}, {MANIFEST_FILE} says {} (corrupted file?)",
-            row.sha256
-        ));
-    }
-    Ok(())
 }
 
 /// The Rust expression of a getter in the generated module.
@@ -533,15 +506,7 @@ mod tests {
     fn manifest_checks_name_the_blob_and_what_differs() {
         let g = &image()[0];
         let good = manifest_with(0x100, &"ab".repeat(32));
-        let row = manifest_row(&good, g).unwrap();
-        assert_eq!(check_blob_file(g, row, "x.bin", 0x100, &[0xab; 32]), Ok(()));
-        let short = check_blob_file(g, row, "x.bin", 0xff, &[0xab; 32]).unwrap_err();
-        assert!(
-            short.contains("holds 255 bytes, the facts say 256"),
-            "{short}"
-        );
-        let corrupt = check_blob_file(g, row, "x.bin", 0x100, &[0xac; 32]).unwrap_err();
-        assert!(corrupt.contains("corrupted file?"), "{corrupt}");
+        assert_eq!(manifest_row(&good, g).unwrap().size, 0x100);
         let wrong_size = manifest_with(7, &"ab".repeat(32));
         assert!(
             manifest_row(&wrong_size, g)

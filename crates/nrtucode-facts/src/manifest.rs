@@ -19,6 +19,14 @@
 //! `size` is decimal, `blob_va` hexadecimal; a boundary cursor has size 0 and file `-`. Rows
 //! are sorted by symbol and the header carries no timestamp, so the same input gives the same
 //! bytes.
+//!
+//! What is written is read back as written: header values (the source's file name may hold
+//! any character) are escaped, `\\` for a backslash, `\t`, `\n`, `\r` and `\xNN` for the other
+//! ASCII control characters, and [`Manifest::parse`] undoes it. A symbol cannot be escaped (it
+//! is matched against the facts as is): one that is empty or holds a control character
+//! ([`symbol_problem`]) is never written (`nrtucode carve` refuses the library with a typed
+//! error) and never read. Header lines (`# `) come only before the column line; after it every
+//! line is a row, so no symbol can forge a header.
 
 use std::fmt;
 
@@ -96,6 +104,63 @@ impl std::ops::Deref for ManifestRow {
     }
 }
 
+/// Why `symbol` cannot be a manifest row's symbol, if it cannot: it is empty or holds a
+/// control character (a tab or a newline would split or end the row).
+pub fn symbol_problem(symbol: &str) -> Option<String> {
+    if symbol.is_empty() {
+        return Some("the symbol is empty".into());
+    }
+    symbol.chars().find(|c| c.is_control()).map(|c| {
+        format!(
+            "symbol {:?} holds the control character {c:?}, which {MANIFEST_FILE} cannot hold",
+            symbol
+        )
+    })
+}
+
+/// Escapes a header value (see the module documentation).
+fn escape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_ascii_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Undoes [`escape`]; `None` for a malformed escape.
+fn unescape(value: &str) -> Option<String> {
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            '\\' => out.push('\\'),
+            't' => out.push('\t'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            'x' => {
+                let hex: String = chars.by_ref().take(2).collect();
+                let b = u8::from_str_radix(&hex, 16)
+                    .ok()
+                    .filter(|b| b.is_ascii_control())?;
+                out.push(char::from(b));
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
 impl Manifest {
     /// Parses manifest text.
     pub fn parse(text: &str) -> Result<Self, ManifestError> {
@@ -111,8 +176,10 @@ impl Manifest {
             if line.trim().is_empty() {
                 continue;
             }
-            if let Some(rest) = line.strip_prefix("# ") {
+            if let Some(rest) = line.strip_prefix("# ").filter(|_| !saw_columns) {
                 let (key, value) = rest.split_once('\t').unwrap_or((rest, ""));
+                let value = &unescape(value)
+                    .ok_or_else(|| err(n, format!("{key}: malformed escape in {value:?}")))?;
                 let h = &mut manifest.header;
                 match key {
                     "source" => h.source = value.to_owned(),
@@ -137,6 +204,12 @@ impl Manifest {
             let f: Vec<&str> = line.split('\t').collect();
             if f.len() != 10 {
                 return Err(err(n, format!("expected 10 columns, found {}", f.len())));
+            }
+            if let Some(problem) = symbol_problem(f[0]) {
+                return Err(err(n, problem));
+            }
+            if let Some(bad) = f[1..6].iter().find(|t| t.chars().any(char::is_control)) {
+                return Err(err(n, format!("{bad:?} holds a control character")));
             }
             let int = |i: usize, what: &str| {
                 parse_int(f[i]).ok_or_else(|| err(n, format!("{what} {:?} is not a number", f[i])))
@@ -176,7 +249,10 @@ impl Manifest {
         let h = &self.header;
         let mut out = format!(
             "{MAGIC}\n# source\t{}\n# source_size\t{}\n# source_sha256\t{}\n# build_id\t{}\n{COLUMNS}\n",
-            h.source, h.source_size, h.source_sha256, h.build_id
+            escape(&h.source),
+            h.source_size,
+            escape(&h.source_sha256),
+            escape(&h.build_id)
         );
         let mut rows: Vec<&ManifestRow> = self.rows.iter().collect();
         rows.sort_by(|a, b| a.symbol.cmp(&b.symbol));
@@ -252,6 +328,24 @@ mod tests {
         assert_eq!(e.line, 7);
         assert!(e.to_string().contains("size"), "{e}");
         let text = sample().render().replace(".bin", "/../../etc/passwd");
+        assert!(Manifest::parse(&text).is_err());
+    }
+
+    #[test]
+    fn header_values_round_trip_and_no_row_forges_a_header() {
+        let mut m = sample();
+        m.header.source = "lib\t\n# build_id\tforged\\x\u{1}é.so".into();
+        let text = m.render();
+        assert_eq!(text.lines().count(), 7, "{text}");
+        assert_eq!(Manifest::parse(&text).unwrap(), m);
+        // A line starting with `# ` after the column line is a row, not a header.
+        let forged = format!("{text}# build_id\tforged\n");
+        let e = Manifest::parse(&forged).unwrap_err();
+        assert_eq!(e.line, 8, "{e}");
+        // A symbol with a control character is neither written (the carve refuses it) nor read.
+        assert!(symbol_problem("A\tB").is_some() && symbol_problem("").is_some());
+        assert!(symbol_problem("CAYMAN_NX_ACT_PERF_IRAM_get").is_none());
+        let text = sample().render().replace("X_get", "X\u{7}get");
         assert!(Manifest::parse(&text).is_err());
     }
 }

@@ -118,7 +118,7 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool, verbose: boo
     if let Err(e) = clean_up_on_signals() {
         return fail(
             Exit::IoErr,
-            format!("cannot handle interrupts (SIGINT, SIGTERM, Ctrl-C): {e}"),
+            format!("cannot handle interrupts (SIGINT, SIGTERM, SIGHUP, Ctrl-C): {e}"),
         );
     }
     let carve = match carve_into_dir(lib, out) {

@@ -128,6 +128,7 @@ pub(crate) enum Command {
 
 /// Parses the process arguments and runs the command.
 pub fn run() -> ExitCode {
+    output::guard_std_fds();
     output::finish(dispatch())
 }
 

@@ -49,7 +49,8 @@ Exit codes:
   73   cannot create an output file or directory
   74   I/O error while reading or writing (also: standard output cannot be written; a reader
        that closes the pipe early, as head does, is not an error: the code is what it would be)
-  130  interrupted by SIGINT (Ctrl-C); 143: by SIGTERM. carve removes its staging directory first";
+  130  interrupted by SIGINT (Ctrl-C); 143: by SIGTERM; 128 + N: by signal N (SIGHUP 129,
+       SIGQUIT 131, SIGUSR1 138, SIGUSR2 140, SIGALRM 142). carve removes its staging directory first";
 
 /// The exit code of an I/O error reading an input: 66 when it is missing or unreadable, 74
 /// otherwise.

@@ -1,19 +1,27 @@
-//! What an interrupted carve does: on `SIGINT` or `SIGTERM` (Unix), or Ctrl-C / Ctrl-Break
-//! (Windows), the tool removes the staging directory of the carve under way (and the parent
-//! directories it created), waiting for a publication under way to finish, then exits 130
-//! (`SIGINT`, Ctrl-C, Ctrl-Break) or 143 (`SIGTERM`), so the destination is left exactly as it
-//! was.
+//! What an interrupted carve does: on `SIGINT`, `SIGTERM`, `SIGHUP` (a closed terminal),
+//! `SIGQUIT`, `SIGUSR1`, `SIGUSR2` or `SIGALRM` (Unix), or Ctrl-C / Ctrl-Break (Windows), the
+//! tool removes the staging directory of the carve under way (and the parent directories it
+//! created), waiting for a publication under way to finish, then exits 128 + the signal (130
+//! for `SIGINT`, Ctrl-C, Ctrl-Break; 143 for `SIGTERM`; 129 `SIGHUP`, 131 `SIGQUIT`, 138
+//! `SIGUSR1`, 140 `SIGUSR2`, 142 `SIGALRM`), so the destination is left exactly as it was.
+//! Known limit: a signal ignored when the tool starts (`nohup` ignores `SIGHUP`, a script's
+//! background job `SIGINT` and `SIGQUIT`) is handled all the same, so it ends the carve
+//! cleanly; telling would need `sigaction(2)` and `unsafe`, which this crate forbids.
+//! A `SIGKILL` cannot be caught: the next carve into or beside the destination recognises the
+//! staging directory it left (nobody holds its lock) and removes it.
 
 /// Exit status of a carve interrupted by `SIGINT` (Ctrl-C): 128 + 2, as shells report it.
 #[cfg(windows)]
 const INTERRUPTED: i32 = 130;
 
-/// Starts a thread that waits for `SIGINT` or `SIGTERM`, then cleans up and exits (see the
-/// module documentation).
+/// Starts a thread that waits for one of the signals of the module documentation, then cleans
+/// up and exits.
 #[cfg(unix)]
 pub(crate) fn clean_up_on_signals() -> std::io::Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    use signal_hook::consts::{SIGALRM, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
+    let mut signals = signal_hook::iterator::Signals::new([
+        SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+    ])?;
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
             exit_cleanly(128 + signal);

@@ -19,6 +19,9 @@ use crate::commands::exit::Exit;
 enum StdoutState {
     /// Every write succeeded.
     Open,
+    /// It was closed when the process started: the first write fails (Unix).
+    #[cfg_attr(not(unix), allow(dead_code))]
+    Closed,
     /// The reader went away (`EPIPE`): further output is dropped, silently.
     ReaderGone,
     /// A write failed otherwise.
@@ -49,8 +52,43 @@ fn stdout_open() -> bool {
 
 /// Writes `bytes` to stdout unless an earlier write failed; see the module documentation.
 pub(crate) fn write_out_bytes(bytes: &[u8]) {
+    {
+        let mut state = STDOUT.lock().unwrap_or_else(|p| p.into_inner());
+        if matches!(*state, StdoutState::Closed) {
+            *state = StdoutState::Failed(std::io::Error::other(
+                "standard output is closed (Bad file descriptor)",
+            ));
+        }
+    }
     if stdout_open() {
         record(std::io::stdout().lock().write_all(bytes));
+    }
+}
+
+/// Notices a standard output closed at start (`nrtucode list >&-`), so that writing to it
+/// fails (exit 74) instead of going nowhere. Rust's runtime reopens a closed fd 0, 1 or 2 on
+/// `/dev/null` before `main`, read-write, so that no file the program opens takes its number;
+/// a `>/dev/null` redirection opens it write-only. So fd 1 on `/dev/null` opened read-write is
+/// taken for a closed standard output (`<>/dev/null` would be too: that is the price).
+pub(crate) fn guard_std_fds() {
+    #[cfg(unix)]
+    {
+        use rustix::fs::{OFlags, fcntl_getfl, fstat, stat};
+        use std::os::fd::AsFd as _;
+        let stdout = std::io::stdout();
+        let fd = stdout.as_fd();
+        let on_dev_null = match (fstat(fd), stat("/dev/null")) {
+            (Ok(out), Ok(null)) => {
+                out.st_rdev == null.st_rdev
+                    && out.st_dev == null.st_dev
+                    && out.st_ino == null.st_ino
+            }
+            _ => false,
+        };
+        let read_write = fcntl_getfl(fd).is_ok_and(|f| f & OFlags::RWMODE == OFlags::RDWR);
+        if on_dev_null && read_write {
+            *STDOUT.lock().unwrap_or_else(|p| p.into_inner()) = StdoutState::Closed;
+        }
     }
 }
 
@@ -73,7 +111,7 @@ pub(crate) fn finish(code: ExitCode) -> ExitCode {
             ));
             Exit::IoErr.into()
         }
-        StdoutState::Open | StdoutState::ReaderGone => code,
+        StdoutState::Open | StdoutState::Closed | StdoutState::ReaderGone => code,
     }
 }
 

@@ -8,7 +8,9 @@
 //! The summary names the request as `nrtucode::Request` prints it, with the flavor the
 //! environment selected when the flavor is auto. With `-o -` the bytes, and nothing else, go to
 //! stdout; the summary goes to stderr. `-o FILE` writes a temporary file next to FILE and
-//! renames it, so a failure never leaves a half-written FILE.
+//! renames it, so a failure never leaves a half-written FILE; onto a device, FIFO or terminal
+//! it writes to it, and through a symbolic link onto its target, never replacing the link
+//! (`write_file`).
 
 use std::io::Write as _;
 use std::path::Path;
@@ -131,41 +133,111 @@ pub fn resolve<E: Env + ?Sized>(request: Request, show: Show, env: &E) -> Resolv
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory, renamed into place
-/// only once complete.
+/// Writes `bytes` where `path` points, never replacing what is not a regular file:
+///
+/// * absent, or a regular file: through a temporary file in the same directory, renamed into
+///   place only once complete (a failure never leaves a half-written file);
+/// * a symbolic link: through it, never replacing the link: onto its target by the rules
+///   here (a link to nothing is refused);
+/// * a device, FIFO, socket or terminal (`/dev/null`, `/proc/self/fd/1`): opened and written
+///   to, as `cp` and `dd` do (`/dev/full` gives exit 74);
+/// * a directory: refused.
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), (Exit, String)> {
-    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+    let shown = path.display();
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => Some(meta),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err((exit::creating(&e), format!("{shown}: {e}"))),
+    };
+    let Some(meta) = meta else {
+        return replace_regular(path, path, bytes);
+    };
+    let meta = if meta.file_type().is_symlink() {
+        match std::fs::metadata(path) {
+            Ok(target) => target,
+            Err(e) => {
+                return Err((
+                    exit::creating(&e),
+                    format!(
+                        "{shown}: is a symbolic link to a file that cannot be reached ({e}); -o writes through a link but does not create its target"
+                    ),
+                ));
+            }
+        }
+    } else {
+        meta
+    };
+    if meta.is_dir() {
         return Err((
             Exit::CantCreate,
-            format!(
-                "{}: is a directory; -o names the file to write",
-                path.display()
-            ),
+            format!("{shown}: is a directory; -o names the file to write"),
         ));
     }
-    let Some(name) = path.file_name() else {
+    if meta.is_file() {
+        // Through a link: replace its target, in the target's directory, keeping the link.
+        let target = std::fs::canonicalize(path)
+            .map_err(|e| (exit::creating(&e), format!("{shown}: {e}")))?;
+        return replace_regular(path, &target, bytes);
+    }
+    // A device, FIFO, socket or terminal: write to it, as cp and dd do.
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| {
+            (
+                exit::creating(&e),
+                format!("cannot open {shown} for writing: {e}"),
+            )
+        })?;
+    file.write_all(bytes)
+        .and_then(|()| file.flush())
+        .map_err(|e| (Exit::IoErr, format!("{shown}: {e}")))
+}
+
+/// Writes `bytes` to the regular (or absent) file `target` through a temporary file beside it,
+/// renamed into place once complete; `shown` names it in messages.
+fn replace_regular(shown: &Path, target: &Path, bytes: &[u8]) -> Result<(), (Exit, String)> {
+    let Some(name) = target.file_name() else {
         return Err((
             Exit::CantCreate,
-            format!("{}: not a file name", path.display()),
+            format!("{}: not a file name", shown.display()),
         ));
     };
-    let mut temp_name = std::ffi::OsString::from(".");
-    temp_name.push(name);
-    temp_name.push(format!(".{}.tmp", std::process::id()));
-    let temp = path.with_file_name(temp_name);
-    let mut file = std::fs::File::create_new(&temp).map_err(|e| {
-        (
-            exit::creating(&e),
-            format!("cannot create {}: {e}", path.display()),
-        )
-    })?;
+    // Short enough for any name the filesystem accepts (255 bytes): not the name itself.
+    let _ = name;
+    // A random part, so that a temporary file a killed run left never blocks this one.
+    let random = || {
+        use std::hash::BuildHasher as _;
+        std::collections::hash_map::RandomState::new().hash_one(std::process::id())
+    };
+    let mut attempt = 0;
+    let (temp, mut file) = loop {
+        let temp = target.with_file_name(format!(
+            ".nrtucode-out-{}-{:016x}.tmp",
+            std::process::id(),
+            random()
+        ));
+        match std::fs::File::create_new(&temp) {
+            Ok(file) => break (temp, file),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {
+                attempt += 1;
+            }
+            Err(e) => {
+                return Err((
+                    exit::creating(&e),
+                    format!("cannot create {}: {e}", shown.display()),
+                ));
+            }
+        }
+    };
     let written = file.write_all(bytes).and_then(|()| file.sync_all());
     drop(file);
     written
-        .and_then(|()| std::fs::rename(&temp, path))
-        .map_err(|e| {
+        .map_err(|e| (Exit::IoErr, e))
+        .and_then(|()| std::fs::rename(&temp, target).map_err(|e| (exit::creating(&e), e)))
+        .map_err(|(exit, e)| {
             let _ = std::fs::remove_file(&temp);
-            (exit::creating(&e), format!("{}: {e}", path.display()))
+            (exit, format!("{}: {e}", shown.display()))
         })
 }
 
