@@ -62,7 +62,7 @@ impl<'a> VerifiedPartition<'a> {
 
     /// What a getter returns in place: the blob, or an empty slice at its start or one past its
     /// end (the vendor's cursor address); a compressed blob cannot be returned in place.
-    fn in_place(&self, getter: Getter) -> Result<&'a [u8], InPlaceError> {
+    pub fn getter_bytes(&self, getter: Getter) -> Result<&'a [u8], InPlaceError> {
         let n = getter.blob();
         let not_stored = |codec| InPlaceError::NotStored { blob: n, codec };
         let Some(e) = self.toc_entry(n) else {
@@ -129,13 +129,13 @@ impl<'a> VerifiedPartition<'a> {
         env: &E,
     ) -> Result<&'a [u8], InPlaceError> {
         let getter = self.image_getter(idx, region, flavor, env)?;
-        self.in_place(getter)
+        self.getter_bytes(getter)
     }
 
     /// [`crate::get_hwdecode_table`] over this partition.
     pub fn get_hwdecode_table(&self, idx: u32, kind: i32) -> Result<&'a [u8], InPlaceError> {
         let getter = self.prof_getter(idx, kind)?;
-        self.in_place(getter)
+        self.getter_bytes(getter)
     }
 
     /// Typed [`get_memory_image`](Self::get_memory_image).
@@ -160,9 +160,13 @@ impl<'a> VerifiedPartition<'a> {
 
     /// The descriptors of slot `idx` in the vendor's scan order: flavor key and four getters
     /// (`None`: NULL). Empty for the empty slot and past the slots.
-    pub fn descriptors(&self, idx: u32) -> impl Iterator<Item = (i32, [Option<Getter>; 4])> + '_ {
+    pub fn descriptors(
+        &self,
+        idx: u32,
+    ) -> impl Iterator<Item = (i32, [Option<Getter>; 4])> + use<'a> {
+        let this = *self;
         let (first, count) = self.slot(idx as usize).unwrap_or((0, 0));
-        (first..first + count).filter_map(move |d| self.descriptor(d))
+        (first..first + count).filter_map(move |d| this.descriptor(d))
     }
 
     /// The PROF_CAM and PROF_TABLE getters of slot `idx` (`None` past the slots).

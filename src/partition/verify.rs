@@ -117,6 +117,40 @@ impl<'a> Partition<'a> {
         self.check_policy(policy)
     }
 
+    /// For inspection tools (`nrtucode inspect`): the table-of-contents entry `n` of a
+    /// partition whose signature was not checked. Nothing read this way is trustworthy.
+    pub fn untrusted_toc_entry(&self, n: u16) -> Option<super::TocEntry> {
+        VerifiedPartition { p: *self }.toc_entry(n)
+    }
+
+    /// For inspection tools: the descriptors of slot `idx` of a partition whose signature was
+    /// not checked (see [`VerifiedPartition::descriptors`]). Nothing read this way is
+    /// trustworthy.
+    pub fn untrusted_descriptors(
+        &self,
+        idx: u32,
+    ) -> impl Iterator<Item = (i32, [Option<super::Getter>; 4])> + use<'a> {
+        VerifiedPartition { p: *self }.descriptors(idx)
+    }
+
+    /// For inspection tools: the profiler getters of slot `idx` of a partition whose signature
+    /// was not checked.
+    pub fn untrusted_prof_getters(&self, idx: u32) -> Option<[Option<super::Getter>; 2]> {
+        VerifiedPartition { p: *self }.prof_getters(idx)
+    }
+
+    /// For inspection tools: the first getter using blob `n` of a partition whose signature was
+    /// not checked.
+    pub fn untrusted_first_use(&self, n: u16) -> Option<super::BlobUse> {
+        VerifiedPartition { p: *self }.first_use(n)
+    }
+
+    /// For inspection tools: [`VerifiedPartition::check_blobs`] on a partition whose signature
+    /// was not checked (the digests themselves are then not vouched for).
+    pub fn untrusted_check_blobs(&self) -> Result<(), PartitionError> {
+        VerifiedPartition { p: *self }.check_blobs()
+    }
+
     fn check_policy(self, policy: &Policy) -> Result<VerifiedPartition<'a>, PartitionError> {
         let found = self.security_counter();
         if found < policy.min_security_counter {
