@@ -32,6 +32,11 @@
 #![forbid(unsafe_code)]
 #![deny(unreachable_pub)]
 
+/// The README's example, compiled as a doc test so it stays in step with the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;
+
 mod blobs;
 mod error;
 mod keys;

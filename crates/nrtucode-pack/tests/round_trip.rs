@@ -418,3 +418,21 @@ fn the_public_key_const_is_rust() {
     assert_eq!(text.matches("0x").count(), 32);
     let _: PublicKey = key().public_key();
 }
+
+#[test]
+fn a_partition_file_reads_and_answers_on_the_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.part");
+    std::fs::write(&path, packed(TableClass::Front, 2)).unwrap();
+    let file = nrtucode::partition::PartitionFile::read(&path).unwrap();
+    let p = file
+        .parse()
+        .unwrap()
+        .verify(&key().public_key(), &policy(TableClass::Front))
+        .unwrap();
+    assert_eq!(
+        p.get_memory_image(13, 0, 17, &NoEnv).map(<[u8]>::len),
+        nrtucode::get_memory_image(13, 0, 17, &NoEnv).map(<[u8]>::len).map_err(Into::into)
+    );
+    assert!(nrtucode::partition::PartitionFile::read(dir.path()).is_err());
+}
