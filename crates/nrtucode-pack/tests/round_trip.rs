@@ -432,7 +432,9 @@ fn a_partition_file_reads_and_answers_on_the_host() {
         .unwrap();
     assert_eq!(
         p.get_memory_image(13, 0, 17, &NoEnv).map(<[u8]>::len),
-        nrtucode::get_memory_image(13, 0, 17, &NoEnv).map(<[u8]>::len).map_err(Into::into)
+        nrtucode::get_memory_image(13, 0, 17, &NoEnv)
+            .map(<[u8]>::len)
+            .map_err(Into::into)
     );
     assert!(nrtucode::partition::PartitionFile::read(dir.path()).is_err());
 }

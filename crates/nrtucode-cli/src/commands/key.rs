@@ -35,10 +35,10 @@ pub(crate) fn generate(out: &Path) -> ExitCode {
 /// The public key's output format.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum KeyFormat {
-    /// SPKI PEM (`-----BEGIN PUBLIC KEY-----`).
+    /// SPKI PEM (-----BEGIN PUBLIC KEY-----).
     #[default]
     Pem,
-    /// A Rust `const nrtucode::partition::PublicKey`.
+    /// A Rust const nrtucode::partition::PublicKey, to paste into a firmware.
     Rust,
 }
 
