@@ -87,6 +87,9 @@ fn call_hw(f: HwFn, idx: u32, kind: i32) -> Answer {
     Answer { rc, ptr, len }
 }
 
+/// Where a cursor lies among its image's regions: each `(region, "start" | "end")` it equals.
+type Place = Vec<(i32, &'static str)>;
+
 struct Oracle {
     c_image: ImageFn,
     c_hw: HwFn,
@@ -138,7 +141,7 @@ impl Oracle {
         c: Answer,
         ours: Result<&'static [u8], ResolveErr>,
         part: Result<&'static [u8], ResolveErr>,
-        place_of: Option<(Vec<(i32, &'static str)>, Vec<(i32, &'static str)>)>,
+        place_of: Option<(Place, Place)>,
     ) {
         self.partition_answers += 1;
         let same = match (ours, part) {
@@ -168,7 +171,7 @@ impl Oracle {
                     self.partition_verified.insert(key);
                 }
             }
-            self.tally.check(b.as_ptr() as usize % 16 == 0, || {
+            self.tally.check((b.as_ptr() as usize).is_multiple_of(16), || {
                 format!("{}: partition blob not 16-byte aligned", what())
             });
             if c.rc == 0 {
