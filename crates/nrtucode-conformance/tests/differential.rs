@@ -171,9 +171,10 @@ impl Oracle {
                     self.partition_verified.insert(key);
                 }
             }
-            self.tally.check((b.as_ptr() as usize).is_multiple_of(16), || {
-                format!("{}: partition blob not 16-byte aligned", what())
-            });
+            self.tally
+                .check((b.as_ptr() as usize).is_multiple_of(16), || {
+                    format!("{}: partition blob not 16-byte aligned", what())
+                });
             if c.rc == 0 {
                 let seen = *self
                     .partition_alias

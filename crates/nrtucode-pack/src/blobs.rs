@@ -72,11 +72,15 @@ fn class_of(present: &BTreeSet<String>) -> Result<TableClass, PackError> {
         .iter()
         .map(|g| g.symbol.to_owned())
         .collect();
-    let present: BTreeSet<String> = present.intersection(&all).cloned().collect();
-    if present == all {
+    if let Some(unknown) = present.difference(&all).next() {
+        return Err(PackError::Facts(format!(
+            "{unknown}: not a getter the facts list (crates/nrtucode-facts/tables/getters.tsv)"
+        )));
+    }
+    if *present == all {
         return Ok(TableClass::Full);
     }
-    if present == front {
+    if *present == front {
         return Ok(TableClass::Front);
     }
     Err(PackError::UnknownClass {
@@ -196,5 +200,56 @@ impl Blobs {
             .get(symbol)
             .and_then(|&n| self.contents.get(n))
             .map(Vec::as_slice)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn symbols(class: TableClass) -> BTreeSet<String> {
+        class_getters(class)
+            .iter()
+            .map(|g| g.symbol.to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn the_class_is_the_one_whose_getters_are_present() {
+        assert_eq!(
+            class_of(&symbols(TableClass::Full)).unwrap(),
+            TableClass::Full
+        );
+        assert_eq!(
+            class_of(&symbols(TableClass::Front)).unwrap(),
+            TableClass::Front
+        );
+        let mut partial = symbols(TableClass::Front);
+        let first = partial.iter().next().unwrap().clone();
+        partial.remove(&first);
+        assert!(matches!(
+            class_of(&partial),
+            Err(PackError::UnknownClass {
+                missing: 1,
+                extra: 0
+            })
+        ));
+        let mut unknown = symbols(TableClass::Full);
+        unknown.insert("NOT_A_GETTER_get".into());
+        assert!(matches!(class_of(&unknown), Err(PackError::Facts(_))));
+    }
+
+    #[test]
+    fn build_ids_read_as_hex() {
+        assert_eq!(
+            BlobSourceId::from_hex("9cbf78"),
+            BlobSourceId::BuildId(vec![0x9c, 0xbf, 0x78])
+        );
+        assert_eq!(BlobSourceId::from_hex("unknown"), BlobSourceId::NoBuildId);
+        assert_eq!(BlobSourceId::from_hex(""), BlobSourceId::NoBuildId);
+        assert_eq!(
+            BlobSourceId::from_hex(&"ab".repeat(33)),
+            BlobSourceId::NoBuildId
+        );
     }
 }
