@@ -84,7 +84,7 @@ fn class_of(present: &BTreeSet<String>) -> Result<TableClass, PackError> {
         return Ok(TableClass::Front);
     }
     Err(PackError::UnknownClass {
-        missing: front.difference(&present).count(),
+        missing: front.difference(present).count(),
         extra: present.difference(&front).count(),
     })
 }
