@@ -54,10 +54,21 @@ impl<'a> VerifiedPartition<'a> {
 
     /// The stored bytes of entry `n` (compressed ones too).
     pub fn stored_bytes(&self, n: u16) -> Option<&'a [u8]> {
-        let e = self.toc_entry(n)?;
-        let start = usize::try_from(e.offset).ok()?;
-        let len = usize::try_from(e.stored_len).ok()?;
-        self.p.bytes.get(start..start.checked_add(len)?)
+        self.stored(n).map(|(bytes, _)| bytes)
+    }
+
+    /// The stored bytes and the codec of entry `n`, reading only those fields (the lookup's
+    /// path; [`toc_entry`](Self::toc_entry) also copies the digest).
+    fn stored(&self, n: u16) -> Option<(&'a [u8], u8)> {
+        let n = usize::from(n);
+        if n >= self.p.toc_count {
+            return None;
+        }
+        let at = self.p.toc_off.checked_add(n * TOC_LEN)?;
+        let start = usize::try_from(le32(self.p.bytes, at + T_OFFSET)?).ok()?;
+        let len = usize::try_from(le32(self.p.bytes, at + T_STORED_LEN)?).ok()?;
+        let codec = *self.p.bytes.get(at + T_CODEC)?;
+        Some((self.p.bytes.get(start..start.checked_add(len)?)?, codec))
     }
 
     /// What a getter returns in place: the blob, or an empty slice at its start or one past its
@@ -65,12 +76,11 @@ impl<'a> VerifiedPartition<'a> {
     pub fn getter_bytes(&self, getter: Getter) -> Result<&'a [u8], InPlaceError> {
         let n = getter.blob();
         let not_stored = |codec| InPlaceError::NotStored { blob: n, codec };
-        let Some(e) = self.toc_entry(n) else {
+        let Some((bytes, codec)) = self.stored(n) else {
             return Err(not_stored(u8::MAX)); // never: parse checked every reference
         };
-        let bytes = self.stored_bytes(n).unwrap_or(&[]);
         match getter {
-            Getter::Blob(_) if e.codec != CODEC_STORED => Err(not_stored(e.codec)),
+            Getter::Blob(_) if codec != CODEC_STORED => Err(not_stored(codec)),
             Getter::Blob(_) => Ok(bytes),
             Getter::CursorStart(_) => Ok(bytes.split_at(0).0),
             Getter::CursorEnd(_) => Ok(bytes.split_at(bytes.len()).1),
@@ -84,9 +94,11 @@ impl<'a> VerifiedPartition<'a> {
         if count == 0 {
             return Err(true);
         }
-        (first..first + count)
-            .filter_map(|d| self.descriptor(d))
-            .find(|(key, _)| *key == flavor)
+        // Keys only, until the first match; then that descriptor's four getters.
+        let at = |d: usize| DESCS_OFF.checked_add(d.checked_mul(DESC_LEN)?);
+        (first..first.saturating_add(count))
+            .find(|&d| at(d).and_then(|at| le32(self.p.bytes, at)) == Some(flavor as u32))
+            .and_then(|d| self.descriptor(d))
             .ok_or(false)
     }
 
