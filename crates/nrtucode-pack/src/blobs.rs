@@ -8,6 +8,7 @@ use nrtucode::partition::TableClass;
 use nrtucode_facts::facts::in_front_library;
 use nrtucode_facts::manifest::MANIFEST_FILE;
 use nrtucode_facts::{Getter, Manifest, fixture_bytes, getters};
+use sha2::Digest as _;
 
 use crate::error::PackError;
 
@@ -158,6 +159,18 @@ impl Blobs {
                     None => {
                         let path = dir.join(file);
                         let b = std::fs::read(&path).map_err(io(&path))?;
+                        // The file may have changed since the check: hash what is packed.
+                        let sha = nrtucode_facts::hex::lower_hex(&sha2::Sha256::digest(&b));
+                        if sha != row.sha256 {
+                            return Err(PackError::BadBlobDir {
+                                dir: dir.to_owned(),
+                                problems: format!(
+                                    "{}: sha256 {sha}, {MANIFEST_FILE} says {} (changed while packing?)",
+                                    path.display(),
+                                    row.sha256
+                                ),
+                            });
+                        }
                         files.insert(file.clone(), b.clone());
                         b
                     }
