@@ -93,3 +93,70 @@ pub enum Source<'a> {
     /// The built-in fixture set.
     Fixtures,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reader alone (`--no-default-features --features partition`, as CI tests it) embeds
+    /// no blob: the firmware's bytes are all in the partition.
+    #[test]
+    #[cfg(not(any(
+        feature = "gen-sunda",
+        feature = "gen-cayman",
+        feature = "gen-mariana",
+        feature = "gen-mariana-plus",
+        feature = "gen-maverick"
+    )))]
+    fn the_reader_alone_embeds_no_blob() {
+        assert_eq!(crate::catalog::DISTINCT_BLOB_COUNT, 0);
+        assert_eq!(crate::catalog::EMBEDDED_BLOB_BYTES, 0);
+    }
+
+    #[test]
+    fn short_and_foreign_bytes_are_refused_by_name() {
+        assert_eq!(
+            Partition::parse(&[]),
+            Err(PartitionError::Truncated {
+                needed: format::HEADER_LEN,
+                available: 0
+            })
+        );
+        assert_eq!(Partition::parse(&[0xff; 8]), Err(PartitionError::Erased));
+        assert_eq!(Partition::parse(&[0; 200]), Err(PartitionError::BadMagic));
+        let mut head = [0u8; format::HEADER_LEN];
+        head[..8].copy_from_slice(&format::MAGIC);
+        head[format::H_VERSION] = 9;
+        assert_eq!(
+            Partition::parse(&head),
+            Err(PartitionError::UnsupportedVersion { found: 9 })
+        );
+        head[format::H_VERSION] = 1;
+        assert_eq!(
+            Partition::parse(&head[..50]),
+            Err(PartitionError::Truncated {
+                needed: format::HEADER_LEN,
+                available: 50
+            })
+        );
+        // A header claiming more bytes than there are.
+        head[format::H_HEADER_LEN] = format::HEADER_LEN as u8;
+        head[format::H_TOTAL_LEN + 1] = 1; // 256
+        assert_eq!(
+            Partition::parse(&head),
+            Err(PartitionError::Truncated {
+                needed: 256,
+                available: format::HEADER_LEN
+            })
+        );
+    }
+
+    #[test]
+    fn the_layout_follows_the_counts() {
+        assert_eq!(format::DESCS_OFF, 248);
+        assert_eq!(format::layout(102, 177), Some([2288, 2592, 11088, 11152]));
+        assert_eq!(format::layout(0, 0), Some([248, 552, 552, 624]));
+        assert_eq!(format::layout(usize::MAX, 1), None);
+        assert_eq!(format::align_up(usize::MAX), None);
+    }
+}
