@@ -11,6 +11,8 @@
 // the tables in `catalog`, their shapes in `table`, the profiler-table views in `prof` and the
 // on-device SHA-256 check in `verify`.
 pub mod catalog;
+#[cfg(feature = "partition")]
+pub mod partition;
 pub mod prof;
 pub mod table;
 #[cfg(feature = "verify")]

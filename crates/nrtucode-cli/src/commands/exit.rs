@@ -10,7 +10,7 @@ pub enum Exit {
     /// 64 (`EX_USAGE`): bad arguments.
     Usage = 64,
     /// 65 (`EX_DATAERR`): bad input data: a malformed library, a failed blob-directory check, an
-    /// invalid profiler pair, a `--strict` disagreement with the facts.
+    /// invalid profiler pair, a `--strict` disagreement with the facts, a refused partition.
     DataErr = 65,
     /// 66 (`EX_NOINPUT`): an input file or directory is missing or unreadable.
     NoInput = 66,
@@ -44,7 +44,8 @@ Exit codes:
   8    resolve: the resolver's code 8, the removed flag NRTUCODE_MPLUS_ON_MARIANA=1 is set
   64   usage error: bad arguments (an integer outside its C type is one; any other integer goes
        to the resolver)
-  65   bad data: malformed library, failed blob-directory check, invalid profiler pair, --strict disagreement
+  65   bad data: malformed library, failed blob-directory check, invalid profiler pair, --strict disagreement,
+       a partition refused (structure, signature, key, security counter, class, digest)
   66   no input: a file or directory is missing or unreadable
   73   cannot create an output file or directory
   74   I/O error while reading or writing (also: standard output cannot be written; a reader

@@ -56,6 +56,7 @@ use sha2::{Digest, Sha256};
 
 use crate::commands::exit::Exit;
 use crate::commands::output::{err_fmt, out_fmt};
+use crate::commands::tables::Tables;
 use crate::commands::text_table;
 use crate::commands::values::parse_raw_index;
 
@@ -167,9 +168,14 @@ pub(crate) struct ProfUsageDoc {
 /// word that is neither an integer nor a slot name, a usage error (exit 64). As JSON with
 /// `json`.
 pub fn render_arg(text: &str, json: bool) -> ProfOutput {
+    render_arg_from(&Tables::Embedded, text, json)
+}
+
+/// [`render_arg`] over `tables` (the embedded ones or a partition's).
+pub fn render_arg_from(tables: &Tables, text: &str, json: bool) -> ProfOutput {
     let message = match parse_raw_index(text) {
         Ok(raw) => match ImageIndex::from_raw(raw) {
-            Some(idx) => return render(idx, json),
+            Some(idx) => return render_from(tables, idx, json),
             None => return render_out_of_range(raw, json),
         },
         Err(e) => format!("invalid value '{text}' for '<IDX>': {e}"),
@@ -268,11 +274,11 @@ pub struct ProfOutput {
 pub(crate) type DecodeError = (u8, Option<i32>, String);
 
 /// Decodes the profiler pair of `idx`.
-pub(crate) fn decode(idx: ImageIndex) -> Result<ProfDoc, DecodeError> {
+pub(crate) fn decode(tables: &Tables, idx: ImageIndex) -> Result<ProfDoc, DecodeError> {
     let fetch = |kind: ProfKind| {
-        Request::typed_prof(idx, kind)
-            .resolve(&nrtucode::NoEnv)
-            .map_err(|failure| resolver_failure(&failure))
+        tables
+            .resolve_hwdecode(idx, kind)
+            .map_err(|e| resolver_failure(&e.with_request(Request::typed_prof(idx, kind))))
     };
     let cam_bytes = fetch(ProfKind::Cam)?;
     let table_bytes = fetch(ProfKind::Table)?;
@@ -339,7 +345,12 @@ pub(crate) fn decode(idx: ImageIndex) -> Result<ProfDoc, DecodeError> {
 
 /// `prof` output for slot `idx`.
 pub fn render(idx: ImageIndex, json: bool) -> ProfOutput {
-    let doc = match decode(idx) {
+    render_from(&Tables::Embedded, idx, json)
+}
+
+/// [`render`] over `tables` (the embedded ones or a partition's).
+pub fn render_from(tables: &Tables, idx: ImageIndex, json: bool) -> ProfOutput {
+    let doc = match decode(tables, idx) {
         Ok(d) => d,
         Err(e) => return failure_output(idx.raw(), Some(idx), e, json),
     };
@@ -441,8 +452,8 @@ pub fn render(idx: ImageIndex, json: bool) -> ProfOutput {
 
 /// Prints the decoded pair of the slot `idx` names (see [`render_arg`]) and exits with its
 /// code.
-pub(crate) fn run(idx: &str, json: bool) -> ExitCode {
-    let out = render_arg(idx, json);
+pub(crate) fn run(tables: &Tables, idx: &str, json: bool) -> ExitCode {
+    let out = render_arg_from(tables, idx, json);
     out_fmt!("{}", out.stdout);
     err_fmt!("{}", out.stderr);
     ExitCode::from(out.code)
