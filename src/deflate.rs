@@ -49,7 +49,8 @@ use core::fmt;
 
 use miniz_oxide::inflate::TINFLStatus;
 use miniz_oxide::inflate::core::{
-    DecompressorOxide, decompress_with_limit, inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
+    DecompressorOxide, decompress_with_limit,
+    inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
 };
 
 use crate::verify::{Hex, Sha256Digest, Sha256Hasher, SoftSha256};
@@ -260,10 +261,9 @@ fn inflate_hashing<H: Sha256Hasher + ?Sized>(
         decoded = end;
         let progressed = read != 0 || written != 0;
         let result = match status {
-            TINFLStatus::Done if decoded != expected => Err(DecodeError::TooShort {
-                expected,
-                decoded,
-            }),
+            TINFLStatus::Done if decoded != expected => {
+                Err(DecodeError::TooShort { expected, decoded })
+            }
             TINFLStatus::Done => match stored.len().saturating_sub(consumed) {
                 0 => Ok(()),
                 count => Err(DecodeError::TrailingBytes { count }),

@@ -20,7 +20,8 @@ fuzz_target!(|data: &[u8]| {
     // As a stored blob: [decoded_len: u16][spare: u8][digest selector: u8] then the stream.
     if let [a, b, spare, selector, stream @ ..] = data {
         let decoded_len = usize::from(u16::from_le_bytes([*a, *b]));
-        let room = decoded_len.saturating_sub(usize::from(*spare & 0x80)) + usize::from(*spare & 0x7f);
+        let room =
+            decoded_len.saturating_sub(usize::from(*spare & 0x80)) + usize::from(*spare & 0x7f);
         let mut out = vec![GUARD; room];
         // Odd selector: the digest of what a plain inflate gives (so that Ok is reachable).
         let reference = miniz_oxide::inflate::decompress_to_vec(stream).ok();
@@ -40,15 +41,24 @@ fuzz_target!(|data: &[u8]| {
             Err(_) => assert!(out.iter().all(|&b| b == 0 || b == GUARD)),
         }
         if let Some(past) = out.get(decoded_len..) {
-            assert!(past.iter().all(|&b| b == GUARD), "written past the decoded length");
+            assert!(
+                past.iter().all(|&b| b == GUARD),
+                "written past the decoded length"
+            );
         }
     }
     // As a blob: what the packer keeps decodes back.
     let encoded = nrtucode_deflate::encode_blob(data).expect("the packer's stream decodes back");
     if encoded.codec() == nrtucode_deflate::Codec::Deflate {
         let mut out = vec![0u8; data.len()];
-        let bytes = decode_verified(encoded.stored(data), data.len(), encoded.sha256(), &mut out, &mut inflater)
-            .expect("decodes");
+        let bytes = decode_verified(
+            encoded.stored(data),
+            data.len(),
+            encoded.sha256(),
+            &mut out,
+            &mut inflater,
+        )
+        .expect("decodes");
         assert_eq!(bytes, data);
     } else {
         assert_eq!(encoded.stored(data), data);

@@ -13,7 +13,9 @@ fn main() -> std::io::Result<()> {
         b"firmware".to_vec(),
         b"mov r0, r1; ldr r2, [r0]; ".repeat(40),
         vec![0; 3000],
-        (0..2000u32).flat_map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes()).collect(),
+        (0..2000u32)
+            .flat_map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes())
+            .collect(),
         (0..600u32).flat_map(|i| (i / 5).to_le_bytes()).collect(),
     ];
     for (i, input) in inputs.iter().enumerate() {

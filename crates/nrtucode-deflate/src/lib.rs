@@ -122,7 +122,9 @@ impl Encoded {
 
     /// The stored length.
     pub fn stored_len(&self) -> usize {
-        self.deflated.as_ref().map_or(self.decoded_len, |d| d.bytes.len())
+        self.deflated
+            .as_ref()
+            .map_or(self.decoded_len, |d| d.bytes.len())
     }
 
     /// The decoded length (the blob's).
@@ -200,7 +202,13 @@ pub fn encode_blob(blob: &[u8]) -> Result<Encoded, EncodeError> {
     }
     let mut inflater = Box::new(Inflater::new());
     let mut check = vec![0u8; blob.len()];
-    match decode_verified(&deflated.bytes, blob.len(), &sha256, &mut check, &mut inflater) {
+    match decode_verified(
+        &deflated.bytes,
+        blob.len(),
+        &sha256,
+        &mut check,
+        &mut inflater,
+    ) {
         Ok(_) => Ok(Encoded {
             codec: Codec::Deflate,
             deflated: Some(deflated),

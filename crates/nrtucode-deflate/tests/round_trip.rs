@@ -25,8 +25,8 @@ fn decode(
 ) -> (Result<Vec<u8>, DecodeError>, Vec<u8>) {
     let mut inflater = Box::new(Inflater::new());
     let mut out = vec![GUARD; room];
-    let result = decode_verified(stored, decoded_len, digest, &mut out, &mut inflater)
-        .map(<[u8]>::to_vec);
+    let result =
+        decode_verified(stored, decoded_len, digest, &mut out, &mut inflater).map(<[u8]>::to_vec);
     (result, out)
 }
 
@@ -38,11 +38,19 @@ fn structured() -> impl Strategy<Value = Vec<u8>> {
         (proptest::collection::vec(any::<u8>(), 1..40), 0usize..3000)
             .prop_map(|(pattern, times)| pattern.repeat(times)),
         proptest::collection::vec(
-            prop_oneof![Just(&b"mov r0, "[..]), Just(&b"ldr "[..]), Just(&b"\0\0\0\0"[..]), Just(&b"firmware"[..])],
+            prop_oneof![
+                Just(&b"mov r0, "[..]),
+                Just(&b"ldr "[..]),
+                Just(&b"\0\0\0\0"[..]),
+                Just(&b"firmware"[..])
+            ],
             0..5000
         )
         .prop_map(|words| words.concat()),
-        (proptest::collection::vec(any::<u8>(), 0..4000), proptest::collection::vec((0usize..4000, 3usize..300), 0..40))
+        (
+            proptest::collection::vec(any::<u8>(), 0..4000),
+            proptest::collection::vec((0usize..4000, 3usize..300), 0..40)
+        )
             .prop_map(|(mut bytes, copies)| {
                 for (from, len) in copies {
                     if bytes.is_empty() {
@@ -138,9 +146,7 @@ proptest! {
 }
 
 fn sample() -> Vec<u8> {
-    (0..50_000u32)
-        .flat_map(|i| (i / 7).to_le_bytes())
-        .collect()
+    (0..50_000u32).flat_map(|i| (i / 7).to_le_bytes()).collect()
 }
 
 #[test]
@@ -171,7 +177,10 @@ fn wrong_decoded_length_is_refused_and_the_buffer_zeroed() {
     let (result, out) = decode(&stored, n - 1, &digest, n + 8);
     assert_eq!(result, Err(DecodeError::TooLong { expected: n - 1 }));
     assert!(out[..n - 1].iter().all(|&b| b == 0), "left behind");
-    assert!(out[n - 1..].iter().all(|&b| b == GUARD), "written past the decoded length");
+    assert!(
+        out[n - 1..].iter().all(|&b| b == GUARD),
+        "written past the decoded length"
+    );
     let (result, out) = decode(&stored, n + 1, &digest, n + 8);
     assert_eq!(
         result,
@@ -199,9 +208,15 @@ fn wrong_digest_is_refused_and_the_buffer_zeroed() {
             actual: sha256(&data)
         })
     );
-    assert!(out.iter().all(|&b| b == 0), "a mismatching image left in the buffer");
+    assert!(
+        out.iter().all(|&b| b == 0),
+        "a mismatching image left in the buffer"
+    );
     let message = result.unwrap_err().to_string();
-    assert!(message.contains("SHA-256 of the decoded bytes mismatch"), "{message}");
+    assert!(
+        message.contains("SHA-256 of the decoded bytes mismatch"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -218,10 +233,16 @@ fn bytes_after_the_final_block_are_refused() {
 fn corrupt_streams_are_typed() {
     // BFINAL=1, BTYPE=11 (reserved).
     let (result, _) = decode(&[0x07], 0, &[0; 32], 0);
-    assert!(matches!(result, Err(DecodeError::Corrupt { .. })), "{result:?}");
+    assert!(
+        matches!(result, Err(DecodeError::Corrupt { .. })),
+        "{result:?}"
+    );
     // A stored block whose NLEN is not LEN's complement.
     let (result, _) = decode(&[0x01, 0x02, 0x00, 0x00, 0x00, b'h', b'i'], 2, &[0; 32], 2);
-    assert!(matches!(result, Err(DecodeError::Corrupt { .. })), "{result:?}");
+    assert!(
+        matches!(result, Err(DecodeError::Corrupt { .. })),
+        "{result:?}"
+    );
     // Fixed Huffman: literal 'a', then a match at distance 2 with one byte decoded (before the
     // start of the output).
     let lit_a = fixed_literal(b'a');
@@ -233,7 +254,10 @@ fn corrupt_streams_are_typed() {
     bits.push_code(0b00001, 5); // distance code 1: distance 2
     bits.push_code(0, 7); // end of block (256)
     let (result, _) = decode(&bits.bytes(), 4, &[0; 32], 4);
-    assert!(matches!(result, Err(DecodeError::Corrupt { .. })), "{result:?}");
+    assert!(
+        matches!(result, Err(DecodeError::Corrupt { .. })),
+        "{result:?}"
+    );
     // The same stream with distance 1 is valid: "aaaa".
     let mut bits = Bits::default();
     bits.push(1, 1);
@@ -265,13 +289,19 @@ impl Bits {
 
     /// A Huffman code `n` bits wide, most significant bit first.
     fn push_code(&mut self, code: u32, n: u32) {
-        (0..n).rev().for_each(|i| self.bits.push(code >> i & 1 == 1));
+        (0..n)
+            .rev()
+            .for_each(|i| self.bits.push(code >> i & 1 == 1));
     }
 
     fn bytes(&self) -> Vec<u8> {
         self.bits
             .chunks(8)
-            .map(|c| c.iter().enumerate().fold(0, |b, (i, &on)| b | u8::from(on) << i))
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .fold(0, |b, (i, &on)| b | u8::from(on) << i)
+            })
             .collect()
     }
 }
@@ -284,12 +314,26 @@ fn one_inflater_serves_many_blobs() {
     let (sa, sb) = (compress_deflate(&a), compress_deflate(&b));
     let mut out = vec![0u8; a.len()];
     // A failed decode in between leaves nothing that spoils the next one.
-    assert!(decode_verified(&sa[..sa.len() / 2], a.len(), &sha256(&a), &mut out, &mut inflater).is_err());
+    assert!(
+        decode_verified(
+            &sa[..sa.len() / 2],
+            a.len(),
+            &sha256(&a),
+            &mut out,
+            &mut inflater
+        )
+        .is_err()
+    );
     for (stored, data) in [(&sa, &a), (&sb, &b), (&sa, &a)] {
-        let got = decode_verified(stored, data.len(), &sha256(data), &mut out, &mut inflater).unwrap();
+        let got =
+            decode_verified(stored, data.len(), &sha256(data), &mut out, &mut inflater).unwrap();
         assert_eq!(got, &data[..]);
     }
-    assert!(Inflater::SIZE > 8 * 1024 && Inflater::SIZE < 16 * 1024, "{}", Inflater::SIZE);
+    assert!(
+        Inflater::SIZE > 8 * 1024 && Inflater::SIZE < 16 * 1024,
+        "{}",
+        Inflater::SIZE
+    );
 }
 
 #[test]
@@ -301,6 +345,9 @@ fn summary_prints_the_ratio() {
     assert_eq!((summary.blobs, summary.compressed), (2, 1));
     assert_eq!(summary.decoded_bytes, 9003);
     let line = summary.to_string();
-    assert!(line.starts_with("deflate: 1 of 2 blobs compressed, 9,003 B -> "), "{line}");
+    assert!(
+        line.starts_with("deflate: 1 of 2 blobs compressed, 9,003 B -> "),
+        "{line}"
+    );
     assert!(line.ends_with(" %)"), "{line}");
 }

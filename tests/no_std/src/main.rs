@@ -246,7 +246,13 @@ mod deflate {
             return -4;
         };
         let mut acc = 0;
-        acc += match decode_verified(stored, black_box(decoded_len), &digest, window, &mut inflater) {
+        acc += match decode_verified(
+            stored,
+            black_box(decoded_len),
+            &digest,
+            window,
+            &mut inflater,
+        ) {
             Ok(image) => image.len() as i32,
             Err(_) => -2,
         };
