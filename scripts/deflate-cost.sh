@@ -10,7 +10,7 @@
 # the cost per output byte, free of the fixed cost of a call. QEMU does not model cycles: these
 # are instructions executed. Then the flash the inflater takes in that ELF (miniz_oxide's
 # functions and tables, llvm-nm). Prints markdown tables for docs/performance.md.
-# Needs qemu-system-arm and llvm-nm.
+# Needs qemu-system-arm and llvm-nm. `--flash-only`: build and print the flash lines, no QEMU run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +29,9 @@ cargo run --quiet -p nrtucode-deflate --example cost_inputs -- "$work/in" >"$wor
 # target.<triple>.rustflags of .cargo/config.toml), as scripts/device-cost.sh builds it.
 unrolled_flags="-C link-arg=-Tlink.x -C link-arg=-Tdefmt.x -C link-arg=--nmagic"
 
+flash_only=0
+[[ ${1:-} == --flash-only ]] && flash_only=1
+
 measure() { # backend -> table rows
   local backend=$1 target_dir=target/bare-metal env=() status=0
   if [[ $backend == unrolled ]]; then
@@ -38,6 +41,7 @@ measure() { # backend -> table rows
   (cd examples/bare-metal && env "${env[@]}" NRTUCODE_DEFLATE_COST_INPUTS="$work/in/inputs.rs" \
     NRTUCODE_BLOB_DIR= cargo build --quiet --release --locked --features qemu,deflate-cost --example deflate_cost)
   elf=$target_dir/thumbv7em-none-eabihf/release/examples/deflate_cost
+  ((flash_only)) && return
   timeout 900 qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -display none -monitor none \
     -serial none -semihosting-config enable=on,target=native -kernel "$elf" "${one_insn[@]}" \
     -d exec,nochain -D /dev/fd/3 \
@@ -49,16 +53,17 @@ measure() { # backend -> table rows
 import sys
 backend, counts = sys.argv[1:]
 counts = [int(c) for c in open(counts).read().split()]
-assert len(counts) == 8, counts
 ways = [("plain copy of the stored bytes (`copy_from_slice`)", "none"),
         ("`copy_checked` (stored blob: copy-verify)", f"sha2 {backend}"),
         ("`decode_verified` (deflate: inflate + SHA-256 of the output)", f"sha2 {backend}"),
-        ("`decode_verified_with` a hasher that hashes nothing (the inflater alone)", "none")]
+        ("`decode_verified_with` a hasher that hashes nothing (miniz_oxide's inflater alone)", "none"),
+        ("zune-inflate 0.2 `decode_deflate` into a heap `Vec`, then copied to the window (no hash)", "none")]
+assert len(counts) == 2 * len(ways), counts
 small, big = 65536, 231077
 for i, (way, sha) in enumerate(ways):
     if sha == "none" and backend == "unrolled":
         continue  # sha2's backend does not change these
-    n_small, n_big = counts[i], counts[4 + i]
+    n_small, n_big = counts[i], counts[len(ways) + i]
     print(f"| {way} | {sha} | {(n_big - n_small) / (big - small):.2f} | {n_small:,} | {n_big:,} |")
 PY
 }
@@ -72,22 +77,35 @@ echo
 echo "| way | SHA-256 | instructions per output byte | 65,536 B | 231,077 B |"
 echo "|---|---|---:|---:|---:|"
 measure compact
-measure unrolled
+((flash_only)) || measure unrolled
 echo
-# Flash of the inflater: miniz_oxide's code and read-only tables in the linked example.
+# Flash of the inflaters: each crate's functions (and named data) in the linked example, and
+# which of their functions keep a panic path (scripts/panic_callers.py: direct callers of the
+# panic machinery).
+echo "Inflaters' flash in deflate_cost (llvm-nm; tables without a symbol are not counted):"
 llvm-nm -S -C "target/bare-metal/thumbv7em-none-eabihf/release/examples/deflate_cost" | python3 -c '
 import sys
-code = data = 0
+sizes = {}
+# Each inflater: its crate'"'"'s functions and named data, plus the example'"'"'s non-inlined wrapper
+# around it (which holds whatever of the crate the compiler inlined there).
+wrappers = {"inflate_miniz": "miniz_oxide", "inflate_zune": "zune_inflate"}
 for line in sys.stdin:
     parts = line.split(None, 3)
-    if len(parts) == 4 and parts[3].startswith("miniz_oxide::"):
-        size = int(parts[1], 16)
-        if parts[2] in "tT":
-            code += size
-        else:
-            data += size
-print(f"The inflater's functions (miniz_oxide 0.9 core, in deflate_cost): {code:,} B of code.")
+    if len(parts) == 4:
+        crate = parts[3].lstrip("_<").split("::")[0]
+        crate = wrappers.get(parts[3].split("::")[-2] if "::" in parts[3] else parts[3], crate)
+        if crate in ("miniz_oxide", "zune_inflate"):
+            code, data = sizes.get(crate, (0, 0))
+            size = int(parts[1], 16)
+            sizes[crate] = (code + size, data) if parts[2] in "tT" else (code, data + size)
+for crate, (code, data) in sorted(sizes.items()):
+    print(f"- {crate} (with its wrapper in the example): {code:,} B of code, {data:,} B of named read-only data")
 '
+echo
+echo "Functions with a panic path (scripts/panic_callers.py):"
+python3 scripts/panic_callers.py target/bare-metal/thumbv7em-none-eabihf/release/examples/deflate_cost |
+  grep -E 'miniz_oxide|zune_inflate|nrtucode' | sed 's/^NOT ALLOWED: /- /' || true
+echo
 # What feature `deflate` adds to a binary: the no_std consumer tests/no_std with its verify entry
 # points, without and with its deflate ones (decode_verified and decode_verified_with, each
 # inlined into check_deflate): .text and .rodata (miniz_oxide's tables have no symbol of their own).
