@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut table = String::from(
         "/// (deflate stream, stored bytes, decoded length, SHA-256 of the decoded bytes)\n",
     );
-    table.push_str("pub const INPUTS: [(&[u8], &[u8], usize, [u8; 32]); 2] = [\n");
+    table.push_str("pub const INPUTS: [Input; 2] = [\n");
     for (name, blob) in [("wifi-64k", &wifi[..64 * 1024]), ("wifi", wifi)] {
         let encoded = encode_blob(blob)?;
         if encoded.codec() != Codec::Deflate {

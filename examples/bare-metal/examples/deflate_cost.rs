@@ -27,6 +27,10 @@ use nrtucode::verify::{Sha256Digest, Sha256Hasher, SoftSha256, copy_checked};
 
 use crate::board::Outcome;
 
+/// One input: (deflate stream, stored bytes, decoded length, SHA-256 of the decoded bytes).
+type Input = (&'static [u8], &'static [u8], usize, [u8; 32]);
+
+// `INPUTS: [Input; 2]`, written by scripts/deflate-cost.sh.
 include!(env!("NRTUCODE_DEFLATE_COST_INPUTS"));
 
 /// The ways measured, in the order run; the number is the marker's argument.
@@ -125,7 +129,7 @@ fn inflate_zune(deflated: &[u8], len: usize, window: &mut [u8]) -> bool {
 /// Runs way `way` once; true when it reported success.
 fn run(
     way: usize,
-    (deflated, stored, len, sha256): (&[u8], &[u8], usize, [u8; 32]),
+    (deflated, stored, len, sha256): Input,
     window: &mut [u8],
     inflater: &mut Inflater,
 ) -> bool {
