@@ -349,3 +349,32 @@ fn summary_prints_the_ratio() {
     );
     assert!(line.ends_with(" %)"), "{line}");
 }
+
+/// A stream a few bytes shorter than its blob but in as many 16-byte units saves nothing: the
+/// blob stays stored. (Found among near-random blobs ending in a run of zeros.)
+#[test]
+fn a_saving_under_one_unit_stays_stored() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut random = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as u8
+    };
+    let noise: Vec<u8> = (0..512).map(|_| random()).collect();
+    let case = (16..512usize)
+        .flat_map(|len| (1..64usize).map(move |zeros| (len, zeros)))
+        .map(|(len, zeros)| {
+            let mut blob = noise[..len].to_vec();
+            blob.extend(std::iter::repeat_n(0, zeros));
+            blob
+        })
+        .find(|blob| {
+            let stream = best_deflate(blob).bytes.len();
+            stream < blob.len() && stream.div_ceil(16) == blob.len().div_ceil(16)
+        })
+        .expect("such a blob exists");
+    let encoded = encode_blob(&case).unwrap();
+    assert_eq!(encoded.codec(), Codec::Stored, "{} bytes", case.len());
+    assert_eq!(encoded.stored_len(), case.len());
+}
