@@ -32,15 +32,19 @@ fi
 
 CARGO_TARGET_DIR=$target_dir cargo build --quiet --release -p nrtucode-bench --bin instr
 bin=$target_dir/release/instr
+# The partition paths from a binary of their own (see crates/nrtucode-bench's feature
+# `partition`): in one binary with the others they would move the others' code.
+CARGO_TARGET_DIR=$target_dir/partition cargo build --quiet --release -p nrtucode-bench --bin instr --features partition
+bin_partition=$target_dir/partition/release/instr
 valgrind=$(command -v valgrind)
 # shellcheck source=scripts/env30.sh
 source scripts/env30.sh
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-measure() { # path -> "Ir calls"
+measure() { # path [binary] -> "Ir calls"
   env -i "${MEASURE_ENV[@]}" "$valgrind" --tool=callgrind --callgrind-out-file="$out/$1" \
-    --toggle-collect=nrtucode_bench_measure "$bin" "$1" "$passes" >"$out/$1.stdout" 2>"$out/$1.log"
+    --toggle-collect=nrtucode_bench_measure "${2:-$bin}" "$1" "$passes" >"$out/$1.stdout" 2>"$out/$1.log"
   local ir calls
   ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out/$1.log")
   calls=$(sed -n 's/.*calls=\([0-9]*\).*/\1/p' "$out/$1.stdout")
@@ -63,6 +67,14 @@ empty=${per[empty]}
 for path in "${!per[@]}"; do
   net[$path]=$(awk -v a="${per[$path]}" -v e="$empty" 'BEGIN { printf "%.1f", a - e }')
 done
+# The partition binary's paths, net of that binary's own harness.
+read -r ir calls < <(measure empty "$bin_partition")
+empty_partition=$(awk -v a="$ir" -v b="$calls" 'BEGIN { printf "%.1f", a / b }')
+for path in partition_explicit partition_hwdecode; do
+  read -r ir calls < <(measure "$path" "$bin_partition")
+  per[$path]=$(awk -v a="$ir" -v b="$calls" 'BEGIN { printf "%.1f", a / b }')
+  net[$path]=$(awk -v a="${per[$path]}" -v e="$empty_partition" 'BEGIN { printf "%.1f", a - e }')
+done
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 # path, C counterpart, ideal counterpart
@@ -72,6 +84,8 @@ rows=(
   "ours_auto_std c_auto -"
   "ours_auto_snapshot c_auto -"
   "ours_hwdecode c_hwdecode ideal_hwdecode"
+  "partition_explicit c_explicit ideal_explicit"
+  "partition_hwdecode c_hwdecode ideal_hwdecode"
   "c_explicit - -"
   "c_auto - -"
   "c_hwdecode - -"
@@ -85,6 +99,6 @@ while read -r path c ideal; do
   vs_c=""; vs_i=""
   [[ $c != - ]] && vs_c="$(ratio "${per[$path]}" "${per[$c]}") ($(ratio "${net[$path]}" "${net[$c]}"))"
   [[ $ideal != - ]] && vs_i="$(ratio "${per[$path]}" "${per[$ideal]}") ($(ratio "${net[$path]}" "${net[$ideal]}"))"
-  about=$("$bin" --list | awk -F'\t' -v p="$path" '$1 == p { print $3 }')
+  about=$("$bin_partition" --list | awk -F'\t' -v p="$path" '$1 == p { print $3 }')
   printf '| %-18s | %8s | %8s | %-15s | %-15s | %s\n' "$path" "${per[$path]}" "${net[$path]}" "$vs_c" "$vs_i" "$about"
 done < <(printf '%s\n' "${rows[@]}")

@@ -81,6 +81,9 @@ build() { # description, features as a TOML value, cargo build arguments
 }
 build "host, default features" 'default-features = true'
 build "host, std and verify" 'features = ["std", "verify"]'
+build "host, std and partition" 'features = ["std", "partition"]'
 build "$target, default features" 'default-features = true' "${target_args[@]}"
 build "$target, gen-cayman flavor-perf verify defmt" \
   'default-features = false, features = ["gen-cayman", "flavor-perf", "verify", "defmt"]' "${target_args[@]}"
+build "$target, partition alone (no blob embedded)" \
+  'default-features = false, features = ["partition"]' "${target_args[@]}"

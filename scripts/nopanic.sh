@@ -7,6 +7,13 @@
 # `verify`, SHA-256 in place and while copying, with the software and a custom hasher) fails the
 # link with `undefined symbol: nrtucode_panic_is_reachable`, and this script with it.
 #
+# With feature `partition` (in the default set here): Partition::parse, the unsigned test door,
+# the resolvers over a partition and its SHA-256 checks, on opaque bytes, are in the link check
+# too. Partition::verify (ed25519) is checked apart, below: the verifier crate keeps bounds checks
+# of its own that the optimiser cannot prove dead, so that build links with a looping handler
+# and scripts/panic_sites.py fails it when any panic call site comes from elsewhere than the
+# verifier's code (its functions and the one never-inlined call into it).
+#
 # The verify paths are checked under the LTO profiles only: without LTO, RustCrypto sha2's own
 # compiled code (its compress loop's word reads, block-buffer padding in `finalize`) keeps bounds
 # checks that only cross-crate inlining proves dead, so the non-LTO profile links without
@@ -63,6 +70,24 @@ HINT
     else
       echo FAILED
       echo "$out" >&2
+      exit 1
+    fi
+  done
+done
+
+for target in "${targets[@]}"; do
+  for opt in s z 3; do
+    printf 'panic call sites only in the ed25519 verifier, %s opt-level=%s lto=true (Partition::verify linked): ' "$target" "$opt"
+    rm -f ../../target/nopanic-check/"$target"/release/deps/nopanic_check-*.s
+    touch src/main.rs # the assembly is written only when rustc runs
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt CARGO_PROFILE_RELEASE_DEBUG=line-tables-only NRTUCODE_BLOB_DIR= \
+      cargo rustc --quiet --release --target "$target" --features partition-verify,panic-loop -- --emit=asm
+    asm=$(ls -t ../../target/nopanic-check/"$target"/release/deps/nopanic_check-*.s | head -1)
+    if report=$(python3 ../../scripts/panic_sites.py "$asm" ed25519_compact ed25519-compact 14ed25519_verify); then
+      echo "ok (${report##*$'\n'})"
+    else
+      echo FAILED
+      echo "$report" | grep FOREIGN >&2
       exit 1
     fi
   done

@@ -13,6 +13,8 @@
 pub mod catalog;
 #[cfg(feature = "deflate")]
 pub mod deflate;
+#[cfg(feature = "partition")]
+pub mod partition;
 pub mod prof;
 pub mod table;
 #[cfg(feature = "verify")]

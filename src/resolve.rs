@@ -44,8 +44,23 @@ pub fn get_memory_image<E: Env + ?Sized>(
     flavor: i32,
     env: &E,
 ) -> Result<&'static [u8], ResolveErr> {
+    let flavor = before_tables(idx, IMAGE_LIST.len(), flavor, env)?;
+    lookup_image(idx, region, flavor)
+}
+
+/// Index bound, removed flag and auto flavor: the checks the vendor makes before it reads any
+/// table, shared by every storage of the tables (the embedded ones here, a partition in
+/// `crate::partition`). `slots` is the number of `image_list` slots; returns the resolved
+/// flavor key.
+#[inline(always)]
+pub(crate) fn before_tables<E: Env + ?Sized>(
+    idx: u32,
+    slots: usize,
+    flavor: i32,
+    env: &E,
+) -> Result<i32, ResolveErr> {
     // Index bound, before anything else.
-    if idx as usize >= IMAGE_LIST.len() {
+    if idx as usize >= slots {
         return Err(ResolveErr::IndexOutOfRange);
     }
     // Removed flag and auto flavor. Reading the flavor variable in the same
@@ -69,7 +84,52 @@ pub fn get_memory_image<E: Env + ?Sized>(
         defmt::warn!("nrtucode: NRTUCODE_MPLUS_ON_MARIANA=1 is a removed flag (code 8)");
         return Err(ResolveErr::RemovedFlag);
     }
-    lookup_image(idx, region, flavor)
+    Ok(flavor)
+}
+
+/// What the empty-slot check and the flavor scan found in one slot, in any storage: the
+/// input of [`after_scan`].
+#[derive(Clone, Copy)]
+pub(crate) enum Scan<'t, G: Copy> {
+    /// The slot has no descriptors.
+    EmptySlot,
+    /// No descriptor of the slot has the key.
+    NotFound,
+    /// The first descriptor with the key: its four region getters (`None`: NULL).
+    Found(&'t [Option<G>; 4]),
+}
+
+/// Empty slot, flavor scan, region bound and NULL getter, in the vendor's order, over the
+/// descriptor a storage's scan found: the one body both storages answer through.
+#[inline(always)]
+pub(crate) const fn after_scan<G: Copy>(scan: Scan<'_, G>, region: i32) -> Result<G, ResolveErr> {
+    let regions = match scan {
+        Scan::EmptySlot => return Err(ResolveErr::EmptySlot),
+        Scan::NotFound => return Err(ResolveErr::FlavorNotFound),
+        Scan::Found(regions) => regions,
+    };
+    // Region bound, after the scan; a negative region wraps to a huge one.
+    let region = region as u32 as usize;
+    if region >= Region::ALL.len() {
+        return Err(ResolveErr::RegionOutOfRange);
+    }
+    match regions[region] {
+        Some(getter) => Ok(getter),
+        None => Err(ResolveErr::NullGetter),
+    }
+}
+
+/// Kind bound and NULL getter of the profiler lane over one slot's pair (after the index
+/// bound), shared by both storages.
+#[inline(always)]
+pub(crate) const fn prof_pick<G: Copy>(pair: &[Option<G>; 2], kind: i32) -> Result<G, ResolveErr> {
+    let Some(kind) = ProfKind::from_raw(kind) else {
+        return Err(ResolveErr::KindOutOfRange);
+    };
+    match pair[kind as usize] {
+        Some(getter) => Ok(getter),
+        None => Err(ResolveErr::NoProfiler),
+    }
 }
 
 /// [`get_memory_image`] with nothing set in the environment, usable in `const` contexts.
@@ -116,21 +176,14 @@ const fn lookup_image(idx: u32, region: i32, flavor: i32) -> Result<&'static [u8
     } else {
         DESCRIPTOR_AT[idx][0]
     } as usize;
-    if at >= DESCRIPTOR_REGIONS.len() {
-        return Err(if at == EMPTY_SLOT as usize {
-            ResolveErr::EmptySlot
-        } else {
-            ResolveErr::FlavorNotFound
-        });
-    }
-    let region = region as u32 as usize;
-    if region >= Region::ALL.len() {
-        return Err(ResolveErr::RegionOutOfRange);
-    }
-    match DESCRIPTOR_REGIONS[at][region] {
-        Some(bytes) => Ok(bytes),
-        None => Err(ResolveErr::NullGetter),
-    }
+    let scan = if at < DESCRIPTOR_REGIONS.len() {
+        Scan::Found(&DESCRIPTOR_REGIONS[at])
+    } else if at == EMPTY_SLOT as usize {
+        Scan::EmptySlot
+    } else {
+        Scan::NotFound
+    };
+    after_scan(scan, region)
 }
 
 /// Resolves a HW instruction-decode profiler table: `kind` 0 PROF_CAM, 1 PROF_TABLE.
@@ -146,13 +199,7 @@ pub const fn get_hwdecode_table(idx: u32, kind: i32) -> Result<&'static [u8], Re
     if idx >= HWDECODE_LIST.len() {
         return Err(ResolveErr::IndexOutOfRange);
     }
-    let Some(kind) = ProfKind::from_raw(kind) else {
-        return Err(ResolveErr::KindOutOfRange);
-    };
-    match HWDECODE_LIST[idx].get(kind) {
-        Some(bytes) => Ok(bytes),
-        None => Err(ResolveErr::NoProfiler),
-    }
+    prof_pick(HWDECODE_LIST[idx].pair(), kind)
 }
 
 /// Typed [`get_memory_image`].

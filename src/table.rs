@@ -173,6 +173,11 @@ impl ProfSlot {
         self.tables[kind as usize]
     }
 
+    /// Both getters, in kind order.
+    pub(crate) const fn pair(&self) -> &ProfPair {
+        &self.tables
+    }
+
     /// `true` when either getter is present.
     pub const fn is_populated(&self) -> bool {
         self.tables[0].is_some() || self.tables[1].is_some()

@@ -44,6 +44,14 @@ impl Code for nrtucode::ResolveErr {
     }
 }
 
+#[cfg(feature = "partition")]
+impl Code for nrtucode::partition::InPlaceError {
+    #[inline(always)]
+    fn code(&self) -> i32 {
+        nrtucode::partition::InPlaceError::code(self)
+    }
+}
+
 impl Code for u8 {
     #[inline(always)]
     fn code(&self) -> i32 {

@@ -208,7 +208,74 @@ pub const ALL: [Path; 11] = [
     },
 ];
 
+/// The full fixture set packed into a partition signed with the committed test key, parsed
+/// and verified once per process (in the warm-up pass, outside the measured region).
+#[cfg(feature = "partition")]
+static PARTITION: LazyLock<nrtucode::partition::VerifiedPartition<'static>> = LazyLock::new(|| {
+    use nrtucode::partition::{Partition, Policy, TableClass};
+    let key = nrtucode_pack::SigningKey::from_pem(include_str!("../../../keys/test-ed25519.pem"))
+        .expect("the committed test key");
+    let options = nrtucode_pack::PackOptions {
+        security_counter: 0,
+        key: Some(&key),
+    };
+    let bytes = nrtucode_pack::pack(&nrtucode_pack::Blobs::fixtures(TableClass::Full), &options)
+        .expect("pack the fixtures");
+    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+    let policy = Policy {
+        min_security_counter: 0,
+        expected_class: TableClass::Full,
+    };
+    Partition::parse(bytes)
+        .and_then(|p| p.verify(&key.public_key(), &policy))
+        .expect("a verified partition")
+});
+
+/// Ours over a signed partition, explicit flavor, nothing in the environment.
+#[cfg(feature = "partition")]
+#[inline(never)]
+pub fn partition_explicit() -> u64 {
+    let p = &*PARTITION;
+    image_pass(&IMAGE_MIX, |i, r, f| {
+        answer(p.get_memory_image(i, r, f, &NoEnv))
+    })
+}
+
+/// Ours over a signed partition, profiler tables.
+#[cfg(feature = "partition")]
+#[inline(never)]
+pub fn partition_hwdecode() -> u64 {
+    let p = &*PARTITION;
+    hwdecode_pass(&HWDECODE_MIX, |i, k| answer(p.get_hwdecode_table(i, k)))
+}
+
+/// The partition paths (feature `partition`).
+#[cfg(feature = "partition")]
+pub const PARTITION_PATHS: [Path; 2] = [
+    Path {
+        name: "partition_explicit",
+        about: "VerifiedPartition::get_memory_image, explicit flavor, NoEnv",
+        calls: IMAGE_MIX.len(),
+        run: partition_explicit,
+    },
+    Path {
+        name: "partition_hwdecode",
+        about: "VerifiedPartition::get_hwdecode_table",
+        calls: HWDECODE_MIX.len(),
+        run: partition_hwdecode,
+    },
+];
+
+/// Every path of this build: [`ALL`], and with feature `partition` the partition paths.
+pub fn every() -> impl Iterator<Item = Path> {
+    #[cfg(feature = "partition")]
+    let extra = PARTITION_PATHS;
+    #[cfg(not(feature = "partition"))]
+    let extra: [Path; 0] = [];
+    ALL.into_iter().chain(extra)
+}
+
 /// The path named `name`.
 pub fn by_name(name: &str) -> Option<Path> {
-    ALL.into_iter().find(|p| p.name == name)
+    every().find(|p| p.name == name)
 }

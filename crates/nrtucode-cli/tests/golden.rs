@@ -325,6 +325,10 @@ fn help_is_plain_text_and_lists_the_exit_codes() {
         vec!["list", "--help"],
         vec!["resolve", "--help"],
         vec!["prof", "--help"],
+        vec!["pack", "--help"],
+        vec!["key", "generate", "--help"],
+        vec!["key", "public", "--help"],
+        vec!["inspect", "--help"],
     ] {
         let (entry, _, code) = run_in(&cwd, &[], &args);
         assert_eq!(code, 0, "{entry}");

@@ -9,6 +9,10 @@
 //! * the C ABI `nrtucode_capi::nrtucode_get_*` called in-process (live environment, `StdEnv`),
 //! * `nrtucode::EnvSnapshot::capture()` of the same process environment,
 //!
+//! * a signed partition (`nrtucode-pack`) packed from the carve of the same look-alike, read
+//!   in place through `nrtucode::partition` (its code, length, bytes, cursor places and
+//!   pointer aliasing against the look-alike's and ours),
+//!
 //! on return code, success, length, bytes, untouched out-parameters on failure, the place of
 //! every boundary cursor among its image's regions (the start or end of which), pointer aliasing
 //! (the two NX SP slots of a generation; any two calls the look-alike answers with one pointer),
@@ -26,6 +30,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use nrtucode::partition::{Partition, Policy, TableClass, VerifiedPartition};
 use nrtucode::{EnvSnapshot, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode_conformance::{
@@ -82,6 +87,9 @@ fn call_hw(f: HwFn, idx: u32, kind: i32) -> Answer {
     Answer { rc, ptr, len }
 }
 
+/// Where a cursor lies among its image's regions: each `(region, "start" | "end")` it equals.
+type Place = Vec<(i32, &'static str)>;
+
 struct Oracle {
     c_image: ImageFn,
     c_hw: HwFn,
@@ -95,6 +103,14 @@ struct Oracle {
     verified: HashSet<(usize, usize, usize)>,
     /// C (pointer, length) -> our pointer: equal C answers must be equal answers of ours.
     alias: HashMap<(usize, usize), usize>,
+    /// The signed partition packed from the carve of the look-alike, when it takes part.
+    partition: Option<VerifiedPartition<'static>>,
+    /// Answers compared over the partition.
+    partition_answers: u64,
+    /// C (pointer, length) -> the partition's pointer.
+    partition_alias: HashMap<(usize, usize), usize>,
+    /// (our pointer, partition pointer, length) whose bytes were already compared.
+    partition_verified: HashSet<(usize, usize, usize)>,
 }
 
 impl Oracle {
@@ -109,6 +125,76 @@ impl Oracle {
             cursor_answers: 0,
             verified: HashSet::new(),
             alias: HashMap::new(),
+            partition: None,
+            partition_answers: 0,
+            partition_alias: HashMap::new(),
+            partition_verified: HashSet::new(),
+        }
+    }
+
+    /// The partition's answer compared with ours (code, length, bytes) and the look-alike's
+    /// (pointer aliasing); `region_of` resolves the same image's other regions over the
+    /// partition, for the place of a cursor.
+    fn partition_answer(
+        &mut self,
+        what: &dyn Fn() -> String,
+        c: Answer,
+        ours: Result<&'static [u8], ResolveErr>,
+        part: Result<&'static [u8], ResolveErr>,
+        place_of: Option<(Place, Place)>,
+    ) {
+        self.partition_answers += 1;
+        let same = match (ours, part) {
+            (Err(a), Err(b)) => a == b,
+            (Ok(a), Ok(b)) => a.len() == b.len(),
+            _ => false,
+        };
+        self.tally.check(same, || {
+            format!(
+                "{}: partition {:?}, embedded {:?}",
+                what(),
+                part.map(<[u8]>::len),
+                ours.map(<[u8]>::len)
+            )
+        });
+        let (Ok(a), Ok(b)) = (ours, part) else { return };
+        if a.len() != b.len() {
+            return;
+        }
+        if !b.is_empty() {
+            let key = (a.as_ptr() as usize, b.as_ptr() as usize, a.len());
+            if !self.partition_verified.contains(&key) {
+                let same = a == b;
+                self.tally
+                    .check(same, || format!("{}: partition bytes differ", what()));
+                if same {
+                    self.partition_verified.insert(key);
+                }
+            }
+            self.tally
+                .check((b.as_ptr() as usize).is_multiple_of(16), || {
+                    format!("{}: partition blob not 16-byte aligned", what())
+                });
+            if c.rc == 0 {
+                let seen = *self
+                    .partition_alias
+                    .entry((c.ptr as usize, c.len))
+                    .or_insert(b.as_ptr() as usize);
+                self.tally.check(seen == b.as_ptr() as usize, || {
+                    format!(
+                        "{}: look-alike reuses a pointer the partition does not",
+                        what()
+                    )
+                });
+            }
+        }
+        if let Some((mine, theirs)) = place_of {
+            self.tally.check(!theirs.is_empty() && theirs == mine, || {
+                format!(
+                    "{}: cursor is {mine:?} of its image in the partition, {theirs:?} embedded",
+                    what()
+                )
+            });
         }
     }
 
@@ -195,6 +281,27 @@ impl Oracle {
                 self.cursor_place(&what, env, idx, flavor, c, bytes);
             }
         }
+        if let Some(p) = self.partition {
+            let in_place = |region: i32| {
+                p.get_memory_image(idx, region, flavor, env)
+                    .map_err(|e| e.resolve_err().unwrap_or(ResolveErr::NullGetter))
+            };
+            let part = in_place(region);
+            let place_of = match (raw, part) {
+                (Ok([]), Ok(b @ [])) => Some((
+                    place(b.as_ptr() as usize, |r| {
+                        in_place(r).ok().map(|b| (b.as_ptr() as usize, b.len()))
+                    }),
+                    place(raw.map_or(0, |b| b.as_ptr() as usize), |r| {
+                        nrtucode::get_memory_image(idx, r, flavor, env)
+                            .ok()
+                            .map(|b| (b.as_ptr() as usize, b.len()))
+                    }),
+                )),
+                _ => None,
+            };
+            self.partition_answer(&what, c, raw, part, place_of);
+        }
         if let Some(twin) = twin_of(idx) {
             let c_twin = call_image(self.c_image, twin, region, flavor);
             let ours_twin = Answer::of(nrtucode::get_memory_image(twin, region, flavor, env));
@@ -253,7 +360,43 @@ impl Oracle {
         if let Ok(bytes) = raw {
             self.payload(&what, c, bytes);
         }
+        if let Some(p) = self.partition {
+            let part = p
+                .get_hwdecode_table(idx, kind)
+                .map_err(|e| e.resolve_err().unwrap_or(ResolveErr::NullGetter));
+            self.partition_answer(&what, c, raw, part, None);
+        }
     }
+}
+
+/// Carves the look-alike at `so`, packs it into a partition signed with the committed test
+/// key and verifies it: the partition the oracle answers from too (held for the whole run).
+fn signed_partition_of(so: &Path) -> Result<VerifiedPartition<'static>, String> {
+    let key = nrtucode_pack::SigningKey::from_pem(include_str!("../../../keys/test-ed25519.pem"))
+        .map_err(|e| e.to_string())?;
+    let blobs = nrtucode_pack::Blobs::from_library(so).map_err(|e| e.to_string())?;
+    let expected = match LIBRARY {
+        nrtucode_lookalike::LibraryBuild::Full => TableClass::Full,
+        nrtucode_lookalike::LibraryBuild::Front => TableClass::Front,
+    };
+    let options = nrtucode_pack::PackOptions {
+        security_counter: 1,
+        key: Some(&key),
+    };
+    let bytes: &'static [u8] = Box::leak(
+        nrtucode_pack::pack(&blobs, &options)
+            .map_err(|e| e.to_string())?
+            .into_boxed_slice(),
+    );
+    let policy = Policy {
+        min_security_counter: 1,
+        expected_class: expected,
+    };
+    let partition = Partition::parse(bytes)
+        .and_then(|p| p.verify(&key.public_key(), &policy))
+        .map_err(|e| e.to_string())?;
+    partition.check_blobs().map_err(|e| e.to_string())?;
+    Ok(partition)
 }
 
 /// Where a cursor pointer lies relative to the non-empty regions `region_of` resolves for the
@@ -461,6 +604,13 @@ fn main() -> ExitCode {
         (*image, *hw)
     };
     let mut oracle = Oracle::new(c_image, c_hw);
+    match signed_partition_of(&so) {
+        Ok(p) => oracle.partition = Some(p),
+        Err(e) => {
+            eprintln!("differential: packing the look-alike: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
 
     check_removal_notices(&mut oracle, dir.path());
     if let Err(e) = mutants_are_caught(dir.path(), &opts) {
@@ -534,10 +684,16 @@ fn main() -> ExitCode {
         "differential: {} cursor answers placed like the look-alike's (start/end of which region)",
         oracle.cursor_answers
     );
+    println!(
+        "differential: {} answers also from a signed partition packed from the carved look-alike ({} distinct blobs byte-compared)",
+        oracle.partition_answers,
+        oracle.partition_verified.len()
+    );
     for sample in &t.samples {
         println!("  mismatch: {sample}");
     }
-    if t.mismatches == 0 && random_tuples >= 1_000_000 {
+    if t.mismatches == 0 && random_tuples >= 1_000_000 && oracle.partition_answers >= oracle.tuples
+    {
         println!("differential: 1 passed, 0 failed");
         ExitCode::SUCCESS
     } else {

@@ -271,6 +271,61 @@ mod deflate {
     }
 }
 
+#[cfg(feature = "partition")]
+mod partition {
+    use super::*;
+    use nrtucode::partition::{Partition, Policy, PublicKey, TableClass};
+
+    /// Bytes the optimiser cannot see: a flash partition of unknown content.
+    static FLASH: [u8; 4096] = [0; 4096];
+
+    /// Parses, verifies (with `partition-verify`: ed25519 and policy; else the policy through
+    /// the unsigned test door) and resolves over opaque bytes, then checks the digests and
+    /// copies a blob while verifying it.
+    #[unsafe(no_mangle)]
+    pub extern "C" fn check_partition(idx: u32, region: i32, flavor: i32, blob: &mut Blob) -> i32 {
+        let bytes: &'static [u8] = black_box(&FLASH[..]);
+        let key = PublicKey::from_bytes(black_box([7u8; 32]));
+        let policy = Policy {
+            min_security_counter: black_box(1),
+            expected_class: TableClass::Full,
+        };
+        let Ok(parsed) = Partition::parse(bytes) else {
+            return -1;
+        };
+        #[cfg(feature = "partition-verify")]
+        let verified = parsed.verify(&key, &policy);
+        #[cfg(not(feature = "partition-verify"))]
+        let verified = {
+            let _ = key;
+            parsed.trust_unsigned_for_testing(&policy)
+        };
+        let Ok(verified) = verified else {
+            return -2;
+        };
+        let mut acc = match verified.get_memory_image(idx, region, flavor, &NoEnv) {
+            Ok(bytes) => {
+                *blob = Blob {
+                    ptr: bytes.as_ptr(),
+                    len: bytes.len(),
+                };
+                let mut device = [0u8; 512];
+                match verified.copy_verified(bytes, &mut device) {
+                    Ok(n) => n as i32,
+                    Err(_) => -3,
+                }
+            }
+            Err(e) => e.code(),
+        };
+        acc += match verified.get_hwdecode_table(idx, region) {
+            Ok(bytes) => bytes.len() as i32,
+            Err(e) => e.code(),
+        };
+        acc += i32::from(verified.check_blobs().is_ok());
+        acc
+    }
+}
+
 /// The entry: calls every entry point with opaque inputs, forever.
 #[unsafe(no_mangle)]
 pub extern "C" fn _start() -> ! {
@@ -300,6 +355,10 @@ pub extern "C" fn _start() -> ! {
         #[cfg(feature = "deflate")]
         {
             acc ^= deflate::check_deflate(idx, region, black_box(usize::MAX), black_box(300));
+        }
+        #[cfg(feature = "partition")]
+        {
+            acc ^= partition::check_partition(idx, region, flavor, &mut blob);
         }
         black_box((acc, &blob));
     }

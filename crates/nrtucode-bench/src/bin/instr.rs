@@ -40,7 +40,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         ["--list"] => {
-            for p in paths::ALL {
+            for p in paths::every() {
                 println!("{}\t{}\t{}", p.name, p.calls, p.about);
             }
             ExitCode::SUCCESS

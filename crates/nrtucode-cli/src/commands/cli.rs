@@ -12,16 +12,19 @@ use clap::{Parser, Subcommand};
 use nrtucode::Request;
 
 use crate::commands::exit::{EXIT_CODES_HELP, Exit};
+use crate::commands::key::KeyFormat;
 use crate::commands::resolve::Show;
+use crate::commands::tables::PartitionArgs;
 use crate::commands::values::{FlavorArg, GenerationArg, KindArg, RegionArg, parse_raw_index};
-use crate::commands::{carve, list, output, prof, resolve, verify};
+use crate::commands::{carve, inspect, key, list, output, pack, prof, resolve, verify};
 
-/// Carve the firmware blobs out of a vendor library, check blob directories, list and resolve.
+/// Carve the firmware blobs out of a vendor library, check blob directories, pack and inspect
+/// signed partitions, list and resolve.
 #[derive(Debug, Parser)]
 #[command(
     name = "nrtucode",
     version,
-    about = "Carve the firmware blobs out of a vendor library, check blob directories, list and resolve.",
+    about = "Carve the firmware blobs out of a vendor library, check blob directories, pack and inspect signed partitions, list and resolve.",
     after_help = EXIT_CODES_HELP
 )]
 pub(crate) struct Cli {
@@ -56,6 +59,54 @@ pub(crate) enum Command {
         /// The blob directory.
         dir: PathBuf,
     },
+    /// Pack a signed partition (docs/partition.md): the vendor's tables and blobs, from a
+    /// library (carved in memory), a blob directory or the built-in fixtures.
+    #[command(group(clap::ArgGroup::new("input").required(true).args(["lib", "blob_dir", "fixtures"])))]
+    #[command(group(clap::ArgGroup::new("signing").required(true).args(["key", "unsigned"])))]
+    Pack {
+        /// The library (e.g. libnrtucode_internal.so or libnrtucode.so).
+        lib: Option<PathBuf>,
+        /// A blob directory nrtucode carve wrote (checked first, as nrtucode verify does).
+        #[arg(long, value_name = "DIR")]
+        blob_dir: Option<PathBuf>,
+        /// The built-in fixture set of the full or the front tables.
+        #[arg(long, value_name = "CLASS", value_parser = ["full", "front"])]
+        fixtures: Option<String>,
+        /// The partition file to write (atomically: a failure leaves it as it was).
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+        /// Sign with this ed25519 private key (PKCS#8 PEM; nrtucode key generate writes one).
+        #[arg(long, value_name = "KEY.pem")]
+        key: Option<PathBuf>,
+        /// Write an unsigned partition: readers accept it only when told to skip the signature.
+        #[arg(long)]
+        unsigned: bool,
+        /// The security counter: readers refuse a partition with a lower one than they expect.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        security_counter: u32,
+    },
+    /// Make and show ed25519 keys for signed partitions.
+    Key {
+        /// The key subcommand.
+        #[command(subcommand)]
+        action: KeyCommand,
+    },
+    /// Show a partition's header, tables and table of contents, and check its structure, its
+    /// signature (with --public-key), its security counter (with --min-security-counter) and
+    /// every blob's digest. Exit 0 only when all hold, 65 with the reason otherwise.
+    Inspect {
+        /// The partition file.
+        file: PathBuf,
+        /// The SPKI PEM public key its signature must verify with.
+        #[arg(long, value_name = "PUB.pem")]
+        public_key: Option<PathBuf>,
+        /// Refuse a security counter below N.
+        #[arg(long, value_name = "N")]
+        min_security_counter: Option<u32>,
+        /// JSON output (format nrtucode-inspect/1).
+        #[arg(long)]
+        json: bool,
+    },
     /// List the catalog embedded in this build: every image getter (slot, generation, engine,
     /// flavor, region, size, sha256, real/cursor/null), then both profiler getters of all 38
     /// slots.
@@ -66,6 +117,9 @@ pub(crate) enum Command {
         /// JSON output (format nrtucode-list/1).
         #[arg(long)]
         json: bool,
+        /// Read the tables from a partition instead.
+        #[command(flatten)]
+        partition: PartitionArgs,
     },
     /// Call a resolver: resolve IDX REGION [--flavor F], or resolve IDX --prof KIND.
     ///
@@ -105,6 +159,9 @@ pub(crate) enum Command {
         /// Print the sha256 of the bytes.
         #[arg(long)]
         sha256: bool,
+        /// Read the tables from a partition instead.
+        #[command(flatten)]
+        partition: PartitionArgs,
     },
     /// Decode and validate the PROF_CAM / PROF_TABLE pair of a slot.
     Prof {
@@ -115,7 +172,39 @@ pub(crate) enum Command {
         /// JSON output (format nrtucode-prof/1), also for a failure.
         #[arg(long)]
         json: bool,
+        /// Read the tables from a partition instead.
+        #[command(flatten)]
+        partition: PartitionArgs,
     },
+}
+
+/// `nrtucode key` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum KeyCommand {
+    /// Write a new random ed25519 private key (PKCS#8 PEM, readable by its owner only; an
+    /// existing file is never replaced).
+    Generate {
+        /// The key file to write.
+        #[arg(short = 'o', long = "output", value_name = "KEY.pem")]
+        output: PathBuf,
+    },
+    /// Print (or write) the public key of a private key: SPKI PEM, or a Rust const.
+    Public {
+        /// The private key (PKCS#8 PEM).
+        key: PathBuf,
+        /// Write it to this file instead of standard output.
+        #[arg(short = 'o', long = "output", value_name = "PUB.pem")]
+        output: Option<PathBuf>,
+        /// pem (SPKI) or rust (a const nrtucode::partition::PublicKey to paste).
+        #[arg(long, value_enum, default_value = "pem")]
+        format: KeyFormat,
+    },
+}
+
+/// The tables `args` name, or the exit code of why not.
+fn tables_or_fail(args: &PartitionArgs) -> Result<crate::commands::tables::Tables, ExitCode> {
+    args.load()
+        .map_err(|(exit, message)| output::fail(exit, message))
 }
 
 /// Parses the process arguments and runs the command.
@@ -144,7 +233,47 @@ fn dispatch() -> ExitCode {
             strict,
         } => carve::run(&lib, &out, getters, strict),
         Command::Verify { dir } => verify::run(&dir),
-        Command::List { generation, json } => list::run(generation.map(|g| g.0), json),
+        Command::Pack {
+            lib,
+            blob_dir,
+            fixtures,
+            output,
+            key,
+            unsigned: _,
+            security_counter,
+        } => {
+            let input = match (lib, blob_dir, fixtures.as_deref()) {
+                (Some(lib), _, _) => pack::Input::Library(lib),
+                (_, Some(dir), _) => pack::Input::BlobDir(dir),
+                (_, _, Some("front")) => {
+                    pack::Input::Fixtures(nrtucode::partition::TableClass::Front)
+                }
+                _ => pack::Input::Fixtures(nrtucode::partition::TableClass::Full),
+            };
+            pack::run(&input, &output, key.as_deref(), security_counter)
+        }
+        Command::Key { action } => match action {
+            KeyCommand::Generate { output } => key::generate(&output),
+            KeyCommand::Public {
+                key,
+                output,
+                format,
+            } => key::public(&key, output.as_deref(), format),
+        },
+        Command::Inspect {
+            file,
+            public_key,
+            min_security_counter,
+            json,
+        } => inspect::run(&file, public_key.as_deref(), min_security_counter, json),
+        Command::List {
+            generation,
+            json,
+            partition,
+        } => match tables_or_fail(&partition) {
+            Ok(tables) => list::run(&tables, generation.map(|g| g.0), json),
+            Err(code) => code,
+        },
         Command::Resolve {
             idx,
             region,
@@ -153,15 +282,27 @@ fn dispatch() -> ExitCode {
             output,
             hex,
             sha256,
+            partition,
         } => {
+            let tables = match tables_or_fail(&partition) {
+                Ok(tables) => tables,
+                Err(code) => return code,
+            };
             let request = match (prof, region) {
                 (Some(kind), _) => Request::prof(idx, kind.0.raw()),
                 (None, region) => {
                     Request::image(idx, region.map_or(0, |r| r.0.raw()), flavor.0.raw())
                 }
             };
-            resolve::run(request, Show { hex, sha256 }, output.as_deref())
+            resolve::run(&tables, request, Show { hex, sha256 }, output.as_deref())
         }
-        Command::Prof { idx, json } => prof::run(&idx, json),
+        Command::Prof {
+            idx,
+            json,
+            partition,
+        } => match tables_or_fail(&partition) {
+            Ok(tables) => prof::run(&tables, &idx, json),
+            Err(code) => code,
+        },
     }
 }

@@ -10,7 +10,7 @@ pub enum Exit {
     /// 64 (`EX_USAGE`): bad arguments.
     Usage = 64,
     /// 65 (`EX_DATAERR`): bad input data: a malformed library, a failed blob-directory check, an
-    /// invalid profiler pair, a `--strict` disagreement with the facts.
+    /// invalid profiler pair, a `--strict` disagreement with the facts, a refused partition.
     DataErr = 65,
     /// 66 (`EX_NOINPUT`): an input is missing or unreadable (a file, a directory, a profiler
     /// table the slot does not have).
@@ -43,7 +43,8 @@ Exit codes:
   3    resolve only: the resolver's code 3, image not in this build
   8    resolve only: the resolver's code 8, the removed flag NRTUCODE_MPLUS_ON_MARIANA=1 is set
   64   usage error: bad arguments
-  65   bad data: malformed library, failed blob-directory check, invalid profiler pair, --strict disagreement
+  65   bad data: malformed library, failed blob-directory check, invalid profiler pair, --strict disagreement,
+       a partition refused (structure, signature, key, security counter, class, digest)
   66   no input: a file or directory is missing or unreadable, or the slot has no profiler table
   73   cannot create an output file or directory
   74   I/O error while reading or writing (also: standard output cannot be written; a reader

@@ -26,7 +26,6 @@ use std::collections::HashMap;
 use std::process::ExitCode;
 
 use nrtucode::Generation;
-use nrtucode::catalog::{BLOB_SOURCE, BlobSource, image_entries, prof_entries};
 use nrtucode::table::BlobState;
 use nrtucode_carve::Names;
 use nrtucode_facts::hex::lower_hex;
@@ -34,6 +33,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::commands::output::out_fmt;
+use crate::commands::tables::Tables;
 use crate::commands::text_table;
 
 /// One listed getter.
@@ -76,8 +76,8 @@ pub(crate) struct ListDoc {
     pub entries: Vec<ListEntry>,
 }
 
-/// The entries, optionally only of generation `gen_filter`.
-pub(crate) fn entries(gen_filter: Option<Generation>) -> Vec<ListEntry> {
+/// The entries of `tables`, optionally only of generation `gen_filter`.
+pub(crate) fn entries(tables: &Tables, gen_filter: Option<Generation>) -> Vec<ListEntry> {
     let names = Names::new();
     let wanted = |generation: Generation| gen_filter.is_none_or(|g| g == generation);
     let mut hashes: HashMap<(usize, usize), String> = HashMap::new();
@@ -90,7 +90,7 @@ pub(crate) fn entries(gen_filter: Option<Generation>) -> Vec<ListEntry> {
         })
     };
     let mut out = Vec::new();
-    for e in image_entries() {
+    for e in tables.image_entries() {
         if !wanted(e.slot.generation) {
             continue;
         }
@@ -113,7 +113,7 @@ pub(crate) fn entries(gen_filter: Option<Generation>) -> Vec<ListEntry> {
             sha256: hash(e.blob),
         });
     }
-    for e in prof_entries() {
+    for e in tables.prof_entries() {
         // Slot 36 has no engine but belongs to MAVERICK's range.
         let generation = e.index.generation();
         if !wanted(generation) {
@@ -143,14 +143,16 @@ pub(crate) fn entries(gen_filter: Option<Generation>) -> Vec<ListEntry> {
 
 /// `list` output: an aligned table, or the JSON document.
 pub fn render(gen_filter: Option<Generation>, json: bool) -> String {
-    let entries = entries(gen_filter);
+    render_from(&Tables::Embedded, gen_filter, json)
+}
+
+/// [`render`] of `tables` (the embedded ones or a partition's).
+pub fn render_from(tables: &Tables, gen_filter: Option<Generation>, json: bool) -> String {
+    let entries = entries(tables, gen_filter);
     if json {
         let doc = ListDoc {
             format: "nrtucode-list/1",
-            blob_source: match BLOB_SOURCE {
-                BlobSource::Fixtures => "fixtures",
-                BlobSource::Directory => "directory",
-            },
+            blob_source: tables.blob_source(),
             entries,
         };
         let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
@@ -186,7 +188,7 @@ pub fn render(gen_filter: Option<Generation>, json: bool) -> String {
 }
 
 /// Prints the listing (see [`render`]).
-pub(crate) fn run(gen_filter: Option<Generation>, json: bool) -> ExitCode {
-    out_fmt!("{}", render(gen_filter, json));
+pub(crate) fn run(tables: &Tables, gen_filter: Option<Generation>, json: bool) -> ExitCode {
+    out_fmt!("{}", render_from(tables, gen_filter, json));
     ExitCode::SUCCESS
 }

@@ -1,5 +1,7 @@
 //! The command line: `cli` defines the arguments and dispatches to one module per
-//! subcommand (`carve`, `verify`, [`list`], [`resolve`], [`prof`]); [`exit`] names the exit
+//! subcommand (`carve`, `verify`, `pack`, `key`, `inspect`, [`list`], [`resolve`], [`prof`]);
+//! [`tables`] is where `list`, `resolve` and `prof` read the tables from (embedded, or a
+//! verified partition); `atomic` writes output files all or nothing; [`exit`] names the exit
 //! codes; `interrupt` cleans up an interrupted carve (the signal handler); [`values`] holds
 //! the `clap` value enums built from the core's names; `output` writes to stdout/stderr;
 //! `text_table` renders aligned plain-text tables.
@@ -7,14 +9,19 @@
 //! `list`, `resolve` and `prof` render to strings, which the golden tests check; they are
 //! public for that reason.
 
+pub(crate) mod atomic;
 pub(crate) mod carve;
 pub(crate) mod cli;
 pub mod exit;
+pub(crate) mod inspect;
 pub(crate) mod interrupt;
+pub(crate) mod key;
 pub mod list;
 pub(crate) mod output;
+pub(crate) mod pack;
 pub mod prof;
 pub mod resolve;
+pub mod tables;
 pub(crate) mod text_table;
 pub mod values;
 pub(crate) mod verify;

@@ -46,13 +46,14 @@
 use std::process::ExitCode;
 
 use nrtucode::prof::{CamView, TableView, validate_pair};
-use nrtucode::{CoreClass, Engine, ImageIndex, ProfKind, Request, resolve_hwdecode};
+use nrtucode::{CoreClass, Engine, ImageIndex, ProfKind, Request};
 use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::commands::exit::Exit;
 use crate::commands::output::{err_fmt, out_fmt};
+use crate::commands::tables::Tables;
 use crate::commands::text_table;
 use crate::commands::values::parse_index;
 
@@ -162,8 +163,13 @@ pub(crate) struct ProfUsageDoc {
 /// `prof` output for the slot argument `text` as typed: [`render`], or a usage error (exit 64),
 /// as JSON with `json`.
 pub fn render_arg(text: &str, json: bool) -> ProfOutput {
+    render_arg_from(&Tables::Embedded, text, json)
+}
+
+/// [`render_arg`] over `tables` (the embedded ones or a partition's).
+pub fn render_arg_from(tables: &Tables, text: &str, json: bool) -> ProfOutput {
     let message = match parse_index(text) {
-        Ok(idx) => return render(idx, json),
+        Ok(idx) => return render_from(tables, idx, json),
         Err(e) => format!("invalid value '{text}' for '<IDX>': {e}"),
     };
     let stdout = if json {
@@ -203,9 +209,9 @@ pub struct ProfOutput {
 pub(crate) type DecodeError = (Exit, Option<i32>, String);
 
 /// Decodes the profiler pair of `idx`.
-pub(crate) fn decode(idx: ImageIndex) -> Result<ProfDoc, DecodeError> {
+pub(crate) fn decode(tables: &Tables, idx: ImageIndex) -> Result<ProfDoc, DecodeError> {
     let fetch = |kind: ProfKind| {
-        resolve_hwdecode(idx, kind).map_err(|e| {
+        tables.resolve_hwdecode(idx, kind).map_err(|e| {
             let failure = e.with_request(Request::typed_prof(idx, kind));
             (Exit::NoInput, Some(failure.code()), failure.to_string())
         })
@@ -275,7 +281,12 @@ pub(crate) fn decode(idx: ImageIndex) -> Result<ProfDoc, DecodeError> {
 
 /// `prof` output for slot `idx`.
 pub fn render(idx: ImageIndex, json: bool) -> ProfOutput {
-    let doc = match decode(idx) {
+    render_from(&Tables::Embedded, idx, json)
+}
+
+/// [`render`] over `tables` (the embedded ones or a partition's).
+pub fn render_from(tables: &Tables, idx: ImageIndex, json: bool) -> ProfOutput {
+    let doc = match decode(tables, idx) {
         Ok(d) => d,
         Err((exit, resolver_code, message)) => {
             let stdout = if json {
@@ -401,8 +412,8 @@ pub fn render(idx: ImageIndex, json: bool) -> ProfOutput {
 
 /// Prints the decoded pair of the slot `idx` names (see [`render_arg`]) and exits with its
 /// code.
-pub(crate) fn run(idx: &str, json: bool) -> ExitCode {
-    let out = render_arg(idx, json);
+pub(crate) fn run(tables: &Tables, idx: &str, json: bool) -> ExitCode {
+    let out = render_arg_from(tables, idx, json);
     out_fmt!("{}", out.stdout);
     err_fmt!("{}", out.stderr);
     ExitCode::from(out.code)

@@ -13,12 +13,13 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use nrtucode::{Env, FLAVOR_VAR, Request, get_hwdecode_table, get_memory_image};
+use nrtucode::{Env, FLAVOR_VAR, Request};
 use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
 use crate::commands::exit::{self, Exit};
 use crate::commands::output::{err_fmt, exit_code, fail, out_fmt, write_out_bytes};
+use crate::commands::tables::Tables;
 
 /// How to show the bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -81,6 +82,16 @@ fn auto_note<E: Env + ?Sized>(env: &E) -> String {
 
 /// Makes the resolver call `request` describes with `env` and renders the result.
 pub fn resolve<E: Env + ?Sized>(request: Request, show: Show, env: &E) -> Resolved {
+    resolve_from(&Tables::Embedded, request, show, env)
+}
+
+/// [`resolve`] over `tables` (the embedded ones or a partition's).
+pub fn resolve_from<E: Env + ?Sized>(
+    tables: &Tables,
+    request: Request,
+    show: Show,
+    env: &E,
+) -> Resolved {
     let (call, result) = match request {
         Request::Image {
             idx,
@@ -88,11 +99,11 @@ pub fn resolve<E: Env + ?Sized>(request: Request, show: Show, env: &E) -> Resolv
             flavor,
         } => (
             format!("get_memory_image(idx {idx}, region {region}, flavor {flavor})"),
-            get_memory_image(idx, region, flavor, env),
+            tables.get_memory_image(idx, region, flavor, env),
         ),
         Request::Prof { idx, kind } => (
             format!("get_hwdecode_table(idx {idx}, kind {kind})"),
-            get_hwdecode_table(idx, kind),
+            tables.get_hwdecode_table(idx, kind),
         ),
     };
     // Flavor 0 is shown as the flavor the environment selected, as the resolver chose it.
@@ -171,8 +182,13 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), (Exit, String)> {
 /// Resolves `request` with the process environment, prints the result and, on success, writes
 /// the bytes to `output` (`-`: stdout, and the summary to stderr); the exit code is the
 /// resolver's code, or 73/74 when the output cannot be written.
-pub(crate) fn run(request: Request, show: Show, output: Option<&Path>) -> ExitCode {
-    let r = resolve(request, show, &nrtucode::StdEnv);
+pub(crate) fn run(
+    tables: &Tables,
+    request: Request,
+    show: Show,
+    output: Option<&Path>,
+) -> ExitCode {
+    let r = resolve_from(tables, request, show, &nrtucode::StdEnv);
     if r.code != 0 {
         err_fmt!("{}", r.error);
         return exit_code(r.code);

@@ -1,0 +1,94 @@
+//! `nrtucode pack`: write a signed blob partition (docs/partition.md) from a library, a blob
+//! directory or the built-in fixtures, atomically.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use nrtucode::partition::{Partition, TableClass};
+use nrtucode_pack::{Blobs, PackError, PackOptions, pack};
+
+use crate::commands::atomic::write_atomic;
+use crate::commands::exit::{self, Exit};
+use crate::commands::key::read_signing_key;
+use crate::commands::output::{fail, out_line};
+
+/// What to pack.
+#[derive(Clone, Debug)]
+pub(crate) enum Input {
+    /// Carve this library.
+    Library(PathBuf),
+    /// This blob directory.
+    BlobDir(PathBuf),
+    /// The built-in fixture set of a class.
+    Fixtures(TableClass),
+}
+
+fn pack_error(e: PackError) -> (Exit, String) {
+    let exit = match &e {
+        PackError::Io { source, .. } => exit::reading(source),
+        PackError::Carve(nrtucode_carve::FileError::Io { source, .. }) => exit::reading(source),
+        _ => Exit::DataErr,
+    };
+    (exit, e.to_string())
+}
+
+fn run_inner(
+    input: &Input,
+    out: &Path,
+    key: Option<&Path>,
+    security_counter: u32,
+) -> Result<String, (Exit, String)> {
+    let key = key.map(read_signing_key).transpose()?;
+    let blobs = match input {
+        Input::Library(lib) => Blobs::from_library(lib),
+        Input::BlobDir(dir) => Blobs::from_dir(dir),
+        Input::Fixtures(class) => Ok(Blobs::fixtures(*class)),
+    }
+    .map_err(pack_error)?;
+    let bytes = pack(
+        &blobs,
+        &PackOptions {
+            security_counter,
+            key: key.as_ref(),
+        },
+    )
+    .map_err(pack_error)?;
+    let parsed = Partition::parse(&bytes).map_err(|e| {
+        (
+            Exit::DataErr,
+            format!("the packed partition does not parse: {e}"),
+        )
+    })?;
+    write_atomic(out, &bytes, false, true)?;
+    let signed = match &key {
+        Some(k) => format!(
+            "signed, key ID {}",
+            nrtucode_facts::hex::lower_hex(&k.public_key().key_id())
+        ),
+        None => "UNSIGNED".to_owned(),
+    };
+    Ok(format!(
+        "{}: {} bytes, {} tables, {} descriptors, {} blobs, security counter {security_counter}, {signed}",
+        out.display(),
+        bytes.len(),
+        parsed.class().name(),
+        parsed.descriptor_count(),
+        parsed.blob_count()
+    ))
+}
+
+/// Packs `input` into `out`, signed with the key at `key` (`None`: unsigned).
+pub(crate) fn run(
+    input: &Input,
+    out: &Path,
+    key: Option<&Path>,
+    security_counter: u32,
+) -> ExitCode {
+    match run_inner(input, out, key, security_counter) {
+        Ok(summary) => {
+            out_line!("{summary}");
+            ExitCode::SUCCESS
+        }
+        Err((exit, message)) => fail(exit, message),
+    }
+}

@@ -1,0 +1,412 @@
+//! `nrtucode pack`, `key`, `inspect`, and `list` / `resolve` / `prof --partition`, end to end
+//! through the binary: a partition of the fixtures answers exactly as the embedded tables
+//! (same output, exit codes and messages), every refusal exits with its reason, and packing
+//! is deterministic whatever the directory, umask, time zone or locale.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn key() -> PathBuf {
+    root().join("keys/test-ed25519.pem")
+}
+
+fn public() -> PathBuf {
+    root().join("keys/test-ed25519.pub.pem")
+}
+
+fn nrtucode(args: &[&std::ffi::OsStr], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_nrtucode"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("NEURON_UCODE_FLAVOR")
+        .env_remove("NRTUCODE_MPLUS_ON_MARIANA")
+        .output()
+        .expect("run nrtucode")
+}
+
+macro_rules! run {
+    ($cwd:expr, $($arg:expr),* $(,)?) => {
+        nrtucode(&[$(std::ffi::OsStr::new(&$arg)),*], $cwd)
+    };
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn pack_fixtures(dir: &Path, class: &str, extra: &[&str]) -> PathBuf {
+    let out = dir.join(format!("{class}.part"));
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "pack".into(),
+        "--fixtures".into(),
+        class.into(),
+        "-o".into(),
+        out.clone().into(),
+    ];
+    args.extend(extra.iter().map(Into::into));
+    let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let o = nrtucode(&refs, dir);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    out
+}
+
+#[test]
+fn a_fixtures_partition_answers_exactly_like_the_embedded_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let key = key().display().to_string();
+    let part = pack_fixtures(tmp.path(), "full", &["--key", &key]);
+    let part = part.display().to_string();
+    let public = public().display().to_string();
+    let with = |args: &[&str]| {
+        let mut a: Vec<&str> = args.to_vec();
+        a.extend(["--partition", &part, "--public-key", &public]);
+        let refs: Vec<&std::ffi::OsStr> = a.iter().map(std::ffi::OsStr::new).collect();
+        nrtucode(&refs, tmp.path())
+    };
+    let without = |args: &[&str]| {
+        let refs: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        nrtucode(&refs, tmp.path())
+    };
+    let cases: &[&[&str]] = &[
+        &["list"],
+        &["list", "--json"],
+        &["list", "--gen", "maverick", "--json"],
+        &[
+            "resolve", "7", "iram", "--flavor", "perf", "--sha256", "--hex=32",
+        ],
+        &["resolve", "7", "sram", "--flavor", "perf"],
+        &["resolve", "37", "dram", "--flavor", "debug", "--sha256"],
+        &["resolve", "36", "iram", "--flavor", "perf"],
+        &["resolve", "7", "iram", "--flavor", "dkl-test"],
+        &["resolve", "99", "iram"],
+        &["resolve", "7", "--prof", "table", "--sha256"],
+        &["resolve", "0", "--prof", "cam"],
+        &["prof", "7"],
+        &["prof", "16", "--json"],
+        &["prof", "0", "--json"],
+        &["prof", "99"],
+    ];
+    for case in cases {
+        let (a, b) = (with(case), without(case));
+        assert_eq!(
+            a.status.code(),
+            b.status.code(),
+            "{case:?}: {}",
+            text(&a.stderr)
+        );
+        assert_eq!(text(&a.stdout), text(&b.stdout), "{case:?}");
+        assert_eq!(text(&a.stderr), text(&b.stderr), "{case:?}");
+        assert!(!a.stdout.is_empty() || !a.stderr.is_empty(), "{case:?}");
+    }
+    // The exit code is the resolver's, over a partition too.
+    assert_eq!(
+        with(&["resolve", "36", "iram", "--flavor", "perf"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(with(&["resolve", "99", "iram"]).status.code(), Some(1));
+}
+
+#[test]
+fn a_partition_is_refused_without_its_key() {
+    let tmp = tempfile::tempdir().unwrap();
+    let key = key().display().to_string();
+    let signed = pack_fixtures(tmp.path(), "full", &["--key", &key]);
+    let unsigned = pack_fixtures(tmp.path(), "front", &["--unsigned"]);
+    let t = tmp.path();
+    // No key: a usage error that says what to give.
+    let o = run!(t, "resolve", "7", "iram", "--partition", signed);
+    assert_eq!(o.status.code(), Some(64));
+    assert!(
+        text(&o.stderr).contains("--public-key"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Skipping the signature is refused for a signed pack...
+    let o = run!(
+        t,
+        "list",
+        "--partition",
+        signed,
+        "--insecure-skip-signature"
+    );
+    assert_eq!(o.status.code(), Some(65));
+    assert!(text(&o.stderr).contains("signed"), "{}", text(&o.stderr));
+    // ... and works, when said in so many words, for an unsigned one.
+    let o = run!(
+        t,
+        "resolve",
+        "7",
+        "iram",
+        "--flavor",
+        "perf",
+        "--partition",
+        unsigned,
+        "--insecure-skip-signature"
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = run!(
+        t,
+        "resolve",
+        "7",
+        "iram",
+        "--flavor",
+        "debug",
+        "--partition",
+        unsigned,
+        "--insecure-skip-signature"
+    );
+    assert_eq!(o.status.code(), Some(3), "front: DEBUG is a NULL getter");
+    // A key given to an unsigned pack, another key, a changed byte.
+    let o = run!(t, "list", "--partition", unsigned, "--public-key", public());
+    assert_eq!(o.status.code(), Some(65));
+    assert!(text(&o.stderr).contains("unsigned"), "{}", text(&o.stderr));
+    let other = t.join("other.pem");
+    assert!(run!(t, "key", "generate", "-o", other).status.success());
+    let other_pub = t.join("other.pub.pem");
+    assert!(
+        run!(t, "key", "public", other, "-o", other_pub)
+            .status
+            .success()
+    );
+    let o = run!(t, "list", "--partition", signed, "--public-key", other_pub);
+    assert_eq!(o.status.code(), Some(65));
+    assert!(
+        text(&o.stderr).contains("unknown key"),
+        "{}",
+        text(&o.stderr)
+    );
+    let mut bytes = std::fs::read(&signed).unwrap();
+    bytes[0x18] ^= 1; // the security counter: signed
+    let tampered = t.join("tampered.part");
+    std::fs::write(&tampered, &bytes).unwrap();
+    let o = run!(t, "list", "--partition", tampered, "--public-key", public());
+    assert_eq!(o.status.code(), Some(65));
+    assert!(
+        text(&o.stderr).contains("bad signature"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn inspect_checks_structure_signature_counter_and_digests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let key = key().display().to_string();
+    let part = pack_fixtures(t, "full", &["--key", &key, "--security-counter", "4"]);
+    let o = run!(
+        t,
+        "inspect",
+        part,
+        "--public-key",
+        public(),
+        "--min-security-counter",
+        "4"
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("table class") && out.contains("full"), "{out}");
+    assert!(out.contains("yes, key ID 5065d9189b5b8976"), "{out}");
+    let o = run!(t, "inspect", part, "--json", "--public-key", public());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["format"], "nrtucode-inspect/1");
+    assert_eq!(v["valid"], true);
+    assert_eq!(v["checks"]["signature"], "ok");
+    assert_eq!(v["header"]["security_counter"], 4);
+    assert_eq!(v["image_list"].as_array().unwrap().len(), 38);
+    assert_eq!(
+        v["image_list"][36]["descriptors"].as_array().unwrap().len(),
+        0
+    );
+    assert_eq!(
+        v["toc"].as_array().unwrap().len(),
+        nrtucode::catalog::DISTINCT_BLOB_COUNT
+    );
+    // Rollback.
+    let o = run!(t, "inspect", part, "--min-security-counter", "5");
+    assert_eq!(o.status.code(), Some(65));
+    assert!(
+        text(&o.stderr).contains("security counter 4 is below the minimum 5"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A changed blob byte: the digest names the blob and its first user.
+    let mut bytes = std::fs::read(&part).unwrap();
+    let blobs_off = u32::from_le_bytes(bytes[0x14..0x18].try_into().unwrap()) as usize;
+    bytes[blobs_off + 5] ^= 0x40;
+    let bad = t.join("bad.part");
+    std::fs::write(&bad, &bytes).unwrap();
+    let o = run!(t, "inspect", bad, "--public-key", public());
+    assert_eq!(o.status.code(), Some(65));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("blob 0 (image_list slot 0 flavor 1 IRAM): SHA-256 mismatch"),
+        "{err}"
+    );
+    // Garbage and erased flash.
+    std::fs::write(&bad, [0xffu8; 200]).unwrap();
+    let o = run!(t, "inspect", bad);
+    assert_eq!(o.status.code(), Some(65));
+    assert!(
+        text(&o.stderr).contains("erased flash"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = run!(t, "inspect", t.join("missing.part"));
+    assert_eq!(o.status.code(), Some(66));
+}
+
+#[test]
+fn packing_is_the_same_from_anywhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    let b = tmp.path().join("b/c");
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let pack = |cwd: &Path, umask: &str, tz: &str, lang: &str| {
+        let out = cwd.join("p.part");
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "umask {umask} && exec \"$0\" pack --fixtures front -o p.part --key \"$1\" --security-counter 3"
+            ))
+            .arg(env!("CARGO_BIN_EXE_nrtucode"))
+            .arg(key())
+            .current_dir(cwd)
+            .env("TZ", tz)
+            .env("LC_ALL", lang)
+            .env("LANG", lang)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        std::fs::read(out).unwrap()
+    };
+    let first = pack(&a, "022", "UTC", "C");
+    let second = pack(&b, "077", "Asia/Kolkata", "de_DE.UTF-8");
+    assert_eq!(first, second);
+}
+
+#[test]
+fn pack_needs_a_key_or_an_explicit_unsigned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let o = run!(t, "pack", "--fixtures", "full", "-o", "x.part");
+    assert_eq!(o.status.code(), Some(64));
+    assert!(!t.join("x.part").exists());
+    let o = run!(
+        t,
+        "pack",
+        "--fixtures",
+        "full",
+        "-o",
+        "x.part",
+        "--key",
+        t.join("nokey.pem")
+    );
+    assert_eq!(o.status.code(), Some(66));
+    assert!(!t.join("x.part").exists());
+    std::fs::write(
+        t.join("bad.pem"),
+        "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+    )
+    .unwrap();
+    let o = run!(
+        t,
+        "pack",
+        "--fixtures",
+        "full",
+        "-o",
+        "x.part",
+        "--key",
+        t.join("bad.pem")
+    );
+    assert_eq!(o.status.code(), Some(65));
+    assert!(!t.join("x.part").exists());
+    assert!(
+        std::fs::read_dir(t).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".tmp"))
+    );
+}
+
+#[test]
+fn key_generate_never_replaces_and_keeps_the_key_private() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let k = t.join("k.pem");
+    assert!(run!(t, "key", "generate", "-o", k).status.success());
+    let before = std::fs::read(&k).unwrap();
+    let o = run!(t, "key", "generate", "-o", k);
+    assert_eq!(o.status.code(), Some(73));
+    assert_eq!(std::fs::read(&k).unwrap(), before);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(
+            std::fs::metadata(&k).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    let o = run!(t, "key", "public", k, "--format", "rust");
+    assert!(o.status.success());
+    assert!(text(&o.stdout).contains("nrtucode::partition::PublicKey::from_bytes(["));
+}
+
+#[test]
+fn a_library_and_its_carved_directory_pack_to_the_same_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    use nrtucode_lookalike::{LibraryBuild, OptLevel, Options, build_shared_object, write_sources};
+    std::fs::create_dir_all(t.join("la")).unwrap();
+    let written = write_sources(&t.join("la"), &Options::new(LibraryBuild::Front)).unwrap();
+    build_shared_object(
+        &written.c_source,
+        &t.join("la/libnrtucode.so"),
+        OptLevel::O2,
+        false,
+    )
+    .expect("gcc builds the look-alike");
+    let lib = t.join("la/libnrtucode.so");
+    assert!(
+        run!(t, "carve", lib, "--out", t.join("blobs"))
+            .status
+            .success()
+    );
+    let o = run!(t, "pack", lib, "-o", "from-lib.part", "--key", key());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = run!(
+        t,
+        "pack",
+        "--blob-dir",
+        t.join("blobs"),
+        "-o",
+        "from-dir.part",
+        "--key",
+        key()
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let (a, b) = (
+        std::fs::read(t.join("from-lib.part")).unwrap(),
+        std::fs::read(t.join("from-dir.part")).unwrap(),
+    );
+    assert_eq!(a, b);
+    let o = run!(
+        t,
+        "inspect",
+        "from-lib.part",
+        "--public-key",
+        public(),
+        "--json"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["header"]["class"], "front", "{v}");
+    assert_eq!(v["valid"], true);
+}

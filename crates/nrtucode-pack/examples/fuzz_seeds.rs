@@ -1,0 +1,73 @@
+//! Writes small partitions for the `partition` fuzz target (scripts/fuzz.sh): the full and front
+//! tables of the fixtures with every blob cut to its first 32 bytes (digests recomputed, the
+//! layout redone), unsigned and signed with the committed test key. Usage:
+//! `cargo run -p nrtucode-pack --example fuzz_seeds -- DIR`.
+
+use nrtucode::partition::TableClass;
+use nrtucode::partition::format::*;
+use nrtucode_pack::{Blobs, PackOptions, SigningKey, pack};
+use sha2::{Digest, Sha256};
+
+fn le32(b: &[u8], at: usize) -> usize {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
+}
+
+/// `full` with each blob cut to at most `keep` bytes, re-laid out and signed with `key`.
+fn shrink(full: &[u8], keep: usize, key: Option<&SigningKey>) -> Vec<u8> {
+    let toc_count =
+        u16::from_le_bytes(full[H_TOC_COUNT..H_TOC_COUNT + 2].try_into().unwrap()) as usize;
+    let desc_count =
+        u16::from_le_bytes(full[H_DESC_COUNT..H_DESC_COUNT + 2].try_into().unwrap()) as usize;
+    let [_, toc_off, sig_off, blobs_off] = layout(desc_count, toc_count).unwrap();
+    let mut out = full[..blobs_off].to_vec();
+    let mut at = blobs_off;
+    let mut blobs = Vec::new();
+    for n in 0..toc_count {
+        let e = toc_off + n * TOC_LEN;
+        let (offset, len) = (le32(full, e + T_OFFSET), le32(full, e + T_STORED_LEN));
+        let bytes = &full[offset..offset + len.min(keep)];
+        out[e + T_OFFSET..e + T_OFFSET + 4].copy_from_slice(&(at as u32).to_le_bytes());
+        out[e + T_STORED_LEN..e + T_STORED_LEN + 4]
+            .copy_from_slice(&(bytes.len() as u32).to_le_bytes());
+        out[e + T_DECODED_LEN..e + T_DECODED_LEN + 4]
+            .copy_from_slice(&(bytes.len() as u32).to_le_bytes());
+        out[e + T_SHA256..e + T_SHA256 + 32].copy_from_slice(&Sha256::digest(bytes));
+        blobs.push((at, bytes));
+        at = align_up(at + bytes.len()).unwrap();
+    }
+    out.resize(at, 0);
+    for (offset, bytes) in blobs {
+        out[offset..offset + bytes.len()].copy_from_slice(bytes);
+    }
+    out[H_TOTAL_LEN..H_TOTAL_LEN + 4].copy_from_slice(&(at as u32).to_le_bytes());
+    if let Some(key) = key {
+        let signature = key.sign(&out[..sig_off]);
+        out[sig_off..sig_off + SIG_LEN].copy_from_slice(&signature);
+    }
+    out
+}
+
+fn main() {
+    let dir = std::env::args().nth(1).expect("usage: fuzz_seeds DIR");
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = SigningKey::from_pem(include_str!("../../../keys/test-ed25519.pem")).unwrap();
+    for class in [TableClass::Full, TableClass::Front] {
+        for signed in [false, true] {
+            let options = PackOptions {
+                security_counter: 1,
+                key: signed.then_some(&key),
+            };
+            let bytes = pack(&Blobs::fixtures(class), &options).unwrap();
+            let seed = shrink(&bytes, 32, options.key);
+            let parsed = nrtucode::partition::Partition::parse(&seed).expect("a seed parses");
+            assert_eq!(parsed.is_signed(), signed);
+            let name = format!(
+                "{dir}/{}-{}.part",
+                class.name(),
+                if signed { "signed" } else { "unsigned" }
+            );
+            std::fs::write(&name, &seed).unwrap();
+            println!("{name}: {} bytes", seed.len());
+        }
+    }
+}

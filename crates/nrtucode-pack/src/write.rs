@@ -1,0 +1,238 @@
+//! [`pack`]: the vendor's tables and the blobs, laid out and signed.
+
+use nrtucode::partition::TableClass;
+use nrtucode::partition::format::*;
+use nrtucode_facts::codegen::{self, BlobSource, Slice, SourcedBlob, Tables};
+use nrtucode_facts::facts::{FRONT_FEATURES, variant_for_key};
+use nrtucode_facts::hex::lower_hex;
+use nrtucode_facts::{Getter, getters, hwdecode_slots, image_slots};
+use sha2::{Digest, Sha256};
+
+use crate::blobs::{BlobSourceId, Blobs};
+use crate::error::PackError;
+use crate::keys::SigningKey;
+
+/// How to pack.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PackOptions<'k> {
+    /// The security counter in the header: a reader's policy refuses a lower one.
+    pub security_counter: u32,
+    /// The signing key; `None` writes an unsigned partition, which a reader accepts only
+    /// through `trust_unsigned_for_testing`.
+    pub key: Option<&'k SigningKey>,
+}
+
+/// The facts' getters served from [`Blobs`], checked against the facts' sizes.
+struct FromBlobs<'b>(&'b Blobs);
+
+impl BlobSource for FromBlobs<'_> {
+    fn blob_of(&mut self, getter: &Getter) -> Result<Option<SourcedBlob>, String> {
+        let bytes = self
+            .0
+            .get(getter.symbol)
+            .ok_or_else(|| format!("{}: no blob for this getter", getter.symbol))?;
+        if bytes.len() != getter.size {
+            return Err(format!(
+                "{}: {} bytes, the facts say {}",
+                getter.symbol,
+                bytes.len(),
+                getter.size
+            ));
+        }
+        let sha256: [u8; 32] = Sha256::digest(bytes).into();
+        Ok(Some(SourcedBlob {
+            key: lower_hex(&sha256),
+            path: getter.symbol.to_owned(),
+            sha256: Some(sha256),
+        }))
+    }
+
+    fn check_cursor(&self, getter: &Getter) -> Result<(), String> {
+        match self.0.get(getter.symbol) {
+            Some([]) => Ok(()),
+            Some(_) => Err(format!("{}: a cursor with bytes", getter.symbol)),
+            None => Err(format!("{}: no entry for this cursor", getter.symbol)),
+        }
+    }
+}
+
+/// The getter of a generated [`Slice`], as the format stores it.
+fn getter(slice: Slice) -> Result<[u8; GETTER_LEN], PackError> {
+    let (kind, n) = match slice {
+        Slice::Null => (GETTER_NULL, 0),
+        Slice::Whole(n) => (GETTER_BLOB, n),
+        Slice::StartOf(n) => (GETTER_CURSOR_START, n),
+        Slice::EndOf(n) => (GETTER_CURSOR_END, n),
+    };
+    let n = u16::try_from(n).map_err(|_| PackError::TooLarge("more than 65535 blobs"))?;
+    let [lo, hi] = n.to_le_bytes();
+    Ok([kind, 0, lo, hi])
+}
+
+fn u32_of(n: usize, what: &'static str) -> Result<u32, PackError> {
+    u32::try_from(n).map_err(|_| PackError::TooLarge(what))
+}
+
+/// Packs `blobs` into a partition: the header, the vendor's `image_list` (slots, descriptors
+/// with their flavor keys in table order, four getters each), the `hwdecode_table_list`, one
+/// table-of-contents entry per distinct blob (SHA-256 of its bytes), the signature over all of
+/// that, then the blobs, 16-byte aligned.
+pub fn pack(blobs: &Blobs, options: &PackOptions<'_>) -> Result<Vec<u8>, PackError> {
+    let facts = getters();
+    let class = blobs.class;
+    let enabled = |feature: &str| class == TableClass::Full || FRONT_FEATURES.contains(&feature);
+    let tables: Tables = codegen::plan(&facts, enabled, &mut FromBlobs(blobs), true)
+        .map_err(|problems| PackError::Facts(problems.join("\n")))?;
+
+    // image_list and descriptors, in the vendor's order.
+    let mut slots = Vec::with_capacity(SLOT_COUNT * SLOT_LEN);
+    let mut descs = Vec::new();
+    let mut desc_count = 0usize;
+    for slot in image_slots() {
+        let first = if slot.flavor_keys.is_empty() {
+            0
+        } else {
+            desc_count
+        };
+        let (first16, count16) = (
+            u16::try_from(first).map_err(|_| PackError::TooLarge("descriptors"))?,
+            u16::try_from(slot.flavor_keys.len())
+                .map_err(|_| PackError::TooLarge("descriptors"))?,
+        );
+        slots.extend(first16.to_le_bytes());
+        slots.extend(count16.to_le_bytes());
+        for &key in &slot.flavor_keys {
+            let (Some(gen_name), Some(cls), Some(engine)) =
+                (slot.gen_name, slot.class, slot.engine)
+            else {
+                return Err(PackError::Facts(format!(
+                    "slot {}: keys without an engine",
+                    slot.idx
+                )));
+            };
+            let variant = variant_for_key(gen_name, key)
+                .ok_or_else(|| PackError::Facts(format!("slot {}: unknown key {key}", slot.idx)))?;
+            let name = format!("{gen_name}_{cls}_{engine}_{variant}");
+            let regions = tables
+                .images
+                .get(&name)
+                .ok_or_else(|| PackError::Facts(format!("{name}: no getters in the facts")))?;
+            descs.extend(
+                i32::try_from(key)
+                    .map_err(|_| PackError::TooLarge("flavor key"))?
+                    .to_le_bytes(),
+            );
+            for slice in regions {
+                descs.extend(getter(*slice)?);
+            }
+            desc_count += 1;
+        }
+    }
+    // hwdecode_table_list.
+    let mut prof = Vec::with_capacity(SLOT_COUNT * PROF_LEN);
+    for slot in hwdecode_slots() {
+        for symbol in [slot.cam, slot.table] {
+            let slice = match symbol {
+                None => Slice::Null,
+                Some(symbol) => {
+                    let g = facts
+                        .iter()
+                        .find(|g| g.symbol == symbol)
+                        .ok_or_else(|| PackError::Facts(format!("{symbol}: not in the facts")))?;
+                    let kind = usize::from(g.region == "TABLE");
+                    tables
+                        .profilers
+                        .get(&g.image_name())
+                        .map_or(Slice::Null, |pair| pair[kind])
+                }
+            };
+            prof.extend(getter(slice)?);
+        }
+    }
+
+    let toc_count = tables.blobs.len();
+    if toc_count > MAX_TOC {
+        return Err(PackError::TooLarge(
+            "more table-of-contents entries than the format allows",
+        ));
+    }
+    if desc_count > MAX_DESCRIPTORS {
+        return Err(PackError::TooLarge(
+            "more descriptors than the format allows",
+        ));
+    }
+    let [prof_off, toc_off, sig_off, blobs_off] =
+        layout(desc_count, toc_count).ok_or(PackError::TooLarge("tables"))?;
+
+    // Blob offsets, and the table of contents.
+    let mut toc = Vec::with_capacity(toc_count * TOC_LEN);
+    let mut at = blobs_off;
+    let mut placed = Vec::with_capacity(toc_count);
+    for blob in &tables.blobs {
+        let bytes = blobs
+            .get(&blob.path)
+            .ok_or_else(|| PackError::Facts(format!("{}: no bytes", blob.path)))?;
+        let sha256 = blob
+            .sha256
+            .ok_or_else(|| PackError::Facts("no digest".into()))?;
+        toc.extend(u32_of(at, "a partition over 4 GiB")?.to_le_bytes());
+        let len = u32_of(bytes.len(), "a blob over 4 GiB")?;
+        toc.extend(len.to_le_bytes()); // stored
+        toc.extend(len.to_le_bytes()); // decoded
+        toc.extend([CODEC_STORED, 0, 0, 0]);
+        toc.extend(sha256);
+        placed.push((at, bytes));
+        at = align_up(at + bytes.len()).ok_or(PackError::TooLarge("partition"))?;
+    }
+    let total = if toc_count == 0 { blobs_off } else { at };
+
+    let mut out = vec![0u8; total];
+    let mut put =
+        |offset: usize, bytes: &[u8]| out[offset..offset + bytes.len()].copy_from_slice(bytes);
+    put(H_MAGIC, &MAGIC);
+    put(H_VERSION, &VERSION.to_le_bytes());
+    put(H_HEADER_LEN, &(HEADER_LEN as u16).to_le_bytes());
+    let flags = if options.key.is_some() {
+        FLAG_SIGNED
+    } else {
+        0
+    };
+    put(H_FLAGS, &flags.to_le_bytes());
+    put(
+        H_TOTAL_LEN,
+        &u32_of(total, "a partition over 4 GiB")?.to_le_bytes(),
+    );
+    put(H_BLOBS_OFF, &u32_of(blobs_off, "tables")?.to_le_bytes());
+    put(H_SECURITY_COUNTER, &options.security_counter.to_le_bytes());
+    put(H_CLASS, &[class.raw()]);
+    let (source, id): (u8, &[u8]) = match &blobs.source {
+        BlobSourceId::BuildId(id) => (SOURCE_BUILD_ID, id),
+        BlobSourceId::NoBuildId => (SOURCE_NO_BUILD_ID, &[]),
+        BlobSourceId::Fixtures => (SOURCE_FIXTURES, FIXTURES_ID),
+    };
+    if id.len() > BUILD_ID_MAX {
+        return Err(PackError::TooLarge("a build ID over 32 bytes"));
+    }
+    put(H_SOURCE, &[source]);
+    put(H_BUILD_ID_LEN, &[id.len() as u8]);
+    put(H_BUILD_ID, id);
+    if let Some(key) = options.key {
+        put(H_KEY_ID, &key.public_key().key_id());
+    }
+    put(H_SLOT_COUNT, &(SLOT_COUNT as u16).to_le_bytes());
+    put(H_DESC_COUNT, &(desc_count as u16).to_le_bytes());
+    put(H_PROF_COUNT, &(SLOT_COUNT as u16).to_le_bytes());
+    put(H_TOC_COUNT, &(toc_count as u16).to_le_bytes());
+    put(SLOTS_OFF, &slots);
+    put(DESCS_OFF, &descs);
+    put(prof_off, &prof);
+    put(toc_off, &toc);
+    for (offset, bytes) in placed {
+        put(offset, bytes);
+    }
+    if let Some(key) = options.key {
+        let signature = key.sign(&out[..sig_off]);
+        out[sig_off..sig_off + SIG_LEN].copy_from_slice(&signature);
+    }
+    Ok(out)
+}

@@ -1,0 +1,60 @@
+//! Fuzzes the partition reader: `Partition::parse`, `verify` with the committed test key (the
+//! seeds are signed with it, so mutations of their blob bytes reach the resolvers through the
+//! signature) or the unsigned test door, then every resolver over a grid of arguments and
+//! environments, the digest check of every blob and a verified copy. Nothing may panic; every
+//! refusal must be a typed `PartitionError`. Seeds: `scripts/fuzz.sh` (small partitions from
+//! `nrtucode-pack`'s `fuzz_seeds` example).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use nrtucode::NoEnv;
+use nrtucode::partition::{Partition, Policy, PublicKey};
+
+/// The committed test key's public half (keys/test-ed25519.pub.pem).
+const TEST_KEY: PublicKey = PublicKey::from_bytes([
+    0xa5, 0x2b, 0x06, 0x5e, 0x4a, 0xf1, 0x12, 0x7f, 0x79, 0x52, 0xae, 0xd7, 0x20, 0x71, 0x39, 0xf3,
+    0x24, 0xa3, 0x29, 0x48, 0xea, 0xd0, 0x0a, 0xf3, 0x62, 0xbb, 0x81, 0x00, 0x2c, 0xa4, 0x4d, 0xc9,
+]);
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(parsed) = Partition::parse(data) else {
+        return;
+    };
+    let policy = Policy {
+        min_security_counter: 0,
+        expected_class: parsed.class(),
+    };
+    let _ = parsed.untrusted_check_blobs();
+    let verified = match parsed.verify(&TEST_KEY, &policy) {
+        Ok(v) => v,
+        Err(_) => match parsed.trust_unsigned_for_testing(&policy) {
+            Ok(v) => v,
+            Err(_) => return,
+        },
+    };
+    let envs: [&[(&str, &str)]; 3] = [
+        &[],
+        &[("NEURON_UCODE_FLAVOR", "debug")],
+        &[("NRTUCODE_MPLUS_ON_MARIANA", "1")],
+    ];
+    let mut dst = [0u8; 64];
+    for idx in [0, 4, 7, 13, 21, 31, 36, 37, 38, u32::MAX] {
+        for region in [-1, 0, 1, 2, 3, 4] {
+            for flavor in [0, 1, 2, 3, 17, 19, -1] {
+                if let Ok(bytes) = verified.get_memory_image(idx, region, flavor, &envs[0]) {
+                    let _ = verified.copy_verified(bytes, &mut dst);
+                }
+            }
+        }
+        for env in envs {
+            let _ = verified.get_memory_image(idx, 1, 0, env);
+        }
+        for kind in [-1, 0, 1, 2] {
+            let _ = verified.get_hwdecode_table(idx, kind);
+        }
+        let _ = verified.descriptors(idx).count();
+        let _ = verified.prof_getters(idx);
+    }
+    let _ = verified.check_blobs();
+    let _ = verified.get_memory_image(7, 0, 1, &NoEnv);
+});

@@ -1,0 +1,162 @@
+//! A signed blob partition read in place (feature `partition`): the vendor's two tables and the
+//! blobs, written apart from the program by `nrtucode pack`, answered with the vendor's exact
+//! answers. `no_std`, no allocation, no `unsafe`; the byte-for-byte format is in
+//! `docs/partition.md` and in [`format`].
+//!
+//! Three steps, each a type, so that nothing reads a table before it is checked and trusted:
+//!
+//! 1. [`Partition::parse`] checks every bound, overlap, alignment, count and version of the
+//!    bytes (never trusting a length before checking it against the input);
+//! 2. [`Partition::verify`] checks the ed25519 signature with your [`PublicKey`], then the
+//!    [`Policy`] (minimum security counter, expected table class), giving a
+//!    [`VerifiedPartition`]. An unsigned partition is read only by
+//!    [`Partition::trust_unsigned_for_testing`];
+//! 3. the [`VerifiedPartition`] resolvers answer like the embedded ones (the same body of checks:
+//!    index bound, removed flag, auto flavor, empty slot, flavor scan, region bound, NULL getter)
+//!    with a `&'a [u8]` into the partition. The blob bytes are vouched for by their SHA-256 in
+//!    the signed table of contents: [`VerifiedPartition::copy_verified`] copies and checks one,
+//!    [`VerifiedPartition::check_blobs`] checks them all.
+//!
+//! ```
+//! use nrtucode::partition::{Partition, Policy, PublicKey, TableClass};
+//! use nrtucode::NoEnv;
+//! # fn run(flash: &'static [u8], key: PublicKey) -> Result<(), Box<dyn core::error::Error>> {
+//! let policy = Policy { min_security_counter: 3, expected_class: TableClass::Full };
+//! let partition = Partition::parse(flash)?.verify(&key, &policy)?;
+//! let iram: &'static [u8] = partition.get_memory_image(7, 0, 1, &NoEnv)?;
+//! let mut device = [0u8; 0x14000];
+//! partition.copy_verified(iram, &mut device)?;
+//! # Ok(()) }
+//! ```
+
+pub mod format;
+
+mod error;
+#[cfg(feature = "std")]
+mod file;
+mod parse;
+mod resolve;
+mod verify;
+
+pub use error::{BlobUse, InPlaceError, NOT_STORED_CODE, PartitionError, TableName};
+#[cfg(feature = "std")]
+pub use file::PartitionFile;
+pub use parse::{Getter, Partition, TocEntry};
+pub use verify::{Policy, PublicKey, VerifiedPartition};
+
+/// The vendor table set a partition follows: which getters are NULL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TableClass {
+    /// The full library's tables (`libnrtucode_internal.so`): every generation and flavor.
+    Full,
+    /// The reduced front library's (`libnrtucode.so`): PERF/RELEASE and DKL_PERF of SUNDA to
+    /// MARIANA_PLUS; every other getter NULL.
+    Front,
+}
+
+impl TableClass {
+    /// The header byte.
+    pub const fn raw(self) -> u8 {
+        match self {
+            TableClass::Full => format::CLASS_FULL,
+            TableClass::Front => format::CLASS_FRONT,
+        }
+    }
+
+    /// The class of a header byte.
+    pub const fn from_raw(raw: u8) -> Option<Self> {
+        match raw {
+            format::CLASS_FULL => Some(TableClass::Full),
+            format::CLASS_FRONT => Some(TableClass::Front),
+            _ => None,
+        }
+    }
+
+    /// `full` or `front`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TableClass::Full => "full",
+            TableClass::Front => "front",
+        }
+    }
+}
+
+/// Where a partition's blobs come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Source<'a> {
+    /// A library with this GNU build ID.
+    BuildId(&'a [u8]),
+    /// A library without a build ID.
+    NoBuildId,
+    /// The built-in fixture set.
+    Fixtures,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reader alone (`--no-default-features --features partition`, as CI tests it) embeds
+    /// no blob: the firmware's bytes are all in the partition.
+    #[test]
+    #[cfg(not(any(
+        feature = "gen-sunda",
+        feature = "gen-cayman",
+        feature = "gen-mariana",
+        feature = "gen-mariana-plus",
+        feature = "gen-maverick"
+    )))]
+    fn the_reader_alone_embeds_no_blob() {
+        assert_eq!(crate::catalog::DISTINCT_BLOB_COUNT, 0);
+        assert_eq!(crate::catalog::EMBEDDED_BLOB_BYTES, 0);
+    }
+
+    #[test]
+    fn short_and_foreign_bytes_are_refused_by_name() {
+        assert_eq!(
+            Partition::parse(&[]),
+            Err(PartitionError::Truncated {
+                needed: format::HEADER_LEN,
+                available: 0
+            })
+        );
+        assert_eq!(Partition::parse(&[0xff; 8]), Err(PartitionError::Erased));
+        assert_eq!(Partition::parse(&[0; 200]), Err(PartitionError::BadMagic));
+        let mut head = [0u8; format::HEADER_LEN];
+        head[..8].copy_from_slice(&format::MAGIC);
+        head[format::H_VERSION] = 9;
+        assert_eq!(
+            Partition::parse(&head),
+            Err(PartitionError::UnsupportedVersion { found: 9 })
+        );
+        head[format::H_VERSION] = 1;
+        assert_eq!(
+            Partition::parse(&head[..50]),
+            Err(PartitionError::Truncated {
+                needed: format::HEADER_LEN,
+                available: 50
+            })
+        );
+        // A header claiming more bytes than there are.
+        head[format::H_HEADER_LEN] = format::HEADER_LEN as u8;
+        head[format::H_TOTAL_LEN + 1] = 1; // 256
+        assert_eq!(
+            Partition::parse(&head),
+            Err(PartitionError::Truncated {
+                needed: 256,
+                available: format::HEADER_LEN
+            })
+        );
+    }
+
+    #[test]
+    fn the_layout_follows_the_counts() {
+        assert_eq!(format::DESCS_OFF, 248);
+        assert_eq!(format::layout(102, 177), Some([2288, 2592, 11088, 11152]));
+        assert_eq!(format::layout(0, 0), Some([248, 552, 552, 624]));
+        assert_eq!(format::layout(usize::MAX, 1), None);
+        assert_eq!(format::align_up(usize::MAX), None);
+    }
+}

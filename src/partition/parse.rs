@@ -1,0 +1,506 @@
+//! [`Partition::parse`]: every structural check, before any table is used.
+
+use core::fmt;
+
+use super::error::{PartitionError, TableName};
+use super::format::*;
+use super::{Source, TableClass};
+
+/// The little-endian `u16` at `at`, if in bounds.
+pub(super) const fn le16(bytes: &[u8], at: usize) -> Option<u16> {
+    match bytes.split_at_checked(at) {
+        Some((_, rest)) => match rest.first_chunk::<2>() {
+            Some(b) => Some(u16::from_le_bytes(*b)),
+            None => None,
+        },
+        None => None,
+    }
+}
+
+/// The little-endian `u32` at `at`, if in bounds.
+pub(super) const fn le32(bytes: &[u8], at: usize) -> Option<u32> {
+    match bytes.split_at_checked(at) {
+        Some((_, rest)) => match rest.first_chunk::<4>() {
+            Some(b) => Some(u32::from_le_bytes(*b)),
+            None => None,
+        },
+        None => None,
+    }
+}
+
+/// The byte at `at`, if in bounds.
+pub(super) const fn byte(bytes: &[u8], at: usize) -> Option<u8> {
+    match bytes.split_at_checked(at) {
+        Some((_, [b, ..])) => Some(*b),
+        _ => None,
+    }
+}
+
+/// `N` bytes at `at`, if in bounds.
+pub(super) fn array<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
+    bytes
+        .split_at_checked(at)
+        .and_then(|(_, rest)| rest.first_chunk::<N>())
+        .copied()
+}
+
+/// `len` bytes at `at`, if in bounds.
+pub(super) fn range(bytes: &[u8], at: usize, len: usize) -> Option<&[u8]> {
+    bytes.get(at..at.checked_add(len)?)
+}
+
+/// One getter of a table: what a region or profiler getter returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Getter {
+    /// The whole blob of this table-of-contents entry.
+    Blob(u16),
+    /// A boundary cursor at the first byte of this entry's blob (present, zero bytes).
+    CursorStart(u16),
+    /// A boundary cursor one past the last byte of this entry's blob.
+    CursorEnd(u16),
+}
+
+impl Getter {
+    /// The table-of-contents entry it refers to.
+    pub const fn blob(self) -> u16 {
+        match self {
+            Getter::Blob(n) | Getter::CursorStart(n) | Getter::CursorEnd(n) => n,
+        }
+    }
+}
+
+/// A getter as stored: `None` for NULL. Only called on checked tables.
+pub(super) fn getter_at(bytes: &[u8], at: usize) -> Option<Getter> {
+    let index = le16(bytes, at + 2).unwrap_or(0);
+    match byte(bytes, at) {
+        Some(GETTER_BLOB) => Some(Getter::Blob(index)),
+        Some(GETTER_CURSOR_START) => Some(Getter::CursorStart(index)),
+        Some(GETTER_CURSOR_END) => Some(Getter::CursorEnd(index)),
+        _ => None,
+    }
+}
+
+/// One table-of-contents entry.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TocEntry {
+    /// Offset of the stored bytes from the start of the partition.
+    pub offset: u32,
+    /// Stored length.
+    pub stored_len: u32,
+    /// Decoded length.
+    pub decoded_len: u32,
+    /// Codec ([`CODEC_STORED`], [`CODEC_DEFLATE`]).
+    pub codec: u8,
+    /// SHA-256 of the decoded bytes.
+    pub sha256: [u8; 32],
+}
+
+impl fmt::Debug for TocEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TocEntry")
+            .field("offset", &self.offset)
+            .field("stored_len", &self.stored_len)
+            .field("decoded_len", &self.decoded_len)
+            .field("codec", &self.codec)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A structurally valid partition, not yet trusted: its tables cannot be read until
+/// [`verify`](Partition::verify) (or, for an unsigned test pack,
+/// [`trust_unsigned_for_testing`](Partition::trust_unsigned_for_testing)) succeeds. `Debug`
+/// prints the header, not the bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Partition<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) desc_count: usize,
+    pub(super) toc_count: usize,
+    pub(super) prof_off: usize,
+    pub(super) toc_off: usize,
+    pub(super) sig_off: usize,
+}
+
+impl fmt::Debug for Partition<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Partition")
+            .field("len", &self.bytes.len())
+            .field("class", &self.class())
+            .field("signed", &self.is_signed())
+            .field("security_counter", &self.security_counter())
+            .field("descriptors", &self.desc_count)
+            .field("blobs", &self.toc_count)
+            .finish()
+    }
+}
+
+fn table(table: TableName, entry: usize, reason: &'static str) -> PartitionError {
+    PartitionError::Table {
+        table,
+        entry,
+        reason,
+    }
+}
+
+fn header(field: &'static str) -> PartitionError {
+    PartitionError::BadHeader { field }
+}
+
+impl<'a> Partition<'a> {
+    /// Checks `bytes` (a flash region or a file, which may be longer than the partition) and
+    /// returns the partition they start with: the header (magic, version, lengths, flags,
+    /// class, source, counts, reserved bytes), the canonical layout of the tables, every slot,
+    /// descriptor and getter (counts, kinds, references into the table of contents), every
+    /// table-of-contents entry (codec, lengths, 16-byte alignment, order, no overlap, inside
+    /// the partition) and every padding byte. Nothing is hashed and nothing is trusted yet.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, PartitionError> {
+        let truncated = |needed: usize| PartitionError::Truncated {
+            needed,
+            available: bytes.len(),
+        };
+        let Some(magic) = array::<8>(bytes, H_MAGIC) else {
+            return Err(truncated(HEADER_LEN));
+        };
+        if magic == [0xff; 8] {
+            return Err(PartitionError::Erased);
+        }
+        if magic != MAGIC {
+            return Err(PartitionError::BadMagic);
+        }
+        let version = le16(bytes, H_VERSION).ok_or(truncated(HEADER_LEN))?;
+        if version != VERSION {
+            return Err(PartitionError::UnsupportedVersion { found: version });
+        }
+        let head = bytes.get(..HEADER_LEN).ok_or(truncated(HEADER_LEN))?;
+        let u16_at = |at| le16(head, at).map_or(0, usize::from);
+        let u32_at = |at| le32(head, at).unwrap_or(0);
+        if u16_at(H_HEADER_LEN) != HEADER_LEN {
+            return Err(header("header_len"));
+        }
+        let total = usize::try_from(u32_at(H_TOTAL_LEN)).map_err(|_| header("total_len"))?;
+        if total > bytes.len() {
+            return Err(truncated(total));
+        }
+        let bytes = bytes.get(..total).ok_or(truncated(total))?;
+        if u32_at(H_FLAGS) & !FLAG_SIGNED != 0 {
+            return Err(header("flags"));
+        }
+        if TableClass::from_raw(byte(head, H_CLASS).unwrap_or(0)).is_none() {
+            return Err(header("class"));
+        }
+        let id_len = usize::from(byte(head, H_BUILD_ID_LEN).unwrap_or(u8::MAX));
+        let id = range(head, H_BUILD_ID, BUILD_ID_MAX).unwrap_or(&[]);
+        let (id_used, id_pad) = id.split_at_checked(id_len).ok_or(header("build_id_len"))?;
+        if id_pad.iter().any(|&b| b != 0) {
+            return Err(header("build_id"));
+        }
+        match byte(head, H_SOURCE) {
+            Some(SOURCE_BUILD_ID) if !id_used.is_empty() => {}
+            Some(SOURCE_NO_BUILD_ID) if id_used.is_empty() => {}
+            Some(SOURCE_FIXTURES) if id_used == FIXTURES_ID => {}
+            _ => return Err(header("source")),
+        }
+        let reserved = range(head, H_RESERVED1, 16).unwrap_or(&[1]);
+        if byte(head, H_RESERVED0) != Some(0) || reserved.iter().any(|&b| b != 0) {
+            return Err(header("reserved"));
+        }
+        let signed = u32_at(H_FLAGS) & FLAG_SIGNED != 0;
+        let key_id = array::<8>(head, H_KEY_ID).unwrap_or([1; 8]);
+        if !signed && key_id != [0; 8] {
+            return Err(header("key_id"));
+        }
+        if u16_at(H_SLOT_COUNT) != SLOT_COUNT {
+            return Err(header("slot_count"));
+        }
+        if u16_at(H_PROF_COUNT) != SLOT_COUNT {
+            return Err(header("prof_count"));
+        }
+        let desc_count = u16_at(H_DESC_COUNT);
+        if desc_count > MAX_DESCRIPTORS {
+            return Err(header("desc_count"));
+        }
+        let toc_count = u16_at(H_TOC_COUNT);
+        if toc_count > MAX_TOC {
+            return Err(header("toc_count"));
+        }
+        let [prof_off, toc_off, sig_off, blobs_off] =
+            layout(desc_count, toc_count).ok_or(header("desc_count"))?;
+        if usize::try_from(u32_at(H_BLOBS_OFF)).ok() != Some(blobs_off) {
+            return Err(header("blobs_off"));
+        }
+        if blobs_off > total {
+            return Err(truncated(blobs_off));
+        }
+        let p = Partition {
+            bytes,
+            desc_count,
+            toc_count,
+            prof_off,
+            toc_off,
+            sig_off,
+        };
+        p.check_signature_block(signed, blobs_off)?;
+        p.check_slots()?;
+        p.check_descriptors()?;
+        p.check_prof()?;
+        p.check_toc(blobs_off, total)?;
+        Ok(p)
+    }
+
+    fn check_signature_block(&self, signed: bool, blobs_off: usize) -> Result<(), PartitionError> {
+        let sig = range(self.bytes, self.sig_off, SIG_LEN).ok_or(header("blobs_off"))?;
+        if !signed && sig.iter().any(|&b| b != 0) {
+            return Err(table(
+                TableName::Padding,
+                0,
+                "an unsigned partition's signature is not zero",
+            ));
+        }
+        let pad_from = self.sig_off + SIG_LEN;
+        let pad = self.bytes.get(pad_from..blobs_off).unwrap_or(&[1]);
+        if pad.iter().any(|&b| b != 0) {
+            return Err(table(
+                TableName::Padding,
+                0,
+                "padding before the blobs is not zero",
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_getter(
+        &self,
+        at: usize,
+        which: TableName,
+        entry: usize,
+        cursors: bool,
+    ) -> Result<(), PartitionError> {
+        let kind = byte(self.bytes, at).ok_or(table(which, entry, "truncated"))?;
+        let reserved = byte(self.bytes, at + 1).ok_or(table(which, entry, "truncated"))?;
+        let index =
+            usize::from(le16(self.bytes, at + 2).ok_or(table(which, entry, "truncated"))?);
+        if reserved != 0 {
+            return Err(table(which, entry, "a getter's reserved byte is not zero"));
+        }
+        match kind {
+            GETTER_NULL if index == 0 => Ok(()),
+            GETTER_NULL => Err(table(which, entry, "a NULL getter has a non-zero index")),
+            GETTER_BLOB | GETTER_CURSOR_START | GETTER_CURSOR_END
+                if kind == GETTER_BLOB || cursors =>
+            {
+                if index < self.toc_count {
+                    Ok(())
+                } else {
+                    Err(table(
+                        which,
+                        entry,
+                        "a getter refers past the table of contents",
+                    ))
+                }
+            }
+            GETTER_CURSOR_START | GETTER_CURSOR_END => {
+                Err(table(which, entry, "a profiler getter is a cursor"))
+            }
+            _ => Err(table(which, entry, "unknown getter kind")),
+        }
+    }
+
+    fn check_slots(&self) -> Result<(), PartitionError> {
+        let mut next = 0usize;
+        for slot in 0..SLOT_COUNT {
+            let at = SLOTS_OFF + slot * SLOT_LEN;
+            let (Some(first), Some(count)) = (le16(self.bytes, at), le16(self.bytes, at + 2))
+            else {
+                return Err(table(TableName::ImageList, slot, "truncated"));
+            };
+            let (first, count) = (usize::from(first), usize::from(count));
+            if count == 0 && first != 0 {
+                return Err(table(
+                    TableName::ImageList,
+                    slot,
+                    "an empty slot has a first descriptor",
+                ));
+            }
+            if count != 0 && first != next {
+                return Err(table(
+                    TableName::ImageList,
+                    slot,
+                    "descriptors are not in slot order (first is not the previous slot's end)",
+                ));
+            }
+            next = next.saturating_add(count);
+            if next > self.desc_count {
+                return Err(table(
+                    TableName::ImageList,
+                    slot,
+                    "descriptors past desc_count",
+                ));
+            }
+        }
+        if next != self.desc_count {
+            return Err(table(
+                TableName::ImageList,
+                SLOT_COUNT - 1,
+                "desc_count is not the slots' total",
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_descriptors(&self) -> Result<(), PartitionError> {
+        for d in 0..self.desc_count {
+            let at = DESCS_OFF + d * DESC_LEN;
+            let key = le32(self.bytes, at).ok_or(table(TableName::Descriptors, d, "truncated"))?;
+            if key == 0 {
+                return Err(table(
+                    TableName::Descriptors,
+                    d,
+                    "flavor key 0 (auto) is never a key",
+                ));
+            }
+            for r in 0..4 {
+                self.check_getter(at + 4 + r * GETTER_LEN, TableName::Descriptors, d, true)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_prof(&self) -> Result<(), PartitionError> {
+        for slot in 0..SLOT_COUNT {
+            for k in 0..2 {
+                let at = self.prof_off + slot * PROF_LEN + k * GETTER_LEN;
+                self.check_getter(at, TableName::ProfList, slot, false)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_toc(&self, blobs_off: usize, total: usize) -> Result<(), PartitionError> {
+        let mut expected_at = blobs_off;
+        for n in 0..self.toc_count {
+            let bad = |reason| table(TableName::Toc, n, reason);
+            let e = self.toc_entry_unchecked(n).ok_or(bad("truncated"))?;
+            if array::<3>(self.bytes, self.toc_off + n * TOC_LEN + T_CODEC + 1) != Some([0; 3]) {
+                return Err(bad("reserved bytes are not zero"));
+            }
+            match e.codec {
+                CODEC_STORED if e.stored_len != e.decoded_len => {
+                    return Err(bad("a stored blob's stored and decoded lengths differ"));
+                }
+                CODEC_STORED | CODEC_DEFLATE => {}
+                codec => {
+                    return Err(PartitionError::UnknownCodec {
+                        blob: n as u16,
+                        codec,
+                    });
+                }
+            }
+            if e.decoded_len == 0 || e.stored_len == 0 {
+                return Err(bad("an empty blob (a cursor is a getter, not a blob)"));
+            }
+            let offset = usize::try_from(e.offset).map_err(|_| bad("offset"))?;
+            if offset % BLOB_ALIGN != 0 {
+                return Err(bad("offset is not 16-byte aligned"));
+            }
+            if offset != expected_at {
+                return Err(bad(
+                    "blobs are not in offset order, overlap, or leave a gap of 16 bytes or more",
+                ));
+            }
+            let len = usize::try_from(e.stored_len).map_err(|_| bad("stored_len"))?;
+            let end = offset.checked_add(len).ok_or(bad("stored_len"))?;
+            if end > total {
+                return Err(bad("the blob runs past total_len"));
+            }
+            let next = align_up(end).ok_or(bad("stored_len"))?;
+            let pad = self.bytes.get(end..next.min(total)).unwrap_or(&[1]);
+            if pad.iter().any(|&b| b != 0) {
+                return Err(table(
+                    TableName::Padding,
+                    n,
+                    "padding after a blob is not zero",
+                ));
+            }
+            expected_at = next;
+        }
+        let end = if self.toc_count == 0 {
+            blobs_off
+        } else {
+            expected_at
+        };
+        // The last blob's padding is part of the partition.
+        if total != end {
+            return Err(header("total_len"));
+        }
+        Ok(())
+    }
+
+    /// The table-of-contents entry `n`, read without the checks (for `parse` itself).
+    fn toc_entry_unchecked(&self, n: usize) -> Option<TocEntry> {
+        let at = self.toc_off.checked_add(n.checked_mul(TOC_LEN)?)?;
+        Some(TocEntry {
+            offset: le32(self.bytes, at + T_OFFSET)?,
+            stored_len: le32(self.bytes, at + T_STORED_LEN)?,
+            decoded_len: le32(self.bytes, at + T_DECODED_LEN)?,
+            codec: byte(self.bytes, at + T_CODEC)?,
+            sha256: array::<32>(self.bytes, at + T_SHA256)?,
+        })
+    }
+
+    /// The bytes of the partition (its total length; the input may have been longer).
+    pub const fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `true` when the header says it is signed.
+    pub fn is_signed(&self) -> bool {
+        le32(self.bytes, H_FLAGS).unwrap_or(0) & FLAG_SIGNED != 0
+    }
+
+    /// The security counter.
+    pub fn security_counter(&self) -> u32 {
+        le32(self.bytes, H_SECURITY_COUNTER).unwrap_or(0)
+    }
+
+    /// The table class.
+    pub fn class(&self) -> TableClass {
+        TableClass::from_raw(byte(self.bytes, H_CLASS).unwrap_or(0)).unwrap_or(TableClass::Full)
+    }
+
+    /// Where the blobs come from, with the library's build ID.
+    pub fn source(&self) -> Source<'a> {
+        let len = usize::from(byte(self.bytes, H_BUILD_ID_LEN).unwrap_or(0));
+        match byte(self.bytes, H_SOURCE) {
+            Some(SOURCE_BUILD_ID) => {
+                Source::BuildId(range(self.bytes, H_BUILD_ID, len).unwrap_or(&[]))
+            }
+            Some(SOURCE_FIXTURES) => Source::Fixtures,
+            _ => Source::NoBuildId,
+        }
+    }
+
+    /// The key ID in the header (zero when unsigned).
+    pub fn key_id(&self) -> [u8; 8] {
+        array::<8>(self.bytes, H_KEY_ID).unwrap_or([0; 8])
+    }
+
+    /// The bytes the signature covers: everything before the signature block.
+    pub fn signed_bytes(&self) -> &'a [u8] {
+        self.bytes.get(..self.sig_off).unwrap_or(&[])
+    }
+
+    /// The signature block.
+    pub fn signature(&self) -> [u8; SIG_LEN] {
+        array::<SIG_LEN>(self.bytes, self.sig_off).unwrap_or([0; SIG_LEN])
+    }
+
+    /// Number of descriptors.
+    pub const fn descriptor_count(&self) -> usize {
+        self.desc_count
+    }
+
+    /// Number of table-of-contents entries (distinct blobs).
+    pub const fn blob_count(&self) -> usize {
+        self.toc_count
+    }
+}
