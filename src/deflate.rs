@@ -83,7 +83,7 @@ impl fmt::Debug for Inflater {
 
 /// Why a compressed blob did not decode to the recorded bytes. Except for `BufferTooSmall`
 /// (nothing written), the bytes written into the buffer have been zeroed again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum DecodeError {
     /// The destination is shorter than the decoded length; nothing was written.
