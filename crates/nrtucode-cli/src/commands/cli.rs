@@ -84,8 +84,8 @@ pub(crate) enum Command {
         /// The security counter: readers refuse a partition with a lower one than they expect.
         #[arg(long, value_name = "N", default_value_t = 0)]
         security_counter: u32,
-        /// Compress each blob: `deflate` keeps raw deflate where it saves space (a 16-byte
-        /// unit), stored otherwise, and prints the ratio; `none` stores every blob.
+        /// Compress each blob: deflate keeps raw deflate where it saves space (a 16-byte
+        /// unit), stored otherwise, and prints the ratio; none stores every blob.
         #[arg(long, value_name = "CODEC", value_parser = ["none", "deflate"], default_value = "none")]
         compress: String,
     },
