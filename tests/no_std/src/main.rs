@@ -269,6 +269,43 @@ mod deflate {
         };
         acc ^ i32::from(black_box(device[0]))
     }
+
+    /// Resolves into a buffer over a partition of opaque bytes (the unsigned test door, so
+    /// that ed25519's own checks stay out of this build): copy-verify for a stored blob,
+    /// decode-verify for a deflate one.
+    #[cfg(feature = "partition")]
+    #[unsafe(no_mangle)]
+    pub extern "C" fn check_partition_into(idx: u32, region: i32, flavor: i32, kind: i32) -> i32 {
+        use nrtucode::partition::{Partition, Policy, TableClass};
+        static FLASH: [u8; 4096] = [0; 4096];
+        let policy = Policy {
+            min_security_counter: black_box(1),
+            expected_class: TableClass::Full,
+        };
+        let Ok(verified) = Partition::parse(black_box(&FLASH[..]))
+            .and_then(|p| p.trust_unsigned_for_testing(&policy))
+        else {
+            return -1;
+        };
+        let mut inflater = Inflater::new();
+        let mut device = [0u8; 512];
+        let mut acc = match verified.get_memory_image_into(
+            idx,
+            region,
+            flavor,
+            &NoEnv,
+            &mut device,
+            &mut inflater,
+        ) {
+            Ok(image) => image.len() as i32,
+            Err(_) => -2,
+        };
+        acc += match verified.get_hwdecode_table_into(idx, kind, &mut device, &mut inflater) {
+            Ok(table) => table.len() as i32,
+            Err(_) => -3,
+        };
+        acc ^ i32::from(black_box(device[0]))
+    }
 }
 
 #[cfg(feature = "partition")]
@@ -355,6 +392,10 @@ pub extern "C" fn _start() -> ! {
         #[cfg(feature = "deflate")]
         {
             acc ^= deflate::check_deflate(idx, region, black_box(usize::MAX), black_box(300));
+        }
+        #[cfg(all(feature = "deflate", feature = "partition"))]
+        {
+            acc ^= deflate::check_partition_into(idx, region, flavor, black_box(1));
         }
         #[cfg(feature = "partition")]
         {
