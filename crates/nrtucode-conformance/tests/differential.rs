@@ -93,6 +93,9 @@ fn call_hw(f: HwFn, idx: u32, kind: i32) -> Answer {
     Answer { rc, ptr, len }
 }
 
+/// A resolver into a buffer over the compressed partition: the bytes it wrote, or why not.
+type IntoFn<'a> = dyn Fn(&mut [u8], &mut Inflater) -> Result<Vec<u8>, IntoError> + 'a;
+
 /// Where a cursor lies among its image's regions: each `(region, "start" | "end")` it equals.
 type Place = Vec<(i32, &'static str)>;
 
@@ -162,7 +165,7 @@ impl Oracle {
         what: &dyn Fn() -> String,
         ours: Result<&'static [u8], ResolveErr>,
         getter: Result<Getter, ResolveErr>,
-        into: &dyn Fn(&mut [u8], &mut Inflater) -> Result<Vec<u8>, IntoError>,
+        into: &IntoFn<'_>,
     ) {
         let Some(p) = self.compressed else { return };
         self.compressed_answers += 1;
