@@ -40,8 +40,17 @@ impl PartitionFile {
     pub fn read(path: impl AsRef<Path>) -> std::io::Result<Self> {
         let file = std::fs::File::open(path.as_ref())?;
         let meta = file.metadata()?;
+        if meta.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "a directory, not a partition file",
+            ));
+        }
         if !meta.is_file() {
-            return Err(std::io::Error::other("not a regular file"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
         }
         let mut bytes = Vec::new();
         file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;

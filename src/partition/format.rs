@@ -79,7 +79,7 @@ pub const BUILD_ID_MAX: usize = 32;
 pub const SLOT_COUNT: usize = 38;
 /// Most descriptors a partition may hold (the vendor has 102).
 pub const MAX_DESCRIPTORS: usize = 1024;
-/// Most table-of-contents entries a partition may hold (the vendor has 193 distinct blobs).
+/// Most table-of-contents entries a partition may hold (the vendor has 193 real getters).
 pub const MAX_TOC: usize = 4096;
 
 /// Bytes of one `image_list` slot: `u16` first descriptor, `u16` descriptor count.

@@ -260,6 +260,9 @@ fn inspect_checks_structure_signature_counter_and_digests() {
     );
     let o = run!(t, "inspect", t.join("missing.part"));
     assert_eq!(o.status.code(), Some(66));
+    let o = run!(t, "inspect", t);
+    assert_eq!(o.status.code(), Some(66), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("a directory"), "{}", text(&o.stderr));
 }
 
 #[test]
