@@ -262,7 +262,11 @@ fn inspect_checks_structure_signature_counter_and_digests() {
     assert_eq!(o.status.code(), Some(66));
     let o = run!(t, "inspect", t);
     assert_eq!(o.status.code(), Some(66), "{}", text(&o.stderr));
-    assert!(text(&o.stderr).contains("a directory"), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("a directory"),
+        "{}",
+        text(&o.stderr)
+    );
 }
 
 #[test]
