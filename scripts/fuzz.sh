@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Seeds the fuzz corpora and runs the fuzz targets for a bounded time each.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (default 60 seconds; targets: carve blob_dir partition)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (default 60 seconds; targets: carve blob_dir partition;
+# inflate, the deflate decoder's, runs when named: .ci/run gives it its own step)
 #
 # Needs nightly and cargo-fuzz (`cargo +nightly install cargo-fuzz --locked`). The corpora are
 # generated, never committed (fuzz/corpus is ignored).
@@ -15,6 +16,11 @@
 # partition: seeds come from the `partition_fuzz_seeds` example of nrtucode-pack: the full and front
 # tables with every blob cut to 32 bytes (8-17 KB), unsigned and signed with the committed test
 # key, so that mutations reach parse, verify, the resolvers and the digest checks.
+#
+# inflate: seeds are raw-deflate streams the packer writes (the `inflate_fuzz_seeds` example of
+# nrtucode-deflate: stored, fixed and dynamic Huffman blocks, long matches, each behind the
+# target's 4-byte header); it fuzzes nrtucode::deflate::decode_verified over them, and the
+# packer's encode/decode round trip over any input.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
@@ -41,6 +47,7 @@ for target in "${targets[@]}"; do
       done
       rm -rf "$seeded" "$corpus.elf" ;;
     partition) max_len=32768; cargo run -q -p nrtucode-pack --example partition_fuzz_seeds -- "$corpus" >/dev/null ;;
+    inflate) max_len=16384; cargo run -q -p nrtucode-deflate --example inflate_fuzz_seeds -- "$corpus" ;;
     *) echo "fuzz.sh: unknown target $target" >&2; exit 64 ;;
   esac
   (cd fuzz && cargo +nightly fuzz run "$target" "corpus/$target" -- \

@@ -87,3 +87,5 @@ build "$target, gen-cayman flavor-perf verify defmt" \
   'default-features = false, features = ["gen-cayman", "flavor-perf", "verify", "defmt"]' "${target_args[@]}"
 build "$target, partition alone (no blob embedded)" \
   'default-features = false, features = ["partition"]' "${target_args[@]}"
+build "$target, partition and deflate (no blob embedded)" \
+  'default-features = false, features = ["partition", "deflate"]' "${target_args[@]}"

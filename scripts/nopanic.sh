@@ -18,6 +18,16 @@
 # compiled code (its compress loop's word reads, block-buffer padding in `finalize`) keeps bounds
 # checks that only cross-crate inlining proves dead, so the non-LTO profile links without
 # `verify` (features envs,prof).
+#
+# The deflate decode path (`nrtucode::deflate`, consumer feature `deflate`, with the partition's
+# `get_memory_image_into` / `get_hwdecode_table_into` over it) cannot pass the link
+# check: miniz_oxide's inflater keeps bounds checks (slice indexing in `decompress_with_limit`,
+# `decompress_fast` and `transfer`) that the optimiser cannot prove dead. It is checked by its
+# call graph instead, under the same LTO profiles: linked with the panic symbol left unresolved,
+# the ELF is disassembled and scripts/panic_callers.py fails unless every function that calls a
+# panic entry is one of miniz_oxide's inflater functions, so nrtucode's own decode code (and
+# the hashing around it) calls none. The remaining sites are miniz_oxide's, exercised by the
+# `inflate` fuzz target (scripts/fuzz.sh inflate).
 set -euo pipefail
 cd "$(dirname "$0")/../tests/no_std"
 
@@ -44,6 +54,23 @@ A panic path is reachable from the resolvers. To find it:
     --emit=asm -C link-arg=--warn-unresolved-symbols
   grep -n 'panicking' ../../target/nopanic-check/$target/release/deps/*.s
 HINT
+      exit 1
+    fi
+  done
+  for p in "${profiles[@]}"; do
+    read -r opt lto cgu features <<<"$p"
+    [[ $lto == true ]] || continue
+    printf 'no-panic call graph (deflate), %s opt-level=%s lto=%s codegen-units=%s: ' "$target" "$opt" "$lto" "$cgu"
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt CARGO_PROFILE_RELEASE_LTO=$lto \
+      CARGO_PROFILE_RELEASE_CODEGEN_UNITS=$cgu NRTUCODE_BLOB_DIR= \
+      cargo rustc --quiet --release --target "$target" --features deflate -- \
+      -C link-arg=--warn-unresolved-symbols 2>/dev/null
+    if out=$(python3 ../../scripts/panic_callers.py "../../target/nopanic-check/$target/release/nopanic-check" \
+      "miniz_oxide::inflate::"); then
+      echo "ok ($(grep -c '^allowed' <<<"$out") miniz_oxide functions keep bounds checks)"
+    else
+      echo FAILED
+      echo "$out" >&2
       exit 1
     fi
   done

@@ -8,9 +8,11 @@
 #![deny(unsafe_code)]
 
 // Each public item has one public path: the types, resolvers and environments at the root,
-// the tables in `catalog`, their shapes in `table`, the profiler-table views in `prof` and the
-// on-device SHA-256 check in `verify`.
+// the tables in `catalog`, their shapes in `table`, the profiler-table views in `prof`, the
+// on-device SHA-256 check in `verify` and the compressed-blob decoder in `deflate`.
 pub mod catalog;
+#[cfg(feature = "deflate")]
+pub mod deflate;
 #[cfg(feature = "partition")]
 pub mod partition;
 pub mod prof;

@@ -177,7 +177,7 @@ impl core::error::Error for VerifyError {}
 
 /// Prints a digest in lower-case hex. (The std-side `nrtucode_facts::hex::lower_hex` cannot serve
 /// here: the facts crate is the core's build dependency and allocates; this one allocates nothing.)
-struct Hex<'a>(&'a Sha256Digest);
+pub(crate) struct Hex<'a>(pub(crate) &'a Sha256Digest);
 
 impl fmt::Debug for Hex<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,7 +1,8 @@
 //! Fuzzes the partition reader: `Partition::parse`, `verify` with the committed test key (the
 //! seeds are signed with it, so mutations of their blob bytes reach the resolvers through the
 //! signature) or the unsigned test door, then every resolver over a grid of arguments and
-//! environments, the digest check of every blob and a verified copy. Nothing may panic; every
+//! environments, the digest check of every blob and a verified copy, and every resolver into a
+//! buffer (`*_into`: copy-verify, or decode-verify a deflate blob). Nothing may panic; every
 //! refusal must be a typed `PartitionError`. Seeds: `scripts/fuzz.sh` (small partitions from
 //! `nrtucode-pack`'s `partition_fuzz_seeds` example).
 #![no_main]
@@ -57,4 +58,23 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = verified.check_blobs();
     let _ = verified.get_memory_image(7, 0, 1, &NoEnv);
+    // Into a buffer (stored: copy-verify; deflate: decode-verify), never past the blob.
+    let mut inflater = Box::new(nrtucode::deflate::Inflater::new());
+    let mut out = vec![0xa5u8; 0x1000];
+    for idx in [0, 7, 13, 37] {
+        for region in 0..4 {
+            match verified.get_memory_image_into(idx, region, 1, &NoEnv, &mut out, &mut inflater) {
+                Ok(bytes) => {
+                    let n = bytes.len();
+                    assert!(out[n..].iter().all(|&b| b == 0xa5), "written past the blob");
+                }
+                Err(_) => assert!(out.iter().all(|&b| b == 0 || b == 0xa5)),
+            }
+            out.fill(0xa5);
+        }
+        for kind in [0, 1] {
+            let _ = verified.get_hwdecode_table_into(idx, kind, &mut out, &mut inflater);
+            out.fill(0xa5);
+        }
+    }
 });

@@ -174,6 +174,15 @@ pub enum PartitionError {
         /// Its codec.
         codec: u8,
     },
+    /// A compressed blob's stored bytes do not decode to its recorded length (feature
+    /// `deflate`): corrupt, truncated, too long or too short, or bytes after its final block.
+    #[cfg(feature = "deflate")]
+    Decode {
+        /// Table-of-contents entry.
+        blob: u16,
+        /// What the decoder found.
+        error: crate::deflate::DecodeError,
+    },
 }
 
 use super::TableClass;
@@ -256,6 +265,8 @@ impl fmt::Display for PartitionError {
                 f,
                 "blob {blob} is compressed (codec {codec}) and cannot be read in place"
             ),
+            #[cfg(feature = "deflate")]
+            PartitionError::Decode { blob, error } => write!(f, "blob {blob}: {error}"),
         }
     }
 }

@@ -118,8 +118,8 @@ pub const T_SHA256: usize = 16;
 
 /// Codec: stored as is (stored length = decoded length).
 pub const CODEC_STORED: u8 = 0;
-/// Codec: raw deflate (RFC 1951), reserved for the compressed partitions of issue 22; parsed,
-/// but not readable in place.
+/// Codec: raw deflate (RFC 1951); not readable in place: the decoding reads (features
+/// `partition` and `deflate`, `VerifiedPartition::resolve_into`) decode it into a buffer.
 pub const CODEC_DEFLATE: u8 = 1;
 
 /// Offset of the `image_list` slots.

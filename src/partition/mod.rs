@@ -34,6 +34,8 @@ pub mod format;
 mod error;
 #[cfg(feature = "std")]
 mod file;
+#[cfg(feature = "deflate")]
+mod into;
 mod parse;
 mod resolve;
 mod verify;
@@ -41,6 +43,8 @@ mod verify;
 pub use error::{BlobUse, InPlaceError, NOT_STORED_CODE, PartitionError, TableName};
 #[cfg(feature = "std")]
 pub use file::PartitionFile;
+#[cfg(feature = "deflate")]
+pub use into::IntoError;
 pub use parse::{Getter, Partition, TocEntry};
 pub use verify::{Policy, PublicKey, VerifiedPartition};
 

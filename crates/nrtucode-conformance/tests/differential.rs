@@ -12,6 +12,10 @@
 //! * a signed partition (`nrtucode-pack`) packed from the carve of the same look-alike, read
 //!   in place through `nrtucode::partition` (its code, length, bytes, cursor places and
 //!   pointer aliasing against the look-alike's and ours),
+//! * the same packed with `--compress deflate` (blobs kept as raw deflate where that saves
+//!   space), answered into a buffer through `get_memory_image_into` / `get_hwdecode_table_into`
+//!   (decode-verify for a deflate blob, copy-verify for a stored one): its code, length and
+//!   bytes against ours,
 //!
 //! on return code, success, length, bytes, untouched out-parameters on failure, the place of
 //! every boundary cursor among its image's regions (the start or end of which), pointer aliasing
@@ -30,7 +34,9 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use nrtucode::partition::{Partition, Policy, TableClass, VerifiedPartition};
+use nrtucode::deflate::Inflater;
+use nrtucode::partition::format::CODEC_DEFLATE;
+use nrtucode::partition::{Getter, IntoError, Partition, Policy, TableClass, VerifiedPartition};
 use nrtucode::{EnvSnapshot, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode_conformance::{
@@ -87,6 +93,9 @@ fn call_hw(f: HwFn, idx: u32, kind: i32) -> Answer {
     Answer { rc, ptr, len }
 }
 
+/// A resolver into a buffer over the compressed partition: the bytes it wrote, or why not.
+type IntoFn<'a> = dyn Fn(&mut [u8], &mut Inflater) -> Result<Vec<u8>, IntoError> + 'a;
+
 /// Where a cursor lies among its image's regions: each `(region, "start" | "end")` it equals.
 type Place = Vec<(i32, &'static str)>;
 
@@ -111,6 +120,17 @@ struct Oracle {
     partition_alias: HashMap<(usize, usize), usize>,
     /// (our pointer, partition pointer, length) whose bytes were already compared.
     partition_verified: HashSet<(usize, usize, usize)>,
+    /// The same look-alike packed with deflate compression, when it takes part.
+    compressed: Option<VerifiedPartition<'static>>,
+    /// Answers compared over the compressed partition.
+    compressed_answers: u64,
+    /// Blobs of the compressed partition already resolved into a buffer and byte-compared
+    /// (table-of-contents entry -> our pointer).
+    compressed_verified: HashMap<u16, usize>,
+    /// Of those, how many were deflate.
+    compressed_decoded: u64,
+    /// The compressed partition's inflater state (held for the run, as firmware would).
+    inflater: Box<Inflater>,
 }
 
 impl Oracle {
@@ -129,6 +149,90 @@ impl Oracle {
             partition_answers: 0,
             partition_alias: HashMap::new(),
             partition_verified: HashSet::new(),
+            compressed: None,
+            compressed_answers: 0,
+            compressed_verified: HashMap::new(),
+            compressed_decoded: 0,
+            inflater: Box::new(Inflater::new()),
+        }
+    }
+
+    /// The compressed partition's answer compared with ours: code; for a blob, the first time
+    /// it is reached, the bytes `into` writes (through the public `_into` resolver), then its
+    /// recorded length.
+    fn compressed_answer(
+        &mut self,
+        what: &dyn Fn() -> String,
+        ours: Result<&'static [u8], ResolveErr>,
+        getter: Result<Getter, ResolveErr>,
+        into: &IntoFn<'_>,
+    ) {
+        let Some(p) = self.compressed else { return };
+        self.compressed_answers += 1;
+        let getter = match (ours, getter) {
+            (Err(a), Err(b)) => {
+                self.tally.check(a == b, || {
+                    format!("{}: compressed partition {b:?}, embedded {a:?}", what())
+                });
+                return;
+            }
+            (Ok(bytes), Ok(g)) => (bytes, g),
+            (a, b) => {
+                self.tally.check(false, || {
+                    format!(
+                        "{}: compressed partition {:?}, embedded {:?}",
+                        what(),
+                        b.map(|_| "a blob"),
+                        a.map(<[u8]>::len)
+                    )
+                });
+                return;
+            }
+        };
+        let (bytes, getter) = getter;
+        let n = getter.blob();
+        let Some(entry) = p.toc_entry(n) else {
+            self.tally
+                .check(false, || format!("{}: no entry {n}", what()));
+            return;
+        };
+        let is_blob = matches!(getter, Getter::Blob(_));
+        let expected_len = if is_blob {
+            entry.decoded_len as usize
+        } else {
+            0
+        };
+        self.tally.check(expected_len == bytes.len(), || {
+            format!(
+                "{}: compressed partition length {expected_len}, embedded {}",
+                what(),
+                bytes.len()
+            )
+        });
+        if is_blob && !self.compressed_verified.contains_key(&n) {
+            let mut out = vec![0xa5u8; bytes.len() + 16];
+            let got = into(&mut out, &mut self.inflater);
+            let same = got.as_deref() == Ok(bytes);
+            self.tally.check(same, || {
+                format!(
+                    "{}: compressed partition into: {:?}",
+                    what(),
+                    got.map(|b| b.len())
+                )
+            });
+            self.tally
+                .check(out[bytes.len()..].iter().all(|&b| b == 0xa5), || {
+                    format!("{}: written past the blob", what())
+                });
+            if same {
+                self.compressed_verified.insert(n, bytes.as_ptr() as usize);
+                self.compressed_decoded += u64::from(entry.codec == CODEC_DEFLATE);
+            }
+        } else if is_blob {
+            let seen = self.compressed_verified[&n];
+            self.tally.check(seen == bytes.as_ptr() as usize, || {
+                format!("{}: one compressed blob, two embedded blobs", what())
+            });
         }
     }
 
@@ -302,6 +406,13 @@ impl Oracle {
             };
             self.partition_answer(&what, c, raw, part, place_of);
         }
+        if let Some(q) = self.compressed {
+            let getter = q.image_getter(idx, region, flavor, env);
+            self.compressed_answer(&what, raw, getter, &|out, inflater| {
+                q.get_memory_image_into(idx, region, flavor, env, out, inflater)
+                    .map(<[u8]>::to_vec)
+            });
+        }
         if let Some(twin) = twin_of(idx) {
             let c_twin = call_image(self.c_image, twin, region, flavor);
             let ours_twin = Answer::of(nrtucode::get_memory_image(twin, region, flavor, env));
@@ -366,12 +477,22 @@ impl Oracle {
                 .map_err(|e| e.resolve_err().unwrap_or(ResolveErr::NullGetter));
             self.partition_answer(&what, c, raw, part, None);
         }
+        if let Some(q) = self.compressed {
+            let getter = q.prof_getter(idx, kind);
+            self.compressed_answer(&what, raw, getter, &|out, inflater| {
+                q.get_hwdecode_table_into(idx, kind, out, inflater)
+                    .map(<[u8]>::to_vec)
+            });
+        }
     }
 }
 
 /// Carves the look-alike at `so`, packs it into a partition signed with the committed test
 /// key and verifies it: the partition the oracle answers from too (held for the whole run).
-fn signed_partition_of(so: &Path) -> Result<VerifiedPartition<'static>, String> {
+fn signed_partition_of(
+    so: &Path,
+    compression: nrtucode_pack::Compression,
+) -> Result<VerifiedPartition<'static>, String> {
     let key = nrtucode_pack::SigningKey::from_pem(include_str!("../../../keys/test-ed25519.pem"))
         .map_err(|e| e.to_string())?;
     let blobs = nrtucode_pack::Blobs::from_library(so).map_err(|e| e.to_string())?;
@@ -384,8 +505,9 @@ fn signed_partition_of(so: &Path) -> Result<VerifiedPartition<'static>, String> 
         key: Some(&key),
     };
     let bytes: &'static [u8] = Box::leak(
-        nrtucode_pack::pack(&blobs, &options)
+        nrtucode_pack::pack_with(&blobs, &options, compression)
             .map_err(|e| e.to_string())?
+            .0
             .into_boxed_slice(),
     );
     let policy = Policy {
@@ -604,10 +726,17 @@ fn main() -> ExitCode {
         (*image, *hw)
     };
     let mut oracle = Oracle::new(c_image, c_hw);
-    match signed_partition_of(&so) {
+    match signed_partition_of(&so, nrtucode_pack::Compression::Stored) {
         Ok(p) => oracle.partition = Some(p),
         Err(e) => {
             eprintln!("differential: packing the look-alike: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    match signed_partition_of(&so, nrtucode_pack::Compression::Deflate) {
+        Ok(p) => oracle.compressed = Some(p),
+        Err(e) => {
+            eprintln!("differential: packing the look-alike with deflate: {e}");
             return ExitCode::FAILURE;
         }
     }
@@ -689,10 +818,20 @@ fn main() -> ExitCode {
         oracle.partition_answers,
         oracle.partition_verified.len()
     );
+    println!(
+        "differential: {} answers also from that partition packed with deflate ({} distinct blobs resolved into a buffer and byte-compared, {} of them decoded)",
+        oracle.compressed_answers,
+        oracle.compressed_verified.len(),
+        oracle.compressed_decoded
+    );
     for sample in &t.samples {
         println!("  mismatch: {sample}");
     }
-    if t.mismatches == 0 && random_tuples >= 1_000_000 && oracle.partition_answers >= oracle.tuples
+    if t.mismatches == 0
+        && random_tuples >= 1_000_000
+        && oracle.partition_answers >= oracle.tuples
+        && oracle.compressed_answers >= oracle.tuples
+        && oracle.compressed_decoded > 0
     {
         println!("differential: 1 passed, 0 failed");
         ExitCode::SUCCESS

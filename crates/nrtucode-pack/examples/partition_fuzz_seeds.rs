@@ -1,6 +1,8 @@
 //! Writes small partitions for the `partition` fuzz target (scripts/fuzz.sh): the full and front
 //! tables of the fixtures with every blob cut to its first 32 bytes (digests recomputed, the
-//! layout redone), unsigned and signed with the committed test key. Usage:
+//! layout redone), unsigned and signed with the committed test key; and the same with every
+//! blob made compressible (its 32 bytes repeated 8 times) and stored as raw deflate (codec 1),
+//! for the resolvers into a buffer. Usage:
 //! `cargo run -p nrtucode-pack --example partition_fuzz_seeds -- DIR`.
 
 use nrtucode::partition::TableClass;
@@ -12,8 +14,9 @@ fn le32(b: &[u8], at: usize) -> usize {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
 }
 
-/// `full` with each blob cut to at most `keep` bytes, re-laid out and signed with `key`.
-fn shrink(full: &[u8], keep: usize, key: Option<&SigningKey>) -> Vec<u8> {
+/// `full` with each blob cut to at most `keep` bytes, re-laid out and signed with `key`; with
+/// `deflate`, each cut blob repeated 8 times and kept as raw deflate.
+fn shrink(full: &[u8], keep: usize, key: Option<&SigningKey>, deflate: bool) -> Vec<u8> {
     let toc_count =
         u16::from_le_bytes(full[H_TOC_COUNT..H_TOC_COUNT + 2].try_into().unwrap()) as usize;
     let desc_count =
@@ -25,19 +28,27 @@ fn shrink(full: &[u8], keep: usize, key: Option<&SigningKey>) -> Vec<u8> {
     for n in 0..toc_count {
         let e = toc_off + n * TOC_LEN;
         let (offset, len) = (le32(full, e + T_OFFSET), le32(full, e + T_STORED_LEN));
-        let bytes = &full[offset..offset + len.min(keep)];
+        let cut = &full[offset..offset + len.min(keep)];
+        let decoded = if deflate { cut.repeat(8) } else { cut.to_vec() };
+        let bytes = if deflate {
+            out[e + T_CODEC] = CODEC_DEFLATE;
+            nrtucode_deflate::compress_deflate(&decoded)
+        } else {
+            decoded.clone()
+        };
         out[e + T_OFFSET..e + T_OFFSET + 4].copy_from_slice(&(at as u32).to_le_bytes());
         out[e + T_STORED_LEN..e + T_STORED_LEN + 4]
             .copy_from_slice(&(bytes.len() as u32).to_le_bytes());
         out[e + T_DECODED_LEN..e + T_DECODED_LEN + 4]
-            .copy_from_slice(&(bytes.len() as u32).to_le_bytes());
-        out[e + T_SHA256..e + T_SHA256 + 32].copy_from_slice(&Sha256::digest(bytes));
+            .copy_from_slice(&(decoded.len() as u32).to_le_bytes());
+        out[e + T_SHA256..e + T_SHA256 + 32].copy_from_slice(&Sha256::digest(&decoded));
+        let end = at + bytes.len();
         blobs.push((at, bytes));
-        at = align_up(at + bytes.len()).unwrap();
+        at = align_up(end).unwrap();
     }
     out.resize(at, 0);
     for (offset, bytes) in blobs {
-        out[offset..offset + bytes.len()].copy_from_slice(bytes);
+        out[offset..offset + bytes.len()].copy_from_slice(&bytes);
     }
     out[H_TOTAL_LEN..H_TOTAL_LEN + 4].copy_from_slice(&(at as u32).to_le_bytes());
     if let Some(key) = key {
@@ -60,16 +71,19 @@ fn main() {
                 key: signed.then_some(&key),
             };
             let bytes = pack(&Blobs::fixtures(class), &options).unwrap();
-            let seed = shrink(&bytes, 32, options.key);
-            let parsed = nrtucode::partition::Partition::parse(&seed).expect("a seed parses");
-            assert_eq!(parsed.is_signed(), signed);
-            let name = format!(
-                "{dir}/{}-{}.part",
-                class.name(),
-                if signed { "signed" } else { "unsigned" }
-            );
-            std::fs::write(&name, &seed).unwrap();
-            println!("{name}: {} bytes", seed.len());
+            for deflate in [false, true] {
+                let seed = shrink(&bytes, 32, options.key, deflate);
+                let parsed = nrtucode::partition::Partition::parse(&seed).expect("a seed parses");
+                assert_eq!(parsed.is_signed(), signed);
+                let name = format!(
+                    "{dir}/{}-{}{}.part",
+                    class.name(),
+                    if signed { "signed" } else { "unsigned" },
+                    if deflate { "-deflate" } else { "" }
+                );
+                std::fs::write(&name, &seed).unwrap();
+                println!("{name}: {} bytes", seed.len());
+            }
         }
     }
 }

@@ -8,9 +8,22 @@ use nrtucode_facts::hex::lower_hex;
 use nrtucode_facts::{Getter, getters, hwdecode_slots, image_slots};
 use sha2::{Digest, Sha256};
 
+use nrtucode_deflate::{Codec, Summary};
+
 use crate::blobs::{BlobSourceId, Blobs};
 use crate::error::PackError;
 use crate::keys::SigningKey;
+
+/// How the blobs are kept (`nrtucode pack --compress`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Compression {
+    /// Every blob stored as is (codec 0).
+    #[default]
+    Stored,
+    /// Each blob as raw deflate (codec 1) where that saves a 16-byte unit, stored otherwise
+    /// (`nrtucode_deflate::encode_blob`: the best level, checked with the device's decoder).
+    Deflate,
+}
 
 /// How to pack.
 #[derive(Clone, Copy, Debug, Default)]
@@ -78,6 +91,18 @@ fn u32_of(n: usize, what: &'static str) -> Result<u32, PackError> {
 /// table-of-contents entry per distinct blob (SHA-256 of its bytes), the signature over all of
 /// that, then the blobs, 16-byte aligned.
 pub fn pack(blobs: &Blobs, options: &PackOptions<'_>) -> Result<Vec<u8>, PackError> {
+    pack_with(blobs, options, Compression::Stored).map(|(bytes, _)| bytes)
+}
+
+/// [`pack`], keeping the blobs as `compression` says; also returns what compression did (every
+/// distinct blob added up: how many were kept as deflate, bytes before and after). The table of
+/// contents records, per blob, the stored and decoded lengths, the codec and the SHA-256 of the
+/// decoded bytes.
+pub fn pack_with(
+    blobs: &Blobs,
+    options: &PackOptions<'_>,
+    compression: Compression,
+) -> Result<(Vec<u8>, Summary), PackError> {
     let facts = getters();
     let class = blobs.class;
     let enabled = |feature: &str| class == TableClass::Full || FRONT_FEATURES.contains(&feature);
@@ -167,7 +192,8 @@ pub fn pack(blobs: &Blobs, options: &PackOptions<'_>) -> Result<Vec<u8>, PackErr
     // Blob offsets, and the table of contents.
     let mut toc = Vec::with_capacity(toc_count * TOC_LEN);
     let mut at = blobs_off;
-    let mut placed = Vec::with_capacity(toc_count);
+    let mut placed: Vec<(usize, std::borrow::Cow<'_, [u8]>)> = Vec::with_capacity(toc_count);
+    let mut summary = Summary::default();
     for blob in &tables.blobs {
         let bytes = blobs
             .get(&blob.path)
@@ -175,14 +201,27 @@ pub fn pack(blobs: &Blobs, options: &PackOptions<'_>) -> Result<Vec<u8>, PackErr
         let sha256 = blob
             .sha256
             .ok_or_else(|| PackError::Facts("no digest".into()))?;
+        let (codec, stored): (u8, std::borrow::Cow<'_, [u8]>) = match compression {
+            Compression::Stored => (CODEC_STORED, bytes.into()),
+            Compression::Deflate => {
+                let encoded = nrtucode_deflate::encode_blob(bytes)
+                    .map_err(|e| PackError::Facts(format!("{}: {e}", blob.path)))?;
+                summary.add(&encoded);
+                match encoded.codec() {
+                    Codec::Stored => (CODEC_STORED, bytes.into()),
+                    Codec::Deflate => (CODEC_DEFLATE, encoded.stored(bytes).to_vec().into()),
+                }
+            }
+        };
         toc.extend(u32_of(at, "a partition over 4 GiB")?.to_le_bytes());
-        let len = u32_of(bytes.len(), "a blob over 4 GiB")?;
-        toc.extend(len.to_le_bytes()); // stored
-        toc.extend(len.to_le_bytes()); // decoded
-        toc.extend([CODEC_STORED, 0, 0, 0]);
-        toc.extend(sha256);
-        placed.push((at, bytes));
-        at = align_up(at + bytes.len()).ok_or(PackError::TooLarge("partition"))?;
+        let decoded = u32_of(bytes.len(), "a blob over 4 GiB")?;
+        toc.extend(u32_of(stored.len(), "a blob over 4 GiB")?.to_le_bytes());
+        toc.extend(decoded.to_le_bytes());
+        toc.extend([codec, 0, 0, 0]);
+        toc.extend(sha256); // of the decoded bytes, whatever the codec
+        let end = at + stored.len();
+        placed.push((at, stored));
+        at = align_up(end).ok_or(PackError::TooLarge("partition"))?;
     }
     let total = if toc_count == 0 { blobs_off } else { at };
 
@@ -227,12 +266,12 @@ pub fn pack(blobs: &Blobs, options: &PackOptions<'_>) -> Result<Vec<u8>, PackErr
     put(DESCS_OFF, &descs);
     put(prof_off, &prof);
     put(toc_off, &toc);
-    for (offset, bytes) in placed {
-        put(offset, bytes);
+    for (offset, bytes) in &placed {
+        put(*offset, bytes);
     }
     if let Some(key) = options.key {
         let signature = key.sign(&out[..sig_off]);
         out[sig_off..sig_off + SIG_LEN].copy_from_slice(&signature);
     }
-    Ok(out)
+    Ok((out, summary))
 }

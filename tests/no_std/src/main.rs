@@ -209,6 +209,105 @@ mod verify {
     }
 }
 
+#[cfg(feature = "deflate")]
+mod deflate {
+    use super::*;
+    use nrtucode::deflate::{Inflater, decode_verified, decode_verified_with};
+    use nrtucode::verify::{Sha256Digest, Sha256Hasher, SoftSha256};
+
+    /// A hasher the optimiser cannot see through (stands in for a hardware SHA block).
+    struct Opaque(SoftSha256);
+
+    impl Sha256Hasher for Opaque {
+        fn reset(&mut self) {
+            black_box(&mut self.0).reset();
+        }
+        fn update(&mut self, bytes: &[u8]) {
+            black_box(&mut self.0).update(black_box(bytes));
+        }
+        fn finish(&mut self) -> Sha256Digest {
+            black_box(black_box(&mut self.0).finish())
+        }
+    }
+
+    /// Decodes opaque bytes (a resolved image, cut to an opaque length) as a raw-deflate
+    /// stream of an opaque decoded length into a buffer of opaque length, with the software
+    /// hasher and a custom one.
+    #[unsafe(no_mangle)]
+    pub extern "C" fn check_deflate(idx: u32, region: i32, cut: usize, decoded_len: usize) -> i32 {
+        let Ok(blob) = get_memory_image(idx, region, 1, &NoEnv) else {
+            return -1;
+        };
+        let stored = black_box(blob.get(..black_box(cut)).unwrap_or(blob));
+        let digest: Sha256Digest = black_box([0x5a; 32]);
+        let mut inflater = Inflater::new();
+        let mut device = [0u8; 512];
+        let Some(window) = device.get_mut(..black_box(decoded_len).min(512)) else {
+            return -4;
+        };
+        let mut acc = 0;
+        acc += match decode_verified(
+            stored,
+            black_box(decoded_len),
+            &digest,
+            window,
+            &mut inflater,
+        ) {
+            Ok(image) => image.len() as i32,
+            Err(_) => -2,
+        };
+        acc += match decode_verified_with(
+            stored,
+            black_box(decoded_len),
+            &digest,
+            window,
+            &mut inflater,
+            &mut Opaque(SoftSha256::new()),
+        ) {
+            Ok(image) => image.len() as i32,
+            Err(_) => -3,
+        };
+        acc ^ i32::from(black_box(device[0]))
+    }
+
+    /// Resolves into a buffer over a partition of opaque bytes (the unsigned test door, so
+    /// that ed25519's own checks stay out of this build): copy-verify for a stored blob,
+    /// decode-verify for a deflate one.
+    #[cfg(feature = "partition")]
+    #[unsafe(no_mangle)]
+    pub extern "C" fn check_partition_into(idx: u32, region: i32, flavor: i32, kind: i32) -> i32 {
+        use nrtucode::partition::{Partition, Policy, TableClass};
+        static FLASH: [u8; 4096] = [0; 4096];
+        let policy = Policy {
+            min_security_counter: black_box(1),
+            expected_class: TableClass::Full,
+        };
+        let Ok(verified) = Partition::parse(black_box(&FLASH[..]))
+            .and_then(|p| p.trust_unsigned_for_testing(&policy))
+        else {
+            return -1;
+        };
+        let mut inflater = Inflater::new();
+        let mut device = [0u8; 512];
+        let mut acc = match verified.get_memory_image_into(
+            idx,
+            region,
+            flavor,
+            &NoEnv,
+            &mut device,
+            &mut inflater,
+        ) {
+            Ok(image) => image.len() as i32,
+            Err(_) => -2,
+        };
+        acc += match verified.get_hwdecode_table_into(idx, kind, &mut device, &mut inflater) {
+            Ok(table) => table.len() as i32,
+            Err(_) => -3,
+        };
+        acc ^ i32::from(black_box(device[0]))
+    }
+}
+
 #[cfg(feature = "partition")]
 mod partition {
     use super::*;
@@ -289,6 +388,14 @@ pub extern "C" fn _start() -> ! {
         #[cfg(feature = "verify")]
         {
             acc ^= verify::check_verify(idx, region, flavor, black_box(usize::MAX));
+        }
+        #[cfg(feature = "deflate")]
+        {
+            acc ^= deflate::check_deflate(idx, region, black_box(usize::MAX), black_box(300));
+        }
+        #[cfg(all(feature = "deflate", feature = "partition"))]
+        {
+            acc ^= deflate::check_partition_into(idx, region, flavor, black_box(1));
         }
         #[cfg(feature = "partition")]
         {

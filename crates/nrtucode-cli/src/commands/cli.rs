@@ -88,6 +88,10 @@ pub(crate) enum Command {
         /// The security counter: readers refuse a partition with a lower one than they expect.
         #[arg(long, value_name = "N", default_value_t = 0)]
         security_counter: u32,
+        /// Compress each blob: deflate keeps raw deflate where it saves space (a 16-byte
+        /// unit), stored otherwise, and prints the ratio; none stores every blob.
+        #[arg(long, value_name = "CODEC", value_parser = ["none", "deflate"], default_value = "none")]
+        compress: String,
     },
     /// Make and show ed25519 keys for signed partitions.
     Key {
@@ -269,6 +273,7 @@ fn dispatch() -> ExitCode {
             key,
             unsigned: _,
             security_counter,
+            compress,
         } => {
             let input = match (lib, blob_dir, fixtures.as_deref()) {
                 (Some(lib), _, _) => pack::Input::Library(lib),
@@ -278,7 +283,17 @@ fn dispatch() -> ExitCode {
                 }
                 _ => pack::Input::Fixtures(nrtucode::partition::TableClass::Full),
             };
-            pack::run(&input, &output, key.as_deref(), security_counter)
+            let compression = match compress.as_str() {
+                "deflate" => nrtucode_pack::Compression::Deflate,
+                _ => nrtucode_pack::Compression::Stored,
+            };
+            pack::run(
+                &input,
+                &output,
+                key.as_deref(),
+                security_counter,
+                compression,
+            )
         }
         Command::Key { action } => match action {
             KeyCommand::Generate { output } => key::generate(&output),

@@ -227,7 +227,18 @@ fn inspect(
             e
         };
     }
-    doc.checks.digests = match p.untrusted_check_blobs() {
+    // Stored blobs in place; compressed ones decoded, and their decoded bytes hashed.
+    let compressed = p.untrusted_check_blobs().and_then(|()| {
+        let mut inflater = Box::new(nrtucode::deflate::Inflater::new());
+        (0..p.blob_count() as u16)
+            .filter_map(|n| p.untrusted_toc_entry(n).map(|e| (n, e)))
+            .filter(|(_, e)| e.codec != nrtucode::partition::format::CODEC_STORED)
+            .try_for_each(|(n, e)| {
+                let mut out = vec![0u8; e.decoded_len as usize];
+                p.untrusted_check_blob_into(n, &mut out, &mut inflater)
+            })
+    });
+    doc.checks.digests = match compressed {
         Ok(()) => "ok".into(),
         Err(e) => {
             errors.push(e.to_string());

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use nrtucode::partition::{Partition, TableClass};
-use nrtucode_pack::{Blobs, PackError, PackOptions, pack};
+use nrtucode_pack::{Blobs, Compression, PackError, PackOptions, pack_with};
 
 use crate::commands::atomic::write_atomic;
 use crate::commands::exit::{self, Exit};
@@ -37,6 +37,7 @@ fn run_inner(
     out: &Path,
     key: Option<&Path>,
     security_counter: u32,
+    compression: Compression,
 ) -> Result<String, (Exit, String)> {
     let key = key.map(read_signing_key).transpose()?;
     let blobs = match input {
@@ -45,12 +46,13 @@ fn run_inner(
         Input::Fixtures(class) => Ok(Blobs::fixtures(*class)),
     }
     .map_err(pack_error)?;
-    let bytes = pack(
+    let (bytes, summary) = pack_with(
         &blobs,
         &PackOptions {
             security_counter,
             key: key.as_ref(),
         },
+        compression,
     )
     .map_err(pack_error)?;
     let parsed = Partition::parse(&bytes).map_err(|e| {
@@ -67,24 +69,30 @@ fn run_inner(
         ),
         None => "UNSIGNED".to_owned(),
     };
-    Ok(format!(
+    let line = format!(
         "{}: {} bytes, {} tables, {} descriptors, {} blobs, security counter {security_counter}, {signed}",
         out.display(),
         bytes.len(),
         parsed.class().name(),
         parsed.descriptor_count(),
         parsed.blob_count()
-    ))
+    );
+    Ok(match compression {
+        Compression::Stored => line,
+        Compression::Deflate => format!("{line}\n{summary}"),
+    })
 }
 
-/// Packs `input` into `out`, signed with the key at `key` (`None`: unsigned).
+/// Packs `input` into `out`, signed with the key at `key` (`None`: unsigned), its blobs kept
+/// as `compression` says (with deflate, a second line gives the ratio).
 pub(crate) fn run(
     input: &Input,
     out: &Path,
     key: Option<&Path>,
     security_counter: u32,
+    compression: Compression,
 ) -> ExitCode {
-    match run_inner(input, out, key, security_counter) {
+    match run_inner(input, out, key, security_counter, compression) {
         Ok(summary) => {
             out_line!("{summary}");
             ExitCode::SUCCESS

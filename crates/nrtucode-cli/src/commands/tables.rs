@@ -7,7 +7,9 @@
 //! answers are `&'static [u8]` like the embedded ones and the commands render both the same
 //! way. It is refused unless its signature verifies with the given public key, or, for an
 //! unsigned pack only, unless `--insecure-skip-signature` says in so many words to skip it;
-//! every blob's SHA-256 is then checked.
+//! every blob's SHA-256 is then checked: a stored blob's in place, a compressed (deflate) blob's
+//! while it is decoded, once, into memory held for the process (`nrtucode::deflate`), from which
+//! its answers come.
 
 use std::path::{Path, PathBuf};
 
@@ -15,9 +17,10 @@ use clap::Args;
 use nrtucode::catalog::{
     BLOB_SOURCE, BlobSource, ImageEntry, ProfEntry, image_entries, prof_entries,
 };
+use nrtucode::deflate::Inflater;
 use nrtucode::partition::{
-    InPlaceError, Partition, PartitionError, PartitionFile, Policy, Source, VerifiedPartition,
-    format::CODEC_STORED,
+    Getter, InPlaceError, Partition, PartitionError, PartitionFile, Policy, Source,
+    VerifiedPartition, format::CODEC_STORED,
 };
 use nrtucode::{Env, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 
@@ -44,8 +47,9 @@ pub struct PartitionArgs {
 pub enum Tables {
     /// The tables embedded in this build.
     Embedded,
-    /// A verified partition, held for the life of the process.
-    Partition(VerifiedPartition<'static>),
+    /// A verified partition, held for the life of the process, and its compressed blobs
+    /// decoded (by table-of-contents entry; `None` for a stored blob).
+    Partition(VerifiedPartition<'static>, &'static [Option<&'static [u8]>]),
 }
 
 /// Reads the SPKI PEM public key at `path`.
@@ -97,29 +101,54 @@ impl PartitionArgs {
             }
         }
         .map_err(|e| refused(path, e))?;
-        for n in 0..verified.partition().blob_count() as u16 {
-            if verified
-                .toc_entry(n)
-                .is_some_and(|e| e.codec != CODEC_STORED)
-            {
-                return Err((
-                    Exit::DataErr,
-                    format!(
-                        "{}: blob {n} is compressed; this nrtucode reads stored partitions only",
-                        path.display()
-                    ),
-                ));
-            }
-        }
         verified.check_blobs().map_err(|e| refused(path, e))?;
-        Ok(Tables::Partition(verified))
+        let mut inflater = Box::new(Inflater::new());
+        let mut decoded = Vec::new();
+        for n in 0..verified.partition().blob_count() as u16 {
+            let Some(entry) = verified.toc_entry(n) else {
+                decoded.push(None);
+                continue;
+            };
+            if entry.codec == CODEC_STORED {
+                decoded.push(None);
+                continue;
+            }
+            // Decode-verify once (the digest of the decoded bytes, in the signed TOC).
+            let mut out = vec![0u8; entry.decoded_len as usize].into_boxed_slice();
+            let mut hasher = nrtucode::verify::SoftSha256::new();
+            verified
+                .getter_into_with(Getter::Blob(n), &mut out, &mut inflater, &mut hasher)
+                .map_err(|e| refused(path, e))?;
+            decoded.push(Some(&*Box::leak(out)));
+        }
+        Ok(Tables::Partition(
+            verified,
+            Box::leak(decoded.into_boxed_slice()),
+        ))
     }
 }
 
-/// A partition answer as a vendor answer. A compressed blob cannot occur: [`PartitionArgs::load`]
-/// refuses partitions that hold one.
+/// A partition answer as a vendor answer. A compressed blob does not reach here:
+/// [`getter_bytes`] answers it from its decoded copy.
 fn vendor(result: Result<&'static [u8], InPlaceError>) -> Result<&'static [u8], ResolveErr> {
     result.map_err(|e| e.resolve_err().unwrap_or(ResolveErr::NullGetter))
+}
+
+/// What `getter` returns: in place for a stored blob, from the decoded copy for a compressed
+/// one (a cursor at the start or one past the end of that copy).
+fn getter_bytes(
+    p: &VerifiedPartition<'static>,
+    decoded: &'static [Option<&'static [u8]>],
+    getter: Getter,
+) -> Result<&'static [u8], ResolveErr> {
+    match decoded.get(usize::from(getter.blob())).copied().flatten() {
+        None => vendor(p.getter_bytes(getter)),
+        Some(bytes) => Ok(match getter {
+            Getter::Blob(_) => bytes,
+            Getter::CursorStart(_) => bytes.split_at(0).0,
+            Getter::CursorEnd(_) => bytes.split_at(bytes.len()).1,
+        }),
+    }
 }
 
 impl Tables {
@@ -133,7 +162,9 @@ impl Tables {
     ) -> Result<&'static [u8], ResolveErr> {
         match self {
             Tables::Embedded => nrtucode::get_memory_image(idx, region, flavor, env),
-            Tables::Partition(p) => vendor(p.get_memory_image(idx, region, flavor, env)),
+            Tables::Partition(p, decoded) => {
+                getter_bytes(p, decoded, p.image_getter(idx, region, flavor, env)?)
+            }
         }
     }
 
@@ -141,7 +172,7 @@ impl Tables {
     pub fn get_hwdecode_table(&self, idx: u32, kind: i32) -> Result<&'static [u8], ResolveErr> {
         match self {
             Tables::Embedded => nrtucode::get_hwdecode_table(idx, kind),
-            Tables::Partition(p) => vendor(p.get_hwdecode_table(idx, kind)),
+            Tables::Partition(p, decoded) => getter_bytes(p, decoded, p.prof_getter(idx, kind)?),
         }
     }
 
@@ -156,7 +187,7 @@ impl Tables {
 
     /// Every (slot, descriptor, region) of the `image_list`, in table order.
     pub fn image_entries(&self) -> Vec<ImageEntry> {
-        let Tables::Partition(p) = self else {
+        let Tables::Partition(p, decoded) = *self else {
             return image_entries().collect();
         };
         let mut out = Vec::new();
@@ -173,7 +204,7 @@ impl Tables {
                         position,
                         flavor,
                         region,
-                        blob: getter.map(|g| vendor(p.getter_bytes(g)).unwrap_or(&[])),
+                        blob: getter.map(|g| getter_bytes(&p, decoded, g).unwrap_or(&[])),
                     });
                 }
             }
@@ -183,7 +214,7 @@ impl Tables {
 
     /// Both getters of every `hwdecode_table_list` slot, in table order.
     pub fn prof_entries(&self) -> Vec<ProfEntry> {
-        let Tables::Partition(p) = self else {
+        let Tables::Partition(..) = self else {
             return prof_entries().collect();
         };
         ImageIndex::ALL
@@ -193,7 +224,7 @@ impl Tables {
                     index,
                     slot: index.slot(),
                     kind,
-                    blob: vendor(p.resolve_hwdecode(index, kind)).ok(),
+                    blob: self.resolve_hwdecode(index, kind).ok(),
                 })
             })
             .collect()
@@ -204,7 +235,7 @@ impl Tables {
     pub fn blob_source(&self) -> &'static str {
         let fixtures = match self {
             Tables::Embedded => BLOB_SOURCE == BlobSource::Fixtures,
-            Tables::Partition(p) => p.source() == Source::Fixtures,
+            Tables::Partition(p, _) => p.source() == Source::Fixtures,
         };
         if fixtures { "fixtures" } else { "directory" }
     }

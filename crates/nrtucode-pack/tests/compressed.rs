@@ -1,0 +1,320 @@
+//! Partitions packed with `Compression::Deflate`: every answer through `resolve_into` and its
+//! raw forms equals the embedded tables' (decode-verify for a deflate blob, copy-verify for a
+//! stored one); what is kept as deflate; refusals (short buffer, a flipped byte of a compressed
+//! blob, a wrong decoded length) with nothing left behind.
+
+use nrtucode::deflate::Inflater;
+use nrtucode::partition::{
+    Getter, InPlaceError, IntoError, Partition, PartitionError, Policy, TableClass,
+    VerifiedPartition, format,
+};
+use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region};
+use nrtucode_pack::{Blobs, Compression, PackOptions, SigningKey, Summary, pack_with};
+
+const TEST_KEY: &str = include_str!("../../../keys/test-ed25519.pem");
+
+fn packed(class: TableClass, compression: Compression) -> (Vec<u8>, Summary) {
+    let key = SigningKey::from_pem(TEST_KEY).expect("the committed test key");
+    pack_with(
+        &Blobs::fixtures(class),
+        &PackOptions {
+            security_counter: 0,
+            key: Some(&key),
+        },
+        compression,
+    )
+    .expect("pack")
+}
+
+fn verified(bytes: &[u8], class: TableClass) -> VerifiedPartition<'_> {
+    let key = SigningKey::from_pem(TEST_KEY).unwrap().public_key();
+    let policy = Policy {
+        min_security_counter: 0,
+        expected_class: class,
+    };
+    Partition::parse(bytes)
+        .unwrap()
+        .verify(&key, &policy)
+        .unwrap()
+}
+
+/// The entries (codec, stored length, decoded length) of a partition.
+fn codecs(p: &VerifiedPartition<'_>) -> Vec<(u8, u32, u32)> {
+    (0..p.partition().blob_count() as u16)
+        .map(|n| {
+            let e = p.toc_entry(n).unwrap();
+            (e.codec, e.stored_len, e.decoded_len)
+        })
+        .collect()
+}
+
+/// The fixture images are near-random and stay stored; the PROF blobs (mostly empty records)
+/// are kept as deflate; the partition is smaller by what they save; and the summary says so.
+#[test]
+fn deflate_keeps_only_what_saves_space() {
+    let (plain, none) = packed(TableClass::Full, Compression::Stored);
+    let (small, summary) = packed(TableClass::Full, Compression::Deflate);
+    assert_eq!(none, Summary::default());
+    let (p, q) = (
+        verified(&plain, TableClass::Full),
+        verified(&small, TableClass::Full),
+    );
+    let (a, b) = (codecs(&p), codecs(&q));
+    assert_eq!(a.len(), b.len());
+    let mut deflated = 0;
+    for (n, ((_, stored, decoded), (codec, c_stored, c_decoded))) in a.iter().zip(&b).enumerate() {
+        assert_eq!(decoded, c_decoded, "blob {n}");
+        assert_eq!(
+            p.toc_entry(n as u16).unwrap().sha256,
+            q.toc_entry(n as u16).unwrap().sha256,
+            "blob {n}: the digest is of the decoded bytes, whatever the codec"
+        );
+        match *codec {
+            format::CODEC_DEFLATE => {
+                deflated += 1;
+                assert!(c_stored.div_ceil(16) < stored.div_ceil(16), "blob {n}");
+            }
+            format::CODEC_STORED => assert_eq!(c_stored, stored, "blob {n}"),
+            other => panic!("blob {n}: codec {other}"),
+        }
+    }
+    assert_eq!(deflated, 14, "the 14 distinct PROF blobs");
+    assert_eq!((summary.blobs, summary.compressed), (a.len(), 14));
+    // Smaller by what compression saved, give or take each blob's alignment padding.
+    let saved = summary.decoded_bytes - summary.stored_bytes;
+    assert!(
+        plain.len() - small.len() <= saved + 16 * 14,
+        "{} vs {saved}",
+        plain.len() - small.len()
+    );
+    assert!(
+        plain.len() - small.len() + 16 * 14 >= saved,
+        "{} vs {saved}",
+        plain.len() - small.len()
+    );
+    assert!(
+        summary
+            .to_string()
+            .starts_with("deflate: 14 of 177 blobs compressed, "),
+        "{summary}"
+    );
+    // Packing is still deterministic.
+    assert_eq!(packed(TableClass::Full, Compression::Deflate).0, small);
+}
+
+/// Every (slot, region, flavor) and profiler table: `resolve_into` over the compressed pack
+/// gives what the stored pack of the same class answers in place (which round_trip.rs compares
+/// with the embedded tables), code or bytes, into a buffer whose bytes past the blob stay
+/// untouched; for the full class, also the embedded answer itself. A deflate blob is not
+/// readable in place; a stored one still is.
+fn compare_everything(class: TableClass) {
+    let (plain_bytes, _) = packed(class, Compression::Stored);
+    let (bytes, _) = packed(class, Compression::Deflate);
+    let (plain, p) = (verified(&plain_bytes, class), verified(&bytes, class));
+    let mut inflater = Box::new(Inflater::new());
+    let mut out = vec![0u8; 0x40000];
+    let (mut answers, mut decoded) = (0, 0);
+    for idx in ImageIndex::ALL {
+        for region in Region::ALL {
+            for flavor in Flavor::ALL.into_iter().filter(|f| *f != Flavor::Auto) {
+                let what = format!("{idx:?} {region:?} {flavor:?}");
+                let expected = plain.resolve_image(idx, region, flavor, &NoEnv);
+                if class == TableClass::Full {
+                    let embedded = nrtucode::resolve_image(idx, region, flavor, &NoEnv);
+                    assert_eq!(expected, embedded.map_err(InPlaceError::Resolve), "{what}");
+                }
+                out.fill(0xa5);
+                let got = p.resolve_into(idx, region, flavor, &NoEnv, &mut out, &mut inflater);
+                answers += 1;
+                match (expected, got) {
+                    (Ok(e), Ok(g)) => {
+                        assert_eq!(g, e, "{what}");
+                        assert!(out[e.len()..].iter().all(|&b| b == 0xa5), "{what}");
+                        let getter = p
+                            .image_getter(idx.raw(), region.raw(), flavor.raw(), &NoEnv)
+                            .unwrap();
+                        if let Getter::Blob(n) = getter {
+                            let codec = p.toc_entry(n).unwrap().codec;
+                            let in_place = p.resolve_image(idx, region, flavor, &NoEnv);
+                            if codec == format::CODEC_DEFLATE {
+                                decoded += 1;
+                                assert_eq!(
+                                    in_place,
+                                    Err(InPlaceError::NotStored { blob: n, codec })
+                                );
+                            } else {
+                                assert_eq!(in_place, Ok(e), "{what}");
+                            }
+                        }
+                    }
+                    (Err(InPlaceError::Resolve(e)), Err(g)) => {
+                        assert_eq!(g, IntoError::Resolve(e), "{what}")
+                    }
+                    (e, g) => panic!("{what}: stored pack {e:?}, into {g:?}"),
+                }
+            }
+        }
+        for kind in ProfKind::ALL {
+            let what = format!("{idx:?} {kind:?}");
+            let expected = plain.resolve_hwdecode(idx, kind);
+            if class == TableClass::Full {
+                let embedded = nrtucode::resolve_hwdecode(idx, kind);
+                assert_eq!(expected, embedded.map_err(InPlaceError::Resolve), "{what}");
+            }
+            let got = p.resolve_hwdecode_into(idx, kind, &mut out, &mut inflater);
+            answers += 1;
+            match (expected, got) {
+                (Ok(e), Ok(g)) => {
+                    assert_eq!(g, e, "{what}");
+                    decoded += usize::from(!e.is_empty());
+                }
+                (Err(InPlaceError::Resolve(e)), Err(g)) => {
+                    assert_eq!(g, IntoError::Resolve(e), "{what}")
+                }
+                (e, g) => panic!("{what}: stored pack {e:?}, into {g:?}"),
+            }
+        }
+    }
+    assert_eq!(answers, 38 * 4 * 6 + 38 * 2);
+    assert!(decoded > 0, "{decoded} decoded");
+}
+
+#[test]
+fn full_compressed_partition_answers_like_the_embedded_tables() {
+    compare_everything(TableClass::Full);
+}
+
+#[test]
+fn front_compressed_partition_answers_like_the_front_library() {
+    compare_everything(TableClass::Front);
+}
+
+/// The first deflate blob: its entry number and (offset, stored length, decoded length).
+fn first_deflate(p: &VerifiedPartition<'_>) -> (u16, usize, usize, usize) {
+    (0..p.partition().blob_count() as u16)
+        .find_map(|n| {
+            let e = p.toc_entry(n)?;
+            (e.codec == format::CODEC_DEFLATE).then_some((
+                n,
+                e.offset as usize,
+                e.stored_len as usize,
+                e.decoded_len as usize,
+            ))
+        })
+        .expect("a deflate blob")
+}
+
+#[test]
+fn a_short_buffer_gets_the_size_needed_and_nothing_written() {
+    let (bytes, _) = packed(TableClass::Full, Compression::Deflate);
+    let p = verified(&bytes, TableClass::Full);
+    let (n, _, _, decoded_len) = first_deflate(&p);
+    let mut inflater = Box::new(Inflater::new());
+    let mut out = vec![0xa5u8; decoded_len - 1];
+    assert_eq!(
+        p.getter_into_with(
+            Getter::Blob(n),
+            &mut out,
+            &mut inflater,
+            &mut nrtucode::verify::SoftSha256::new()
+        ),
+        Err(PartitionError::BufferTooSmall {
+            needed: decoded_len,
+            available: decoded_len - 1
+        })
+    );
+    assert!(out.iter().all(|&b| b == 0xa5));
+}
+
+/// A flipped byte inside a compressed blob (an unsigned pack, so that only the blob changes):
+/// refused as a digest mismatch or as bad deflate data, naming the blob, nothing left behind;
+/// or, where the flip only touches the padding bits after the final block, the same bytes.
+#[test]
+fn a_flipped_byte_of_a_compressed_blob_is_refused_naming_it() {
+    let (mut bytes, _) = pack_with(
+        &Blobs::fixtures(TableClass::Full),
+        &PackOptions::default(),
+        Compression::Deflate,
+    )
+    .unwrap();
+    let policy = Policy {
+        min_security_counter: 0,
+        expected_class: TableClass::Full,
+    };
+    let (n, offset, stored_len, decoded_len) = {
+        let p = Partition::parse(&bytes)
+            .unwrap()
+            .trust_unsigned_for_testing(&policy)
+            .unwrap();
+        first_deflate(&p)
+    };
+    let mut inflater = Box::new(Inflater::new());
+    let original = {
+        let p = Partition::parse(&bytes)
+            .unwrap()
+            .trust_unsigned_for_testing(&policy)
+            .unwrap();
+        let mut out = vec![0u8; decoded_len];
+        p.getter_into_with(
+            Getter::Blob(n),
+            &mut out,
+            &mut inflater,
+            &mut nrtucode::verify::SoftSha256::new(),
+        )
+        .unwrap();
+        out
+    };
+    let mut refused = 0;
+    for at in [
+        offset,
+        offset + 1,
+        offset + stored_len / 2,
+        offset + stored_len - 1,
+    ] {
+        bytes[at] ^= 0x10;
+        let p = Partition::parse(&bytes)
+            .unwrap()
+            .trust_unsigned_for_testing(&policy)
+            .unwrap();
+        let mut out = vec![0xa5u8; decoded_len + 8];
+        let got = p.getter_into_with(
+            Getter::Blob(n),
+            &mut out,
+            &mut inflater,
+            &mut nrtucode::verify::SoftSha256::new(),
+        );
+        match got {
+            Err(PartitionError::DigestMismatch { blob, .. })
+            | Err(PartitionError::Decode { blob, .. }) => {
+                assert_eq!(blob, n);
+                refused += 1;
+            }
+            Ok(same) => {
+                assert_eq!(same, &original[..], "byte {at}: other bytes accepted");
+                bytes[at] ^= 0x10;
+                continue;
+            }
+            other => panic!("byte {at}: {other:?}"),
+        }
+        assert!(
+            out[..decoded_len].iter().all(|&b| b == 0 || b == 0xa5),
+            "left behind"
+        );
+        assert!(
+            out[decoded_len..].iter().all(|&b| b == 0xa5),
+            "written past"
+        );
+        let message = p
+            .getter_into_with(
+                Getter::Blob(n),
+                &mut out,
+                &mut inflater,
+                &mut nrtucode::verify::SoftSha256::new(),
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(message.starts_with(&format!("blob {n}")), "{message}");
+        bytes[at] ^= 0x10;
+    }
+    assert!(refused >= 3, "{refused} of 4 flips refused");
+}
