@@ -44,10 +44,12 @@ fn write(
     out: &Path,
     cancel: Option<&Cancel>,
 ) -> Result<Vec<String>, FileError> {
-    let staged = StagedDir::begin(out, cancel)?;
-    write_blobs(carve, data, out, &staged)?;
-    staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
-    Ok(staged.commit()?)
+    std::thread::scope(|s| {
+        let staged = StagedDir::begin(out, cancel, s)?;
+        write_blobs(carve, data, out, &staged)?;
+        staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
+        Ok(staged.commit()?)
+    })
 }
 
 /// Carves the library at `lib` into the blob directory `out` ([`write_blob_dir`]'s rules),
@@ -88,31 +90,34 @@ fn carve_into(
     };
     // A FIFO or device is refused before the staging directory is made.
     let opened = open_library(lib)?;
-    let staged = StagedDir::begin(out, cancel)?;
-    let data = read_opened(opened)?;
-    cancelled()?;
-    let digest = || lower_hex(&Sha256::digest(&data));
-    std::thread::scope(|s| {
-        let source_sha256 = s.spawn(digest);
-        let mut carve =
-            carve_with(&data, &source_name(lib), String::new, false).map_err(|error| {
-                FileError::Carve {
-                    path: lib.to_owned(),
-                    error,
-                }
-            })?;
+    // The `fsync` workers' scope: the staging directory is made before the library is read.
+    std::thread::scope(|syncs| {
+        let staged = StagedDir::begin(out, cancel, syncs)?;
+        let data = read_opened(opened)?;
         cancelled()?;
-        let names = hash_and_write_blobs(&carve, &data, out, &staged)?;
-        for g in &mut carve.getters {
-            if let Some(off) = g.file_offset
-                && let Some(sha) = names.get(&(off, g.size))
-            {
-                g.sha256.clone_from(sha);
+        let digest = || lower_hex(&Sha256::digest(&data));
+        std::thread::scope(|s| {
+            let source_sha256 = s.spawn(digest);
+            let mut carve =
+                carve_with(&data, &source_name(lib), String::new, false).map_err(|error| {
+                    FileError::Carve {
+                        path: lib.to_owned(),
+                        error,
+                    }
+                })?;
+            cancelled()?;
+            let names = hash_and_write_blobs(&carve, &data, out, &staged)?;
+            for g in &mut carve.getters {
+                if let Some(off) = g.file_offset
+                    && let Some(sha) = names.get(&(off, g.size))
+                {
+                    g.sha256.clone_from(sha);
+                }
             }
-        }
-        carve.header.source_sha256 = source_sha256.join().unwrap_or_else(|_| digest());
-        staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
-        Ok((carve, staged.commit()?))
+            carve.header.source_sha256 = source_sha256.join().unwrap_or_else(|_| digest());
+            staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
+            Ok((carve, staged.commit()?))
+        })
     })
 }
 

@@ -9,8 +9,8 @@
 //! publication has started it runs to its end. So a failure at any point (`ENOSPC`, `EACCES`,
 //! `EROFS`, a name collision, bad input, Ctrl-C) leaves the destination exactly as it was.
 //!
-//! This module keeps no process state: no registry, no threads beyond a call (the `fsync`s of
-//! [`StagedDir::commit`] run on scoped threads that end before it returns).
+//! This module keeps no process state: no registry, and no thread outlives the call that
+//! writes the directory (the `fsync` workers run in the caller's `std::thread::scope`).
 //!
 //! What the destination may be ([`Destination`]), and how it is published:
 //!
@@ -58,8 +58,9 @@ use std::fs::{self, File};
 use std::hash::BuildHasher as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::{Scope, ScopedJoinHandle};
 
 use nrtucode_facts::blob_dir::{BlobDirError, is_blob_file_name, read_blob_dir};
 use nrtucode_facts::manifest::MANIFEST_FILE;
@@ -433,7 +434,7 @@ enum StagingHolds {
 
 /// A directory being written; see the module documentation.
 #[derive(Debug)]
-pub(crate) struct StagedDir<'c> {
+pub(crate) struct StagedDir<'c, 's> {
     /// The destination as the caller named it (for messages).
     shown: PathBuf,
     dest: PathBuf,
@@ -441,8 +442,7 @@ pub(crate) struct StagedDir<'c> {
     name: String,
     staging: PathBuf,
     placement: Staging,
-    /// The files written and not yet `fsync`ed.
-    unsynced: Mutex<Vec<(PathBuf, File)>>,
+    syncs: SyncPool<'s>,
     cancel: Option<&'c Cancel>,
     created_parents: Vec<PathBuf>,
     committed: bool,
@@ -452,33 +452,79 @@ pub(crate) struct StagedDir<'c> {
     notes: Vec<String>,
 }
 
-/// Threads that `fsync` the staged files in [`StagedDir::commit`] (the filesystem commits
-/// concurrent `fsync`s as a group, so the waits overlap instead of adding up).
+/// Threads that `fsync` the staged files while the next ones are written (the filesystem
+/// commits concurrent `fsync`s as a group, so the waits overlap instead of adding up).
 const SYNC_THREADS: usize = 16;
 
-/// `fsync`s `files` on up to [`SYNC_THREADS`] scoped threads; the first failure is the result.
-fn sync_files(files: Vec<(PathBuf, File)>) -> Result<(), PublishError> {
-    let per_thread = files.len().div_ceil(SYNC_THREADS).max(1);
-    std::thread::scope(|s| {
-        let workers: Vec<_> = files
-            .chunks(per_thread)
-            .map(|chunk| {
-                s.spawn(move || {
-                    chunk
-                        .iter()
-                        .try_for_each(|(path, file)| file.sync_all().map_err(io(path)))
+type SyncJob = (PathBuf, File);
+
+/// `fsync` workers fed through a channel, on threads of the caller's scope (so none outlives
+/// the call that writes the directory).
+#[derive(Debug)]
+struct SyncPool<'s> {
+    jobs: Option<mpsc::Sender<SyncJob>>,
+    workers: Vec<ScopedJoinHandle<'s, Result<(), PublishError>>>,
+}
+
+impl<'s> SyncPool<'s> {
+    fn start(scope: &'s Scope<'s, '_>) -> Self {
+        let (jobs, queue) = mpsc::channel::<SyncJob>();
+        let queue = Arc::new(Mutex::new(queue));
+        let workers = (0..SYNC_THREADS)
+            .map(|_| {
+                let queue = Arc::clone(&queue);
+                scope.spawn(move || {
+                    let mut result = Ok(());
+                    loop {
+                        let job = match queue.lock() {
+                            Ok(q) => q.recv(),
+                            Err(_) => break,
+                        };
+                        let Ok((path, file)) = job else { break };
+                        if result.is_ok() {
+                            result = file.sync_all().map_err(io(&path));
+                        }
+                    }
+                    result
                 })
             })
             .collect();
-        workers.into_iter().try_for_each(|w| {
-            w.join().unwrap_or_else(|_| {
+        Self {
+            jobs: Some(jobs),
+            workers,
+        }
+    }
+
+    fn submit(&self, path: PathBuf, file: File) -> Result<(), PublishError> {
+        let unsent = match &self.jobs {
+            Some(jobs) => jobs.send((path, file)).err().map(|e| e.0),
+            None => Some((path, file)),
+        };
+        match unsent {
+            // No worker to take it: sync here.
+            Some((path, file)) => file.sync_all().map_err(io(&path)),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits for every submitted `fsync` (the workers end); the first failure is the result.
+    /// The pool takes no more jobs after it (they are synced on the caller's thread).
+    fn finish(&mut self) -> Result<(), PublishError> {
+        self.jobs = None;
+        let mut result = Ok(());
+        for w in self.workers.drain(..) {
+            let r = w.join().unwrap_or_else(|_| {
                 Err(PublishError::Io {
                     path: PathBuf::from("fsync worker"),
                     source: std::io::Error::other("an fsync thread panicked"),
                 })
-            })
-        })
-    })
+            });
+            if result.is_ok() {
+                result = r;
+            }
+        }
+        result
+    }
 }
 
 /// Renames `from` to `to`, failing if `to` exists: in one step on Linux (`renameat2`
@@ -561,11 +607,16 @@ fn rename_flags_unsupported(e: rustix::io::Errno) -> bool {
     e == Errno::INVAL || e == Errno::NOSYS || e == Errno::NOTSUP || e == Errno::OPNOTSUPP
 }
 
-impl<'c> StagedDir<'c> {
+impl<'c, 's> StagedDir<'c, 's> {
     /// Checks `dest` (see [`classify`]) and creates the staging directory (see the module
     /// documentation), creating missing parent directories (removed again if the carve does
-    /// not complete). `cancel`, when given, is checked before each step (see [`Cancel`]).
-    pub(crate) fn begin(dest: &Path, cancel: Option<&'c Cancel>) -> Result<Self, PublishError> {
+    /// not complete). `cancel`, when given, is checked before each step (see [`Cancel`]). The
+    /// `fsync` workers run in `scope`.
+    pub(crate) fn begin(
+        dest: &Path,
+        cancel: Option<&'c Cancel>,
+        scope: &'s Scope<'s, '_>,
+    ) -> Result<Self, PublishError> {
         let shown = dest.to_owned();
         if cancel.is_some_and(Cancel::is_cancelled) {
             return Err(PublishError::Cancelled { path: shown });
@@ -628,7 +679,7 @@ impl<'c> StagedDir<'c> {
             name,
             staging: PathBuf::new(),
             placement,
-            unsynced: Mutex::new(Vec::new()),
+            syncs: SyncPool::start(scope),
             cancel,
             created_parents: Vec::new(),
             committed: false,
@@ -710,11 +761,7 @@ impl<'c> StagedDir<'c> {
         let path = self.staging.join(name);
         let mut file = File::create_new(&path).map_err(io(&path))?;
         file.write_all(bytes).map_err(io(&path))?;
-        self.unsynced
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push((path, file));
-        Ok(())
+        self.syncs.submit(path, file)
     }
 
     /// [`PublishError::Cancelled`] once the caller's [`Cancel`] is set.
@@ -732,12 +779,7 @@ impl<'c> StagedDir<'c> {
     /// was in place, which are not errors.
     pub(crate) fn commit(mut self) -> Result<Vec<String>, PublishError> {
         self.check_cancel()?;
-        let unsynced = std::mem::take(
-            self.unsynced
-                .get_mut()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        sync_files(unsynced)?;
+        self.syncs.finish()?;
         sync_dir(&self.staging)?;
         // The last check: from here on the publication runs to its end.
         self.check_cancel()?;
@@ -969,19 +1011,15 @@ fn sync_dir(dir: &Path) -> Result<(), PublishError> {
     }
 }
 
-impl Drop for StagedDir<'_> {
+impl Drop for StagedDir<'_, '_> {
     /// Removes the staging directory of a carve not committed, and the parent directories it
     /// created.
     fn drop(&mut self) {
         if self.committed {
             return;
         }
-        // The files first (closed), so that nothing holds the directory open.
-        drop(std::mem::take(
-            self.unsynced
-                .get_mut()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        ));
+        // The workers first (their files closed), so that nothing holds the directory open.
+        let _ = self.syncs.finish();
         if !self.staging.as_os_str().is_empty() {
             let _ = fs::remove_dir_all(&self.staging);
         }
@@ -1022,11 +1060,19 @@ mod tests {
     }
 
     fn stage(dest: &Path, files: &[(&str, &[u8])]) -> Result<Vec<String>, PublishError> {
-        let s = StagedDir::begin(dest, None)?;
-        for (name, bytes) in files {
-            s.write(name, bytes)?;
-        }
-        s.commit()
+        std::thread::scope(|sc| {
+            let s = StagedDir::begin(dest, None, sc)?;
+            for (name, bytes) in files {
+                s.write(name, bytes)?;
+            }
+            s.commit()
+        })
+    }
+
+    /// [`StagedDir::begin`] without a token, its workers in a scope of their own: for the
+    /// tests that expect it to fail.
+    fn begin_err(dest: &Path) -> PublishError {
+        std::thread::scope(|sc| StagedDir::begin(dest, None, sc).unwrap_err())
     }
 
     #[test]
@@ -1042,12 +1088,14 @@ mod tests {
     fn a_dropped_stage_leaves_nothing_behind() {
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("a/b/out");
-        let s = StagedDir::begin(&dest, None).unwrap();
-        s.write("x.bin", b"1").unwrap();
-        // A name collision inside the stage is an error, and dropping cleans up.
-        assert!(s.write("x.bin", b"2").is_err());
-        drop(s);
-        assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        std::thread::scope(|sc| {
+            let s = StagedDir::begin(&dest, None, sc).unwrap();
+            s.write("x.bin", b"1").unwrap();
+            // A name collision inside the stage is an error, and dropping cleans up.
+            assert!(s.write("x.bin", b"2").is_err());
+            drop(s);
+            assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        });
     }
 
     #[test]
@@ -1055,17 +1103,17 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let file = tmp.path().join("file");
         fs::write(&file, "mine").unwrap();
-        let e = StagedDir::begin(&file, None).unwrap_err();
+        let e = begin_err(&file);
         assert!(e.to_string().contains("not a directory"), "{e}");
         let dir = tmp.path().join("dir");
         fs::create_dir(&dir).unwrap();
         fs::write(dir.join("notes.txt"), "mine").unwrap();
-        let e = StagedDir::begin(&dir, None).unwrap_err();
+        let e = begin_err(&dir);
         assert!(matches!(e, PublishError::Foreign { .. }), "{e}");
         assert!(e.to_string().contains("no manifest.tsv"), "{e}");
         // A manifest.tsv that is not ours is foreign too.
         fs::write(dir.join(MANIFEST_FILE), "hello\n").unwrap();
-        let e = StagedDir::begin(&dir, None).unwrap_err();
+        let e = begin_err(&dir);
         assert!(e.to_string().contains("not ours"), "{e}");
         assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine");
         assert_eq!(fs::read_to_string(&file).unwrap(), "mine");
@@ -1194,25 +1242,27 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("a/out");
         let cancel = Cancel::new();
-        let s = StagedDir::begin(&dest, Some(&cancel)).unwrap();
-        s.write("x.bin", b"1").unwrap();
-        assert_eq!(entries(tmp.path()), BTreeSet::from(["a".to_owned()]));
-        cancel.cancel();
-        let e = s.write("y.bin", b"2").unwrap_err();
-        assert!(matches!(e, PublishError::Cancelled { .. }), "{e}");
-        assert_eq!(
-            e.to_string(),
-            format!("{}: cancelled; nothing was written", dest.display())
-        );
-        assert!(matches!(
-            s.commit().unwrap_err(),
-            PublishError::Cancelled { .. }
-        ));
-        assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
-        // A token set before the carve starts: nothing is made at all.
-        let e = StagedDir::begin(&dest, Some(&cancel)).unwrap_err();
-        assert!(matches!(e, PublishError::Cancelled { .. }), "{e}");
-        assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        std::thread::scope(|sc| {
+            let s = StagedDir::begin(&dest, Some(&cancel), sc).unwrap();
+            s.write("x.bin", b"1").unwrap();
+            assert_eq!(entries(tmp.path()), BTreeSet::from(["a".to_owned()]));
+            cancel.cancel();
+            let e = s.write("y.bin", b"2").unwrap_err();
+            assert!(matches!(e, PublishError::Cancelled { .. }), "{e}");
+            assert_eq!(
+                e.to_string(),
+                format!("{}: cancelled; nothing was written", dest.display())
+            );
+            assert!(matches!(
+                s.commit().unwrap_err(),
+                PublishError::Cancelled { .. }
+            ));
+            assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+            // A token set before the carve starts: nothing is made at all.
+            let e = StagedDir::begin(&dest, Some(&cancel), sc).unwrap_err();
+            assert!(matches!(e, PublishError::Cancelled { .. }), "{e}");
+            assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        });
     }
 
     #[test]
@@ -1220,13 +1270,15 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("out");
         let cancel = Cancel::new();
-        let s = StagedDir::begin(&dest, Some(&cancel)).unwrap();
-        s.write("x.bin", b"1").unwrap();
-        cancel.cancel();
-        assert!(matches!(
-            s.commit().unwrap_err(),
-            PublishError::Cancelled { .. }
-        ));
-        assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        std::thread::scope(|sc| {
+            let s = StagedDir::begin(&dest, Some(&cancel), sc).unwrap();
+            s.write("x.bin", b"1").unwrap();
+            cancel.cancel();
+            assert!(matches!(
+                s.commit().unwrap_err(),
+                PublishError::Cancelled { .. }
+            ));
+            assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        });
     }
 }
