@@ -15,9 +15,10 @@ use nrtucode_facts::manifest::MANIFEST_FILE;
 use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
+use crate::cancel::Cancel;
 use crate::error::FileError;
 use crate::pipeline::{Carve, carve_with, open_library, read_opened, source_name};
-use crate::staged_dir::{Cancel, PublishError, StagedDir};
+use crate::staged_dir::{PublishError, StagedDir};
 
 /// Writes the blob directory of `carve` (whose input bytes are `data`) to `out`, all or
 /// nothing (see `staged_dir`): `out` must be absent, an empty directory or an earlier carve,

@@ -97,6 +97,7 @@
 #![deny(unreachable_pub)]
 
 mod blob_dir;
+mod cancel;
 mod check;
 mod compare;
 mod dynamic;
@@ -106,6 +107,7 @@ mod error;
 mod locate;
 mod naming;
 mod pipeline;
+mod records;
 mod reloc;
 mod staged_dir;
 mod stub;
@@ -119,12 +121,14 @@ struct ReadmeExample;
 pub use blob_dir::{
     carve_into_dir, carve_into_dir_cancellable, write_blob_dir, write_blob_dir_cancellable,
 };
+pub use cancel::Cancel;
 pub use check::{CheckProblem, CheckReport, check_dir};
 pub use compare::{Finding, compare, known_build};
-pub use elf::{Elf, Section};
+pub use elf::Elf;
 pub use error::{CarveError, FileError};
 pub use locate::{Found, Tables};
 pub use naming::{GetterName, Names};
 pub use pipeline::{Carve, CarvedGetter, NamedBy, carve_bytes, carve_file};
-pub use staged_dir::{Cancel, PublishError};
+pub use records::Section;
+pub use staged_dir::PublishError;
 pub use stub::{MAX_STUB_BYTES, Stub, decode_stub};

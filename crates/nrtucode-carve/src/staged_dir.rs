@@ -58,10 +58,10 @@ use std::fs::{self, File};
 use std::hash::BuildHasher as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::{Scope, ScopedJoinHandle};
 
+use crate::cancel::Cancel;
 use nrtucode_facts::blob_dir::{BlobDirError, is_blob_file_name, read_blob_dir};
 use nrtucode_facts::manifest::MANIFEST_FILE;
 
@@ -383,35 +383,6 @@ fn may_remove_entries(dir: &Path) -> std::io::Result<()> {
 /// A random number for temporary names (std's per-process random hash keys).
 fn nonce() -> u64 {
     RandomState::new().hash_one(std::process::id())
-}
-
-/// Asks a carve under way to stop: set from any thread (a signal handler's, say), it is
-/// checked before each file is written and before the publication starts (see
-/// [`carve_into_dir_cancellable`](crate::carve_into_dir_cancellable)). A carve that sees it
-/// removes its staging directory and fails with [`PublishError::Cancelled`]; one whose
-/// publication has started finishes it. It can be a `static`: [`Cancel::new`] is `const`.
-#[derive(Debug, Default)]
-pub struct Cancel {
-    requested: AtomicBool,
-}
-
-impl Cancel {
-    /// A token not yet set.
-    pub const fn new() -> Self {
-        Self {
-            requested: AtomicBool::new(false),
-        }
-    }
-
-    /// Asks every carve using this token to stop (it stays set).
-    pub fn cancel(&self) {
-        self.requested.store(true, Ordering::SeqCst);
-    }
-
-    /// `true` once [`Cancel::cancel`] was called.
-    pub fn is_cancelled(&self) -> bool {
-        self.requested.load(Ordering::SeqCst)
-    }
 }
 
 /// Where the staging directory is.
