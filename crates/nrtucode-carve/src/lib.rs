@@ -109,6 +109,7 @@ mod naming;
 mod pipeline;
 mod records;
 mod reloc;
+mod rename;
 mod staged_dir;
 mod stub;
 mod vendor_tables;
