@@ -15,6 +15,7 @@ use nrtucode_facts::manifest::MANIFEST_FILE;
 use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
+use crate::cancel::Cancel;
 use crate::error::FileError;
 use crate::pipeline::{Carve, carve_with, open_library, read_opened, source_name};
 use crate::staged_dir::{PublishError, StagedDir};
@@ -24,10 +25,32 @@ use crate::staged_dir::{PublishError, StagedDir};
 /// which is replaced whole. Returns notes on leftovers that could not be cleaned up after the
 /// new directory was in place.
 pub fn write_blob_dir(carve: &Carve, data: &[u8], out: &Path) -> Result<Vec<String>, FileError> {
-    let staged = StagedDir::begin(out)?;
-    write_blobs(carve, data, out, &staged)?;
-    staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
-    Ok(staged.commit()?)
+    write(carve, data, out, None)
+}
+
+/// [`write_blob_dir`], stopping (and leaving `out` as it was) with
+/// [`PublishError::Cancelled`] once `cancel` is set before the publication starts.
+pub fn write_blob_dir_cancellable(
+    carve: &Carve,
+    data: &[u8],
+    out: &Path,
+    cancel: &Cancel,
+) -> Result<Vec<String>, FileError> {
+    write(carve, data, out, Some(cancel))
+}
+
+fn write(
+    carve: &Carve,
+    data: &[u8],
+    out: &Path,
+    cancel: Option<&Cancel>,
+) -> Result<Vec<String>, FileError> {
+    std::thread::scope(|s| {
+        let staged = StagedDir::begin(out, cancel, s)?;
+        write_blobs(carve, data, out, &staged)?;
+        staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
+        Ok(staged.commit()?)
+    })
 }
 
 /// Carves the library at `lib` into the blob directory `out` ([`write_blob_dir`]'s rules),
@@ -36,31 +59,66 @@ pub fn write_blob_dir(carve: &Carve, data: &[u8], out: &Path) -> Result<Vec<Stri
 /// while the others hash each blob and write it as soon as its name (its sha256) is known.
 /// Returns the carve and the leftover notes of [`write_blob_dir`].
 pub fn carve_into_dir(lib: &Path, out: &Path) -> Result<(Carve, Vec<String>), FileError> {
+    carve_into(lib, out, None)
+}
+
+/// [`carve_into_dir`], checking `cancel` between its steps (after reading, after decoding,
+/// before each file and before the publication): once it is set the carve removes what it
+/// staged and fails with [`PublishError::Cancelled`], `out` as it was. A program that stops
+/// on a signal sets the token from its handler and waits for this call to return before it
+/// exits; a publication already under way runs to its end first.
+pub fn carve_into_dir_cancellable(
+    lib: &Path,
+    out: &Path,
+    cancel: &Cancel,
+) -> Result<(Carve, Vec<String>), FileError> {
+    carve_into(lib, out, Some(cancel))
+}
+
+fn carve_into(
+    lib: &Path,
+    out: &Path,
+    cancel: Option<&Cancel>,
+) -> Result<(Carve, Vec<String>), FileError> {
+    let cancelled = || -> Result<(), FileError> {
+        if cancel.is_some_and(Cancel::is_cancelled) {
+            return Err(PublishError::Cancelled {
+                path: out.to_owned(),
+            }
+            .into());
+        }
+        Ok(())
+    };
     // A FIFO or device is refused before the staging directory is made.
     let opened = open_library(lib)?;
-    let staged = StagedDir::begin(out)?;
-    let data = read_opened(opened)?;
-    let digest = || lower_hex(&Sha256::digest(&data));
-    std::thread::scope(|s| {
-        let source_sha256 = s.spawn(digest);
-        let mut carve =
-            carve_with(&data, &source_name(lib), String::new, false).map_err(|error| {
-                FileError::Carve {
-                    path: lib.to_owned(),
-                    error,
+    // The `fsync` workers' scope: the staging directory is made before the library is read.
+    std::thread::scope(|syncs| {
+        let staged = StagedDir::begin(out, cancel, syncs)?;
+        let data = read_opened(opened)?;
+        cancelled()?;
+        let digest = || lower_hex(&Sha256::digest(&data));
+        std::thread::scope(|s| {
+            let source_sha256 = s.spawn(digest);
+            let mut carve =
+                carve_with(&data, &source_name(lib), String::new, false).map_err(|error| {
+                    FileError::Carve {
+                        path: lib.to_owned(),
+                        error,
+                    }
+                })?;
+            cancelled()?;
+            let names = hash_and_write_blobs(&carve, &data, out, &staged)?;
+            for g in &mut carve.getters {
+                if let Some(off) = g.file_offset
+                    && let Some(sha) = names.get(&(off, g.size))
+                {
+                    g.sha256.clone_from(sha);
                 }
-            })?;
-        let names = hash_and_write_blobs(&carve, &data, out, &staged)?;
-        for g in &mut carve.getters {
-            if let Some(off) = g.file_offset
-                && let Some(sha) = names.get(&(off, g.size))
-            {
-                g.sha256.clone_from(sha);
             }
-        }
-        carve.header.source_sha256 = source_sha256.join().unwrap_or_else(|_| digest());
-        staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
-        Ok((carve, staged.commit()?))
+            carve.header.source_sha256 = source_sha256.join().unwrap_or_else(|_| digest());
+            staged.write(MANIFEST_FILE, carve.manifest().render().as_bytes())?;
+            Ok((carve, staged.commit()?))
+        })
     })
 }
 

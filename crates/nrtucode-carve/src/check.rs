@@ -2,7 +2,7 @@
 //! (`crates/nrtucode-facts/tables/getters.tsv`).
 //!
 //! [`check_dir`] is `nrtucode_facts::blob_dir::verify_blob_dir`, the one reader the core's
-//! build script, `nrtucode verify` and the carve (deciding whether a destination is an
+//! build script, `nrtucode check` and the carve (deciding whether a destination is an
 //! earlier carve) share, as a report: the same directory gets the same problems, with the
 //! same messages, everywhere. Each [`CheckProblem`] names the file, the manifest line's
 //! symbol and what was expected; `.bin` files no row references are reported as warnings.

@@ -17,8 +17,8 @@ use object::read::elf::{
     RelrIterator, Sym as _,
 };
 
-use crate::elf::{Section, Symbol};
 use crate::error::CarveError;
+use crate::records::{Section, Symbol};
 
 /// One dynamic relocation as the file states it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,6 +9,7 @@ use crate::staged_dir::PublishError;
 
 /// Why a library could not be read or carved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CarveError {
     /// The input has no bytes at all.
     #[error("empty file: expected an x86-64 ELF shared object")]
@@ -263,6 +264,7 @@ pub(crate) const MAX_LIBRARY_BYTES: u64 = 4 << 30;
 
 /// A [`CarveError`] in a named file, or an I/O failure.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FileError {
     /// The input could not be read or the output not written.
     #[error("{}: {source}", path.display())]

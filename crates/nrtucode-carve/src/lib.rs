@@ -24,16 +24,18 @@
 //! |---|---|
 //! | [`carve_bytes`], [`carve_file`] | carve library bytes or a file into a [`Carve`] |
 //! | [`write_blob_dir`], [`carve_into_dir`] | write the blob directory of a carve, all or nothing |
+//! | [`write_blob_dir_cancellable`], [`carve_into_dir_cancellable`], [`Cancel`] | the same, stopped (nothing written) once the caller sets a token |
 //! | [`check_dir`] | check a blob directory, giving a [`CheckReport`] |
 //! | [`compare`], [`known_build`] | compare a carve with the facts and the published hashes |
-//! | [`clean_up_staging`] | remove unfinished blob directories before the process exits on a signal |
 //! | [`decode_stub`], [`Elf`] | the getter decoder and the ELF reader on their own |
 //!
 //! Failures are typed: [`CarveError`] for the bytes (each names the offset or address and
 //! what was expected), [`FileError`] for a file, [`PublishError`] for the destination. The
-//! library sets no process policy: it installs no signal handler, never exits the process and
-//! knows no exit codes; a program that wants an interrupted carve to leave nothing behind
-//! calls [`clean_up_staging`] from its own handler.
+//! library keeps no process state and sets no process policy: no global registry, no thread
+//! that outlives a call, no signal handler; it never exits the process, knows no exit codes
+//! and names no command-line flag in its messages. A program that wants an interrupted carve
+//! to leave nothing behind sets a [`Cancel`] from its own handler and waits for the carve to
+//! return (the `nrtucode` tool does this on its terminating signals).
 //!
 //! # Writing all or nothing, per platform
 //!
@@ -95,6 +97,7 @@
 #![deny(unreachable_pub)]
 
 mod blob_dir;
+mod cancel;
 mod check;
 mod compare;
 mod dynamic;
@@ -104,7 +107,9 @@ mod error;
 mod locate;
 mod naming;
 mod pipeline;
+mod records;
 mod reloc;
+mod rename;
 mod staged_dir;
 mod stub;
 mod vendor_tables;
@@ -114,13 +119,17 @@ mod vendor_tables;
 #[doc = include_str!("../README.md")]
 struct ReadmeExample;
 
-pub use blob_dir::{carve_into_dir, write_blob_dir};
+pub use blob_dir::{
+    carve_into_dir, carve_into_dir_cancellable, write_blob_dir, write_blob_dir_cancellable,
+};
+pub use cancel::Cancel;
 pub use check::{CheckProblem, CheckReport, check_dir};
 pub use compare::{Finding, compare, known_build};
-pub use elf::{Elf, Section};
+pub use elf::Elf;
 pub use error::{CarveError, FileError};
 pub use locate::{Found, Tables};
 pub use naming::{GetterName, Names};
 pub use pipeline::{Carve, CarvedGetter, NamedBy, carve_bytes, carve_file};
-pub use staged_dir::{PublishError, StagingLock, clean_up_staging};
+pub use records::Section;
+pub use staged_dir::PublishError;
 pub use stub::{MAX_STUB_BYTES, Stub, decode_stub};

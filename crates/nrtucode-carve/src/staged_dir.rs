@@ -3,10 +3,14 @@
 //! Files are written into a fresh hidden staging directory; [`StagedDir::commit`] `fsync`s
 //! every file and the directory, then publishes it. Until then the destination is untouched; a
 //! `StagedDir` dropped without a commit (any error on the way) removes itself and any parent
-//! directories it created, and so does [`clean_up_staging`], which a signal handler calls before
-//! the process exits. So a
-//! failure at any point (`ENOSPC`, `EACCES`, `EROFS`, a name collision, bad input, Ctrl-C)
-//! leaves the destination exactly as it was.
+//! directories it created. A [`Cancel`] token the caller sets (the `nrtucode` tool does, from
+//! its signal handler) is checked before each file and before the publication starts: the
+//! stage then fails with [`PublishError::Cancelled`] and removes itself the same way; once the
+//! publication has started it runs to its end. So a failure at any point (`ENOSPC`, `EACCES`,
+//! `EROFS`, a name collision, bad input, Ctrl-C) leaves the destination exactly as it was.
+//!
+//! This module keeps no process state: no registry, and no thread outlives the call that
+//! writes the directory (the `fsync` workers run in the caller's `std::thread::scope`).
 //!
 //! What the destination may be ([`Destination`]), and how it is published:
 //!
@@ -42,35 +46,39 @@
 //! anything else in it makes the carve refuse) and says so in its notes. Where `flock` is not
 //! available (not Unix) a staging entry is never taken for stale: the carve refuses.
 //!
-//! Messages name the destination as the caller gave it (`--out .` stays `.`).
+//! Messages name the destination as the caller gave it (`.` stays `.`) and name no
+//! command-line flag: a program adds its own (the `nrtucode` tool names `--out`).
 //!
 //! What differs between platforms is in the crate documentation (its table is public).
 
+use std::collections::BTreeSet;
 use std::collections::hash_map::RandomState;
-use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::fs::{self, File};
 use std::hash::BuildHasher as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, mpsc};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::{Scope, ScopedJoinHandle};
 
+use crate::cancel::Cancel;
+use crate::rename::{exchange, rename_no_replace};
 use nrtucode_facts::blob_dir::{BlobDirError, is_blob_file_name, read_blob_dir};
 use nrtucode_facts::manifest::MANIFEST_FILE;
 
 /// Why a directory could not be written.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PublishError {
     /// The destination exists and is not a directory.
-    #[error("{}: exists and is not a directory; --out names the directory to carve into", path.display())]
+    #[error("{}: exists and is not a directory", path.display())]
     NotADirectory {
         /// The destination.
         path: PathBuf,
     },
     /// The destination is a symbolic link, which is not followed.
     #[error(
-        "{}: is a symbolic link; --out does not follow symbolic links, name the directory itself",
+        "{}: is a symbolic link, which is not followed; name the directory itself",
         path.display()
     )]
     SymbolicLink {
@@ -128,6 +136,13 @@ pub enum PublishError {
         path: PathBuf,
         /// What changed.
         what: String,
+    },
+    /// The caller's [`Cancel`] was set before the publication started; the staging directory
+    /// is removed.
+    #[error("{}: cancelled; nothing was written", path.display())]
+    Cancelled {
+        /// The destination.
+        path: PathBuf,
     },
     /// An I/O operation failed.
     #[error("{}: {source}", path.display())]
@@ -371,68 +386,6 @@ fn nonce() -> u64 {
     RandomState::new().hash_one(std::process::id())
 }
 
-/// What an interrupted carve must remove: a staging directory and the parents it created.
-#[derive(Debug, Default)]
-struct Cleanup {
-    staging: PathBuf,
-    created_parents: Vec<PathBuf>,
-}
-
-impl Cleanup {
-    fn run(&self) {
-        if !self.staging.as_os_str().is_empty() {
-            // Writer threads may still create a file between the listing and the `rmdir`.
-            for _ in 0..64 {
-                match fs::remove_dir_all(&self.staging) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {}
-                    _ => break,
-                }
-            }
-        }
-        for dir in self.created_parents.iter().rev() {
-            let _ = fs::remove_dir(dir);
-        }
-    }
-}
-
-/// The staged directories of this process not yet committed nor dropped, by id. Publishing
-/// holds this lock from its first rename to its last, so a signal handler that takes it sees
-/// either a staging directory to remove or a finished publication, never a half-done one.
-static ACTIVE: Mutex<BTreeMap<u64, Cleanup>> = Mutex::new(BTreeMap::new());
-
-fn active() -> MutexGuard<'static, BTreeMap<u64, Cleanup>> {
-    ACTIVE.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Holds off every publication of this process while it lives; see [`clean_up_staging`].
-#[must_use = "dropping it lets a publication go on; keep it until the process exits"]
-pub struct StagingLock {
-    _registry: MutexGuard<'static, BTreeMap<u64, Cleanup>>,
-}
-
-impl std::fmt::Debug for StagingLock {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("StagingLock")
-    }
-}
-
-/// Removes every staging directory of this process that is neither published nor dropped
-/// (and the parent directories it created), after waiting for a publication under way to
-/// finish, and returns a lock that holds off any further publication.
-///
-/// For a program that ends on a signal: its handler calls this and exits while the lock is
-/// alive, so an interrupted carve leaves its destination exactly as it was (the `nrtucode`
-/// tool does this on `SIGINT` and `SIGTERM`). The library installs no handler itself.
-pub fn clean_up_staging() -> StagingLock {
-    let mut registry = active();
-    for cleanup in std::mem::take(&mut *registry).values() {
-        cleanup.run();
-    }
-    StagingLock {
-        _registry: registry,
-    }
-}
-
 /// Where the staging directory is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Staging {
@@ -453,8 +406,7 @@ enum StagingHolds {
 
 /// A directory being written; see the module documentation.
 #[derive(Debug)]
-pub(crate) struct StagedDir {
-    id: u64,
+pub(crate) struct StagedDir<'c, 's> {
     /// The destination as the caller named it (for messages).
     shown: PathBuf,
     dest: PathBuf,
@@ -462,7 +414,8 @@ pub(crate) struct StagedDir {
     name: String,
     staging: PathBuf,
     placement: Staging,
-    syncs: SyncPool,
+    syncs: SyncPool<'s>,
+    cancel: Option<&'c Cancel>,
     created_parents: Vec<PathBuf>,
     committed: bool,
     /// The `flock` on the staging directory, held while this carve runs.
@@ -472,26 +425,27 @@ pub(crate) struct StagedDir {
 }
 
 /// Threads that `fsync` the staged files while the next ones are written (the filesystem
-/// commits concurrent `fsync`s as a group, so the wait overlaps instead of adding up).
+/// commits concurrent `fsync`s as a group, so the waits overlap instead of adding up).
 const SYNC_THREADS: usize = 16;
 
 type SyncJob = (PathBuf, File);
 
-/// Background `fsync` workers fed through a channel.
+/// `fsync` workers fed through a channel, on threads of the caller's scope (so none outlives
+/// the call that writes the directory).
 #[derive(Debug)]
-struct SyncPool {
+struct SyncPool<'s> {
     jobs: Option<mpsc::Sender<SyncJob>>,
-    workers: Vec<JoinHandle<Result<(), PublishError>>>,
+    workers: Vec<ScopedJoinHandle<'s, Result<(), PublishError>>>,
 }
 
-impl SyncPool {
-    fn start() -> Self {
+impl<'s> SyncPool<'s> {
+    fn start(scope: &'s Scope<'s, '_>) -> Self {
         let (jobs, queue) = mpsc::channel::<SyncJob>();
         let queue = Arc::new(Mutex::new(queue));
         let workers = (0..SYNC_THREADS)
             .map(|_| {
                 let queue = Arc::clone(&queue);
-                std::thread::spawn(move || {
+                scope.spawn(move || {
                     let mut result = Ok(());
                     loop {
                         let job = match queue.lock() {
@@ -513,14 +467,6 @@ impl SyncPool {
         }
     }
 
-    /// A pool without workers (what is left after [`SyncPool::finish`]).
-    fn idle() -> Self {
-        Self {
-            jobs: None,
-            workers: Vec::new(),
-        }
-    }
-
     fn submit(&self, path: PathBuf, file: File) -> Result<(), PublishError> {
         let unsent = match &self.jobs {
             Some(jobs) => jobs.send((path, file)).err().map(|e| e.0),
@@ -533,8 +479,9 @@ impl SyncPool {
         }
     }
 
-    /// Waits for every submitted `fsync`; the first failure is the result.
-    fn finish(mut self) -> Result<(), PublishError> {
+    /// Waits for every submitted `fsync` (the workers end); the first failure is the result.
+    /// The pool takes no more jobs after it (they are synced on the caller's thread).
+    fn finish(&mut self) -> Result<(), PublishError> {
         self.jobs = None;
         let mut result = Ok(());
         for w in self.workers.drain(..) {
@@ -550,99 +497,22 @@ impl SyncPool {
         }
         result
     }
-
-    /// Stops the workers without caring how their `fsync`s went.
-    fn abandon(self) {
-        let _ = self.finish();
-    }
 }
 
-/// Renames `from` to `to`, failing if `to` exists: in one step on Linux (`renameat2`
-/// `RENAME_NOREPLACE`) and macOS (`renamex_np` `RENAME_EXCL`). Elsewhere, or where the
-/// filesystem lacks it, a file is hard-linked to `to` (which fails if `to` exists, on every
-/// platform) and then unlinked from `from`; without hard links (FAT) or for a directory, `to`
-/// is checked and then renamed onto, so a file another process creates there in between
-/// would be replaced.
-fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
-    #[cfg(any(target_os = "linux", target_vendor = "apple"))]
-    if one_step_renames() {
-        use rustix::fs::{CWD, RenameFlags, renameat_with};
-        match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
-            Err(e) if rename_flags_unsupported(e) => {}
-            r => return r.map_err(std::io::Error::from),
-        }
-    }
-    if fs::symlink_metadata(from)?.is_file() {
-        match fs::hard_link(from, to) {
-            Ok(()) => {
-                return fs::remove_file(from).inspect_err(|_| {
-                    // Both names exist: take back the new one, so `to` is as it was.
-                    let _ = fs::remove_file(to);
-                });
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(e),
-            // No hard links here: check, then rename.
-            Err(_) => {}
-        }
-    }
-    if fs::symlink_metadata(to).is_ok() {
-        return Err(std::io::ErrorKind::AlreadyExists.into());
-    }
-    fs::rename(from, to)
-}
-
-/// Exchanges the directories `a` and `b` in one step (Linux `renameat2` `RENAME_EXCHANGE`,
-/// macOS `renamex_np` `RENAME_SWAP`); `Ok(false)` where the system or filesystem cannot.
-fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
-    #[cfg(any(target_os = "linux", target_vendor = "apple"))]
-    if one_step_renames() {
-        use rustix::fs::{CWD, RenameFlags, renameat_with};
-        match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
-            Ok(()) => return Ok(true),
-            Err(e) if rename_flags_unsupported(e) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    let _ = (a, b);
-    Ok(false)
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Set by tests to run the portable paths (two renames; a check, then a rename) where the
-    /// platform has the one-step calls: the paths Windows and other Unix systems take.
-    static PORTABLE_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Whether the one-step rename calls are tried (always, outside this module's tests).
-#[cfg(any(target_os = "linux", target_vendor = "apple"))]
-fn one_step_renames() -> bool {
-    #[cfg(test)]
-    {
-        !PORTABLE_ONLY.get()
-    }
-    #[cfg(not(test))]
-    {
-        true
-    }
-}
-
-/// Whether a `renameat2` / `renamex_np` error means "this kernel or filesystem has no such
-/// flag" (then the portable fallback runs), not a failure of the rename itself.
-#[cfg(any(target_os = "linux", target_vendor = "apple"))]
-fn rename_flags_unsupported(e: rustix::io::Errno) -> bool {
-    use rustix::io::Errno;
-    // Linux: EINVAL (filesystem), ENOSYS (kernel before 3.15). macOS: ENOTSUP (a filesystem
-    // other than APFS/HFS+, e.g. SMB or FAT).
-    e == Errno::INVAL || e == Errno::NOSYS || e == Errno::NOTSUP || e == Errno::OPNOTSUPP
-}
-
-impl StagedDir {
+impl<'c, 's> StagedDir<'c, 's> {
     /// Checks `dest` (see [`classify`]) and creates the staging directory (see the module
     /// documentation), creating missing parent directories (removed again if the carve does
-    /// not complete).
-    pub(crate) fn begin(dest: &Path) -> Result<Self, PublishError> {
+    /// not complete). `cancel`, when given, is checked before each step (see [`Cancel`]). The
+    /// `fsync` workers run in `scope`.
+    pub(crate) fn begin(
+        dest: &Path,
+        cancel: Option<&'c Cancel>,
+        scope: &'s Scope<'s, '_>,
+    ) -> Result<Self, PublishError> {
         let shown = dest.to_owned();
+        if cancel.is_some_and(Cancel::is_cancelled) {
+            return Err(PublishError::Cancelled { path: shown });
+        }
         let mut notes = Vec::new();
         let found = classify_shown(dest, &shown, None, &mut notes)?;
         if let Destination::EarlierCarve(_) = found {
@@ -694,29 +564,23 @@ impl StagedDir {
                 }
             }
         }
-        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut staged = Self {
-            id,
             shown,
             dest,
             parent,
             name,
             staging: PathBuf::new(),
             placement,
-            syncs: SyncPool::start(),
+            syncs: SyncPool::start(scope),
+            cancel,
             created_parents: Vec::new(),
             committed: false,
             _lock: None,
             notes,
         };
-        // Declared after `staged`, so dropped before it on an early return (its `Drop` locks).
-        let mut registry = active();
-        let cleanup = registry.entry(id).or_default();
         for dir in missing.into_iter().rev() {
             fs::create_dir(&dir).map_err(io(&dir))?;
-            staged.created_parents.push(dir.clone());
-            cleanup.created_parents.push(dir);
+            staged.created_parents.push(dir);
         }
         let tag = tag(&staged.name);
         let home = match placement {
@@ -759,7 +623,6 @@ impl StagedDir {
             return Err(io(&home)(std::io::ErrorKind::AlreadyExists.into()));
         };
         staged.staging = made.clone();
-        cleanup.staging = made.clone();
         staged._lock = lock_own(&made).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 // Another carve took it for stale in the instant before it was locked.
@@ -780,26 +643,38 @@ impl StagedDir {
                 Err(e) => return Err(io(&fixed)(e)),
             }
         }
-        staged.staging = fixed.clone();
-        cleanup.staging = fixed;
+        staged.staging = fixed;
         Ok(staged)
     }
 
     /// Writes the new file `name` (a plain file name) with `bytes` into the staging directory.
     pub(crate) fn write(&self, name: &str, bytes: &[u8]) -> Result<(), PublishError> {
+        self.check_cancel()?;
         let path = self.staging.join(name);
         let mut file = File::create_new(&path).map_err(io(&path))?;
         file.write_all(bytes).map_err(io(&path))?;
         self.syncs.submit(path, file)
     }
 
+    /// [`PublishError::Cancelled`] once the caller's [`Cancel`] is set.
+    fn check_cancel(&self) -> Result<(), PublishError> {
+        if self.cancel.is_some_and(Cancel::is_cancelled) {
+            return Err(PublishError::Cancelled {
+                path: self.shown.clone(),
+            });
+        }
+        Ok(())
+    }
+
     /// `fsync`s every file and the staging directory, then publishes it (see the module
     /// documentation). Returns notes on what could not be cleaned up after the new directory
     /// was in place, which are not errors.
     pub(crate) fn commit(mut self) -> Result<Vec<String>, PublishError> {
-        std::mem::replace(&mut self.syncs, SyncPool::idle()).finish()?;
+        self.check_cancel()?;
+        self.syncs.finish()?;
         sync_dir(&self.staging)?;
-        let mut registry = active();
+        // The last check: from here on the publication runs to its end.
+        self.check_cancel()?;
         let staging_name = self.staging.file_name().map(OsString::from);
         let ours = match self.placement {
             Staging::Inside => staging_name.as_ref(),
@@ -822,9 +697,6 @@ impl StagedDir {
                     Err((e, StagingHolds::EarlierCarve)) => {
                         // Never remove it: forget the staging directory.
                         self.staging = PathBuf::new();
-                        if let Some(cleanup) = registry.get_mut(&self.id) {
-                            cleanup.staging = PathBuf::new();
-                        }
                         return Err(e);
                     }
                     Err((e, StagingHolds::Nothing)) => return Err(e),
@@ -842,8 +714,6 @@ impl StagedDir {
         };
         notes.extend(published);
         self.committed = true;
-        registry.remove(&self.id);
-        drop(registry);
         let synced = match self.placement {
             Staging::Beside => &self.parent,
             Staging::Inside => &self.dest,
@@ -1033,15 +903,20 @@ fn sync_dir(dir: &Path) -> Result<(), PublishError> {
     }
 }
 
-impl Drop for StagedDir {
+impl Drop for StagedDir<'_, '_> {
+    /// Removes the staging directory of a carve not committed, and the parent directories it
+    /// created.
     fn drop(&mut self) {
         if self.committed {
             return;
         }
-        std::mem::replace(&mut self.syncs, SyncPool::idle()).abandon();
-        let mut registry = active();
-        if let Some(cleanup) = registry.remove(&self.id) {
-            cleanup.run();
+        // The workers first (their files closed), so that nothing holds the directory open.
+        let _ = self.syncs.finish();
+        if !self.staging.as_os_str().is_empty() {
+            let _ = fs::remove_dir_all(&self.staging);
+        }
+        for dir in self.created_parents.iter().rev() {
+            let _ = fs::remove_dir(dir);
         }
     }
 }
@@ -1049,14 +924,8 @@ impl Drop for StagedDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rename::PortableOnly;
     use nrtucode_facts::Manifest;
-
-    /// Serialises this module's tests: [`clean_up_staging`] removes every stage of the process.
-    static SERIAL: Mutex<()> = Mutex::new(());
-
-    fn serial() -> MutexGuard<'static, ()> {
-        SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-    }
 
     fn empty_manifest() -> String {
         empty_manifest_of("lib.so")
@@ -1084,16 +953,23 @@ mod tests {
     }
 
     fn stage(dest: &Path, files: &[(&str, &[u8])]) -> Result<Vec<String>, PublishError> {
-        let s = StagedDir::begin(dest)?;
-        for (name, bytes) in files {
-            s.write(name, bytes)?;
-        }
-        s.commit()
+        std::thread::scope(|sc| {
+            let s = StagedDir::begin(dest, None, sc)?;
+            for (name, bytes) in files {
+                s.write(name, bytes)?;
+            }
+            s.commit()
+        })
+    }
+
+    /// [`StagedDir::begin`] without a token, its workers in a scope of their own: for the
+    /// tests that expect it to fail.
+    fn begin_err(dest: &Path) -> PublishError {
+        std::thread::scope(|sc| StagedDir::begin(dest, None, sc).unwrap_err())
     }
 
     #[test]
     fn an_absent_destination_and_its_parents_are_created() {
-        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("a/b/out");
         stage(&dest, &[("x.bin", b"1")]).unwrap();
@@ -1103,34 +979,34 @@ mod tests {
 
     #[test]
     fn a_dropped_stage_leaves_nothing_behind() {
-        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("a/b/out");
-        let s = StagedDir::begin(&dest).unwrap();
-        s.write("x.bin", b"1").unwrap();
-        // A name collision inside the stage is an error, and dropping cleans up.
-        assert!(s.write("x.bin", b"2").is_err());
-        drop(s);
-        assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        std::thread::scope(|sc| {
+            let s = StagedDir::begin(&dest, None, sc).unwrap();
+            s.write("x.bin", b"1").unwrap();
+            // A name collision inside the stage is an error, and dropping cleans up.
+            assert!(s.write("x.bin", b"2").is_err());
+            drop(s);
+            assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        });
     }
 
     #[test]
     fn a_file_and_a_foreign_directory_are_refused_untouched() {
-        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let file = tmp.path().join("file");
         fs::write(&file, "mine").unwrap();
-        let e = StagedDir::begin(&file).unwrap_err();
+        let e = begin_err(&file);
         assert!(e.to_string().contains("not a directory"), "{e}");
         let dir = tmp.path().join("dir");
         fs::create_dir(&dir).unwrap();
         fs::write(dir.join("notes.txt"), "mine").unwrap();
-        let e = StagedDir::begin(&dir).unwrap_err();
+        let e = begin_err(&dir);
         assert!(matches!(e, PublishError::Foreign { .. }), "{e}");
         assert!(e.to_string().contains("no manifest.tsv"), "{e}");
         // A manifest.tsv that is not ours is foreign too.
         fs::write(dir.join(MANIFEST_FILE), "hello\n").unwrap();
-        let e = StagedDir::begin(&dir).unwrap_err();
+        let e = begin_err(&dir);
         assert!(e.to_string().contains("not ours"), "{e}");
         assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine");
         assert_eq!(fs::read_to_string(&file).unwrap(), "mine");
@@ -1139,7 +1015,6 @@ mod tests {
 
     #[test]
     fn an_empty_directory_is_replaced() {
-        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("out");
         fs::create_dir(&dest).unwrap();
@@ -1149,7 +1024,6 @@ mod tests {
 
     #[test]
     fn the_classification_of_an_earlier_carve_needs_every_file_listed() {
-        let _serial = serial();
         let tmp = tempfile::tempdir().unwrap();
         let dest = tmp.path().join("out");
         fs::create_dir(&dest).unwrap();
@@ -1167,25 +1041,8 @@ mod tests {
         assert!(e.contains("sub is not a regular file"), "{e}");
     }
 
-    /// Runs the portable rename paths on this thread while it lives.
-    struct PortableOnly;
-
-    impl PortableOnly {
-        fn set(portable: bool) -> Self {
-            PORTABLE_ONLY.set(portable);
-            Self
-        }
-    }
-
-    impl Drop for PortableOnly {
-        fn drop(&mut self) {
-            PORTABLE_ONLY.set(false);
-        }
-    }
-
     #[test]
     fn an_earlier_carve_is_replaced_whole_by_one_exchange_or_by_two_renames() {
-        let _serial = serial();
         for portable in [false, true] {
             let _mode = PortableOnly::set(portable);
             let tmp = tempfile::tempdir().unwrap();
@@ -1218,59 +1075,47 @@ mod tests {
     }
 
     #[test]
-    fn rename_no_replace_refuses_an_existing_name_in_one_step_or_after_a_check() {
-        let _serial = serial();
-        for portable in [false, true] {
-            let _mode = PortableOnly::set(portable);
-            let tmp = tempfile::tempdir().unwrap();
-            let (from, taken, free) = (
-                tmp.path().join("from"),
-                tmp.path().join("taken"),
-                tmp.path().join("free"),
-            );
-            fs::create_dir(&from).unwrap();
-            fs::create_dir(&taken).unwrap();
-            fs::write(taken.join("mine"), "kept").unwrap();
-            let e = rename_no_replace(&from, &taken).unwrap_err();
+    fn a_cancelled_stage_writes_no_more_removes_itself_and_its_parents_and_publishes_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dest = tmp.path().join("a/out");
+        let cancel = Cancel::new();
+        std::thread::scope(|sc| {
+            let s = StagedDir::begin(&dest, Some(&cancel), sc).unwrap();
+            s.write("x.bin", b"1").unwrap();
+            assert_eq!(entries(tmp.path()), BTreeSet::from(["a".to_owned()]));
+            cancel.cancel();
+            let e = s.write("y.bin", b"2").unwrap_err();
+            assert!(matches!(e, PublishError::Cancelled { .. }), "{e}");
             assert_eq!(
-                e.kind(),
-                std::io::ErrorKind::AlreadyExists,
-                "portable {portable}: {e}"
+                e.to_string(),
+                format!("{}: cancelled; nothing was written", dest.display())
             );
-            assert_eq!(fs::read_to_string(taken.join("mine")).unwrap(), "kept");
-            rename_no_replace(&from, &free).unwrap();
-            assert!(free.is_dir() && !from.exists(), "portable {portable}");
-            // A file (the portable path hard-links it): the same.
-            let (file, taken_file) = (tmp.path().join("new.bin"), tmp.path().join("old.bin"));
-            fs::write(&file, "new").unwrap();
-            fs::write(&taken_file, "old").unwrap();
-            let e = rename_no_replace(&file, &taken_file).unwrap_err();
-            assert_eq!(
-                e.kind(),
-                std::io::ErrorKind::AlreadyExists,
-                "portable {portable}: {e}"
-            );
-            assert_eq!(fs::read_to_string(&taken_file).unwrap(), "old");
-            assert_eq!(fs::read_to_string(&file).unwrap(), "new");
-            rename_no_replace(&file, &free.join("moved.bin")).unwrap();
-            assert_eq!(fs::read_to_string(free.join("moved.bin")).unwrap(), "new");
-            assert!(!file.exists(), "portable {portable}: the old name is gone");
-        }
+            assert!(matches!(
+                s.commit().unwrap_err(),
+                PublishError::Cancelled { .. }
+            ));
+            assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+            // A token set before the carve starts: nothing is made at all.
+            let e = StagedDir::begin(&dest, Some(&cancel), sc).unwrap_err();
+            assert!(matches!(e, PublishError::Cancelled { .. }), "{e}");
+            assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        });
     }
 
     #[test]
-    fn clean_up_staging_removes_an_unpublished_stage_and_its_parents() {
-        let _serial = serial();
+    fn a_cancel_after_the_last_file_still_stops_the_publication() {
         let tmp = tempfile::tempdir().unwrap();
-        let dest = tmp.path().join("a/out");
-        let s = StagedDir::begin(&dest).unwrap();
-        s.write("x.bin", b"1").unwrap();
-        assert_eq!(entries(tmp.path()), BTreeSet::from(["a".to_owned()]));
-        let lock = clean_up_staging();
-        assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
-        drop(lock);
-        // Its stage is gone: the publication fails and leaves nothing behind.
-        assert!(s.commit().is_err());
-        assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        let dest = tmp.path().join("out");
+        let cancel = Cancel::new();
+        std::thread::scope(|sc| {
+            let s = StagedDir::begin(&dest, Some(&cancel), sc).unwrap();
+            s.write("x.bin", b"1").unwrap();
+            cancel.cancel();
+            assert!(matches!(
+                s.commit().unwrap_err(),
+                PublishError::Cancelled { .. }
+            ));
+            assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
+        });
     }
 }

@@ -133,3 +133,26 @@ fn a_broken_dynamic_section_is_a_typed_error() {
     let e = carve_bytes(&data, "t.so").unwrap_err().to_string();
     assert!(e.contains("calls __mallocX_") && e.contains("call"), "{e}");
 }
+
+/// A carve whose [`nrtucode_carve::Cancel`] is set leaves nothing behind (not even the parent
+/// directories it would have made) and fails saying so; the same carve without the token
+/// writes the directory.
+#[test]
+fn a_cancelled_carve_writes_nothing() {
+    use nrtucode_carve::{Cancel, FileError, PublishError, carve_into_dir_cancellable};
+    let tmp = tempfile::tempdir().unwrap();
+    let lib = tmp.path().join("libnrtucode.so");
+    std::fs::write(&lib, TinyElf::default().build()).unwrap();
+    let out = tmp.path().join("a/blobs");
+    let cancel = Cancel::new();
+    cancel.cancel();
+    let e = carve_into_dir_cancellable(&lib, &out, &cancel).unwrap_err();
+    assert!(
+        matches!(e, FileError::Publish(PublishError::Cancelled { .. })),
+        "{e}"
+    );
+    assert!(!tmp.path().join("a").exists(), "{e}");
+    let carved = carve_into_dir_cancellable(&lib, &out, &Cancel::new()).unwrap();
+    assert!(!carved.0.getters.is_empty());
+    assert!(out.join("manifest.tsv").is_file());
+}

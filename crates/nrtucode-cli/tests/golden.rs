@@ -298,8 +298,10 @@ fn binary_transcript() {
         (&[], vec![], 64),
         // Other failures.
         (&[], vec!["prof", "0", "--json"], 2),
-        (&[], vec!["verify", "nope"], 66),
-        (&[], vec!["verify", "empty"], 66),
+        (&[], vec!["check", "nope"], 66),
+        (&[], vec!["check", "empty"], 66),
+        (&[], vec!["check", "bad"], 65),
+        // `verify`, the name `check` had before, is a hidden alias of it.
         (&[], vec!["verify", "bad"], 65),
         (&[], vec!["carve", "nope.so", "--out", "out"], 66),
         (&[], vec!["carve", "notelf.so", "--out", "out"], 65),
@@ -364,7 +366,7 @@ fn help_is_plain_text_and_lists_the_exit_codes() {
     for args in [
         vec!["--help"],
         vec!["carve", "--help"],
-        vec!["verify", "--help"],
+        vec!["check", "--help"],
         vec!["list", "--help"],
         vec!["resolve", "--help"],
         vec!["prof", "--help"],

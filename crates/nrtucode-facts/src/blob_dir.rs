@@ -54,6 +54,7 @@ pub fn is_blob_file_name(name: &str) -> bool {
 /// One thing wrong with a blob directory. The message names the file and, for a row, its
 /// symbol.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BlobDirProblem {
     /// `manifest.tsv` (or the directory) is missing or unreadable.
     NoManifest(String),

@@ -5,13 +5,13 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use nrtucode_carve::{
-    Carve, CarveError, FileError, Found, NamedBy, PublishError, carve_into_dir, compare,
-    known_build,
+    Carve, CarveError, FileError, Found, NamedBy, PublishError, carve_into_dir_cancellable,
+    compare, known_build,
 };
 
 use crate::commands::carve_diagnosis::Holds;
 use crate::commands::exit::{self, Exit};
-use crate::commands::interrupt::clean_up_on_signals;
+use crate::commands::interrupt::{clean_up_on_signals, interruptible};
 use crate::commands::output::{err_line, fail, out_fmt, out_line};
 use crate::commands::text_table;
 
@@ -112,6 +112,22 @@ fn not_the_vendors(e: &FileError, verbose: bool) -> Option<String> {
     ))
 }
 
+/// The library's message for `e`, naming the `--out` flag where the destination it names is
+/// of the wrong kind (the library speaks of paths only).
+fn with_flags(e: &FileError) -> String {
+    match e {
+        FileError::Publish(PublishError::NotADirectory { path }) => format!(
+            "{}: exists and is not a directory; --out names the directory to carve into",
+            path.display()
+        ),
+        FileError::Publish(PublishError::SymbolicLink { path }) => format!(
+            "{}: is a symbolic link; --out does not follow symbolic links, name the directory itself",
+            path.display()
+        ),
+        _ => e.to_string(),
+    }
+}
+
 /// Carves `lib` into `out`; `list` prints one line per getter, `strict` fails on any
 /// disagreement with the facts, `verbose` prints the carve's details behind a diagnosis.
 pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool, verbose: bool) -> ExitCode {
@@ -121,7 +137,7 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool, verbose: boo
             format!("cannot handle interrupts (SIGINT, SIGTERM, SIGHUP, Ctrl-C): {e}"),
         );
     }
-    let carve = match carve_into_dir(lib, out) {
+    let carve = match interruptible(|cancel| carve_into_dir_cancellable(lib, out, cancel)) {
         Ok((carve, leftovers)) => {
             for note in leftovers {
                 err_line!("nrtucode: note: {note}");
@@ -135,12 +151,14 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool, verbose: boo
                 FileError::Carve { .. } | FileError::TooLarge { .. } => Exit::DataErr,
                 FileError::Publish(PublishError::Io { source, .. }) => exit::creating(source),
                 FileError::Publish(_) => Exit::CantCreate,
+                // A kind of failure added to the library later: its input, most likely.
+                _ => Exit::DataErr,
             };
             if let Some(message) = not_the_vendors(&e, verbose) {
                 crate::commands::output::write_err(&message);
                 return exit.into();
             }
-            return fail(exit, e);
+            return fail(exit, with_flags(&e));
         }
     };
     out_fmt!("{}", carve_summary(&carve, out));

@@ -17,7 +17,7 @@ use crate::commands::key::KeyFormat;
 use crate::commands::resolve::Show;
 use crate::commands::tables::PartitionArgs;
 use crate::commands::values::{FLAVOR, GenerationArg, KIND, REGION, parse_raw_index};
-use crate::commands::{carve, inspect, key, list, output, pack, prof, resolve, verify};
+use crate::commands::{carve, check, inspect, key, list, output, pack, prof, resolve};
 
 /// Carve the firmware blobs out of a vendor library, check blob directories, pack and inspect
 /// signed partitions, list and resolve.
@@ -59,7 +59,9 @@ pub(crate) enum Command {
         verbose: bool,
     },
     /// Check a blob directory against its manifest and the facts.
-    Verify {
+    // `verify` was its name: kept as a hidden alias so scripts keep working.
+    #[command(alias = "verify")]
+    Check {
         /// The blob directory.
         dir: PathBuf,
     },
@@ -70,7 +72,7 @@ pub(crate) enum Command {
     Pack {
         /// The library (e.g. libnrtucode_internal.so or libnrtucode.so).
         lib: Option<PathBuf>,
-        /// A blob directory nrtucode carve wrote (checked first, as nrtucode verify does).
+        /// A blob directory nrtucode carve wrote (checked first, as nrtucode check does).
         #[arg(long, value_name = "DIR")]
         blob_dir: Option<PathBuf>,
         /// The built-in fixture set of the full or the front tables.
@@ -264,7 +266,7 @@ fn dispatch() -> ExitCode {
             strict,
             verbose,
         } => carve::run(&lib, &out, getters, strict, verbose),
-        Command::Verify { dir } => verify::run(&dir),
+        Command::Check { dir } => check::run(&dir),
         Command::Pack {
             lib,
             blob_dir,

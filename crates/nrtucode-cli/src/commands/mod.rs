@@ -1,8 +1,8 @@
 //! The command line: `cli` defines the arguments and dispatches to one module per
-//! subcommand (`carve`, `verify`, `pack`, `key`, `inspect`, [`list`], [`resolve`], [`prof`]);
+//! subcommand (`carve`, `check`, `pack`, `key`, `inspect`, [`list`], [`resolve`], [`prof`]);
 //! [`tables`] is where `list`, `resolve` and `prof` read the tables from (embedded, or a
 //! verified partition); `atomic` writes output files all or nothing; [`exit`] names the exit
-//! codes; `interrupt` cleans up an interrupted carve (the signal handler); [`values`] holds
+//! codes; `interrupt` stops an interrupted carve (the signal handler and the carve's cancellation token); [`values`] holds
 //! the `clap` value enums built from the core's names; `output` writes to stdout/stderr;
 //! `text_table` renders aligned plain-text tables.
 //!
@@ -12,6 +12,7 @@
 pub(crate) mod atomic;
 pub(crate) mod carve;
 pub(crate) mod carve_diagnosis;
+pub(crate) mod check;
 pub(crate) mod cli;
 pub mod exit;
 pub(crate) mod inspect;
@@ -25,6 +26,5 @@ pub mod resolve;
 pub mod tables;
 pub(crate) mod text_table;
 pub mod values;
-pub(crate) mod verify;
 
 pub use cli::run;
