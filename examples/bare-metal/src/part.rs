@@ -4,7 +4,8 @@
 //! image is then copy-verified (stored) or decode-verified (deflate, feature `deflate`) into its
 //! window against the SHA-256 in the signed table of contents ([`load`]).
 
-use nrtucode::partition::{Partition, Policy, TableClass, VerifiedPartition};
+use nrtucode::partition::format::CODEC_STORED;
+use nrtucode::partition::{Getter, Partition, Policy, TableClass, TocEntry, VerifiedPartition};
 use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region};
 
 use crate::Loaded;
@@ -132,14 +133,24 @@ pub fn load(
             Ok(Loaded::Nothing)
         }
         Ok(n) => {
+            // Where it came from: its table-of-contents entry (the signed tables, trusted now).
+            let (blob, entry) = stored(partition, engine, item, flavor).unwrap_or((0, EMPTY));
             defmt::info!(
-                "{=str} {=str} {} {=str} verified: {} bytes from the partition to {:#010x}, SHA-256 ok",
+                "{=str} {=str} {} {=str} verified: {} bytes to {:#010x}, SHA-256 ok; blob {} at partition offset {:#x}, {=str}, {} bytes stored",
                 what,
                 name,
                 flavor,
                 part,
                 n,
-                at
+                at,
+                blob,
+                entry.offset,
+                if entry.codec == CODEC_STORED {
+                    "stored"
+                } else {
+                    "deflate"
+                },
+                entry.stored_len
             );
             Ok(Loaded::Image)
         }
@@ -154,6 +165,34 @@ pub fn load(
             );
             Err(())
         }
+    }
+}
+
+/// What the log shows of an entry it could not look up (never, after a successful read).
+const EMPTY: TocEntry = TocEntry {
+    offset: 0,
+    stored_len: 0,
+    decoded_len: 0,
+    codec: CODEC_STORED,
+    sha256: [0; 32],
+};
+
+/// The table-of-contents entry (number and entry) an item's getter names.
+fn stored(
+    partition: &VerifiedPartition<'static>,
+    engine: ImageIndex,
+    item: Item,
+    flavor: Flavor,
+) -> Option<(u16, TocEntry)> {
+    let getter = match item {
+        Item::Image(region) => {
+            partition.image_getter(engine.raw(), region.raw(), flavor.raw(), &NoEnv)
+        }
+        Item::Table(kind) => partition.prof_getter(engine.raw(), kind.raw()),
+    };
+    match getter {
+        Ok(Getter::Blob(n)) => Some((n, partition.toc_entry(n)?)),
+        _ => None,
     }
 }
 
