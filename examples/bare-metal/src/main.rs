@@ -21,6 +21,8 @@
 #![no_main]
 
 mod board;
+#[cfg(feature = "partition")]
+mod flash;
 #[cfg(not(feature = "partition"))]
 mod load;
 #[cfg(feature = "partition")]

@@ -37,28 +37,10 @@ pub fn scratch() -> Scratch {
     Scratch::default()
 }
 
-/// The partition's flash region, from the memory map.
-fn flash() -> &'static [u8] {
-    unsafe extern "C" {
-        static __nrtucode_partition_start: u8;
-        static __nrtucode_partition_end: u8;
-    }
-    let start = &raw const __nrtucode_partition_start;
-    let end = &raw const __nrtucode_partition_end;
-    let len = (end as usize).saturating_sub(start as usize);
-    // SAFETY: the two symbols are the bounds of the partition's region in the memory map
-    // (memory/board.x, memory/mps2-an386.x): memory-mapped flash (PSRAM under QEMU) that is
-    // readable for the whole program, `len` bytes from `start` (0 if the map gets them the
-    // wrong way round). Nothing in the program writes it and the linker puts no Rust object
-    // there (the XFLASH region holds no section in this build: no blob is linked), so no
-    // `&mut` can alias the slice. Any byte value is a valid `u8`; `u8` needs no alignment.
-    unsafe { core::slice::from_raw_parts(start, len) }
-}
-
 /// Parses the partition and checks its signature, key, security counter and class, once.
 /// `None` (logged) when anything is refused: nothing of it is used then.
 pub fn open() -> Option<VerifiedPartition<'static>> {
-    let flash = flash();
+    let flash = crate::flash::partition();
     let at = flash.as_ptr() as usize;
     if TEST_KEY {
         defmt::warn!("partition key: the repository's test key, never for real firmware");
