@@ -53,11 +53,11 @@ paste -d '\t' <(sed -nE 's/^INFO  (.*): ok true$/\1/p' "$work/log") "$work/count
 sed -n 's/^INFO  sizes: /(/p' "$work/log" | sed 's/$/)/'
 echo
 
-flash() { # ELF -> loaded bytes below 0x21000000 / 0x90000000 (internal flash: code, tables)
+flash() { # ELF -> bytes loaded (physical address) into internal flash, below RAM at 0x20000000
   local total=0 addr size
   while read -r addr size; do
     ((addr < 0x20000000)) && total=$((total + size))
-  done < <(readelf -lW "$1" | awk '$1 == "LOAD" {print $3, $5}')
+  done < <(readelf -lW "$1" | awk '$1 == "LOAD" {print $4, $5}')
   echo "$total"
 }
 echo "| the template's board build (run-time resolution, LTO) | internal flash |"
