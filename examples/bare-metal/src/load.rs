@@ -5,13 +5,7 @@
 use nrtucode::verify::VerifyError;
 use nrtucode::{Flavor, ImageIndex, Region};
 
-/// What a region held.
-pub enum Loaded {
-    /// Its image was copied and verified.
-    Image,
-    /// The region has no image (zero bytes): nothing to load.
-    Nothing,
-}
+use crate::Loaded;
 
 /// Run-time resolution: the image is found by the resolver, then copied into `window` and
 /// hashed in the same pass against the SHA-256 recorded at build time.

@@ -14,18 +14,32 @@
 //!   linked; copy-verify the same way.
 //! - An image is a region's non-empty blob; a region without one (a boundary cursor, zero
 //!   bytes) has nothing to load. The loader succeeds only when every image verified.
+//! - Feature `partition` (with `--no-default-features`): no blob is linked. The images come
+//!   from a signed partition flashed on its own (`src/part.rs`): its signature is checked once,
+//!   then each image is copy-verified (or, with `deflate`, decode-verified) into its window.
 #![no_std]
 #![no_main]
 
 mod board;
+#[cfg(feature = "partition")]
+mod flash;
+#[cfg(not(feature = "partition"))]
 mod load;
+#[cfg(feature = "partition")]
+mod part;
 
 use cortex_m_rt::entry;
-use nrtucode::catalog::BlobSource;
 use nrtucode::{Flavor, ImageIndex, Region};
 
 use crate::board::Outcome;
-use crate::load::Loaded;
+
+/// What a region held.
+pub enum Loaded {
+    /// Its image was copied and verified.
+    Image,
+    /// The region has no image (zero bytes): nothing to load.
+    Nothing,
+}
 
 /// The engine this loader brings up, and its flavor.
 const ENGINE: ImageIndex = ImageIndex::CAYMAN_NX_ACT;
@@ -37,6 +51,9 @@ const ENGINE_NAME: &str = ImageIndex::NAMES[ENGINE.as_usize()];
 /// Bytes of device memory per region: IRAM holds the largest image of this engine.
 const IRAM_WINDOW: usize = 96 * 1024;
 const DATA_WINDOW: usize = 16 * 1024;
+/// Bytes per hwdecode table window (feature `partition`).
+#[cfg(feature = "partition")]
+const TABLE_WINDOW: usize = 8 * 1024;
 
 /// Device memory standing in for the engine's four memories, in `.bss`. One static: separate
 /// ones were laid out in an order that followed cargo's crate hashes, which change with the
@@ -46,6 +63,13 @@ struct DeviceMemory {
     dram: [u8; DATA_WINDOW],
     sram: [u8; DATA_WINDOW],
     extram: [u8; DATA_WINDOW],
+    /// The engine's two hwdecode tables (PROF_CAM 1 KiB, PROF_TABLE 8 KiB), read from a
+    /// partition.
+    #[cfg(feature = "partition")]
+    tables: [[u8; TABLE_WINDOW]; 2],
+    /// What reading a partition needs besides the windows (the inflater, with `deflate`).
+    #[cfg(feature = "partition")]
+    scratch: part::Scratch,
 }
 
 #[entry]
@@ -57,18 +81,30 @@ fn main() -> ! {
         FLAVOR
     );
     // Which blobs this build embedded: a boot log shows whether they are the vendor's.
+    #[cfg(not(feature = "partition"))]
     match nrtucode::catalog::BLOB_SOURCE {
-        BlobSource::Fixtures => defmt::info!("blobs: the built-in fixtures, not the vendor's"),
-        BlobSource::Directory => defmt::info!(
+        nrtucode::catalog::BlobSource::Fixtures => {
+            defmt::info!("blobs: the built-in fixtures, not the vendor's")
+        }
+        nrtucode::catalog::BlobSource::Directory => defmt::info!(
             "blobs: carved from the vendor library with GNU BuildID {=str}",
             nrtucode::catalog::BLOB_ORIGIN
         ),
     }
+    // The partition: its signature and policy, once per boot; nothing is loaded without it.
+    #[cfg(feature = "partition")]
+    let Some(partition) = part::open() else {
+        board::finish(Outcome::Failed);
+    };
     let Some(memory) = cortex_m::singleton!(: DeviceMemory = DeviceMemory {
         iram: [0; IRAM_WINDOW],
         dram: [0; DATA_WINDOW],
         sram: [0; DATA_WINDOW],
         extram: [0; DATA_WINDOW],
+        #[cfg(feature = "partition")]
+        tables: [[0; TABLE_WINDOW]; 2],
+        #[cfg(feature = "partition")]
+        scratch: part::scratch(),
     }) else {
         defmt::error!("device memory already taken");
         board::finish(Outcome::Failed);
@@ -84,7 +120,34 @@ fn main() -> ! {
     ];
     let (mut loaded, mut failed) = (0u32, 0u32);
     for (region, window) in Region::ALL.into_iter().zip(windows) {
-        match load::load(engine, region, flavor, window) {
+        #[cfg(not(feature = "partition"))]
+        let result = load::load(engine, region, flavor, window);
+        #[cfg(feature = "partition")]
+        let result = part::load(
+            &partition,
+            engine,
+            part::Item::Image(region),
+            flavor,
+            window,
+            &mut memory.scratch,
+        );
+        match result {
+            Ok(Loaded::Image) => loaded += 1,
+            Ok(Loaded::Nothing) => {}
+            Err(()) => failed += 1,
+        }
+    }
+    // From a partition, the engine's hwdecode tables too (compressed ones decode-verified).
+    #[cfg(feature = "partition")]
+    for (kind, window) in nrtucode::ProfKind::ALL.into_iter().zip(&mut memory.tables) {
+        match part::load(
+            &partition,
+            engine,
+            part::Item::Table(kind),
+            flavor,
+            window,
+            &mut memory.scratch,
+        ) {
             Ok(Loaded::Image) => loaded += 1,
             Ok(Loaded::Nothing) => {}
             Err(()) => failed += 1,
