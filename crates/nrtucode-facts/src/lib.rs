@@ -16,6 +16,7 @@ pub mod facts;
 pub mod fixture;
 pub mod hex;
 pub mod manifest;
+pub mod shape;
 mod tsv;
 
 pub use blob_dir::{BlobDir, BlobDirError, BlobDirProblem, read_blob_dir, verify_blob_dir};
