@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod blob_dir;
+pub mod build_input;
 pub mod codegen;
 pub mod env_matrix;
 pub mod facts;

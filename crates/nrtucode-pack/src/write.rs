@@ -2,7 +2,7 @@
 
 use nrtucode::partition::TableClass;
 use nrtucode::partition::format::*;
-use nrtucode_facts::codegen::{self, BlobSource, Slice, SourcedBlob, Tables};
+use nrtucode_facts::codegen::{self, BlobProvider, Slice, SourcedBlob, Tables};
 use nrtucode_facts::facts::FRONT_FEATURES;
 use nrtucode_facts::hex::lower_hex;
 use nrtucode_facts::{Getter, getters, shape};
@@ -38,7 +38,7 @@ pub struct PackOptions<'k> {
 /// The facts' getters served from [`Blobs`], checked against the facts' sizes.
 struct FromBlobs<'b>(&'b Blobs);
 
-impl BlobSource for FromBlobs<'_> {
+impl BlobProvider for FromBlobs<'_> {
     fn blob_of(&mut self, getter: &Getter) -> Result<Option<SourcedBlob>, String> {
         let bytes = self
             .0
