@@ -84,7 +84,7 @@ pub const BLOB_SECTION_PREFIX: &str = embed_blob!(@section_prefix);
 
 /// The distinct embedded blobs with their digests (feature `verify`).
 #[cfg(feature = "verify")]
-pub(crate) const fn blob_table() -> &'static [crate::verify::EmbeddedBlob] {
+pub(crate) const fn blob_table() -> &'static [crate::embedded_blob::EmbeddedBlob] {
     &EMBEDDED
 }
 

@@ -307,7 +307,7 @@ pub fn render(tables: &Tables, source_name: &str) -> String {
                 .collect();
             writeln!(
                 entries,
-                "    crate::verify::EmbeddedBlob::new(&{}.0, [{digest}]),",
+                "    crate::embedded_blob::EmbeddedBlob::new(&{}.0, [{digest}]),",
                 blob.stem
             )
             .unwrap();
@@ -316,7 +316,7 @@ pub fn render(tables: &Tables, source_name: &str) -> String {
             code,
             "/// Every distinct embedded blob with its SHA-256, in emission order.\n\
              #[cfg(feature = \"verify\")]\n\
-             pub(crate) static EMBEDDED: [crate::verify::EmbeddedBlob; {}] = [\n{entries}];",
+             pub(crate) static EMBEDDED: [crate::embedded_blob::EmbeddedBlob; {}] = [\n{entries}];",
             blobs.len()
         )
         .unwrap();
