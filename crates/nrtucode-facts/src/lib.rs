@@ -12,7 +12,6 @@
 pub mod blob_dir;
 pub mod build_input;
 pub mod codegen;
-pub mod env_matrix;
 pub mod facts;
 pub mod fixture;
 pub mod hex;
