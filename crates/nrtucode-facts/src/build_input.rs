@@ -1,7 +1,7 @@
 //! The two places the core's build script takes blob bytes from, as [`BlobProvider`]s tested
 //! here: the deterministic [`Fixtures`] (the default) and a [`CarvedDir`] written by
 //! `nrtucode carve` (`NRTUCODE_BLOB_DIR`), read and checked by
-//! [`verify_blob_dir`](crate::blob_dir::verify_blob_dir), the reader `nrtucode check` uses, so
+//! [`verify_blob_dir`], the reader `nrtucode check` uses, so
 //! the build accepts exactly the directories `check` accepts.
 
 use std::collections::HashMap;
