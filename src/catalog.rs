@@ -2,19 +2,15 @@
 //! iterators over them.
 //!
 //! The structure (which slot holds which engine, which flavor keys in which order, which slots
-//! alias which images) is written out here by hand from `crates/nrtucode-facts/tables/image_list.tsv` and
-//! `crates/nrtucode-facts/tables/hwdecode_list.tsv`; the bytes behind each getter come from `build.rs`, one `static` per
-//! distinct blob, so a blob exists once in a binary however many crates use these tables. The
-//! test `tests/catalog_vs_facts.rs` checks this file against the TSVs, independently.
+//! alias which images) is generated once from `crates/nrtucode-facts/tables/image_list.tsv`,
+//! `hwdecode_list.tsv` and `getters.tsv` into the committed `src/catalog/generated.rs`
+//! (`cargo run -p nrtucode-codegen`; CI fails when it is stale). The bytes behind each getter
+//! come from `build.rs`, one `static` per distinct blob, so a blob exists once in a binary
+//! however many crates use these tables.
 
-use crate::table::{
-    BlobDebug, ImageDesc, ImageList, ImageSlot, ProfList, ProfPair, ProfSlot, Regions,
-};
+use crate::table::BlobDebug;
 use crate::{
-    CoreClass::{self, Nx, Q7},
-    Engine::{self, Act, Dve, Pe, Pool, Sp},
-    Flavor::{self, Debug, DklDebug, DklPerf, DklTest, Perf, Test},
-    Generation::{self, Cayman, Mariana, MarianaPlus, Maverick, Sunda},
+    Flavor::{self, DklDebug, DklPerf, DklTest},
     ImageIndex, ProfKind, Region, SlotId,
 };
 use core::fmt;
@@ -88,7 +84,7 @@ pub const BLOB_SECTION_PREFIX: &str = embed_blob!(@section_prefix);
 
 /// The distinct embedded blobs with their digests (feature `verify`).
 #[cfg(feature = "verify")]
-pub(crate) const fn blob_table() -> &'static [crate::verify::EmbeddedBlob] {
+pub(crate) const fn blob_table() -> &'static [crate::embedded_blob::EmbeddedBlob] {
     &EMBEDDED
 }
 
@@ -124,263 +120,9 @@ pub const DISTINCT_BLOB_COUNT: usize = DISTINCT_BLOBS;
 /// Total bytes of the distinct blobs embedded in this build.
 pub const EMBEDDED_BLOB_BYTES: usize = EMBEDDED_BYTES;
 
-const fn d(flavor: Flavor, regions: Regions) -> ImageDesc {
-    ImageDesc::new(flavor, regions)
-}
-
-const fn slot(
-    generation: Generation,
-    class: CoreClass,
-    engine: Engine,
-    descriptors: &'static [ImageDesc],
-) -> ImageSlot {
-    ImageSlot::new(SlotId::new(generation, class, engine), descriptors)
-}
-
-const fn prof(pair: ProfPair) -> ProfSlot {
-    ProfSlot::new(pair)
-}
-
-// SUNDA: one descriptor (key 1, RELEASE) per engine.
-const SUNDA_ACT: &[ImageDesc] = &[d(Perf, SUNDA_NX_ACT_RELEASE)];
-const SUNDA_DVE: &[ImageDesc] = &[d(Perf, SUNDA_NX_DVE_RELEASE)];
-const SUNDA_POOL: &[ImageDesc] = &[d(Perf, SUNDA_NX_POOL_RELEASE)];
-const SUNDA_PE: &[ImageDesc] = &[d(Perf, SUNDA_NX_PE_RELEASE)];
-const SUNDA_SP: &[ImageDesc] = &[d(Perf, SUNDA_NX_SP_RELEASE)];
-const SUNDA_Q7: &[ImageDesc] = &[d(Perf, SUNDA_Q7_POOL_RELEASE)];
-
-// CAYMAN: PERF, DEBUG, TEST; Q7 POOL adds the dynamic-kernel-load keys after PERF.
-const CAYMAN_ACT: &[ImageDesc] = &[
-    d(Perf, CAYMAN_NX_ACT_PERF),
-    d(Debug, CAYMAN_NX_ACT_DEBUG),
-    d(Test, CAYMAN_NX_ACT_TEST),
-];
-const CAYMAN_DVE: &[ImageDesc] = &[
-    d(Perf, CAYMAN_NX_DVE_PERF),
-    d(Debug, CAYMAN_NX_DVE_DEBUG),
-    d(Test, CAYMAN_NX_DVE_TEST),
-];
-const CAYMAN_POOL: &[ImageDesc] = &[
-    d(Perf, CAYMAN_NX_POOL_PERF),
-    d(Debug, CAYMAN_NX_POOL_DEBUG),
-    d(Test, CAYMAN_NX_POOL_TEST),
-];
-const CAYMAN_PE: &[ImageDesc] = &[
-    d(Perf, CAYMAN_NX_PE_PERF),
-    d(Debug, CAYMAN_NX_PE_DEBUG),
-    d(Test, CAYMAN_NX_PE_TEST),
-];
-const CAYMAN_SP: &[ImageDesc] = &[
-    d(Perf, CAYMAN_NX_SP_PERF),
-    d(Debug, CAYMAN_NX_SP_DEBUG),
-    d(Test, CAYMAN_NX_SP_TEST),
-];
-const CAYMAN_Q7: &[ImageDesc] = &[
-    d(Perf, CAYMAN_Q7_POOL_PERF),
-    d(DklPerf, CAYMAN_Q7_POOL_DKL_PERF),
-    d(DklDebug, CAYMAN_Q7_POOL_DKL_DEBUG),
-    d(DklTest, CAYMAN_Q7_POOL_DKL_TEST),
-    d(Debug, CAYMAN_Q7_POOL_DEBUG),
-    d(Test, CAYMAN_Q7_POOL_TEST),
-];
-const CAYMAN_Q7_TWIN: &[ImageDesc] = &[
-    d(Perf, CAYMAN_Q7_POOL_PERF),
-    d(Debug, CAYMAN_Q7_POOL_DEBUG),
-    d(Test, CAYMAN_Q7_POOL_TEST),
-];
-
-// MARIANA: as CAYMAN.
-const MARIANA_ACT: &[ImageDesc] = &[
-    d(Perf, MARIANA_NX_ACT_PERF),
-    d(Debug, MARIANA_NX_ACT_DEBUG),
-    d(Test, MARIANA_NX_ACT_TEST),
-];
-const MARIANA_DVE: &[ImageDesc] = &[
-    d(Perf, MARIANA_NX_DVE_PERF),
-    d(Debug, MARIANA_NX_DVE_DEBUG),
-    d(Test, MARIANA_NX_DVE_TEST),
-];
-const MARIANA_POOL: &[ImageDesc] = &[
-    d(Perf, MARIANA_NX_POOL_PERF),
-    d(Debug, MARIANA_NX_POOL_DEBUG),
-    d(Test, MARIANA_NX_POOL_TEST),
-];
-const MARIANA_PE: &[ImageDesc] = &[
-    d(Perf, MARIANA_NX_PE_PERF),
-    d(Debug, MARIANA_NX_PE_DEBUG),
-    d(Test, MARIANA_NX_PE_TEST),
-];
-const MARIANA_SP: &[ImageDesc] = &[
-    d(Perf, MARIANA_NX_SP_PERF),
-    d(Debug, MARIANA_NX_SP_DEBUG),
-    d(Test, MARIANA_NX_SP_TEST),
-];
-const MARIANA_Q7: &[ImageDesc] = &[
-    d(Perf, MARIANA_Q7_POOL_PERF),
-    d(DklPerf, MARIANA_Q7_POOL_DKL_PERF),
-    d(DklDebug, MARIANA_Q7_POOL_DKL_DEBUG),
-    d(DklTest, MARIANA_Q7_POOL_DKL_TEST),
-    d(Debug, MARIANA_Q7_POOL_DEBUG),
-    d(Test, MARIANA_Q7_POOL_TEST),
-];
-const MARIANA_Q7_TWIN: &[ImageDesc] = &[
-    d(Perf, MARIANA_Q7_POOL_PERF),
-    d(Debug, MARIANA_Q7_POOL_DEBUG),
-    d(Test, MARIANA_Q7_POOL_TEST),
-];
-
-// MARIANA_PLUS: as CAYMAN.
-const MARIANA_PLUS_ACT: &[ImageDesc] = &[
-    d(Perf, MARIANA_PLUS_NX_ACT_PERF),
-    d(Debug, MARIANA_PLUS_NX_ACT_DEBUG),
-    d(Test, MARIANA_PLUS_NX_ACT_TEST),
-];
-const MARIANA_PLUS_DVE: &[ImageDesc] = &[
-    d(Perf, MARIANA_PLUS_NX_DVE_PERF),
-    d(Debug, MARIANA_PLUS_NX_DVE_DEBUG),
-    d(Test, MARIANA_PLUS_NX_DVE_TEST),
-];
-const MARIANA_PLUS_POOL: &[ImageDesc] = &[
-    d(Perf, MARIANA_PLUS_NX_POOL_PERF),
-    d(Debug, MARIANA_PLUS_NX_POOL_DEBUG),
-    d(Test, MARIANA_PLUS_NX_POOL_TEST),
-];
-const MARIANA_PLUS_PE: &[ImageDesc] = &[
-    d(Perf, MARIANA_PLUS_NX_PE_PERF),
-    d(Debug, MARIANA_PLUS_NX_PE_DEBUG),
-    d(Test, MARIANA_PLUS_NX_PE_TEST),
-];
-const MARIANA_PLUS_SP: &[ImageDesc] = &[
-    d(Perf, MARIANA_PLUS_NX_SP_PERF),
-    d(Debug, MARIANA_PLUS_NX_SP_DEBUG),
-    d(Test, MARIANA_PLUS_NX_SP_TEST),
-];
-const MARIANA_PLUS_Q7: &[ImageDesc] = &[
-    d(Perf, MARIANA_PLUS_Q7_POOL_PERF),
-    d(DklPerf, MARIANA_PLUS_Q7_POOL_DKL_PERF),
-    d(DklDebug, MARIANA_PLUS_Q7_POOL_DKL_DEBUG),
-    d(DklTest, MARIANA_PLUS_Q7_POOL_DKL_TEST),
-    d(Debug, MARIANA_PLUS_Q7_POOL_DEBUG),
-    d(Test, MARIANA_PLUS_Q7_POOL_TEST),
-];
-const MARIANA_PLUS_Q7_TWIN: &[ImageDesc] = &[
-    d(Perf, MARIANA_PLUS_Q7_POOL_PERF),
-    d(Debug, MARIANA_PLUS_Q7_POOL_DEBUG),
-    d(Test, MARIANA_PLUS_Q7_POOL_TEST),
-];
-
-// MAVERICK: no NX ACT; POOL, PE and SP ship no DEBUG; one Q7 POOL slot without DKL.
-const MAVERICK_DVE: &[ImageDesc] = &[
-    d(Perf, MAVERICK_NX_DVE_PERF),
-    d(Debug, MAVERICK_NX_DVE_DEBUG),
-    d(Test, MAVERICK_NX_DVE_TEST),
-];
-const MAVERICK_POOL: &[ImageDesc] = &[
-    d(Perf, MAVERICK_NX_POOL_PERF),
-    d(Test, MAVERICK_NX_POOL_TEST),
-];
-const MAVERICK_PE: &[ImageDesc] = &[d(Perf, MAVERICK_NX_PE_PERF), d(Test, MAVERICK_NX_PE_TEST)];
-const MAVERICK_SP: &[ImageDesc] = &[d(Perf, MAVERICK_NX_SP_PERF), d(Test, MAVERICK_NX_SP_TEST)];
-const MAVERICK_Q7: &[ImageDesc] = &[
-    d(Perf, MAVERICK_Q7_POOL_PERF),
-    d(Debug, MAVERICK_Q7_POOL_DEBUG),
-    d(Test, MAVERICK_Q7_POOL_TEST),
-];
-
-/// The vendor's `image_list`: 38 slots indexed by the flat (generation, engine) index.
-pub const IMAGE_LIST: ImageList = [
-    slot(Sunda, Nx, Act, SUNDA_ACT),
-    slot(Sunda, Nx, Dve, SUNDA_DVE),
-    slot(Sunda, Nx, Pool, SUNDA_POOL),
-    slot(Sunda, Nx, Pe, SUNDA_PE),
-    slot(Sunda, Nx, Sp, SUNDA_SP),
-    slot(Sunda, Nx, Sp, SUNDA_SP),
-    slot(Sunda, Q7, Pool, SUNDA_Q7),
-    slot(Cayman, Nx, Act, CAYMAN_ACT),
-    slot(Cayman, Nx, Dve, CAYMAN_DVE),
-    slot(Cayman, Nx, Pool, CAYMAN_POOL),
-    slot(Cayman, Nx, Pe, CAYMAN_PE),
-    slot(Cayman, Nx, Sp, CAYMAN_SP),
-    slot(Cayman, Nx, Sp, CAYMAN_SP),
-    slot(Cayman, Q7, Pool, CAYMAN_Q7),
-    slot(Cayman, Q7, Pool, CAYMAN_Q7_TWIN),
-    slot(Mariana, Nx, Act, MARIANA_ACT),
-    slot(Mariana, Nx, Dve, MARIANA_DVE),
-    slot(Mariana, Nx, Pool, MARIANA_POOL),
-    slot(Mariana, Nx, Pe, MARIANA_PE),
-    slot(Mariana, Nx, Sp, MARIANA_SP),
-    slot(Mariana, Nx, Sp, MARIANA_SP),
-    slot(Mariana, Q7, Pool, MARIANA_Q7),
-    slot(Mariana, Q7, Pool, MARIANA_Q7_TWIN),
-    slot(MarianaPlus, Nx, Act, MARIANA_PLUS_ACT),
-    slot(MarianaPlus, Nx, Dve, MARIANA_PLUS_DVE),
-    slot(MarianaPlus, Nx, Pool, MARIANA_PLUS_POOL),
-    slot(MarianaPlus, Nx, Pe, MARIANA_PLUS_PE),
-    slot(MarianaPlus, Nx, Sp, MARIANA_PLUS_SP),
-    slot(MarianaPlus, Nx, Sp, MARIANA_PLUS_SP),
-    slot(MarianaPlus, Q7, Pool, MARIANA_PLUS_Q7),
-    slot(MarianaPlus, Q7, Pool, MARIANA_PLUS_Q7_TWIN),
-    slot(Maverick, Nx, Dve, MAVERICK_DVE),
-    slot(Maverick, Nx, Pool, MAVERICK_POOL),
-    slot(Maverick, Nx, Pe, MAVERICK_PE),
-    slot(Maverick, Nx, Sp, MAVERICK_SP),
-    slot(Maverick, Nx, Sp, MAVERICK_SP),
-    ImageSlot::EMPTY,
-    slot(Maverick, Q7, Pool, MAVERICK_Q7),
-];
-
-const NO_PROF: ProfSlot = ProfSlot::NONE;
-
-/// The vendor's `hwdecode_table_list`: 38 slots in the same index space, 15 with a profiler
-/// (the NX ACT, DVE, POOL and PE engines from CAYMAN on).
-pub const HWDECODE_LIST: ProfList = [
-    // SUNDA 0..=6: no profiler.
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-    // CAYMAN 7..=14.
-    prof(CAYMAN_NX_ACT_PROF),
-    prof(CAYMAN_NX_DVE_PROF),
-    prof(CAYMAN_NX_POOL_PROF),
-    prof(CAYMAN_NX_PE_PROF),
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-    // MARIANA 15..=22.
-    prof(MARIANA_NX_ACT_PROF),
-    prof(MARIANA_NX_DVE_PROF),
-    prof(MARIANA_NX_POOL_PROF),
-    prof(MARIANA_NX_PE_PROF),
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-    // MARIANA_PLUS 23..=30.
-    prof(MARIANA_PLUS_NX_ACT_PROF),
-    prof(MARIANA_PLUS_NX_DVE_PROF),
-    prof(MARIANA_PLUS_NX_POOL_PROF),
-    prof(MARIANA_PLUS_NX_PE_PROF),
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-    // MAVERICK 31..=37.
-    prof(MAVERICK_NX_DVE_PROF),
-    prof(MAVERICK_NX_POOL_PROF),
-    prof(MAVERICK_NX_PE_PROF),
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-    NO_PROF,
-];
-
-/// Slots that carry a profiler in the vendor's full library.
-pub const PROFILER_SLOTS: [u8; 15] = [7, 8, 9, 10, 15, 16, 17, 18, 23, 24, 25, 26, 31, 32, 33];
+#[rustfmt::skip] // generated: `cargo run -p nrtucode-codegen` writes it, CI checks it
+mod generated;
+pub use generated::{HWDECODE_LIST, IMAGE_LIST, PROFILER_SLOTS};
 
 // ---- Compile-time invariants ---------------------------------------------------------------
 

@@ -6,6 +6,19 @@ use core::fmt;
 use crate::request::Request;
 use crate::resolve_err::ResolveErr;
 
+// `ResolveErr::with_request` is defined here, beside the type it builds, so that
+// `resolve_err` needs neither `Failure` nor `Request` (no import circle).
+impl ResolveErr {
+    /// The error with the request that produced it, for a message that names the slot, region
+    /// and flavor.
+    pub const fn with_request(self, request: Request) -> Failure {
+        Failure {
+            error: self,
+            request,
+        }
+    }
+}
+
 /// A [`ResolveErr`] with the [`Request`] that produced it.
 ///
 /// `Display` names the request, then the error: `CAYMAN NX ACT (slot 7), IRAM, flavor DEBUG:

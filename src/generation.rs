@@ -1,10 +1,7 @@
-//! [`Generation`]: the accelerator generation, and which index slots it owns.
-//!
-//! Which slot belongs to which generation is read from the one table,
-//! [`IMAGE_LIST`], at compile time; nothing here restates it.
+//! [`Generation`]: the accelerator generation. Which index slots it owns
+//! ([`Generation::slots`](crate::Generation::slots), [`ImageIndex::generation`](crate::ImageIndex::generation))
+//! is read from the one table, `IMAGE_LIST`, at compile time, in `image_index`.
 
-use crate::catalog::IMAGE_LIST;
-use crate::image_index::ImageIndex;
 use crate::name_and_raw_impls::name_and_raw_impls;
 
 /// Accelerator generation, in index order.
@@ -43,70 +40,7 @@ impl Generation {
             Generation::Maverick => "MAVERICK",
         }
     }
-
-    /// The generation's slots, in index order (MAVERICK's include the empty 36).
-    ///
-    /// ```
-    /// use nrtucode::{Generation, ImageIndex};
-    /// const CAYMAN: &[ImageIndex] = Generation::Cayman.slots();
-    /// assert_eq!(CAYMAN.first(), Some(&ImageIndex::CAYMAN_NX_ACT));
-    /// assert_eq!(CAYMAN.len(), 8);
-    /// ```
-    pub const fn slots(self) -> &'static [ImageIndex] {
-        let g = self as usize;
-        let (start, end) = (GENERATION_STARTS[g], GENERATION_STARTS[g + 1]);
-        let all: &'static [ImageIndex; ImageIndex::COUNT] = &ImageIndex::ALL;
-        let (_, from_start) = all.split_at(start);
-        from_start.split_at(end - start).0
-    }
 }
-
-/// The generation of every slot, read from the table: a populated slot's own, the empty slot
-/// its predecessor's (MAVERICK's missing NX ACT).
-pub(crate) const SLOT_GENERATIONS: [Generation; ImageIndex::COUNT] = {
-    let mut generations = [Generation::Sunda; ImageIndex::COUNT];
-    let mut i = 0;
-    while i < ImageIndex::COUNT {
-        generations[i] = match IMAGE_LIST[i].id() {
-            Some(id) => id.generation,
-            None => {
-                assert!(i > 0, "slot 0 is populated");
-                generations[i - 1]
-            }
-        };
-        i += 1;
-    }
-    generations
-};
-
-/// The first slot of each generation, in [`Generation::ALL`] order, then the end; derived
-/// from [`SLOT_GENERATIONS`], which must list each generation in one run, in order.
-const GENERATION_STARTS: [usize; Generation::ALL.len() + 1] = {
-    let mut starts = [ImageIndex::COUNT; Generation::ALL.len() + 1];
-    starts[0] = 0;
-    let mut i = 1;
-    while i < ImageIndex::COUNT {
-        let (before, here) = (
-            SLOT_GENERATIONS[i - 1] as usize,
-            SLOT_GENERATIONS[i] as usize,
-        );
-        assert!(
-            here == before || here == before + 1,
-            "generations run in order"
-        );
-        if here != before {
-            starts[here] = i;
-        }
-        i += 1;
-    }
-    assert!(SLOT_GENERATIONS[ImageIndex::COUNT - 1] as usize == Generation::ALL.len() - 1);
-    let mut g = 0;
-    while g < Generation::ALL.len() {
-        assert!(Generation::ALL[g] as usize == g);
-        g += 1;
-    }
-    starts
-};
 
 name_and_raw_impls! {
     impl Display for Generation {}
@@ -126,6 +60,7 @@ mod tests {
     use std::string::ToString;
 
     use super::*;
+    use crate::ImageIndex;
     use crate::name_and_raw_impls::checks;
 
     #[test]

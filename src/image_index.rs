@@ -4,10 +4,14 @@
 
 use core::fmt;
 
+// One circle is kept on purpose: this module reads `catalog::IMAGE_LIST` (what occupies each
+// slot is the table's fact, not restated here), and `catalog` names and iterates its slots by
+// `ImageIndex`. Breaking it would mean writing the slot identities a second time.
+
 use crate::catalog::IMAGE_LIST;
 use crate::core_class::CoreClass;
 use crate::engine::Engine;
-use crate::generation::{Generation, SLOT_GENERATIONS};
+use crate::generation::Generation;
 use crate::name_and_raw_impls::name_and_raw_impls;
 use crate::slot_id::SlotId;
 
@@ -229,6 +233,73 @@ name_and_raw_impls! {
         /// The raw C argument of an image index.
     }
 }
+
+impl Generation {
+    /// The generation's slots, in index order (MAVERICK's include the empty 36).
+    ///
+    /// ```
+    /// use nrtucode::{Generation, ImageIndex};
+    /// const CAYMAN: &[ImageIndex] = Generation::Cayman.slots();
+    /// assert_eq!(CAYMAN.first(), Some(&ImageIndex::CAYMAN_NX_ACT));
+    /// assert_eq!(CAYMAN.len(), 8);
+    /// ```
+    pub const fn slots(self) -> &'static [ImageIndex] {
+        let g = self as usize;
+        let (start, end) = (GENERATION_STARTS[g], GENERATION_STARTS[g + 1]);
+        let all: &'static [ImageIndex; ImageIndex::COUNT] = &ImageIndex::ALL;
+        let (_, from_start) = all.split_at(start);
+        from_start.split_at(end - start).0
+    }
+}
+
+// The generation of each slot lives here, in the index space's module, not in `generation`:
+// `Generation` is a plain enum that knows nothing of slots (no import circle).
+/// The generation of every slot, read from the table: a populated slot's own, the empty slot
+/// its predecessor's (MAVERICK's missing NX ACT).
+pub(crate) const SLOT_GENERATIONS: [Generation; ImageIndex::COUNT] = {
+    let mut generations = [Generation::Sunda; ImageIndex::COUNT];
+    let mut i = 0;
+    while i < ImageIndex::COUNT {
+        generations[i] = match IMAGE_LIST[i].id() {
+            Some(id) => id.generation,
+            None => {
+                assert!(i > 0, "slot 0 is populated");
+                generations[i - 1]
+            }
+        };
+        i += 1;
+    }
+    generations
+};
+
+/// The first slot of each generation, in [`Generation::ALL`] order, then the end; derived
+/// from [`SLOT_GENERATIONS`], which must list each generation in one run, in order.
+const GENERATION_STARTS: [usize; Generation::ALL.len() + 1] = {
+    let mut starts = [ImageIndex::COUNT; Generation::ALL.len() + 1];
+    starts[0] = 0;
+    let mut i = 1;
+    while i < ImageIndex::COUNT {
+        let (before, here) = (
+            SLOT_GENERATIONS[i - 1] as usize,
+            SLOT_GENERATIONS[i] as usize,
+        );
+        assert!(
+            here == before || here == before + 1,
+            "generations run in order"
+        );
+        if here != before {
+            starts[here] = i;
+        }
+        i += 1;
+    }
+    assert!(SLOT_GENERATIONS[ImageIndex::COUNT - 1] as usize == Generation::ALL.len() - 1);
+    let mut g = 0;
+    while g < Generation::ALL.len() {
+        assert!(Generation::ALL[g] as usize == g);
+        g += 1;
+    }
+    starts
+};
 
 #[cfg(test)]
 mod tests {

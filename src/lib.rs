@@ -21,13 +21,15 @@ pub mod table;
 pub mod verify;
 
 mod core_class;
+mod descriptor_index;
+#[cfg(feature = "verify")]
+mod embedded_blob;
 mod engine;
 mod env;
 mod failure;
 mod flavor;
 mod generation;
 mod image_index;
-mod index;
 mod macros;
 mod name_and_raw_impls;
 mod parse_error;

@@ -7,7 +7,7 @@
 //! 3. **auto flavor**: flavor 0 becomes the key `NEURON_UCODE_FLAVOR` selects;
 //! 4. **empty slot**: a slot without descriptors (MAVERICK's 36) → code 2;
 //! 5. **flavor scan**: the first descriptor with that key, in table order; none → code 2
-//!    (the scan's answer is precomputed at compile time in `crate::index`);
+//!    (the scan's answer is precomputed at compile time in `crate::descriptor_index`);
 //! 6. **region bound**: region outside 0..=3 → code 2 (after the scan, as the vendor does);
 //! 7. **NULL getter**: the descriptor exists but its image is not in this build → code 3;
 //! 8. success: the bytes (empty for a boundary cursor).
@@ -17,8 +17,8 @@
 //! answer; the typed ones take enums and share the implementation.
 
 use crate::catalog::{HWDECODE_LIST, IMAGE_LIST};
+use crate::descriptor_index::{DESCRIPTOR_AT, DESCRIPTOR_REGIONS, EMPTY_SLOT, FLAVOR_SPAN};
 use crate::env::{Env, FLAVOR_VAR, REMOVED_FLAG_VAR, auto_flavor, removed_flag_trips};
-use crate::index::{DESCRIPTOR_AT, DESCRIPTOR_REGIONS, EMPTY_SLOT, FLAVOR_SPAN};
 use crate::{Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 
 /// Resolves a firmware image region, reading the environment through `env`.
@@ -161,7 +161,7 @@ pub const fn get_memory_image_const(
 /// Empty slot, flavor scan, region bound, NULL getter (the module docs list the order).
 /// `flavor` is already resolved.
 ///
-/// The scan's answer comes precomputed from the index (`crate::index`): one load gives the
+/// The scan's answer comes precomputed from the index (`crate::descriptor_index`): one load gives the
 /// descriptor, or the empty-slot / not-found answer the scan would give, in the scan's order.
 #[inline]
 const fn lookup_image(idx: u32, region: i32, flavor: i32) -> Result<&'static [u8], ResolveErr> {

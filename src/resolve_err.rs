@@ -3,9 +3,6 @@
 
 use core::fmt;
 
-use crate::failure::Failure;
-use crate::request::Request;
-
 /// Why a resolver returned no blob.
 ///
 /// The vendor folds several causes into code 2; the variants keep them apart while
@@ -104,17 +101,6 @@ macro_rules! __nrtucode_message {
     (RemovedFlag) => {
         "NRTUCODE_MPLUS_ON_MARIANA=1 is a removed flag; unset it to resolve images"
     };
-}
-
-impl ResolveErr {
-    /// The error with the request that produced it, for a message that names the slot, region
-    /// and flavor.
-    pub const fn with_request(self, request: Request) -> Failure {
-        Failure {
-            error: self,
-            request,
-        }
-    }
 }
 
 impl fmt::Display for ResolveErr {

@@ -5,6 +5,9 @@
 //! image lane, code 2 in the profiler lane), an empty slice a boundary cursor (present, zero
 //! bytes, code 0). The two are never collapsed. A cursor's pointer is the vendor's address: one
 //! past the end of the same image's DRAM or SRAM blob, or the start of its DRAM blob.
+//!
+//! `table` holds the tables' types, [`catalog`](crate::catalog) their values (generated in
+//! `src/catalog/generated.rs`); both public paths are kept as published in 0.1.0.
 
 use core::fmt;
 

@@ -34,9 +34,8 @@
 use core::fmt;
 
 use crate::catalog::blob_table;
-
-/// A SHA-256 digest.
-pub type Sha256Digest = [u8; 32];
+pub(crate) use crate::embedded_blob::Hex;
+pub use crate::embedded_blob::{EmbeddedBlob, Sha256Digest};
 
 /// SHA-256 of zero bytes: what an empty blob (a boundary cursor) is checked against.
 pub const EMPTY_SHA256: Sha256Digest = [
@@ -92,40 +91,6 @@ impl Sha256Hasher for SoftSha256 {
     }
 }
 
-/// One distinct embedded blob and the SHA-256 the build computed from its source file.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct EmbeddedBlob {
-    bytes: &'static [u8],
-    sha256: Sha256Digest,
-}
-
-impl EmbeddedBlob {
-    /// Used by the generated blob module only.
-    #[allow(dead_code)] // unused when features deselect every blob
-    pub(crate) const fn new(bytes: &'static [u8], sha256: Sha256Digest) -> Self {
-        Self { bytes, sha256 }
-    }
-
-    /// The embedded bytes.
-    pub const fn bytes(&self) -> &'static [u8] {
-        self.bytes
-    }
-
-    /// Their SHA-256, as recorded at build time.
-    pub const fn sha256(&self) -> &Sha256Digest {
-        &self.sha256
-    }
-}
-
-impl fmt::Debug for EmbeddedBlob {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EmbeddedBlob")
-            .field("bytes", &crate::table::BlobDebug(Some(self.bytes)))
-            .field("sha256", &Hex(&self.sha256))
-            .finish()
-    }
-}
-
 /// Why a blob did not verify.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -174,22 +139,6 @@ impl fmt::Display for VerifyError {
 }
 
 impl core::error::Error for VerifyError {}
-
-/// Prints a digest in lower-case hex. (The std-side `nrtucode_facts::hex::lower_hex` cannot serve
-/// here: the facts crate is the core's build dependency and allocates; this one allocates nothing.)
-pub(crate) struct Hex<'a>(pub(crate) &'a Sha256Digest);
-
-impl fmt::Debug for Hex<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-impl fmt::Display for Hex<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
-    }
-}
 
 /// Every distinct blob embedded in this build, with its recorded SHA-256.
 pub fn embedded_blobs() -> &'static [EmbeddedBlob] {

@@ -156,7 +156,7 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
     }
 
     // A duplicate row (another blob of the same size for the same getter) fails the build
-    // with the message `nrtucode verify` gives: one reading of a directory everywhere.
+    // with the message `nrtucode check` gives: one reading of a directory everywhere.
     let (dir, mut manifest) = write_dir("duplicate", |_| true);
     let victim = "CAYMAN_NX_ACT_PROF_TABLE_get";
     let row = manifest.row(victim).unwrap().clone();

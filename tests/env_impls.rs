@@ -7,7 +7,7 @@ mod common;
 use common::{Model, check};
 use nrtucode::{Env, get_memory_image};
 use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
-use nrtucode_facts::env_matrix::{REMOVED_FLAG_VALUES, flavor_values};
+use nrtucode_testcases::env_matrix::{REMOVED_FLAG_VALUES, flavor_values};
 
 /// Every (idx, region, flavor) of the image resolver through `env`, against the model.
 fn matches_model<E: Env + ?Sized>(

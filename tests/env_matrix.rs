@@ -7,7 +7,7 @@ mod common;
 use common::{Model, check};
 use nrtucode::{EnvSnapshot, Flavor, ImageIndex, MapEnv, Region, get_memory_image, resolve_image};
 use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
-use nrtucode_facts::env_matrix::{REMOVED_FLAG_VALUES, flavor_values};
+use nrtucode_testcases::env_matrix::{REMOVED_FLAG_VALUES, flavor_values};
 
 #[test]
 fn matrix_matches_the_model_for_every_slot_region_and_flavor() {

@@ -45,6 +45,8 @@ pub trait Env {
     ///
     /// The default looks them up one after the other; an environment that can find both more
     /// cheaply together may override it.
+    // The name stays as published in 0.1.0: implementations override it, so a rename would
+    // break them (no alias exists for a trait method).
     fn visit_vars2(&self, first: &str, second: &str, visit: &mut PairVisitor<'_>) {
         self.visit_var(first, &mut |a| self.visit_var(second, &mut |b| visit(a, b)));
     }

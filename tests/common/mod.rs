@@ -183,9 +183,7 @@ pub fn check(actual: Result<&'static [u8], nrtucode::ResolveErr>, expected: &Exp
     match (actual, expected) {
         (Ok(bytes), Expected::Blob(getter)) => {
             assert_eq!(bytes.len(), getter.size, "{}", getter.symbol);
-            let fixtures =
-                nrtucode::catalog::BLOB_SOURCE == nrtucode::catalog::BlobSource::Fixtures;
-            if fixtures && !getter.is_prof() && getter.size > 0 {
+            if cfg!(nrtucode_fixtures) && !getter.is_prof() && getter.size > 0 {
                 let header = nrtucode_facts::fixture::header(getter.stem());
                 assert!(bytes.starts_with(header.as_bytes()), "{}", getter.symbol);
             }

@@ -245,6 +245,20 @@ fn one_c_program_answers_alike_with_the_vendor_lookalike_and_with_our_library() 
     let include = Path::new(CRATE_DIR).join("include");
     let source = Path::new(CRATE_DIR).join("tests/c/switch_test.c");
     let exe = work.join("switch_test");
+    // The twin-slot pairs the program checks, from the core's one list of them.
+    let pairs: Vec<String> = nrtucode::ImageIndex::TWINS
+        .iter()
+        .map(|(a, b)| format!("{{{}, {}}}", a.as_usize(), b.as_usize()))
+        .collect();
+    std::fs::write(
+        work.join("twin_slots.h"),
+        format!(
+            "/* Written by tests/c_program.rs from nrtucode::ImageIndex::TWINS. */\n\
+             #define NRTUCODE_TEST_TWIN_SLOTS {{{}}}\n",
+            pairs.join(", ")
+        ),
+    )
+    .expect("write twin_slots.h");
     let lib_dir = format!("-L{}", ours_dir.display());
     gcc(&[
         "-std=c89".as_ref(),
@@ -254,6 +268,8 @@ fn one_c_program_answers_alike_with_the_vendor_lookalike_and_with_our_library() 
         "-Werror".as_ref(),
         "-I".as_ref(),
         include.as_os_str(),
+        "-I".as_ref(),
+        work.as_os_str(),
         source.as_os_str(),
         "-o".as_ref(),
         exe.as_os_str(),
@@ -268,6 +284,11 @@ fn one_c_program_answers_alike_with_the_vendor_lookalike_and_with_our_library() 
     // The run reached every answer: success, index, not found, removed flag.
     for answer in [" 0 ", " 1\n", " 2\n", " 8\n"] {
         assert!(text.contains(answer), "no {answer:?} in the output");
+    }
+    // Every twin pair was checked (what it answers is compared with the vendor's below).
+    for (a, b) in nrtucode::ImageIndex::TWINS {
+        let line = format!("\ntwin {} {} ", a.as_usize(), b.as_usize());
+        assert!(text.contains(&line), "no {line:?} in the output");
     }
     assert!(
         text.lines().count() > 40 * 6 * 11,

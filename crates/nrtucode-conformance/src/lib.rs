@@ -52,9 +52,9 @@ pub fn flavor_values() -> Vec<i32> {
 pub const KIND_VALUES: [i32; 4] = [-1, 0, 1, 2];
 
 /// Values of `NRTUCODE_MPLUS_ON_MARIANA` in the matrix (`None` = unset).
-pub use nrtucode_facts::env_matrix::REMOVED_FLAG_VALUES;
+pub use nrtucode_testcases::env_matrix::REMOVED_FLAG_VALUES;
 /// Values of `NEURON_UCODE_FLAVOR` in the matrix (`None` = unset).
-pub use nrtucode_facts::env_matrix::flavor_values as flavor_env_values;
+pub use nrtucode_testcases::env_matrix::flavor_values as flavor_env_values;
 
 /// One cell of the environment matrix.
 #[derive(Clone, Debug, PartialEq, Eq)]

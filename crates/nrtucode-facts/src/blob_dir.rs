@@ -1,6 +1,6 @@
 //! Reading a blob directory: the one reader every consumer shares.
 //!
-//! The core's build script (`NRTUCODE_BLOB_DIR`), `nrtucode verify`, `nrtucode carve` (which
+//! The core's build script (`NRTUCODE_BLOB_DIR`), `nrtucode check`, `nrtucode carve` (which
 //! must know whether a destination is an earlier carve before replacing it) and any other tool
 //! read a blob directory through [`read_blob_dir`], so one directory is accepted or refused,
 //! with the same message, by all of them:
@@ -18,7 +18,7 @@
 //!   with the row's size and cell, an empty row has the empty sha256, and every cell is whole
 //!   (a generation/class/engine/variant with any region has all four; a profiler slot has both
 //!   kinds), as the core embeds whole cells.
-//! * [`verify_blob_dir`] is all three, reporting every problem found: what `nrtucode verify`
+//! * [`verify_blob_dir`] is all three, reporting every problem found: what `nrtucode check`
 //!   and the build script accept. A re-carve needs only the first two (a carve of a library
 //!   the facts do not describe is still a carve).
 //!
@@ -337,7 +337,7 @@ pub fn read_blob_dir(dir: &Path) -> Result<BlobDir, BlobDirError> {
 }
 
 /// [`read_blob_dir`], [`BlobDir::check_facts`] and [`BlobDir::check_contents`]: every problem
-/// found, the facts' ones even when the structure has problems too. What `nrtucode verify`
+/// found, the facts' ones even when the structure has problems too. What `nrtucode check`
 /// and the core's build script accept.
 pub fn verify_blob_dir(dir: &Path) -> Result<BlobDir, BlobDirError> {
     let (read, mut problems) = read_structure(dir);

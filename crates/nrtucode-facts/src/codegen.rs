@@ -4,7 +4,7 @@
 //! module.
 //!
 //! The build script only reads its inputs (the environment, the fixture bytes or a blob
-//! directory), calls [`plan`] with a [`BlobSource`], and writes what [`render`] returns.
+//! directory), calls [`plan`] with a [`BlobProvider`], and writes what [`render`] returns.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -54,7 +54,7 @@ pub struct Tables {
     pub with_digests: bool,
 }
 
-/// A blob a [`BlobSource`] holds for a getter: `key` identifies the content (the same key is
+/// A blob a [`BlobProvider`] holds for a getter: `key` identifies the content (the same key is
 /// embedded once), `path` is where the bytes are included from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourcedBlob {
@@ -67,7 +67,7 @@ pub struct SourcedBlob {
 }
 
 /// Where the bytes of the selected getters come from (the fixtures or a blob directory).
-pub trait BlobSource {
+pub trait BlobProvider {
     /// The blob holding a selected real getter's bytes, `None` when the source has nothing to
     /// embed for it, or why it cannot be embedded.
     fn blob_of(&mut self, getter: &Getter) -> Result<Option<SourcedBlob>, String>;
@@ -90,7 +90,7 @@ pub fn is_front_selection(enabled: impl Fn(&str) -> bool) -> bool {
 pub fn plan(
     facts: &[Getter],
     enabled: impl Fn(&str) -> bool,
-    source: &mut impl BlobSource,
+    source: &mut impl BlobProvider,
     with_digests: bool,
 ) -> Result<Tables, Vec<String>> {
     let selected = |g: &Getter| selected_by(g, &enabled);
@@ -307,7 +307,7 @@ pub fn render(tables: &Tables, source_name: &str) -> String {
                 .collect();
             writeln!(
                 entries,
-                "    crate::verify::EmbeddedBlob::new(&{}.0, [{digest}]),",
+                "    crate::embedded_blob::EmbeddedBlob::new(&{}.0, [{digest}]),",
                 blob.stem
             )
             .unwrap();
@@ -316,7 +316,7 @@ pub fn render(tables: &Tables, source_name: &str) -> String {
             code,
             "/// Every distinct embedded blob with its SHA-256, in emission order.\n\
              #[cfg(feature = \"verify\")]\n\
-             pub(crate) static EMBEDDED: [crate::verify::EmbeddedBlob; {}] = [\n{entries}];",
+             pub(crate) static EMBEDDED: [crate::embedded_blob::EmbeddedBlob; {}] = [\n{entries}];",
             blobs.len()
         )
         .unwrap();
@@ -358,7 +358,7 @@ mod tests {
         shared: Vec<(&'static str, &'static str)>,
     }
 
-    impl BlobSource for Memory {
+    impl BlobProvider for Memory {
         fn blob_of(&mut self, g: &Getter) -> Result<Option<SourcedBlob>, String> {
             if self.refuse.contains(&g.symbol) {
                 return Err(format!("{}: refused", g.symbol));

@@ -6,7 +6,13 @@
 use crate::tsv::{parse_int, records};
 
 /// `tables/getters.tsv`: every `<GEN>_<CLS>_<ENGINE>_<VARIANT>_<REGION>_get` getter.
-pub const CATALOG_TSV: &str = include_str!("../tables/getters.tsv");
+pub const GETTERS_TSV: &str = include_str!("../tables/getters.tsv");
+/// The old name of [`GETTERS_TSV`] (it never held a catalog).
+#[deprecated(
+    since = "0.1.1",
+    note = "renamed GETTERS_TSV: it holds tables/getters.tsv"
+)]
+pub const CATALOG_TSV: &str = GETTERS_TSV;
 /// `tables/image_list.tsv`: the 38 `image_list` slots.
 pub const IMAGE_LIST_TSV: &str = include_str!("../tables/image_list.tsv");
 /// `tables/hwdecode_list.tsv`: the 38 `hwdecode_table_list` slots.
@@ -130,7 +136,7 @@ impl Getter {
 
 /// Every getter in `crates/nrtucode-facts/tables/getters.tsv`, in file order.
 pub fn getters() -> Vec<Getter> {
-    records(CATALOG_TSV)
+    records(GETTERS_TSV)
         .map(|f| {
             assert_eq!(f.len(), 10, "getters.tsv: bad row {f:?}");
             Getter {

@@ -10,12 +10,13 @@
 #![forbid(unsafe_code)]
 
 pub mod blob_dir;
+pub mod build_input;
 pub mod codegen;
-pub mod env_matrix;
 pub mod facts;
 pub mod fixture;
 pub mod hex;
 pub mod manifest;
+pub mod shape;
 mod tsv;
 
 pub use blob_dir::{BlobDir, BlobDirError, BlobDirProblem, read_blob_dir, verify_blob_dir};

@@ -81,6 +81,7 @@ pub struct Manifest {
 
 /// A manifest that does not follow the format.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ManifestError {
     /// 1-based line number.
     pub line: usize,

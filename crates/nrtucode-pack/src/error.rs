@@ -5,7 +5,7 @@ use std::path::PathBuf;
 /// Why a partition could not be packed.
 #[derive(Debug, thiserror::Error)]
 pub enum PackError {
-    /// The blob directory failed its check (`nrtucode verify` says the same).
+    /// The blob directory failed its check (`nrtucode check` says the same).
     #[error("{dir}: not a usable blob directory: {problems}")]
     BadBlobDir {
         /// The directory.

@@ -2,10 +2,10 @@
 
 use nrtucode::partition::TableClass;
 use nrtucode::partition::format::*;
-use nrtucode_facts::codegen::{self, BlobSource, Slice, SourcedBlob, Tables};
-use nrtucode_facts::facts::{FRONT_FEATURES, variant_for_key};
+use nrtucode_facts::codegen::{self, BlobProvider, Slice, SourcedBlob, Tables};
+use nrtucode_facts::facts::FRONT_FEATURES;
 use nrtucode_facts::hex::lower_hex;
-use nrtucode_facts::{Getter, getters, hwdecode_slots, image_slots};
+use nrtucode_facts::{Getter, getters, shape};
 use sha2::{Digest, Sha256};
 
 use nrtucode_deflate::{Codec, Summary};
@@ -38,7 +38,7 @@ pub struct PackOptions<'k> {
 /// The facts' getters served from [`Blobs`], checked against the facts' sizes.
 struct FromBlobs<'b>(&'b Blobs);
 
-impl BlobSource for FromBlobs<'_> {
+impl BlobProvider for FromBlobs<'_> {
     fn blob_of(&mut self, getter: &Getter) -> Result<Option<SourcedBlob>, String> {
         let bytes = self
             .0
@@ -109,41 +109,32 @@ pub fn pack_with(
     let tables: Tables = codegen::plan(&facts, enabled, &mut FromBlobs(blobs), true)
         .map_err(|problems| PackError::Facts(problems.join("\n")))?;
 
-    // image_list and descriptors, in the vendor's order.
+    // image_list, descriptors and hwdecode_table_list, in the vendor's order: the shape the
+    // core's const tables are generated from (`nrtucode_facts::shape`).
+    let shape = shape::slots().map_err(PackError::Facts)?;
     let mut slots = Vec::with_capacity(SLOT_COUNT * SLOT_LEN);
     let mut descs = Vec::new();
     let mut desc_count = 0usize;
-    for slot in image_slots() {
-        let first = if slot.flavor_keys.is_empty() {
+    let mut prof = Vec::with_capacity(SLOT_COUNT * PROF_LEN);
+    for slot in &shape {
+        let first = if slot.descriptors.is_empty() {
             0
         } else {
             desc_count
         };
         let (first16, count16) = (
             u16::try_from(first).map_err(|_| PackError::TooLarge("descriptors"))?,
-            u16::try_from(slot.flavor_keys.len())
+            u16::try_from(slot.descriptors.len())
                 .map_err(|_| PackError::TooLarge("descriptors"))?,
         );
         slots.extend(first16.to_le_bytes());
         slots.extend(count16.to_le_bytes());
-        for &key in &slot.flavor_keys {
-            let (Some(gen_name), Some(cls), Some(engine)) =
-                (slot.gen_name, slot.class, slot.engine)
-            else {
-                return Err(PackError::Facts(format!(
-                    "slot {}: keys without an engine",
-                    slot.idx
-                )));
-            };
-            let variant = variant_for_key(gen_name, key)
-                .ok_or_else(|| PackError::Facts(format!("slot {}: unknown key {key}", slot.idx)))?;
-            let name = format!("{gen_name}_{cls}_{engine}_{variant}");
-            let regions = tables
-                .images
-                .get(&name)
-                .ok_or_else(|| PackError::Facts(format!("{name}: no getters in the facts")))?;
+        for desc in &slot.descriptors {
+            let regions = tables.images.get(&desc.image).ok_or_else(|| {
+                PackError::Facts(format!("{}: no getters in the facts", desc.image))
+            })?;
             descs.extend(
-                i32::try_from(key)
+                i32::try_from(desc.key)
                     .map_err(|_| PackError::TooLarge("flavor key"))?
                     .to_le_bytes(),
             );
@@ -152,25 +143,13 @@ pub fn pack_with(
             }
             desc_count += 1;
         }
-    }
-    // hwdecode_table_list.
-    let mut prof = Vec::with_capacity(SLOT_COUNT * PROF_LEN);
-    for slot in hwdecode_slots() {
-        for symbol in [slot.cam, slot.table] {
-            let slice = match symbol {
-                None => Slice::Null,
-                Some(symbol) => {
-                    let g = facts
-                        .iter()
-                        .find(|g| g.symbol == symbol)
-                        .ok_or_else(|| PackError::Facts(format!("{symbol}: not in the facts")))?;
-                    let kind = usize::from(g.region == "TABLE");
-                    tables
-                        .profilers
-                        .get(&g.image_name())
-                        .map_or(Slice::Null, |pair| pair[kind])
-                }
-            };
+        let pair = slot
+            .profiler
+            .as_ref()
+            .and_then(|image| tables.profilers.get(image))
+            .copied()
+            .unwrap_or_default();
+        for slice in pair {
             prof.extend(getter(slice)?);
         }
     }

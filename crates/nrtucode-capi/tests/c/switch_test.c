@@ -14,6 +14,8 @@
 #include <stdlib.h>
 
 #include "nrtucode.h"
+/* NRTUCODE_TEST_TWIN_SLOTS: written by tests/c_program.rs from nrtucode::ImageIndex::TWINS. */
+#include "twin_slots.h"
 
 /* FNV-1a over the bytes: identical bytes give identical hashes in both libraries. */
 static unsigned long fnv1a(const unsigned char *bytes, size_t len)
@@ -80,7 +82,7 @@ static void tables(void)
 /* The two NX SP slots of a generation return the same pointer in both libraries. */
 static void twins(void)
 {
-    static const unsigned pairs[][2] = {{4, 5}, {11, 12}, {19, 20}, {27, 28}, {34, 35}};
+    static const unsigned pairs[][2] = NRTUCODE_TEST_TWIN_SLOTS;
     size_t i;
     for (i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         const void *p = NULL, *q = NULL;
