@@ -1,0 +1,251 @@
+//! `cargo xtask <task>`: the repository's checks and measurements in one place (the alias is in
+//! `.cargo/config.toml`). `cargo xtask ci` is what `.ci/run` runs once it has installed the
+//! toolchains and tools; every other task is one check or measurement, runnable on its own.
+//!
+//! The workspace's root, target directory and published crates come from `cargo metadata`;
+//! ELF files are read with `object`. Tasks not converted to Rust yet run their script in
+//! `scripts/` from the workspace root.
+
+mod ci;
+mod elf;
+mod metadata;
+
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+use clap::{Parser, Subcommand};
+
+use metadata::Metadata;
+
+/// The repository's checks and measurements.
+#[derive(Parser)]
+#[command(name = "cargo xtask", about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Every check CI runs, in order, with the elapsed seconds of each step and a final summary
+    /// (what `.ci/run` runs after installing toolchains and tools).
+    Ci {
+        /// Seconds of fuzzing in all, split evenly over the fuzz targets.
+        #[arg(long, default_value_t = 120)]
+        fuzz_seconds: u64,
+    },
+    /// The crates published to the registry, dependencies first (from `cargo metadata`).
+    Published,
+    /// `cargo package` of the published crates, checked and used from fresh consumer crates.
+    Package {
+        /// Extra `cargo package` arguments (e.g. `--allow-dirty`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// The oldest Rust the core builds with (its rust-version), host and thumbv7em.
+    Msrv,
+    /// The published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, -D warnings).
+    Docsrs,
+    /// scripts/install-c.sh into a temporary prefix; C programs through pkg-config.
+    InstallCCheck,
+    /// The bare-metal template under QEMU: mps2-an386 (Arm), and the RISC-V loader on virt.
+    Qemu {
+        /// Which machine: arm, riscv or both.
+        #[arg(long, default_value = "both")]
+        arch: Arch,
+    },
+    /// The bare-metal template's link checks (blobs in XFLASH, internal flash, gc per blob).
+    BareMetal,
+    /// The template README's walkthrough, as written.
+    Walkthrough,
+    /// Two checkouts of the template put the same bytes into flash.
+    Reproducible,
+    /// The size report of resolver code, table metadata and blob payload.
+    Size,
+    /// Instruction counts of the resolvers.
+    Instructions,
+    /// The benchmarks.
+    Bench,
+    /// The device cost of the template.
+    DeviceCost,
+    /// The flash and time cost of the deflate decoder on device.
+    DeflateCost,
+    /// The flash cost of the partition reader.
+    PartitionSize,
+    /// No panic reachable from the resolvers (link check and call graph).
+    Nopanic,
+    /// No link in the rendered docs is relative to the repository.
+    DocLinks,
+    /// Carve speed against `cat | sha256sum`.
+    CarveSpeed,
+    /// Carve speed against binutils.
+    CarveVsBinutils,
+    /// Fuzz the carver, the blob directory check, the partition reader and the inflater.
+    Fuzz {
+        /// Seconds per target.
+        #[arg(long, default_value_t = 30)]
+        seconds: u64,
+        /// Targets (default: carve blob_dir partition inflate).
+        targets: Vec<String>,
+    },
+    /// The hostile-input cases against the CLI.
+    HostileCases,
+    /// The miri runs.
+    Miri,
+    /// Edit a template ELF's external flash (`.nrtucode_blobs`) as a bad write or an erased chip
+    /// would leave it.
+    ElfFlash {
+        #[command(subcommand)]
+        edit: elf::FlashEdit,
+    },
+    /// Compare what two firmware ELFs put into flash (loadable segments), then the whole files.
+    ElfSegments {
+        /// One build.
+        a: PathBuf,
+        /// The other.
+        b: PathBuf,
+    },
+    /// Split a thumbv7em consumer ELF into code, table metadata and blob payload (one JSON line).
+    SizeReport {
+        /// The ELF.
+        elf: PathBuf,
+        /// The label of the row.
+        label: String,
+    },
+}
+
+/// The QEMU machines.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Arch {
+    /// mps2-an386 (Cortex-M4).
+    Arm,
+    /// virt (riscv32).
+    Riscv,
+    /// Both.
+    Both,
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse().task) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(task: Task) -> Result<(), String> {
+    let meta = Metadata::load()?;
+    std::env::set_current_dir(&meta.root)
+        .map_err(|e| format!("cannot enter {}: {e}", meta.root.display()))?;
+    match task {
+        Task::Ci { fuzz_seconds } => ci::run(&meta, fuzz_seconds),
+        Task::Published => {
+            for name in meta.published() {
+                println!("{name}");
+            }
+            Ok(())
+        }
+        Task::Package { args } => script("package", &args),
+        Task::Msrv => script("msrv", &[]),
+        Task::Docsrs => docsrs(&meta),
+        Task::InstallCCheck => script("install-c-check", &[]),
+        Task::Qemu { arch } => {
+            if matches!(arch, Arch::Arm | Arch::Both) {
+                script("qemu", &[])?;
+            }
+            if matches!(arch, Arch::Riscv | Arch::Both) {
+                script("qemu-riscv", &[])?;
+            }
+            Ok(())
+        }
+        Task::BareMetal => script("bare-metal", &[]),
+        Task::Walkthrough => script("walkthrough", &[]),
+        Task::Reproducible => script("reproducible", &[]),
+        Task::Size => script("size", &[]),
+        Task::Instructions => script("instructions", &[]),
+        Task::Bench => script("bench", &[]),
+        Task::DeviceCost => script("device-cost", &[]),
+        Task::DeflateCost => script("deflate-cost", &[]),
+        Task::PartitionSize => script("partition-size", &[]),
+        Task::Nopanic => script("nopanic", &[]),
+        Task::DocLinks => script("doc-links", &[]),
+        Task::CarveSpeed => script("carve-speed", &[]),
+        Task::CarveVsBinutils => script("carve-vs-binutils", &[]),
+        Task::Fuzz { seconds, targets } => {
+            let mut args = vec![seconds.to_string()];
+            if targets.is_empty() {
+                args.extend(ci::FUZZ_TARGETS.iter().map(|t| t.to_string()));
+            } else {
+                args.extend(targets);
+            }
+            script("fuzz", &args)
+        }
+        Task::HostileCases => script("hostile-cases", &[]),
+        Task::Miri => script("miri", &[]),
+        Task::ElfFlash { edit } => elf::flash(&edit),
+        Task::ElfSegments { a, b } => elf::segments(&a, &b),
+        Task::SizeReport { elf, label } => elf::size_report(&elf, &label),
+    }
+}
+
+/// Runs `bash scripts/NAME.sh ARGS` from the workspace root.
+pub fn script(name: &str, args: &[String]) -> Result<(), String> {
+    let path = format!("scripts/{name}.sh");
+    let mut command = Command::new("bash");
+    command.arg(&path).args(args);
+    status(&mut command)
+}
+
+/// Runs `command`, failing with its command line unless it exits 0.
+pub fn status(command: &mut Command) -> Result<(), String> {
+    let shown = format!("{command:?}");
+    match command.status() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("{shown} failed ({s})")),
+        Err(e) => Err(format!("cannot run {shown}: {e}")),
+    }
+}
+
+/// Each published crate's documentation as docs.rs builds it: nightly rustdoc, `--cfg docsrs`,
+/// the features its `[package.metadata.docs.rs]` names, warnings denied; then checks that a
+/// feature-gated item shows the feature it needs.
+fn docsrs(meta: &Metadata) -> Result<(), String> {
+    let target_dir = meta.target_dir.join("docsrs");
+    let published = meta.published();
+    for name in &published {
+        let features = meta.docsrs_features(name).join(",");
+        let mut command = Command::new("cargo");
+        command
+            .args([
+                "+nightly",
+                "doc",
+                "--quiet",
+                "--locked",
+                "--no-deps",
+                "-p",
+                name,
+            ])
+            .env("CARGO_TARGET_DIR", &target_dir)
+            .env("RUSTDOCFLAGS", "--cfg docsrs -D warnings");
+        if !features.is_empty() {
+            command.args(["--features", &features]);
+        }
+        status(&mut command)?;
+    }
+    let page = target_dir.join("doc/nrtucode/struct.StdEnv.html");
+    let html = std::fs::read_to_string(&page)
+        .map_err(|e| format!("cannot read {}: {e}", page.display()))?;
+    if !html.contains("Available on <strong>crate feature <code>std</code></strong> only") {
+        return Err(format!(
+            "{} does not say StdEnv needs feature std",
+            page.display()
+        ));
+    }
+    println!(
+        "docsrs: {} documented as docs.rs builds them",
+        published.join(" ")
+    );
+    Ok(())
+}
