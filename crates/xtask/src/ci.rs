@@ -433,7 +433,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
                     "-D warnings",
                     &["doc", "--workspace", "--no-deps"],
                 )?;
-                script("doc-links", &[]) // no link in the rendered docs is relative to the repository
+                crate::links::doc_links(meta, &[]) // no link in the rendered docs leaves them
             }),
         ),
         (

@@ -8,6 +8,7 @@
 
 mod ci;
 mod elf;
+mod links;
 mod metadata;
 
 use std::path::PathBuf;
@@ -35,7 +36,13 @@ enum Task {
         fuzz_seconds: u64,
     },
     /// The crates published to the registry, dependencies first (from `cargo metadata`).
-    Published,
+    Published {
+        /// List the workspace's other crates instead (`publish = false`).
+        #[arg(long)]
+        unpublished: bool,
+    },
+    /// Cargo's target directory for this workspace (honours `CARGO_TARGET_DIR`).
+    TargetDir,
     /// `cargo package` of the published crates, checked and used from fresh consumer crates.
     Package {
         /// Extra `cargo package` arguments (e.g. `--allow-dirty`).
@@ -74,8 +81,22 @@ enum Task {
     PartitionSize,
     /// No panic reachable from the resolvers (link check and call graph).
     Nopanic,
-    /// No link in the rendered docs is relative to the repository.
-    DocLinks,
+    /// No link in the rendered docs (`cargo doc --workspace --no-deps`) leaves them.
+    DocLinks {
+        /// Crates to check, as rustdoc names them (default: every library of the workspace).
+        crates: Vec<String>,
+    },
+    /// No relative link in the Markdown of unpacked `.crate`s leaves its package.
+    PackageLinks {
+        /// The unpacked package directories.
+        #[arg(required = true)]
+        packages: Vec<PathBuf>,
+    },
+    /// The version of a workspace crate (from `cargo metadata`).
+    Version {
+        /// The crate.
+        name: String,
+    },
     /// Carve speed against `cat | sha256sum`.
     CarveSpeed,
     /// Carve speed against binutils.
@@ -141,10 +162,19 @@ fn run(task: Task) -> Result<(), String> {
         .map_err(|e| format!("cannot enter {}: {e}", meta.root.display()))?;
     match task {
         Task::Ci { fuzz_seconds } => ci::run(&meta, fuzz_seconds),
-        Task::Published => {
-            for name in meta.published() {
+        Task::Published { unpublished } => {
+            let names = if unpublished {
+                meta.unpublished()
+            } else {
+                meta.published()
+            };
+            for name in names {
                 println!("{name}");
             }
+            Ok(())
+        }
+        Task::TargetDir => {
+            println!("{}", meta.target_dir.display());
             Ok(())
         }
         Task::Package { args } => script("package", &args),
@@ -170,7 +200,15 @@ fn run(task: Task) -> Result<(), String> {
         Task::DeflateCost => script("deflate-cost", &[]),
         Task::PartitionSize => script("partition-size", &[]),
         Task::Nopanic => script("nopanic", &[]),
-        Task::DocLinks => script("doc-links", &[]),
+        Task::DocLinks { crates } => links::doc_links(&meta, &crates),
+        Task::PackageLinks { packages } => links::package_links(&packages),
+        Task::Version { name } => {
+            let version = meta
+                .version(&name)
+                .ok_or_else(|| format!("no crate {name} in the workspace"))?;
+            println!("{version}");
+            Ok(())
+        }
         Task::CarveSpeed => script("carve-speed", &[]),
         Task::CarveVsBinutils => script("carve-vs-binutils", &[]),
         Task::Fuzz { seconds, targets } => {

@@ -99,6 +99,46 @@ impl Metadata {
         order
     }
 
+    /// The workspace's crates that are never published (`publish = false`), by name.
+    pub fn unpublished(&self) -> Vec<String> {
+        let published = self.published();
+        let mut names: Vec<String> = self
+            .packages
+            .iter()
+            .filter_map(|p| p["name"].as_str())
+            .filter(|n| !published.iter().any(|p| p == n))
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The libraries of the workspace `cargo doc` documents, as rustdoc names their directory.
+    pub fn documented_libraries(&self) -> Vec<String> {
+        const LIB: [&str; 5] = ["lib", "rlib", "dylib", "cdylib", "staticlib"];
+        self.packages
+            .iter()
+            .flat_map(|p| p["targets"].as_array().cloned().unwrap_or_default())
+            .filter(|t| {
+                t["kind"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|k| k.as_str().is_some_and(|k| LIB.contains(&k)))
+                    && t["doc"].as_bool() != Some(false)
+            })
+            .filter_map(|t| t["name"].as_str().map(|n| n.replace('-', "_")))
+            .collect()
+    }
+
+    /// The version of the workspace crate `crate_name`.
+    pub fn version(&self, crate_name: &str) -> Option<String> {
+        self.packages
+            .iter()
+            .find(|p| p["name"].as_str() == Some(crate_name))
+            .and_then(|p| p["version"].as_str().map(str::to_string))
+    }
+
     /// The features `[package.metadata.docs.rs]` of `crate_name` names (docs.rs builds with them).
     pub fn docsrs_features(&self, crate_name: &str) -> Vec<String> {
         self.packages
