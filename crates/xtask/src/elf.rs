@@ -25,7 +25,7 @@ pub enum FlashEdit {
         addr: String,
     },
     /// Flip the middle byte of the first image LOG says was verified
-    /// ("[LEVEL] [image ]NAME verified: N bytes from 0xADDR") and print that image's NAME.
+    /// (`[LEVEL] [image ]NAME verified: N bytes from 0xADDR`) and print that image's NAME.
     FlipVerified {
         /// The ELF to read.
         input: PathBuf,

@@ -10,6 +10,7 @@ mod ci;
 mod elf;
 mod links;
 mod metadata;
+mod panic;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -50,11 +51,11 @@ enum Task {
         args: Vec<String>,
     },
     /// The oldest Rust the core builds with (its rust-version), host and thumbv7em.
-    Msrv,
+    Msrv(Extra),
     /// The published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, -D warnings).
     Docsrs,
     /// scripts/install-c.sh into a temporary prefix; C programs through pkg-config.
-    InstallCCheck,
+    InstallCCheck(Extra),
     /// The bare-metal template under QEMU: mps2-an386 (Arm), and the RISC-V loader on virt.
     Qemu {
         /// Which machine: arm, riscv or both.
@@ -62,25 +63,25 @@ enum Task {
         arch: Arch,
     },
     /// The bare-metal template's link checks (blobs in XFLASH, internal flash, gc per blob).
-    BareMetal,
+    BareMetal(Extra),
     /// The template README's walkthrough, as written.
-    Walkthrough,
+    Walkthrough(Extra),
     /// Two checkouts of the template put the same bytes into flash.
-    Reproducible,
+    Reproducible(Extra),
     /// The size report of resolver code, table metadata and blob payload.
-    Size,
+    Size(Extra),
     /// Instruction counts of the resolvers.
-    Instructions,
+    Instructions(Extra),
     /// The benchmarks.
-    Bench,
+    Bench(Extra),
     /// The device cost of the template.
-    DeviceCost,
+    DeviceCost(Extra),
     /// The flash and time cost of the deflate decoder on device.
-    DeflateCost,
+    DeflateCost(Extra),
     /// The flash cost of the partition reader.
-    PartitionSize,
+    PartitionSize(Extra),
     /// No panic reachable from the resolvers (link check and call graph).
-    Nopanic,
+    Nopanic(Extra),
     /// No link in the rendered docs (`cargo doc --workspace --no-deps`) leaves them.
     DocLinks {
         /// Crates to check, as rustdoc names them (default: every library of the workspace).
@@ -92,15 +93,28 @@ enum Task {
         #[arg(required = true)]
         packages: Vec<PathBuf>,
     },
+    /// The functions of a linked no_std ELF that call into the panic machinery (call graph from
+    /// `llvm-objdump -d`); fails unless each one's name contains an `--allow` string.
+    PanicCallers {
+        /// The ELF.
+        elf: PathBuf,
+        /// A substring of the functions allowed to call a panic entry (repeatable).
+        #[arg(long)]
+        allow: Vec<String>,
+    },
+    /// Reads cargo's `--message-format=json` messages on stdin and prints the path of the
+    /// executable the build produced (the last one): a script tests what it just built, in
+    /// whatever target directory cargo used.
+    Artifact,
     /// The version of a workspace crate (from `cargo metadata`).
     Version {
         /// The crate.
         name: String,
     },
     /// Carve speed against `cat | sha256sum`.
-    CarveSpeed,
+    CarveSpeed(Extra),
     /// Carve speed against binutils.
-    CarveVsBinutils,
+    CarveVsBinutils(Extra),
     /// Fuzz the carver, the blob directory check, the partition reader and the inflater.
     Fuzz {
         /// Seconds per target.
@@ -110,9 +124,9 @@ enum Task {
         targets: Vec<String>,
     },
     /// The hostile-input cases against the CLI.
-    HostileCases,
+    HostileCases(Extra),
     /// The miri runs.
-    Miri,
+    Miri(Extra),
     /// Edit a template ELF's external flash (`.nrtucode_blobs`) as a bad write or an erased chip
     /// would leave it.
     ElfFlash {
@@ -133,6 +147,14 @@ enum Task {
         /// The label of the row.
         label: String,
     },
+}
+
+/// Arguments passed on to the task's script (e.g. `cargo xtask size -- --no-build-cost`).
+#[derive(clap::Args)]
+struct Extra {
+    /// The script's own arguments.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
 }
 
 /// The QEMU machines.
@@ -157,6 +179,10 @@ fn main() -> ExitCode {
 }
 
 fn run(task: Task) -> Result<(), String> {
+    if let Task::Artifact = task {
+        // Reads stdin only: it may run outside the workspace (tests/no_std, the templates).
+        return artifact();
+    }
     let meta = Metadata::load()?;
     std::env::set_current_dir(&meta.root)
         .map_err(|e| format!("cannot enter {}: {e}", meta.root.display()))?;
@@ -178,9 +204,9 @@ fn run(task: Task) -> Result<(), String> {
             Ok(())
         }
         Task::Package { args } => script("package", &args),
-        Task::Msrv => script("msrv", &[]),
+        Task::Msrv(extra) => script("msrv", &extra.args),
         Task::Docsrs => docsrs(&meta),
-        Task::InstallCCheck => script("install-c-check", &[]),
+        Task::InstallCCheck(extra) => script("install-c-check", &extra.args),
         Task::Qemu { arch } => {
             if matches!(arch, Arch::Arm | Arch::Both) {
                 script("qemu", &[])?;
@@ -190,18 +216,20 @@ fn run(task: Task) -> Result<(), String> {
             }
             Ok(())
         }
-        Task::BareMetal => script("bare-metal", &[]),
-        Task::Walkthrough => script("walkthrough", &[]),
-        Task::Reproducible => script("reproducible", &[]),
-        Task::Size => script("size", &[]),
-        Task::Instructions => script("instructions", &[]),
-        Task::Bench => script("bench", &[]),
-        Task::DeviceCost => script("device-cost", &[]),
-        Task::DeflateCost => script("deflate-cost", &[]),
-        Task::PartitionSize => script("partition-size", &[]),
-        Task::Nopanic => script("nopanic", &[]),
+        Task::BareMetal(extra) => script("bare-metal", &extra.args),
+        Task::Walkthrough(extra) => script("walkthrough", &extra.args),
+        Task::Reproducible(extra) => script("reproducible", &extra.args),
+        Task::Size(extra) => script("size", &extra.args),
+        Task::Instructions(extra) => script("instructions", &extra.args),
+        Task::Bench(extra) => script("bench", &extra.args),
+        Task::DeviceCost(extra) => script("device-cost", &extra.args),
+        Task::DeflateCost(extra) => script("deflate-cost", &extra.args),
+        Task::PartitionSize(extra) => script("partition-size", &extra.args),
+        Task::Nopanic(extra) => script("nopanic", &extra.args),
         Task::DocLinks { crates } => links::doc_links(&meta, &crates),
         Task::PackageLinks { packages } => links::package_links(&packages),
+        Task::PanicCallers { elf, allow } => panic::panic_callers(&elf, &allow),
+        Task::Artifact => artifact(),
         Task::Version { name } => {
             let version = meta
                 .version(&name)
@@ -209,8 +237,8 @@ fn run(task: Task) -> Result<(), String> {
             println!("{version}");
             Ok(())
         }
-        Task::CarveSpeed => script("carve-speed", &[]),
-        Task::CarveVsBinutils => script("carve-vs-binutils", &[]),
+        Task::CarveSpeed(extra) => script("carve-speed", &extra.args),
+        Task::CarveVsBinutils(extra) => script("carve-vs-binutils", &extra.args),
         Task::Fuzz { seconds, targets } => {
             let mut args = vec![seconds.to_string()];
             if targets.is_empty() {
@@ -220,8 +248,8 @@ fn run(task: Task) -> Result<(), String> {
             }
             script("fuzz", &args)
         }
-        Task::HostileCases => script("hostile-cases", &[]),
-        Task::Miri => script("miri", &[]),
+        Task::HostileCases(extra) => script("hostile-cases", &extra.args),
+        Task::Miri(extra) => script("miri", &extra.args),
         Task::ElfFlash { edit } => elf::flash(&edit),
         Task::ElfSegments { a, b } => elf::segments(&a, &b),
         Task::SizeReport { elf, label } => elf::size_report(&elf, &label),
@@ -285,5 +313,27 @@ fn docsrs(meta: &Metadata) -> Result<(), String> {
         "docsrs: {} documented as docs.rs builds them",
         published.join(" ")
     );
+    Ok(())
+}
+
+/// `cargo xtask artifact`: the `executable` of the last `compiler-artifact` message on stdin.
+fn artifact() -> Result<(), String> {
+    let mut last = None;
+    for line in std::io::stdin().lines() {
+        let line = line.map_err(|e| format!("cannot read cargo's messages: {e}"))?;
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        if message["reason"] == "compiler-artifact"
+            && let Some(exe) = message["executable"].as_str()
+        {
+            last = Some(exe.to_string());
+        }
+        if message["reason"] == "build-finished" && message["success"] == false {
+            return Err("the build failed".into());
+        }
+    }
+    let exe = last.ok_or("cargo's messages name no executable")?;
+    println!("{exe}");
     Ok(())
 }
