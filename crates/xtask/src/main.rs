@@ -11,6 +11,7 @@ mod elf;
 mod links;
 mod metadata;
 mod panic;
+mod policy;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -106,6 +107,8 @@ enum Task {
     /// executable the build produced (the last one): a script tests what it just built, in
     /// whatever target directory cargo used.
     Artifact,
+    /// The repository's rules: README's Layout table, relative links, the core's front feature.
+    Policy,
     /// The version of a workspace crate (from `cargo metadata`).
     Version {
         /// The crate.
@@ -230,6 +233,7 @@ fn run(task: Task) -> Result<(), String> {
         Task::PackageLinks { packages } => links::package_links(&packages),
         Task::PanicCallers { elf, allow } => panic::panic_callers(&elf, &allow),
         Task::Artifact => artifact(),
+        Task::Policy => policy::run(&meta),
         Task::Version { name } => {
             let version = meta
                 .version(&name)
