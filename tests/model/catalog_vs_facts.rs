@@ -1,10 +1,8 @@
 //! The hand-written const tables against the fact TSVs, read independently.
 
-mod common;
-
 use std::collections::HashSet;
 
-use common::{Model, embedded};
+use crate::common::{Model, embedded};
 use nrtucode::catalog::{
     BLOB_SOURCE, BlobSource, DESCRIPTOR_COUNT, DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES,
     PROFILER_SLOTS, image_entries, prof_entries,
