@@ -159,3 +159,25 @@ impl Metadata {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_published_crates_come_dependencies_first_and_exclude_publish_false() {
+        let meta = Metadata::load().unwrap();
+        let published = meta.published();
+        let at = |n: &str| published.iter().position(|p| p == n);
+        // nrtucode's build-dependency, then nrtucode, then its users.
+        assert!(at("nrtucode-facts").is_some(), "{published:?}");
+        assert!(at("nrtucode-facts") < at("nrtucode"), "{published:?}");
+        assert!(at("nrtucode").is_some() && at("nrtucode") < at("nrtucode-cli"));
+        assert!(at("nrtucode-carve") < at("nrtucode-cli"));
+        for never in ["xtask", "nrtucode-test-elf", "nrtucode-lookalike"] {
+            assert!(at(never).is_none(), "{never} is publish = false");
+            assert!(meta.unpublished().iter().any(|n| n == never));
+        }
+        assert!(meta.target_dir.is_absolute());
+    }
+}
