@@ -76,8 +76,14 @@ fn first_verified(log: &Path) -> Result<(String, u64), String> {
         let Some((bytes, addr)) = rest.split_once(" bytes from ") else {
             continue;
         };
-        let addr = addr.split_whitespace().next().unwrap_or("");
-        if name.is_empty() || !addr.starts_with("0x") {
+        // "0x…" up to the first character that is not a hex digit (", copy checked", " to …").
+        let Some(hex) = addr.strip_prefix("0x") else {
+            continue;
+        };
+        let addr = &hex[..hex
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(hex.len())];
+        if name.is_empty() || addr.is_empty() {
             continue;
         }
         if let (Ok(bytes), Some(addr)) = (bytes.parse::<u64>(), parse_hex(addr)) {
@@ -377,4 +383,35 @@ pub fn size_report(path: &Path, label: &str) -> Result<(), String> {
     out.push_str("]}");
     println!("{out}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_verified_image_is_found_in_both_boards_logs() {
+        let dir = std::env::temp_dir().join(format!("xtask-elf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("log");
+        // The RISC-V loader's line: the address is followed by a comma.
+        std::fs::write(
+            &log,
+            "boot\nCAYMAN_NX_ACT IRAM verified: 100 bytes from 0x81000000, copy checked\n",
+        )
+        .unwrap();
+        assert_eq!(
+            first_verified(&log).unwrap(),
+            ("CAYMAN_NX_ACT IRAM".into(), 0x8100_0032)
+        );
+        // The Arm template's defmt line: a level, "image ", then " to 0x…".
+        std::fs::write(&log, "INFO  image CAYMAN_NX_ACT Perf DRAM verified: 10 bytes from 0x21013dc0 to 0x20018000\n").unwrap();
+        assert_eq!(
+            first_verified(&log).unwrap(),
+            ("CAYMAN_NX_ACT Perf DRAM".into(), 0x2101_3dc5)
+        );
+        std::fs::write(&log, "nothing verified here\n").unwrap();
+        assert!(first_verified(&log).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
