@@ -80,7 +80,7 @@ measure compact
 ((flash_only)) || measure unrolled
 echo
 # Flash of the inflaters: each crate's functions (and named data) in the linked example, and
-# which of their functions keep a panic path (scripts/panic_callers.py: direct callers of the
+# which of their functions keep a panic path (`cargo xtask panic-callers`: direct callers of the
 # panic machinery).
 echo "Inflaters' flash in deflate_cost (llvm-nm; tables without a symbol are not counted):"
 llvm-nm -S -C "target/bare-metal/thumbv7em-none-eabihf/release/examples/deflate_cost" | python3 -c '
@@ -102,8 +102,8 @@ for crate, (code, data) in sorted(sizes.items()):
     print(f"- {crate} (with its wrapper in the example): {code:,} B of code, {data:,} B of named read-only data")
 '
 echo
-echo "Functions with a panic path (scripts/panic_callers.py):"
-python3 scripts/panic_callers.py target/bare-metal/thumbv7em-none-eabihf/release/examples/deflate_cost |
+echo "Functions with a panic path (cargo xtask panic-callers):"
+cargo xtask panic-callers target/bare-metal/thumbv7em-none-eabihf/release/examples/deflate_cost 2>/dev/null |
   grep -E 'miniz_oxide|zune_inflate|nrtucode' | sed 's/^NOT ALLOWED: /- /' || true
 echo
 # What feature `deflate` adds to a binary: the no_std consumer tests/no_std with its verify entry

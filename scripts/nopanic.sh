@@ -11,8 +11,8 @@
 # the resolvers over a partition and its SHA-256 checks, on opaque bytes, are in the link check
 # too. Partition::verify (ed25519) is checked apart, below: the verifier crate keeps bounds checks
 # of its own that the optimiser cannot prove dead, so that build links with a looping handler
-# and scripts/panic_sites.py fails it when any panic call site comes from elsewhere than the
-# verifier's code (its functions and the one never-inlined call into it).
+# and `cargo xtask panic-callers` fails it when any function other than the verifier's code (its
+# functions and the one never-inlined call into it) calls a panic entry.
 #
 # The verify paths are checked under the LTO profiles only: without LTO, RustCrypto sha2's own
 # compiled code (its compress loop's word reads, block-buffer padding in `finalize`) keeps bounds
@@ -24,12 +24,16 @@
 # check: miniz_oxide's inflater keeps bounds checks (slice indexing in `decompress_with_limit`,
 # `decompress_fast` and `transfer`) that the optimiser cannot prove dead. It is checked by its
 # call graph instead, under the same LTO profiles: linked with the panic symbol left unresolved,
-# the ELF is disassembled and scripts/panic_callers.py fails unless every function that calls a
+# the ELF is disassembled and `cargo xtask panic-callers` fails unless every function that calls a
 # panic entry is one of miniz_oxide's inflater functions, so nrtucode's own decode code (and
 # the hashing around it) calls none. The remaining sites are miniz_oxide's, exercised by the
 # `inflate` fuzz target (scripts/fuzz.sh inflate).
 set -euo pipefail
 cd "$(dirname "$0")/../tests/no_std"
+root=$(cd ../.. && pwd)
+# The workspace's tasks (tests/no_std is a workspace of its own). The ELF checked is the one the
+# build just wrote, wherever cargo put it (`cargo xtask artifact` reads the build's JSON).
+xtask() { (cd "$root" && cargo xtask "$@"); }
 
 targets=(thumbv7em-none-eabihf riscv32imac-unknown-none-elf)
 rustup target add "${targets[@]}" >/dev/null 2>&1 || true
@@ -61,12 +65,11 @@ HINT
     read -r opt lto cgu features <<<"$p"
     [[ $lto == true ]] || continue
     printf 'no-panic call graph (deflate), %s opt-level=%s lto=%s codegen-units=%s: ' "$target" "$opt" "$lto" "$cgu"
-    CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt CARGO_PROFILE_RELEASE_LTO=$lto \
+    elf=$(CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt CARGO_PROFILE_RELEASE_LTO=$lto \
       CARGO_PROFILE_RELEASE_CODEGEN_UNITS=$cgu NRTUCODE_BLOB_DIR= \
-      cargo rustc --quiet --release --target "$target" --features deflate -- \
-      -C link-arg=--warn-unresolved-symbols 2>/dev/null
-    if out=$(python3 ../../scripts/panic_callers.py "../../target/nopanic-check/$target/release/nopanic-check" \
-      "miniz_oxide::inflate::"); then
+      cargo rustc --quiet --release --target "$target" --features deflate --message-format=json -- \
+      -C link-arg=--warn-unresolved-symbols 2>/dev/null | xtask artifact)
+    if out=$(xtask panic-callers "$elf" --allow "miniz_oxide::inflate::"); then
       echo "ok ($(grep -c '^allowed' <<<"$out") miniz_oxide functions keep bounds checks)"
     else
       echo FAILED
@@ -79,16 +82,14 @@ done
 for target in "${targets[@]}"; do
   for opt in s z 3; do
     printf 'panic call sites only in the ed25519 verifier, %s opt-level=%s lto=true (Partition::verify linked): ' "$target" "$opt"
-    rm -f ../../target/nopanic-check/"$target"/release/deps/nopanic_check-*.s
-    touch src/main.rs # the assembly is written only when rustc runs
-    CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt CARGO_PROFILE_RELEASE_DEBUG=line-tables-only NRTUCODE_BLOB_DIR= \
-      cargo rustc --quiet --release --target "$target" --features partition-verify,panic-loop -- --emit=asm
-    asm=$(ls -t ../../target/nopanic-check/"$target"/release/deps/nopanic_check-*.s | head -1)
-    if report=$(python3 ../../scripts/panic_sites.py "$asm" ed25519_compact ed25519-compact 14ed25519_verify); then
+    elf=$(CARGO_PROFILE_RELEASE_OPT_LEVEL=$opt NRTUCODE_BLOB_DIR= \
+      cargo rustc --quiet --release --target "$target" --features partition-verify,panic-loop \
+      --message-format=json | xtask artifact)
+    if report=$(xtask panic-callers "$elf" --allow ed25519_compact:: --allow ed25519_verify); then
       echo "ok (${report##*$'\n'})"
     else
       echo FAILED
-      echo "$report" | grep FOREIGN >&2
+      echo "$report" | grep 'NOT ALLOWED' >&2
       exit 1
     fi
   done

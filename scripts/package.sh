@@ -10,7 +10,7 @@
 # blob or binary (no NUL byte in any file); no packaged manifest names a `publish = false` crate
 # (nrtucode-test-elf and the look-alike are unversioned dev-dependencies, which cargo package
 # strips); no relative link in a packaged Markdown file names a path outside its package
-# (scripts/package-links.py); a host consumer with default features builds once (a second build is fresh) and
+# (`cargo xtask package-links`); a host consumer with default features builds once (a second build is fresh) and
 # resolves CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's `resolve`
 # writes and as long as the facts say; a `default-features = false` consumer with one
 # generation builds for thumbv7em-none-eabihf; the CLI built from its package runs
@@ -19,21 +19,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-source scripts/published.sh
+# The published crates, dependencies first, and the others, from cargo metadata.
+mapfile -t published < <(cargo xtask published)
+[[ ${#published[@]} -gt 0 ]] || { echo "package.sh: cargo xtask published listed nothing" >&2; exit 1; }
 max_crate_bytes=$((10 * 1024 * 1024))
 
 fail() { echo "package.sh: $*" >&2; exit 1; }
 
-target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-version=$(cargo metadata --format-version 1 --no-deps | python3 -c '
-import json, sys
-print({p["name"]: p["version"] for p in json.load(sys.stdin)["packages"]}["nrtucode"])')
+target_dir=$(cargo xtask target-dir)
+version=$(cargo xtask version nrtucode)
 
 # The workspace's crates that are never published (`publish = false`): a packaged manifest may
 # not name them (dev-dependencies without a version, which `cargo package` strips, are fine).
-unpublished=$(cargo metadata --format-version 1 --no-deps | python3 -c '
-import json, sys
-print("|".join(p["name"] for p in json.load(sys.stdin)["packages"] if p["publish"] == []))')
+unpublished=$(cargo xtask published --unpublished | paste -sd '|')
 
 package_args=()
 for crate in "${published[@]}"; do package_args+=(-p "$crate"); done
@@ -69,7 +67,7 @@ done
 # The packaged READMEs as a registry user reads them: no relative link leaves its package.
 unpacked_dirs=()
 for crate in "${published[@]}"; do unpacked_dirs+=("$work/unpacked/$crate-$version"); done
-python3 scripts/package-links.py "${unpacked_dirs[@]}"
+cargo xtask package-links "${unpacked_dirs[@]}"
 
 # A registry user's crates: the dependency is a version; [patch.crates-io] points it at the
 # unpacked packages (built from there: their paths differ from the workspace's). The workspace's

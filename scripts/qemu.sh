@@ -7,13 +7,13 @@
 #   intact flash     exit 0, one "verified" line per image, "engine ready"
 #   one byte flipped exit non-zero, "verification failed" naming that image, the others verified
 #                    (the byte is in the middle of the first image the intact run loaded, found
-#                    through the ELF's section table by scripts/elf-flash.py)
+#                    through the ELF's section table by `cargo xtask elf-flash`)
 #   erased flash     exit non-zero, every image failed, none loaded (.nrtucode_blobs all 0xFF)
 # Needs qemu-system-arm (.ci/run installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for tool in qemu-system-arm readelf python3; do
+for tool in qemu-system-arm; do
   command -v "$tool" >/dev/null || { echo "qemu.sh: needs $tool (.ci/run installs it)" >&2; exit 1; }
 done
 rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
@@ -52,7 +52,7 @@ for features in qemu qemu,const-resolve; do
   grep -q "engine ready: $images of $images images loaded" "$work/intact.log" || fail "intact flash: no 'engine ready' line"
 
   # One byte flipped in the middle of the first image loaded.
-  image=$(python3 scripts/elf-flash.py flip-verified "$work/intact.elf" "$work/tampered.elf" "$work/intact.log")
+  image=$(cargo xtask elf-flash flip-verified "$work/intact.elf" "$work/tampered.elf" "$work/intact.log")
   boot "$work/tampered.elf" tampered
   [[ $status != 0 ]] || fail "tampered flash: exit status 0"
   grep -q "image $image: verification failed: SHA-256 mismatch" "$work/tampered.log" \
@@ -60,7 +60,7 @@ for features in qemu qemu,const-resolve; do
   [[ $(count 'verification failed' "$work/tampered.log") == 1 ]] || fail "tampered flash: want exactly one failed image"
   [[ $(count ' verified: ' "$work/tampered.log") == $((images - 1)) ]] || fail "tampered flash: the other images should still verify"
 
-  python3 scripts/elf-flash.py erase "$work/intact.elf" "$work/erased.elf"
+  cargo xtask elf-flash erase "$work/intact.elf" "$work/erased.elf"
   boot "$work/erased.elf" erased
   [[ $status != 0 ]] || fail "erased flash: exit status 0"
   [[ $(count 'verification failed' "$work/erased.log") == "$images" ]] || fail "erased flash: want all $images images failed"

@@ -3,7 +3,7 @@
 # two directories of different paths and lengths, builds the bare-metal template in each from
 # scratch with its own committed configuration and a plain `cargo build --release`, and requires
 # that both put the same bytes into flash: every loadable segment, same load address, size and
-# contents (scripts/elf-segments.py). Also says whether the whole ELFs are identical (they are
+# contents (`cargo xtask elf-segments`). Also says whether the whole ELFs are identical (they are
 # not: debug info holds the absolute source paths, the symbol table cargo's path-dependent crate
 # hashes; see examples/bare-metal/README.md "Reproducible images").
 set -euo pipefail
@@ -21,4 +21,4 @@ for dir in "$work/a" "$work/another/checkout"; do
     cargo build --quiet --release --locked)
 done
 echo "template built in $work/a and $work/another/checkout:"
-python3 scripts/elf-segments.py "$work/a/$elf" "$work/another/checkout/$elf"
+cargo xtask elf-segments "$work/a/$elf" "$work/another/checkout/$elf"

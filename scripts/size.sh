@@ -8,7 +8,7 @@
 #
 # The consumer is tests/no_std built with only the NoEnv image and profiler-table entry points
 # (`--no-default-features --features panic-loop`), then again with its `verify` entry points
-# (what feature `verify` adds, with sha2's unrolled and compact SHA-256). Its ELF is split by scripts/size_report.py:
+# (what feature `verify` adds, with sha2's unrolled and compact SHA-256). Its ELF is split by `cargo xtask size-report`:
 # payload = the BLOB_* statics (distinct blobs), metadata = the rest of .rodata/.data, code =
 # .text minus the consumer's `_start`.
 set -euo pipefail
@@ -19,8 +19,8 @@ build_cost=1
 [[ "${1:-}" == "--no-build-cost" ]] && build_cost=0
 
 rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
-for tool in readelf python3 gcc; do
-  command -v "$tool" >/dev/null || { echo "size.sh: needs $tool (apt-get install binutils python3 gcc)" >&2; exit 1; }
+for tool in python3 gcc; do
+  command -v "$tool" >/dev/null || { echo "size.sh: needs $tool (apt-get install python3 gcc)" >&2; exit 1; }
 done
 
 work=$(mktemp -d)
@@ -32,7 +32,7 @@ consumer() { # label target-dir [env...] -> json line; FEATURES adds consumer fe
   (cd tests/no_std &&
     env "$@" CARGO_TARGET_DIR="$root/$dir" cargo build --quiet --release \
       --no-default-features --features "panic-loop${FEATURES:+,$FEATURES}")
-  python3 scripts/size_report.py "$dir/thumbv7em-none-eabihf/release/nopanic-check" "$label"
+  cargo xtask size-report "$dir/thumbv7em-none-eabihf/release/nopanic-check" "$label"
 }
 
 echo "building the fixture consumer..." >&2

@@ -2,9 +2,7 @@
 //! `String` and `OsString`) answers the environment matrix exactly like the independent model
 //! of `getenv`, over every slot, region and flavor.
 
-mod common;
-
-use common::{Model, check};
+use crate::common::{Model, check};
 use nrtucode::{Env, get_memory_image};
 use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode_testcases::env_matrix::{REMOVED_FLAG_VALUES, flavor_values};

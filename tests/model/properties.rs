@@ -1,9 +1,7 @@
 //! Property tests: for arbitrary C integers the raw API, the typed API and the const API agree
 //! with each other and with the independent model written from the fact TSVs.
 
-mod common;
-
-use common::{check, model};
+use crate::common::{check, model};
 use nrtucode::{
     Flavor, ImageIndex, NoEnv, ProfKind, Region, get_hwdecode_table, get_memory_image,
     get_memory_image_const, resolve_hwdecode, resolve_image,

@@ -2,9 +2,7 @@
 //! auto flavor, over every slot and region, through the injected environment and against the
 //! independent model in `common`.
 
-mod common;
-
-use common::{Model, check};
+use crate::common::{Model, check};
 use nrtucode::{EnvSnapshot, Flavor, ImageIndex, MapEnv, Region, get_memory_image, resolve_image};
 use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode_testcases::env_matrix::{REMOVED_FLAG_VALUES, flavor_values};

@@ -3,11 +3,9 @@
 //! names, relative to the same image's other blobs (one past the end of DRAM, one past the end
 //! of SRAM, or the start of DRAM), never a placeholder.
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::{embedded, model};
+use crate::common::{embedded, model};
 use nrtucode::{ImageIndex, NoEnv, get_memory_image};
 use nrtucode_facts::{Getter, image_slots};
 

@@ -1,11 +1,9 @@
 //! The generated const tables (`src/catalog/generated.rs`) against the fact TSVs, read
 //! independently of the generator.
 
-mod common;
-
 use std::collections::HashSet;
 
-use common::{Model, embedded};
+use crate::common::{Model, embedded};
 use nrtucode::catalog::{
     DESCRIPTOR_COUNT, DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES, PROFILER_SLOTS, image_entries,
     prof_entries,

@@ -1,0 +1,645 @@
+//! `cargo xtask ci`: every check of the repository in order, as `.ci/run` ran them, after the
+//! toolchains and tools are installed (`.ci/run` does that, then runs this). Each step prints
+//! its start time; the run ends with one summary of the seconds each step took.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::metadata::Metadata;
+use crate::{script, status};
+
+/// The fuzz targets, all run by `ci` within one time budget.
+pub const FUZZ_TARGETS: [&str; 4] = ["carve", "blob_dir", "partition", "inflate"];
+
+/// The hosts the core, the C ABI, the carve library and the CLI type-check for: Mach-O, COFF
+/// (no per-blob link_section there) and aarch64 Linux.
+const PORTABLE_HOSTS: [&str; 3] = [
+    "x86_64-apple-darwin",
+    "x86_64-pc-windows-msvc",
+    "aarch64-unknown-linux-gnu",
+];
+
+const THUMB: &str = "thumbv7em-none-eabihf";
+const RISCV: &str = "riscv32imac-unknown-none-elf";
+
+/// `cargo ARGS` from the workspace root.
+fn cargo(args: &[&str]) -> Result<(), String> {
+    status(Command::new("cargo").args(args))
+}
+
+/// `cargo ARGS` in `dir` (the crates outside the workspace: the templates, fuzz, tests/no_std).
+fn cargo_in(dir: &str, args: &[&str]) -> Result<(), String> {
+    status(Command::new("cargo").current_dir(dir).args(args))
+}
+
+/// `cargo ARGS` with one more environment variable.
+fn cargo_env(key: &str, value: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Result<(), String> {
+    status(Command::new("cargo").env(key, value).args(args))
+}
+
+/// A scratch directory under the target directory, emptied first and removed by `clean`.
+fn scratch(meta: &Metadata, name: &str) -> Result<std::path::PathBuf, String> {
+    let dir = meta.target_dir.join("xtask").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+fn path_str(p: &Path) -> Result<&str, String> {
+    p.to_str()
+        .ok_or_else(|| format!("{} is not UTF-8", p.display()))
+}
+
+/// The name of the step that runs README's test command.
+const WORKSPACE_TESTS: &str = "tests: cargo test --workspace (README's test command)";
+
+/// One step of CI: a name and what it runs.
+type Step<'a> = (&'a str, Box<dyn Fn() -> Result<(), String> + 'a>);
+
+/// Runs every step, stopping at the first that fails; prints the summary either way.
+pub fn run(meta: &Metadata, fuzz_seconds: u64, skip_workspace_tests: bool) -> Result<(), String> {
+    let mut steps = steps(meta, fuzz_seconds);
+    if skip_workspace_tests {
+        steps.retain(|(name, _)| *name != WORKSPACE_TESTS);
+    }
+    let started = Instant::now();
+    let mut took: Vec<(&str, Duration)> = Vec::new();
+    let mut failed = None;
+    for (name, step) in &steps {
+        println!("\n==> [{:4}s] {name}", started.elapsed().as_secs());
+        let t = Instant::now();
+        let result = step();
+        took.push((name, t.elapsed()));
+        if let Err(e) = result {
+            failed = Some(format!("step \"{name}\": {e}"));
+            break;
+        }
+    }
+    println!("\n==> summary: seconds per step");
+    for (name, d) in &took {
+        println!("{:6.0}  {name}", d.as_secs_f64());
+    }
+    println!("{:6.0}  total", started.elapsed().as_secs_f64());
+    match failed {
+        Some(e) => Err(e),
+        None => {
+            println!("ci: all steps passed");
+            Ok(())
+        }
+    }
+}
+
+fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
+    let per_target = (fuzz_seconds / FUZZ_TARGETS.len() as u64)
+        .max(1)
+        .to_string();
+    vec![
+        (
+            "format",
+            Box::new(|| {
+                cargo(&["fmt", "--all", "--", "--check"])?;
+                for dir in [
+                    "tests/no_std",
+                    "examples/bare-metal",
+                    "examples/riscv-virt",
+                    "fuzz",
+                ] {
+                    cargo_in(dir, &["fmt", "--", "--check"])?;
+                }
+                Ok(())
+            }),
+        ),
+        (
+            "generated tables up to date: src/catalog/generated.rs is what the fact tables give",
+            Box::new(|| codegen(true)),
+        ),
+        (
+            "clippy (-D warnings, all targets, all features)",
+            Box::new(|| {
+                cargo(&[
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--all-features",
+                    "--",
+                    "-D",
+                    "warnings",
+                ])
+            }),
+        ),
+        (
+            WORKSPACE_TESTS,
+            Box::new(|| {
+                // Includes crates/nrtucode-env-stress: StdEnv racing std::env::set_var on another
+                // thread in an edition-2021 safe program, 3 s (issue 9).
+                cargo(&["test", "--workspace"])
+            }),
+        ),
+        (
+            "tests ignored where they cannot run, run here as root: tmpfs mounts, carving as nobody",
+            Box::new(|| {
+                cargo(&[
+                    "test",
+                    "-p",
+                    "nrtucode-cli",
+                    "--test",
+                    "atomic_write",
+                    "--",
+                    "--ignored",
+                ])
+            }),
+        ),
+        (
+            "hostile-input tests that need root: resolve -o onto device nodes made with mknod (issue 20)",
+            Box::new(|| {
+                cargo(&[
+                    "test",
+                    "-p",
+                    "nrtucode-cli",
+                    "--test",
+                    "hostile",
+                    "--",
+                    "--ignored",
+                ])
+            }),
+        ),
+        (
+            "README's main job: the loader example on the built-in fixtures",
+            Box::new(|| {
+                status(
+                    Command::new("cargo")
+                        .args(["run", "--example", "loader"])
+                        .stdout(std::process::Stdio::null()),
+                )
+            }),
+        ),
+        (
+            "front-library feature selection: core, C ABI and differential oracle",
+            Box::new(|| {
+                // Doc examples assume the full set: --tests.
+                cargo(&[
+                    "test",
+                    "-p",
+                    "nrtucode",
+                    "--tests",
+                    "--no-default-features",
+                    "--features",
+                    "front",
+                ])?;
+                cargo(&[
+                    "test",
+                    "-p",
+                    "nrtucode-capi",
+                    "--no-default-features",
+                    "--features",
+                    "front",
+                ])?;
+                cargo(&[
+                    "test",
+                    "-p",
+                    "nrtucode-conformance",
+                    "--no-default-features",
+                    "--features",
+                    "front",
+                ])
+            }),
+        ),
+        (
+            "feature verify: every blob verifies, fixtures and a carved blob directory",
+            Box::new(|| {
+                cargo(&["test", "-p", "nrtucode", "--features", "verify"])?;
+                let work = scratch(meta, "verify")?;
+                let la = work.join("la");
+                let blobs = work.join("blobs");
+                let quiet = |args: &[&str]| {
+                    status(
+                        Command::new("cargo")
+                            .args(args)
+                            .stdout(std::process::Stdio::null()),
+                    )
+                };
+                quiet(&[
+                    "run",
+                    "--quiet",
+                    "-p",
+                    "nrtucode-lookalike",
+                    "--",
+                    "--library",
+                    "full",
+                    "--out",
+                    path_str(&la)?,
+                    "--build",
+                ])?;
+                let so = la.join("libnrtucode_internal.so");
+                quiet(&[
+                    "run",
+                    "--quiet",
+                    "-p",
+                    "nrtucode-cli",
+                    "--",
+                    "carve",
+                    path_str(&so)?,
+                    "--out",
+                    path_str(&blobs)?,
+                ])?;
+                quiet(&[
+                    "run",
+                    "--quiet",
+                    "-p",
+                    "nrtucode-cli",
+                    "--",
+                    "check",
+                    path_str(&blobs)?,
+                ])?;
+                cargo_env(
+                    "NRTUCODE_BLOB_DIR",
+                    &blobs,
+                    &[
+                        "test",
+                        "-p",
+                        "nrtucode",
+                        "--features",
+                        "verify",
+                        "--test",
+                        "verify",
+                        "--test",
+                        "blob_layout",
+                        "--test",
+                        "blob_origin",
+                    ],
+                )?;
+                let _ = std::fs::remove_dir_all(&work);
+                Ok(())
+            }),
+        ),
+        (
+            "signed partitions: the reader alone (no blob embedded) on bare metal and other hosts; a pack and its inspect; flash cost of the verifier",
+            Box::new(|| {
+                // The oracle over full partitions and the CLI and pack tests run under
+                // `cargo test --workspace`, the oracle over front partitions in the front step; the
+                // portable hosts check `partition` in the portable-hosts step.
+                for target in [THUMB, RISCV] {
+                    cargo(&[
+                        "build",
+                        "-p",
+                        "nrtucode",
+                        "--target",
+                        target,
+                        "--no-default-features",
+                        "--features",
+                        "partition",
+                    ])?;
+                }
+                cargo(&[
+                    "test",
+                    "-p",
+                    "nrtucode",
+                    "--no-default-features",
+                    "--features",
+                    "partition",
+                    "--lib",
+                ])?;
+                script("partition-size", &[])?; // informative: docs/partition.md quotes it
+                let work = scratch(meta, "partition")?;
+                let part = work.join("full.part");
+                cargo(&[
+                    "run",
+                    "--quiet",
+                    "-p",
+                    "nrtucode-cli",
+                    "--",
+                    "pack",
+                    "--fixtures",
+                    "full",
+                    "-o",
+                    path_str(&part)?,
+                    "--key",
+                    "keys/test-ed25519.pem",
+                ])?;
+                status(
+                    Command::new("cargo")
+                        .args([
+                            "run",
+                            "--quiet",
+                            "-p",
+                            "nrtucode-cli",
+                            "--",
+                            "inspect",
+                            path_str(&part)?,
+                            "--public-key",
+                            "keys/test-ed25519.pub.pem",
+                        ])
+                        .stdout(std::process::Stdio::null()),
+                )?;
+                let _ = std::fs::remove_dir_all(&work);
+                Ok(())
+            }),
+        ),
+        (
+            "no_std cross build (thumbv7em-none-eabihf)",
+            Box::new(|| {
+                cargo(&[
+                    "build",
+                    "-p",
+                    "nrtucode",
+                    "--target",
+                    THUMB,
+                    "--no-default-features",
+                ])?;
+                cargo(&[
+                    "build",
+                    "-p",
+                    "nrtucode",
+                    "--target",
+                    THUMB,
+                    "--no-default-features",
+                    "--features",
+                    "defmt",
+                ])?;
+                cargo(&[
+                    "build",
+                    "-p",
+                    "nrtucode",
+                    "--target",
+                    THUMB,
+                    "--no-default-features",
+                    "--features",
+                    "verify,defmt",
+                ])?;
+                cargo(&["build", "-p", "nrtucode", "--target", THUMB])
+            }),
+        ),
+        (
+            "more bare-metal targets: the core for RISC-V (riscv32imac) and AArch64 (aarch64-unknown-none), one generation and flavor, without and with verify and defmt",
+            Box::new(|| {
+                // verify alone is built by the partition step (partition implies it) and defmt
+                // alone for thumbv7em above; src/ has no `not(feature)` code: here the two ends
+                // of the matrix suffice (was all four combinations per target).
+                for target in [RISCV, "aarch64-unknown-none"] {
+                    for extra in ["", ",verify,defmt"] {
+                        let features = format!("gen-cayman,flavor-perf{extra}");
+                        cargo(&[
+                            "build",
+                            "-p",
+                            "nrtucode",
+                            "--target",
+                            target,
+                            "--no-default-features",
+                            "--features",
+                            &features,
+                        ])?;
+                    }
+                }
+                Ok(())
+            }),
+        ),
+        (
+            "portable hosts: the core (with partition), the C ABI, the carve library and the CLI type-check for macOS, Windows (no per-blob link_section there) and aarch64 Linux",
+            Box::new(|| {
+                for target in PORTABLE_HOSTS {
+                    // One check of the core with every optional feature (partition implies verify),
+                    // where .ci/run checked `partition,std` and `std,verify,defmt` separately.
+                    cargo(&[
+                        "check",
+                        "-p",
+                        "nrtucode",
+                        "--features",
+                        "std,verify,defmt,partition",
+                        "--target",
+                        target,
+                    ])?;
+                    cargo(&["check", "-p", "nrtucode-capi", "--target", target])?;
+                    cargo(&[
+                        "check",
+                        "-p",
+                        "nrtucode-carve",
+                        "-p",
+                        "nrtucode-cli",
+                        "--target",
+                        target,
+                    ])?;
+                }
+                Ok(())
+            }),
+        ),
+        (
+            "doc tests and docs",
+            Box::new(|| {
+                cargo(&["test", "--workspace", "--doc"])?;
+                // The StdEnv example checks flavor 0 against its environment: once more with a flavor set.
+                cargo_env(
+                    "NEURON_UCODE_FLAVOR",
+                    "test",
+                    &[
+                        "test",
+                        "-p",
+                        "nrtucode",
+                        "--features",
+                        "std",
+                        "--doc",
+                        "StdEnv",
+                    ],
+                )?;
+                cargo_env(
+                    "RUSTDOCFLAGS",
+                    "-D warnings",
+                    &["doc", "--workspace", "--no-deps"],
+                )?;
+                crate::links::doc_links(meta, &[]) // no link in the rendered docs leaves them
+            }),
+        ),
+        (
+            "release build of the workspace (CLI, C libraries)",
+            Box::new(|| {
+                cargo(&["build", "--release", "--workspace"])?;
+                for file in ["nrtucode", "libnrtucode_capi.a", "libnrtucode_capi.so"] {
+                    let path = meta.target_dir.join("release").join(file);
+                    let len = std::fs::metadata(&path)
+                        .map_err(|e| format!("{}: {e}", path.display()))?
+                        .len();
+                    println!("{len:>10}  {}", path.display());
+                }
+                Ok(())
+            }),
+        ),
+        (
+            "docs as docs.rs builds them (nightly, --cfg docsrs, the metadata's features, -D warnings)",
+            Box::new(|| crate::docsrs(meta)),
+        ),
+        (
+            "the oldest Rust the core builds with (its rust-version): a fresh crate resolving and building with it, host and thumbv7em",
+            Box::new(|| script("msrv", &[])),
+        ),
+        (
+            "packages: cargo package with verification, < 10 MiB, no binaries; used from fresh crates (host, thumbv7em) and the packaged CLI",
+            Box::new(|| script("package", &[])),
+        ),
+        (
+            "C library: scripts/install-c.sh into a temporary prefix, C programs through pkg-config (shared, then static)",
+            Box::new(|| script("install-c-check", &[])),
+        ),
+        (
+            "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",
+            Box::new(|| script("nopanic", &[])),
+        ),
+        (
+            "bare-metal template: blobs in XFLASH, internal flash < 16 KiB, gc per blob",
+            Box::new(|| {
+                cargo_in(
+                    "examples/bare-metal",
+                    &[
+                        "clippy",
+                        "--quiet",
+                        "--release",
+                        "--locked",
+                        "--bins",
+                        "--examples",
+                        "--",
+                        "-D",
+                        "warnings",
+                    ],
+                )?;
+                cargo_in(
+                    "examples/bare-metal",
+                    &[
+                        "clippy",
+                        "--quiet",
+                        "--release",
+                        "--locked",
+                        "--bins",
+                        "--examples",
+                        "--features",
+                        "qemu,const-resolve",
+                        "--",
+                        "-D",
+                        "warnings",
+                    ],
+                )?;
+                script("bare-metal", &[])
+            }),
+        ),
+        (
+            "bare metal under QEMU: the template on mps2-an386 (intact, tampered, erased flash; decoded defmt log), a RISC-V loader on virt",
+            Box::new(|| {
+                // The defmt log is decoded by the workspace's nrtucode-defmt (built by qemu.sh).
+                script("qemu", &[])?;
+                cargo_in(
+                    "examples/riscv-virt",
+                    &[
+                        "clippy",
+                        "--quiet",
+                        "--release",
+                        "--locked",
+                        "--",
+                        "-D",
+                        "warnings",
+                    ],
+                )?;
+                script("qemu-riscv", &[])
+            }),
+        ),
+        (
+            "the template README's walkthrough, as written: carve (the look-alike for the vendor library), build a copy of the template from the carve, boot it under QEMU",
+            Box::new(|| script("walkthrough", &[])),
+        ),
+        (
+            "the template with feature partition under QEMU: no blob linked, the signed partition loaded on its own at 0x21000000, every tamper case refused (decoded log, exit status), the README's three commands as written",
+            Box::new(|| {
+                for features in ["partition,deflate", "qemu,partition"] {
+                    cargo_in(
+                        "examples/bare-metal",
+                        &[
+                            "clippy",
+                            "--quiet",
+                            "--release",
+                            "--locked",
+                            "--bins",
+                            "--no-default-features",
+                            "--features",
+                            features,
+                            "--",
+                            "-D",
+                            "warnings",
+                        ],
+                    )?;
+                }
+                cargo_in(
+                    "examples/bare-metal",
+                    &[
+                        "clippy",
+                        "--quiet",
+                        "--release",
+                        "--locked",
+                        "--bins",
+                        "--examples",
+                        "--no-default-features",
+                        "--features",
+                        "qemu,deflate",
+                        "--",
+                        "-D",
+                        "warnings",
+                    ],
+                )?;
+                script("qemu-partition", &[])
+            }),
+        ),
+        (
+            "reproducible firmware: the template from two checkouts puts the same bytes into flash",
+            Box::new(|| script("reproducible", &[])),
+        ),
+        (
+            "deflate codec: round trips, refusals, real firmware (cyw43-firmware crate) against gzip -9, fixtures stay stored",
+            Box::new(|| {
+                cargo(&["test", "-p", "nrtucode-deflate", "--", "--include-ignored"])?;
+                cargo(&[
+                    "build",
+                    "-p",
+                    "nrtucode",
+                    "--target",
+                    THUMB,
+                    "--no-default-features",
+                    "--features",
+                    "gen-cayman,flavor-perf,deflate,defmt",
+                ])
+            }),
+        ),
+        (
+            "miri",
+            Box::new(|| {
+                script("miri", &[])?;
+                cargo(&["+nightly", "miri", "test", "-p", "nrtucode-capi", "--lib"])
+            }),
+        ),
+        (
+            "benchmarks compile",
+            Box::new(|| cargo(&["bench", "-p", "nrtucode-bench", "--no-run"])),
+        ),
+        (
+            "carve speed vs binutils (informative)",
+            Box::new(|| script("carve-vs-binutils", &[])),
+        ),
+        (
+            "carve speed vs cat | sha256sum (informative; README: at or below 1.0x)",
+            Box::new(|| script("carve-speed", &[])),
+        ),
+        (
+            "fuzz the carver, the blob directory check, the partition reader and the deflate decoder (bounded in all)",
+            Box::new(move || {
+                let mut args = vec![per_target.clone()];
+                args.extend(FUZZ_TARGETS.iter().map(|t| t.to_string()));
+                script("fuzz", &args)
+            }),
+        ),
+    ]
+}
+
+/// Regenerates the committed tables, or with `check` fails naming each stale file
+/// (`cargo run -p nrtucode-codegen`, the generator crate).
+pub fn codegen(check: bool) -> Result<(), String> {
+    if check {
+        cargo(&["run", "--quiet", "-p", "nrtucode-codegen", "--", "--check"])
+    } else {
+        cargo(&["run", "--quiet", "-p", "nrtucode-codegen"])
+    }
+}

@@ -1,0 +1,417 @@
+//! The ELF tasks, read with `object` (no `readelf` text): edit a template's external flash,
+//! compare what two builds put into flash, split a consumer's size into code, metadata and
+//! payload.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use object::elf::{PT_LOAD, SHF_ALLOC};
+use object::read::elf::{ElfFile, FileHeader, ProgramHeader};
+use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SectionKind, SymbolKind};
+
+/// The template's external-flash section.
+const SECTION: &str = ".nrtucode_blobs";
+
+/// How `elf-flash` edits the external flash.
+#[derive(clap::Subcommand)]
+pub enum FlashEdit {
+    /// Flip every bit of the byte at load address ADDR (hex, inside `.nrtucode_blobs`).
+    Flip {
+        /// The ELF to read.
+        input: PathBuf,
+        /// The ELF to write (whole or not at all).
+        output: PathBuf,
+        /// The load address, hex (`0x…`).
+        addr: String,
+    },
+    /// Flip the middle byte of the first image LOG says was verified
+    /// (`[LEVEL] [image ]NAME verified: N bytes from 0xADDR`) and print that image's NAME.
+    FlipVerified {
+        /// The ELF to read.
+        input: PathBuf,
+        /// The ELF to write (whole or not at all).
+        output: PathBuf,
+        /// The boot log of the intact ELF.
+        log: PathBuf,
+    },
+    /// Every byte of `.nrtucode_blobs` 0xFF (an erased NOR flash).
+    Erase {
+        /// The ELF to read.
+        input: PathBuf,
+        /// The ELF to write (whole or not at all).
+        output: PathBuf,
+    },
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn parse<'a>(path: &Path, data: &'a [u8]) -> Result<object::File<'a>, String> {
+    object::File::parse(data).map_err(|e| format!("{} is not an ELF file: {e}", path.display()))
+}
+
+fn parse_hex(s: &str) -> Option<u64> {
+    u64::from_str_radix(s.strip_prefix("0x").unwrap_or(s), 16).ok()
+}
+
+/// (name, middle load address) of the first image the boot log says was verified.
+fn first_verified(log: &Path) -> Result<(String, u64), String> {
+    let text =
+        std::fs::read_to_string(log).map_err(|e| format!("cannot read {}: {e}", log.display()))?;
+    for line in text.lines() {
+        let mut line = line.trim();
+        for level in ["TRACE", "DEBUG", "INFO", "WARN", "ERROR"] {
+            if let Some(rest) = line.strip_prefix(level)
+                && rest.starts_with(char::is_whitespace)
+            {
+                line = rest.trim_start();
+                break;
+            }
+        }
+        let line = line.strip_prefix("image ").unwrap_or(line);
+        let Some((name, rest)) = line.split_once(" verified: ") else {
+            continue;
+        };
+        let Some((bytes, addr)) = rest.split_once(" bytes from ") else {
+            continue;
+        };
+        // "0x…" up to the first character that is not a hex digit (", copy checked", " to …").
+        let Some(hex) = addr.strip_prefix("0x") else {
+            continue;
+        };
+        let addr = &hex[..hex
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(hex.len())];
+        if name.is_empty() || addr.is_empty() {
+            continue;
+        }
+        if let (Ok(bytes), Some(addr)) = (bytes.parse::<u64>(), parse_hex(addr)) {
+            return Ok((name.to_string(), addr + bytes / 2));
+        }
+    }
+    Err(format!("{} names no verified image", log.display()))
+}
+
+/// Writes `data` to `dst` through a temporary file beside it, executable, renamed into place.
+fn write_whole(dst: &Path, data: &[u8]) -> Result<(), String> {
+    let dir = dst
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        dst.file_name().and_then(|n| n.to_str()).unwrap_or("elf"),
+        std::process::id()
+    ));
+    let result = (|| {
+        std::fs::write(&tmp, data)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
+        }
+        std::fs::rename(&tmp, dst)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot write {}: {e}", dst.display())
+    })
+}
+
+/// `cargo xtask elf-flash …`.
+pub fn flash(edit: &FlashEdit) -> Result<(), String> {
+    let (src, dst) = match edit {
+        FlashEdit::Flip { input, output, .. }
+        | FlashEdit::FlipVerified { input, output, .. }
+        | FlashEdit::Erase { input, output } => (input, output),
+    };
+    let mut data = read(src)?;
+    let (addr, offset, size) = {
+        let file = parse(src, &data)?;
+        let section = file
+            .section_by_name(SECTION)
+            .filter(|s| s.kind() != SectionKind::UninitializedData)
+            .ok_or_else(|| format!("{} has no PROGBITS section {SECTION}", src.display()))?;
+        let (offset, size) = section
+            .file_range()
+            .ok_or_else(|| format!("{SECTION} of {} has no file bytes", src.display()))?;
+        (section.address(), offset, size)
+    };
+    let range = usize::try_from(offset)
+        .ok()
+        .zip(usize::try_from(size).ok())
+        .and_then(|(o, n)| Some(o..o.checked_add(n)?))
+        .filter(|r| r.end <= data.len())
+        .ok_or_else(|| format!("{SECTION} runs past the end of {}", src.display()))?;
+    let mut name = None;
+    let target = match edit {
+        FlashEdit::Flip { addr: a, .. } => {
+            Some(parse_hex(a).ok_or_else(|| format!("{a:?} is not a hex address"))?)
+        }
+        FlashEdit::FlipVerified { log, .. } => {
+            let (n, middle) = first_verified(log)?;
+            name = Some(n);
+            Some(middle)
+        }
+        FlashEdit::Erase { .. } => None,
+    };
+    match target {
+        Some(target) => {
+            if !(addr <= target && target < addr + size) {
+                return Err(format!(
+                    "{target:#x} is outside {SECTION} ({addr:#x}+{size:#x})"
+                ));
+            }
+            // In range: target - addr < size, and the section lies inside the file.
+            let at = range.start + (target - addr) as usize;
+            if let Some(byte) = data.get_mut(at) {
+                *byte ^= 0xFF;
+            }
+            write_whole(dst, &data)?;
+            if let Some(name) = name {
+                println!("{name}");
+                eprintln!("    flipped the byte at {target:#x}, inside {name}");
+            }
+        }
+        None => {
+            data[range].fill(0xFF);
+            write_whole(dst, &data)?;
+        }
+    }
+    Ok(())
+}
+
+/// (load address, file size, file offset) of every PT_LOAD segment with file bytes.
+fn loadable_of<Elf: FileHeader<Endian = object::Endianness>>(
+    data: &[u8],
+) -> object::Result<Vec<(u64, u64, u64)>> {
+    let file = ElfFile::<Elf>::parse(data)?;
+    let endian = file.endian();
+    Ok(file
+        .elf_program_headers()
+        .iter()
+        .filter(|p| p.p_type(endian) == PT_LOAD && p.p_filesz(endian).into() != 0)
+        .map(|p| {
+            (
+                p.p_paddr(endian).into(),
+                p.p_filesz(endian).into(),
+                p.p_offset(endian).into(),
+            )
+        })
+        .collect())
+}
+
+fn loadable(path: &Path, data: &[u8]) -> Result<Vec<(u64, u64, Vec<u8>)>, String> {
+    let segments = match object::FileKind::parse(data) {
+        Ok(object::FileKind::Elf32) => loadable_of::<object::elf::FileHeader32<_>>(data),
+        Ok(object::FileKind::Elf64) => loadable_of::<object::elf::FileHeader64<_>>(data),
+        _ => return Err(format!("{} is not an ELF file", path.display())),
+    }
+    .map_err(|e| format!("{}: {e}", path.display()))?;
+    segments
+        .into_iter()
+        .map(|(addr, size, offset)| {
+            let bytes = usize::try_from(offset)
+                .ok()
+                .zip(usize::try_from(size).ok())
+                .and_then(|(o, n)| data.get(o..o.checked_add(n)?))
+                .ok_or_else(|| format!("a segment of {} runs past its end", path.display()))?;
+            Ok((addr, size, bytes.to_vec()))
+        })
+        .collect()
+}
+
+/// {name: bytes} of the sections stored in the file.
+fn stored_sections(path: &Path, data: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let file = parse(path, data)?;
+    let mut out: Vec<(String, Vec<u8>)> = file
+        .sections()
+        .filter(|s| s.kind() != SectionKind::UninitializedData)
+        .filter_map(|s| {
+            let name = s.name().ok()?.to_string();
+            let bytes = s.data().ok()?.to_vec();
+            Some((name, bytes))
+        })
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+fn list(segments: &[(u64, u64, Vec<u8>)]) -> String {
+    segments
+        .iter()
+        .map(|s| format!("{:#010x}+{:#x}", s.0, s.1))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `cargo xtask elf-segments A B`: exit 0 when the loadable segments are identical.
+pub fn segments(a: &Path, b: &Path) -> Result<(), String> {
+    let (data_a, data_b) = (read(a)?, read(b)?);
+    let (seg_a, seg_b) = (loadable(a, &data_a)?, loadable(b, &data_b)?);
+    let shape = |s: &[(u64, u64, Vec<u8>)]| s.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>();
+    let same_shape = shape(&seg_a) == shape(&seg_b);
+    let mut same = same_shape;
+    if same_shape {
+        for ((addr, size, bytes_a), (_, _, bytes_b)) in seg_a.iter().zip(&seg_b) {
+            let diff: Vec<usize> = (0..bytes_a.len())
+                .filter(|&i| bytes_a[i] != bytes_b[i])
+                .collect();
+            if let Some(first) = diff.first() {
+                same = false;
+                println!(
+                    "segment at {addr:#010x} ({size} B): {} bytes differ, first at {:#010x}",
+                    diff.len(),
+                    addr + *first as u64
+                );
+            }
+        }
+    } else {
+        println!("loadable segments differ in address or size:");
+        println!("  A: {}", list(&seg_a));
+        println!("  B: {}", list(&seg_b));
+    }
+    if same {
+        let total: u64 = seg_a.iter().map(|s| s.1).sum();
+        println!(
+            "loadable segments identical: {} segments, {total} bytes {}",
+            seg_a.len(),
+            list(&seg_a)
+        );
+    }
+    if data_a == data_b {
+        println!("whole ELF identical");
+    } else {
+        let (sec_a, sec_b) = (stored_sections(a, &data_a)?, stored_sections(b, &data_b)?);
+        let mut names: Vec<&String> = sec_a.iter().chain(&sec_b).map(|s| &s.0).collect();
+        names.sort();
+        names.dedup();
+        let get =
+            |s: &[(String, Vec<u8>)], n: &str| s.iter().find(|x| x.0 == n).map(|x| x.1.clone());
+        let differ: Vec<&str> = names
+            .into_iter()
+            .filter(|n| get(&sec_a, n) != get(&sec_b, n))
+            .map(String::as_str)
+            .collect();
+        println!("whole ELF differs (not loaded) in: {}", differ.join(", "));
+    }
+    if same {
+        Ok(())
+    } else {
+        Err("the loadable segments differ".into())
+    }
+}
+
+/// Bytes covered by the union of `ranges`.
+fn union(mut ranges: Vec<(u64, u64)>) -> u64 {
+    ranges.sort();
+    let (mut total, mut end) = (0, 0);
+    for (a, b) in ranges {
+        if b > end {
+            total += b - a.max(end);
+            end = b;
+        }
+    }
+    total
+}
+
+/// `cargo xtask size-report ELF LABEL`: one JSON line (what scripts/size.sh tabulates).
+///
+/// Payload = the union of the `BLOB_*` statics (one per distinct blob, from build.rs); metadata
+/// = every other byte of allocated .rodata/.data (the const tables, their anonymous
+/// allocations, alignment padding); code = .text minus the consumer's own `_start`.
+pub fn size_report(path: &Path, label: &str) -> Result<(), String> {
+    let data = read(path)?;
+    let file = parse(path, &data)?;
+    let alloc_flag = |s: &object::Section| matches!(s.flags(), SectionFlags::Elf { sh_flags, .. } if sh_flags.0 & SHF_ALLOC.0 != 0);
+    let mut alloc = 0;
+    let (mut data_bytes, mut text) = (0, 0);
+    let (mut data_secs, mut text_secs) = (Vec::new(), Vec::new());
+    for s in file.sections() {
+        let name = s.name().unwrap_or("");
+        if alloc_flag(&s) {
+            alloc += s.size();
+            if name.starts_with(".rodata") || name.starts_with(".data") {
+                data_secs.push(s.index());
+                data_bytes += s.size();
+            }
+        }
+        if name.starts_with(".text") {
+            text_secs.push(s.index());
+            text += s.size();
+        }
+    }
+    let mut blobs = Vec::new();
+    let (mut harness, mut panic) = (0, 0);
+    let mut functions = Vec::new();
+    for sym in file.symbols() {
+        let name = sym.name().unwrap_or("");
+        let sec = sym.section_index();
+        let in_data = sec.is_some_and(|i| data_secs.contains(&i));
+        if in_data && name.contains("BLOB_") {
+            blobs.push((sym.address(), sym.address() + sym.size()));
+        }
+        if sym.kind() == SymbolKind::Text {
+            if name == "_start" {
+                harness += sym.size();
+            }
+            if name.contains("panic") || name.contains("rust_begin_unwind") {
+                panic += sym.size();
+            }
+            if sec.is_some_and(|i| text_secs.contains(&i)) {
+                functions.push((sym.size(), name.to_string()));
+            }
+        }
+    }
+    functions.sort_by(|a, b| b.cmp(a));
+    let count = blobs.len();
+    let payload = union(blobs);
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let mut out = format!(
+        "{{\"label\": {}, \"alloc\": {alloc}, \"text\": {text}, \"code\": {}, \"panic\": {panic}, \
+         \"data\": {data_bytes}, \"payload\": {payload}, \"blobs\": {count}, \"metadata\": {}, \
+         \"functions\": [",
+        q(label),
+        text - harness,
+        data_bytes - payload
+    );
+    for (i, (n, name)) in functions.iter().enumerate() {
+        let sep = if i == 0 { "" } else { ", " };
+        let _ = write!(out, "{sep}[{n}, {}]", q(name));
+    }
+    out.push_str("]}");
+    println!("{out}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_verified_image_is_found_in_both_boards_logs() {
+        let dir = std::env::temp_dir().join(format!("xtask-elf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("log");
+        // The RISC-V loader's line: the address is followed by a comma.
+        std::fs::write(
+            &log,
+            "boot\nCAYMAN_NX_ACT IRAM verified: 100 bytes from 0x81000000, copy checked\n",
+        )
+        .unwrap();
+        assert_eq!(
+            first_verified(&log).unwrap(),
+            ("CAYMAN_NX_ACT IRAM".into(), 0x8100_0032)
+        );
+        // The Arm template's defmt line: a level, "image ", then " to 0x…".
+        std::fs::write(&log, "INFO  image CAYMAN_NX_ACT Perf DRAM verified: 10 bytes from 0x21013dc0 to 0x20018000\n").unwrap();
+        assert_eq!(
+            first_verified(&log).unwrap(),
+            ("CAYMAN_NX_ACT Perf DRAM".into(), 0x2101_3dc5)
+        );
+        std::fs::write(&log, "nothing verified here\n").unwrap();
+        assert!(first_verified(&log).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,328 @@
+//! Link checks: the Markdown of unpacked `.crate`s (`package-links`) and the rendered rustdoc
+//! (`doc-links`). A relative link must stay inside what is published: the package, or the
+//! rendered docs.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::metadata::Metadata;
+
+/// Link targets of `line` written as HTML attributes `href="…"` / `src='…'`.
+fn html_targets(line: &str, out: &mut Vec<String>) {
+    for attr in ["href", "src"] {
+        let mut rest = line;
+        while let Some(at) = rest.find(attr) {
+            let after = rest[at + attr.len()..].trim_start();
+            rest = &rest[at + attr.len()..];
+            let Some(after) = after.strip_prefix('=') else {
+                continue;
+            };
+            let after = after.trim_start();
+            let Some(quote) = after.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+                continue;
+            };
+            if let Some(end) = after[1..].find(quote)
+                && end > 0
+            {
+                out.push(after[1..=end].to_string());
+            }
+        }
+    }
+}
+
+/// `line` without its code spans (a run of backticks up to the same run).
+fn without_code_spans(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(start) = rest.find('`') {
+        out.push_str(&rest[..start]);
+        let run = rest[start..].len() - rest[start..].trim_start_matches('`').len();
+        let fence = &rest[start..start + run];
+        let body = &rest[start + run..];
+        match body.find(fence) {
+            Some(end) => rest = &body[end + run..],
+            None => {
+                out.push_str(&rest[start..]);
+                return out;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// (line number, target) of every link outside code in a Markdown text: inline
+/// (`[text](target)`, `![alt](target)`), reference definitions (`[id]: target`) and HTML
+/// `href`/`src` attributes.
+pub fn markdown_links(text: &str) -> Vec<(usize, String)> {
+    let mut fence: Option<String> = None;
+    let mut found = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let number = i + 1;
+        let stripped = line.trim_start();
+        let run = |c: char| stripped.len() - stripped.trim_start_matches(c).len();
+        let (ticks, tildes) = (run('`'), run('~'));
+        if ticks >= 3 || tildes >= 3 {
+            match &fence {
+                None => {
+                    fence = Some(if ticks >= 3 {
+                        "`".repeat(ticks)
+                    } else {
+                        "~".repeat(tildes)
+                    })
+                }
+                Some(f) if stripped.starts_with(f.as_str()) => fence = None,
+                Some(_) => {}
+            }
+            continue;
+        }
+        if fence.is_some() {
+            continue;
+        }
+        let line = without_code_spans(line);
+        let mut targets = Vec::new();
+        let mut rest = line.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = rest[at + 2..].trim_start();
+            let after = after.strip_prefix('<').unwrap_or(after);
+            let end = after
+                .find(|c: char| c.is_whitespace() || c == ')' || c == '>')
+                .unwrap_or(after.len());
+            if end > 0 && rest[..at].contains('[') {
+                targets.push(after[..end].to_string());
+            }
+            rest = &rest[at + 2..];
+        }
+        html_targets(&line, &mut targets);
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if indent <= 3
+            && let Some(label) = line[indent..].strip_prefix('[')
+            && let Some(close) = label.find("]:")
+            && close > 0
+            && !label[..close].contains(']')
+            && let Some(target) = label[close + 2..].split_whitespace().next()
+        {
+            let target = target.trim_start_matches('<').trim_end_matches('>');
+            targets.push(target.to_string());
+        }
+        found.extend(targets.into_iter().map(|t| (number, t)));
+    }
+    found
+}
+
+/// Whether `target` is absolute (`scheme:`, `//host`) or an anchor: nothing to resolve.
+fn is_absolute(target: &str) -> bool {
+    let scheme = target.split_once(':').is_some_and(|(s, _)| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+    });
+    scheme || target.starts_with('#') || target.starts_with("//")
+}
+
+/// `path` with `.` and `..` resolved lexically (no symlinks followed).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+        if path.is_dir() {
+            walk(&path, ext, out)?;
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case(ext))
+        {
+            out.push(path);
+        }
+    }
+    out.sort();
+    Ok(())
+}
+
+/// The relative link `target` of a page in `folder`, unless it resolves to a path inside
+/// `root` (that exists, with `must_exist`).
+fn leaves(root: &Path, folder: &Path, target: &str, must_exist: bool) -> Option<PathBuf> {
+    if is_absolute(target) {
+        return None;
+    }
+    let file = target.split(['#', '?']).next().unwrap_or("");
+    if file.is_empty() {
+        return None;
+    }
+    let joined = if let Some(abs) = file.strip_prefix('/') {
+        PathBuf::from("/").join(abs)
+    } else {
+        folder.join(file)
+    };
+    let resolved = normalize(&joined);
+    let real = resolved.canonicalize().unwrap_or(resolved.clone());
+    (!(real.starts_with(root) && (!must_exist || real.exists()))).then_some(resolved)
+}
+
+/// `cargo xtask package-links DIR…`: every relative link in the Markdown of the unpacked
+/// packages names a path inside its package.
+pub fn package_links(packages: &[PathBuf]) -> Result<(), String> {
+    let mut bad = Vec::new();
+    for package in packages {
+        let root = package
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", package.display()))?;
+        let mut pages = Vec::new();
+        walk(&root, "md", &mut pages)?;
+        for page in pages {
+            let text = std::fs::read_to_string(&page)
+                .map_err(|e| format!("cannot read {}: {e}", page.display()))?;
+            let folder = page.parent().unwrap_or(&root);
+            for (number, target) in markdown_links(&text) {
+                if leaves(&root, folder, &target, true).is_some() {
+                    let shown = page
+                        .strip_prefix(root.parent().unwrap_or(&root))
+                        .unwrap_or(&page);
+                    bad.push(format!("{}:{number}: {target}", shown.display()));
+                }
+            }
+        }
+    }
+    for line in &bad {
+        eprintln!("package-links: broken outside the repository: {line}");
+    }
+    if !bad.is_empty() {
+        return Err(format!(
+            "{} relative links name paths the packages do not hold; link to docs.rs, or keep \
+             the text in the package",
+            bad.len()
+        ));
+    }
+    println!(
+        "package-links: every relative link of {} packages resolves inside its package",
+        packages.len()
+    );
+    Ok(())
+}
+
+/// `cargo xtask doc-links [CRATE…]`: the rendered rustdoc (`cargo doc --workspace --no-deps`,
+/// in cargo's target directory) has the pages of every library of the workspace (or of the
+/// crates named), and no link (href or src) in them leaves the rendered tree.
+pub fn doc_links(meta: &Metadata, crates: &[String]) -> Result<(), String> {
+    let doc = meta.target_dir.join("doc");
+    let root = doc.canonicalize().map_err(|e| {
+        format!(
+            "no {} ({e}); run cargo doc --workspace --no-deps first",
+            doc.display()
+        )
+    })?;
+    let crates = if crates.is_empty() {
+        meta.documented_libraries()
+    } else {
+        crates.to_vec()
+    };
+    if crates.is_empty() {
+        return Err("cargo metadata listed no library".into());
+    }
+    let mut problems = Vec::new();
+    for krate in &crates {
+        if !root.join(krate).join("index.html").is_file() {
+            problems.push(format!(
+                "{}/{krate}/index.html is missing; run cargo doc --workspace --no-deps",
+                doc.display()
+            ));
+            continue;
+        }
+        let mut pages = Vec::new();
+        walk(&root.join(krate), "html", &mut pages)?;
+        if root.join("src").join(krate).is_dir() {
+            walk(&root.join("src").join(krate), "html", &mut pages)?;
+        }
+        let mut leaving = std::collections::BTreeSet::new();
+        for page in pages {
+            let html = std::fs::read_to_string(&page)
+                .map_err(|e| format!("cannot read {}: {e}", page.display()))?;
+            let folder = page.parent().unwrap_or(&root);
+            let mut targets = Vec::new();
+            for line in html.lines() {
+                html_targets(line, &mut targets);
+            }
+            for target in targets {
+                if let Some(resolved) = leaves(&root, folder, &target, false) {
+                    leaving.insert(format!("  {} -> {}", page.display(), resolved.display()));
+                }
+            }
+        }
+        if !leaving.is_empty() {
+            problems.push(format!(
+                "{krate} links outside the rendered docs (to repository paths):\n{}",
+                leaving.into_iter().collect::<Vec<_>>().join("\n")
+            ));
+        }
+    }
+    if crates.iter().any(|c| c == "nrtucode") {
+        let front = std::fs::read_to_string(root.join("nrtucode/index.html")).unwrap_or_default();
+        if !front.contains("Bare metal") {
+            problems.push(format!(
+                "{}/nrtucode/index.html is not the core crate's front page",
+                doc.display()
+            ));
+        }
+    }
+    if problems.is_empty() {
+        println!(
+            "doc-links: {} crates' rendered docs link only inside {}",
+            crates.len(),
+            doc.display()
+        );
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_outside_code_are_found_and_code_is_skipped() {
+        let text = "see [a](../x.md#y) and `[b](c.md)`\n```\n[d](e.md)\n```\n  [id]: <f.md> \"t\"\n<img src=\"g.png\">\n[h](https://example.invalid) [i](#j)\n";
+        let links: Vec<String> = markdown_links(text).into_iter().map(|l| l.1).collect();
+        assert_eq!(
+            links,
+            [
+                "../x.md#y",
+                "f.md",
+                "g.png",
+                "https://example.invalid",
+                "#j"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_link_leaving_its_root_is_reported_and_one_inside_is_not() {
+        let root = std::env::temp_dir().join(format!("xtask-links-{}", std::process::id()));
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        std::fs::write(root.join("docs/a.md"), "").unwrap();
+        let root = root.canonicalize().unwrap();
+        assert!(leaves(&root, &root, "docs/a.md#x", true).is_none());
+        assert!(leaves(&root, &root, "https://example.invalid/a", true).is_none());
+        assert!(leaves(&root, &root, "docs/missing.md", true).is_some());
+        assert!(leaves(&root, &root.join("docs"), "../../outside.md", true).is_some());
+        // The rendered docs link to crates `--no-deps` did not render: inside is enough there.
+        assert!(leaves(&root, &root, "docs/missing.md", false).is_none());
+        assert!(leaves(&root, &root, "../outside.html", false).is_some());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}

@@ -1,0 +1,365 @@
+//! `cargo xtask <task>`: the repository's checks and measurements in one place (the alias is in
+//! `.cargo/config.toml`). `cargo xtask ci` is what `.ci/run` runs once it has installed the
+//! toolchains and tools; every other task is one check or measurement, runnable on its own.
+//!
+//! The workspace's root, target directory and published crates come from `cargo metadata`;
+//! ELF files are read with `object`. Tasks not converted to Rust yet run their script in
+//! `scripts/` from the workspace root.
+
+mod ci;
+mod elf;
+mod links;
+mod metadata;
+mod panic;
+mod policy;
+
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+use clap::{Parser, Subcommand};
+
+use metadata::Metadata;
+
+/// The repository's checks and measurements.
+#[derive(Parser)]
+#[command(name = "cargo xtask", about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Every check CI runs, in order, with the elapsed seconds of each step and a final summary
+    /// (what `.ci/run` runs after installing toolchains and tools).
+    Ci {
+        /// Seconds of fuzzing in all, split evenly over the fuzz targets.
+        #[arg(long, default_value_t = 120)]
+        fuzz_seconds: u64,
+        /// Leave out README's test command (`cargo test --workspace`): `.ci/run` runs it itself,
+        /// in so many words, before this.
+        #[arg(long)]
+        skip_workspace_tests: bool,
+    },
+    /// The crates published to the registry, dependencies first (from `cargo metadata`).
+    Published {
+        /// List the workspace's other crates instead (`publish = false`).
+        #[arg(long)]
+        unpublished: bool,
+    },
+    /// Cargo's target directory for this workspace (honours `CARGO_TARGET_DIR`).
+    TargetDir,
+    /// `cargo package` of the published crates, checked and used from fresh consumer crates.
+    Package {
+        /// Extra `cargo package` arguments (e.g. `--allow-dirty`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// The oldest Rust the core builds with (its rust-version), host and thumbv7em.
+    Msrv(Extra),
+    /// The published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, -D warnings).
+    Docsrs,
+    /// scripts/install-c.sh into a temporary prefix; C programs through pkg-config.
+    InstallCCheck(Extra),
+    /// The bare-metal template under QEMU: mps2-an386 (Arm), and the RISC-V loader on virt.
+    Qemu {
+        /// Which machine: arm, riscv or both.
+        #[arg(long, default_value = "both")]
+        arch: Arch,
+    },
+    /// The bare-metal template's link checks (blobs in XFLASH, internal flash, gc per blob).
+    BareMetal(Extra),
+    /// The template README's walkthrough, as written.
+    Walkthrough(Extra),
+    /// The template with feature `partition` under QEMU: every tamper case, the README's three
+    /// commands as written.
+    QemuPartition(Extra),
+    /// The instructions and flash a partition boot costs on the device.
+    PartitionCost(Extra),
+    /// Regenerates the committed tables (`src/catalog/generated.rs`) from the fact tables;
+    /// `--check` fails naming each stale file instead.
+    Codegen {
+        /// Check only: fail when a generated file differs from what the fact tables give.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Two checkouts of the template put the same bytes into flash.
+    Reproducible(Extra),
+    /// The size report of resolver code, table metadata and blob payload.
+    Size(Extra),
+    /// Instruction counts of the resolvers.
+    Instructions(Extra),
+    /// The benchmarks.
+    Bench(Extra),
+    /// The device cost of the template.
+    DeviceCost(Extra),
+    /// The flash and time cost of the deflate decoder on device.
+    DeflateCost(Extra),
+    /// The flash cost of the partition reader.
+    PartitionSize(Extra),
+    /// No panic reachable from the resolvers (link check and call graph).
+    Nopanic(Extra),
+    /// No link in the rendered docs (`cargo doc --workspace --no-deps`) leaves them.
+    DocLinks {
+        /// Crates to check, as rustdoc names them (default: every library of the workspace).
+        crates: Vec<String>,
+    },
+    /// No relative link in the Markdown of unpacked `.crate`s leaves its package.
+    PackageLinks {
+        /// The unpacked package directories.
+        #[arg(required = true)]
+        packages: Vec<PathBuf>,
+    },
+    /// The functions of a linked no_std ELF that call into the panic machinery (call graph from
+    /// `llvm-objdump -d`); fails unless each one's name contains an `--allow` string.
+    PanicCallers {
+        /// The ELF.
+        elf: PathBuf,
+        /// A substring of the functions allowed to call a panic entry (repeatable).
+        #[arg(long)]
+        allow: Vec<String>,
+    },
+    /// Reads cargo's `--message-format=json` messages on stdin and prints the path of the
+    /// executable the build produced (the last one): a script tests what it just built, in
+    /// whatever target directory cargo used.
+    Artifact,
+    /// The repository's rules: README's Layout table, relative links, the core's front feature.
+    Policy,
+    /// The version of a workspace crate (from `cargo metadata`).
+    Version {
+        /// The crate.
+        name: String,
+    },
+    /// Carve speed against `cat | sha256sum`.
+    CarveSpeed(Extra),
+    /// Carve speed against binutils.
+    CarveVsBinutils(Extra),
+    /// Fuzz the carver, the blob directory check, the partition reader and the inflater.
+    Fuzz {
+        /// Seconds per target.
+        #[arg(long, default_value_t = 30)]
+        seconds: u64,
+        /// Targets (default: carve blob_dir partition inflate).
+        targets: Vec<String>,
+    },
+    /// The hostile-input cases against the CLI.
+    HostileCases(Extra),
+    /// The miri runs.
+    Miri(Extra),
+    /// Edit a template ELF's external flash (`.nrtucode_blobs`) as a bad write or an erased chip
+    /// would leave it.
+    ElfFlash {
+        #[command(subcommand)]
+        edit: elf::FlashEdit,
+    },
+    /// Compare what two firmware ELFs put into flash (loadable segments), then the whole files.
+    ElfSegments {
+        /// One build.
+        a: PathBuf,
+        /// The other.
+        b: PathBuf,
+    },
+    /// Split a thumbv7em consumer ELF into code, table metadata and blob payload (one JSON line).
+    SizeReport {
+        /// The ELF.
+        elf: PathBuf,
+        /// The label of the row.
+        label: String,
+    },
+}
+
+/// Arguments passed on to the task's script (e.g. `cargo xtask size -- --no-build-cost`).
+#[derive(clap::Args)]
+struct Extra {
+    /// The script's own arguments.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+/// The QEMU machines.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Arch {
+    /// mps2-an386 (Cortex-M4).
+    Arm,
+    /// virt (riscv32).
+    Riscv,
+    /// Both.
+    Both,
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse().task) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(task: Task) -> Result<(), String> {
+    if let Task::Artifact = task {
+        // Reads stdin only: it may run outside the workspace (tests/no_std, the templates).
+        return artifact();
+    }
+    let meta = Metadata::load()?;
+    std::env::set_current_dir(&meta.root)
+        .map_err(|e| format!("cannot enter {}: {e}", meta.root.display()))?;
+    match task {
+        Task::Ci {
+            fuzz_seconds,
+            skip_workspace_tests,
+        } => ci::run(&meta, fuzz_seconds, skip_workspace_tests),
+        Task::Published { unpublished } => {
+            let names = if unpublished {
+                meta.unpublished()
+            } else {
+                meta.published()
+            };
+            for name in names {
+                println!("{name}");
+            }
+            Ok(())
+        }
+        Task::TargetDir => {
+            println!("{}", meta.target_dir.display());
+            Ok(())
+        }
+        Task::Package { args } => script("package", &args),
+        Task::Msrv(extra) => script("msrv", &extra.args),
+        Task::Docsrs => docsrs(&meta),
+        Task::InstallCCheck(extra) => script("install-c-check", &extra.args),
+        Task::Qemu { arch } => {
+            if matches!(arch, Arch::Arm | Arch::Both) {
+                script("qemu", &[])?;
+            }
+            if matches!(arch, Arch::Riscv | Arch::Both) {
+                script("qemu-riscv", &[])?;
+            }
+            Ok(())
+        }
+        Task::BareMetal(extra) => script("bare-metal", &extra.args),
+        Task::Walkthrough(extra) => script("walkthrough", &extra.args),
+        Task::QemuPartition(extra) => script("qemu-partition", &extra.args),
+        Task::PartitionCost(extra) => script("partition-cost", &extra.args),
+        Task::Codegen { check } => ci::codegen(check),
+        Task::Reproducible(extra) => script("reproducible", &extra.args),
+        Task::Size(extra) => script("size", &extra.args),
+        Task::Instructions(extra) => script("instructions", &extra.args),
+        Task::Bench(extra) => script("bench", &extra.args),
+        Task::DeviceCost(extra) => script("device-cost", &extra.args),
+        Task::DeflateCost(extra) => script("deflate-cost", &extra.args),
+        Task::PartitionSize(extra) => script("partition-size", &extra.args),
+        Task::Nopanic(extra) => script("nopanic", &extra.args),
+        Task::DocLinks { crates } => links::doc_links(&meta, &crates),
+        Task::PackageLinks { packages } => links::package_links(&packages),
+        Task::PanicCallers { elf, allow } => panic::panic_callers(&elf, &allow),
+        Task::Artifact => artifact(),
+        Task::Policy => policy::run(&meta),
+        Task::Version { name } => {
+            let version = meta
+                .version(&name)
+                .ok_or_else(|| format!("no crate {name} in the workspace"))?;
+            println!("{version}");
+            Ok(())
+        }
+        Task::CarveSpeed(extra) => script("carve-speed", &extra.args),
+        Task::CarveVsBinutils(extra) => script("carve-vs-binutils", &extra.args),
+        Task::Fuzz { seconds, targets } => {
+            let mut args = vec![seconds.to_string()];
+            if targets.is_empty() {
+                args.extend(ci::FUZZ_TARGETS.iter().map(|t| t.to_string()));
+            } else {
+                args.extend(targets);
+            }
+            script("fuzz", &args)
+        }
+        Task::HostileCases(extra) => script("hostile-cases", &extra.args),
+        Task::Miri(extra) => script("miri", &extra.args),
+        Task::ElfFlash { edit } => elf::flash(&edit),
+        Task::ElfSegments { a, b } => elf::segments(&a, &b),
+        Task::SizeReport { elf, label } => elf::size_report(&elf, &label),
+    }
+}
+
+/// Runs `bash scripts/NAME.sh ARGS` from the workspace root.
+pub fn script(name: &str, args: &[String]) -> Result<(), String> {
+    let path = format!("scripts/{name}.sh");
+    let mut command = Command::new("bash");
+    command.arg(&path).args(args);
+    status(&mut command)
+}
+
+/// Runs `command`, failing with its command line unless it exits 0.
+pub fn status(command: &mut Command) -> Result<(), String> {
+    let shown = format!("{command:?}");
+    match command.status() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("{shown} failed ({s})")),
+        Err(e) => Err(format!("cannot run {shown}: {e}")),
+    }
+}
+
+/// Each published crate's documentation as docs.rs builds it: nightly rustdoc, `--cfg docsrs`,
+/// the features its `[package.metadata.docs.rs]` names, warnings denied; then checks that a
+/// feature-gated item shows the feature it needs.
+fn docsrs(meta: &Metadata) -> Result<(), String> {
+    let target_dir = meta.target_dir.join("docsrs");
+    let published = meta.published();
+    for name in &published {
+        let features = meta.docsrs_features(name).join(",");
+        let mut command = Command::new("cargo");
+        command
+            .args([
+                "+nightly",
+                "doc",
+                "--quiet",
+                "--locked",
+                "--no-deps",
+                "-p",
+                name,
+            ])
+            .env("CARGO_TARGET_DIR", &target_dir)
+            .env("RUSTDOCFLAGS", "--cfg docsrs -D warnings");
+        if !features.is_empty() {
+            command.args(["--features", &features]);
+        }
+        status(&mut command)?;
+    }
+    let page = target_dir.join("doc/nrtucode/struct.StdEnv.html");
+    let html = std::fs::read_to_string(&page)
+        .map_err(|e| format!("cannot read {}: {e}", page.display()))?;
+    if !html.contains("Available on <strong>crate feature <code>std</code></strong> only") {
+        return Err(format!(
+            "{} does not say StdEnv needs feature std",
+            page.display()
+        ));
+    }
+    println!(
+        "docsrs: {} documented as docs.rs builds them",
+        published.join(" ")
+    );
+    Ok(())
+}
+
+/// `cargo xtask artifact`: the `executable` of the last `compiler-artifact` message on stdin.
+fn artifact() -> Result<(), String> {
+    let mut last = None;
+    for line in std::io::stdin().lines() {
+        let line = line.map_err(|e| format!("cannot read cargo's messages: {e}"))?;
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
+            continue;
+        };
+        if message["reason"] == "compiler-artifact"
+            && let Some(exe) = message["executable"].as_str()
+        {
+            last = Some(exe.to_string());
+        }
+        if message["reason"] == "build-finished" && message["success"] == false {
+            return Err("the build failed".into());
+        }
+    }
+    let exe = last.ok_or("cargo's messages name no executable")?;
+    println!("{exe}");
+    Ok(())
+}

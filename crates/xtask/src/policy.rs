@@ -1,0 +1,178 @@
+//! `cargo xtask policy`: the repository's own rules, checked on its files and its
+//! `cargo metadata` (they were integration tests of the core, which linked the blob set for them):
+//!
+//! * README's Layout table matches the tree: every path it names exists, and every crate under
+//!   `crates/` and every top-level directory is named in it;
+//! * every relative link of README, blobs/README.md, docs/*.md and the crates' READMEs resolves;
+//! * the core's `front` feature enables exactly the facts' front selection (`FRONT_FEATURES`),
+//!   as Cargo resolves it, however the manifest spells it.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use nrtucode_facts::facts::FRONT_FEATURES;
+
+use crate::metadata::Metadata;
+
+/// The first-column paths of the table under `## Layout` in `readme`, without a trailing `/`.
+fn layout_paths(readme: &str) -> Result<Vec<String>, String> {
+    let section = readme
+        .split("\n## Layout\n")
+        .nth(1)
+        .ok_or("README has no `## Layout` section")?;
+    let section = section.split("\n## ").next().unwrap_or(section);
+    Ok(section
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|rest| rest.split('`').next())
+        .map(|path| path.trim_end_matches('/').to_owned())
+        .collect())
+}
+
+/// The directories in `dir` (not hidden), as `prefix` + name.
+fn dirs(dir: &Path, prefix: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.file_type().is_ok_and(|t| t.is_dir()) && !name.starts_with('.') {
+            out.push(format!("{prefix}{name}"));
+        }
+    }
+    Ok(out)
+}
+
+fn layout(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
+    let readme =
+        std::fs::read_to_string(root.join("README.md")).map_err(|e| format!("README.md: {e}"))?;
+    let paths = layout_paths(&readme)?;
+    if paths.len() < 10 {
+        problems.push(format!("the Layout table lists only {paths:?}"));
+    }
+    for p in paths.iter().filter(|p| !root.join(p).exists()) {
+        problems.push(format!(
+            "README's Layout table names {p}, which does not exist"
+        ));
+    }
+    let listed: BTreeSet<&String> = paths.iter().collect();
+    let mut expected = dirs(&root.join("crates"), "crates/")?;
+    expected.extend(
+        dirs(root, "")?
+            .into_iter()
+            .filter(|d| d != "target" && d != "crates"),
+    );
+    for d in expected.iter().filter(|d| !listed.contains(d)) {
+        problems.push(format!("{d} is missing from README's Layout table"));
+    }
+    Ok(())
+}
+
+/// The relative link targets (`](path)`, anchors dropped) of a Markdown file.
+fn relative_links(markdown: &str) -> Vec<String> {
+    markdown
+        .split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .map(|target| target.split('#').next().unwrap_or(target).to_owned())
+        .filter(|target| !target.is_empty() && !target.contains("://"))
+        .collect()
+}
+
+fn links(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
+    let mut pages = vec![root.join("README.md"), root.join("blobs/README.md")];
+    for dir in ["docs", "crates"] {
+        let entries = std::fs::read_dir(root.join(dir)).map_err(|e| format!("{dir}: {e}"))?;
+        for entry in entries {
+            let path = entry.map_err(|e| format!("{dir}: {e}"))?.path();
+            let page = if path.is_dir() {
+                path.join("README.md")
+            } else {
+                path
+            };
+            if page.extension().is_some_and(|e| e == "md") && page.exists() {
+                pages.push(page);
+            }
+        }
+    }
+    if pages.len() < 5 {
+        problems.push(format!("only {} pages to check links in", pages.len()));
+    }
+    for page in &pages {
+        let text = std::fs::read_to_string(page).map_err(|e| format!("{}: {e}", page.display()))?;
+        let dir = page.parent().unwrap_or(root);
+        for target in relative_links(&text) {
+            if !dir.join(&target).exists() {
+                problems.push(format!(
+                    "{}: link to {target}, which does not exist",
+                    page.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn front_feature(meta: &Metadata, problems: &mut Vec<String>) -> Result<(), String> {
+    let features = meta
+        .features("nrtucode")
+        .ok_or("no package nrtucode in cargo metadata")?;
+    let mut front: Vec<&str> = features
+        .get("front")
+        .and_then(|f| f.as_array())
+        .ok_or("the core has no feature front")?
+        .iter()
+        .filter_map(|f| f.as_str())
+        .collect();
+    front.sort_unstable();
+    let mut expected = FRONT_FEATURES.to_vec();
+    expected.sort_unstable();
+    if front != expected {
+        problems.push(format!(
+            "the core's front feature enables {front:?}, the facts' FRONT_FEATURES are {expected:?}"
+        ));
+    }
+    // Each member is itself a feature of the core (not a typo that Cargo would reject later).
+    for member in FRONT_FEATURES
+        .iter()
+        .filter(|m| !features.contains_key(**m))
+    {
+        problems.push(format!(
+            "FRONT_FEATURES names {member}, not a feature of the core"
+        ));
+    }
+    Ok(())
+}
+
+/// Runs every policy check, listing every broken rule.
+pub fn run(meta: &Metadata) -> Result<(), String> {
+    let mut problems = Vec::new();
+    layout(&meta.root, &mut problems)?;
+    links(&meta.root, &mut problems)?;
+    front_feature(meta, &mut problems)?;
+    if problems.is_empty() {
+        println!("policy: README layout, relative links, the front feature: all hold");
+        Ok(())
+    } else {
+        Err(format!("policy:\n  {}", problems.join("\n  ")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_layout_table_is_read_from_its_section_only() {
+        let readme = "# x\n| `no/` | before |\n## Layout\n| path | what |\n|---|---|\n| `src/` | core |\n| `a.rs` | file |\n## Next\n| `later/` | no |\n";
+        assert_eq!(layout_paths(readme).unwrap(), ["src", "a.rs"]);
+        assert!(layout_paths("# no layout\n").is_err());
+    }
+
+    #[test]
+    fn relative_links_drop_anchors_and_urls() {
+        assert_eq!(
+            relative_links("[a](docs/x.md#y) [b](https://h.invalid/z) [c](#top)"),
+            ["docs/x.md"]
+        );
+    }
+}
