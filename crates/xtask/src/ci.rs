@@ -486,35 +486,10 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "bare-metal template: blobs in XFLASH, internal flash < 16 KiB, gc per blob",
             Box::new(|| {
-                cargo_in(
+                clippy_release("examples/bare-metal", &["--bins", "--examples"])?;
+                clippy_release(
                     "examples/bare-metal",
-                    &[
-                        "clippy",
-                        "--quiet",
-                        "--release",
-                        "--locked",
-                        "--bins",
-                        "--examples",
-                        "--",
-                        "-D",
-                        "warnings",
-                    ],
-                )?;
-                cargo_in(
-                    "examples/bare-metal",
-                    &[
-                        "clippy",
-                        "--quiet",
-                        "--release",
-                        "--locked",
-                        "--bins",
-                        "--examples",
-                        "--features",
-                        "qemu,const-resolve",
-                        "--",
-                        "-D",
-                        "warnings",
-                    ],
+                    &["--bins", "--examples", "--features", "qemu,const-resolve"],
                 )?;
                 script("bare-metal", &[])
             }),
@@ -524,18 +499,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             Box::new(|| {
                 // The defmt log is decoded by the workspace's nrtucode-defmt (built by qemu.sh).
                 script("qemu", &[])?;
-                cargo_in(
-                    "examples/riscv-virt",
-                    &[
-                        "clippy",
-                        "--quiet",
-                        "--release",
-                        "--locked",
-                        "--",
-                        "-D",
-                        "warnings",
-                    ],
-                )?;
+                clippy_release("examples/riscv-virt", &[])?;
                 script("qemu-riscv", &[])
             }),
         ),
@@ -547,38 +511,19 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             "the template with feature partition under QEMU: no blob linked, the signed partition loaded on its own at 0x21000000, every tamper case refused (decoded log, exit status), the README's three commands as written",
             Box::new(|| {
                 for features in ["partition,deflate", "qemu,partition"] {
-                    cargo_in(
+                    clippy_release(
                         "examples/bare-metal",
-                        &[
-                            "clippy",
-                            "--quiet",
-                            "--release",
-                            "--locked",
-                            "--bins",
-                            "--no-default-features",
-                            "--features",
-                            features,
-                            "--",
-                            "-D",
-                            "warnings",
-                        ],
+                        &["--bins", "--no-default-features", "--features", features],
                     )?;
                 }
-                cargo_in(
+                clippy_release(
                     "examples/bare-metal",
                     &[
-                        "clippy",
-                        "--quiet",
-                        "--release",
-                        "--locked",
                         "--bins",
                         "--examples",
                         "--no-default-features",
                         "--features",
                         "qemu,deflate",
-                        "--",
-                        "-D",
-                        "warnings",
                     ],
                 )?;
                 script("qemu-partition", &[])
@@ -642,4 +587,13 @@ pub fn codegen(check: bool) -> Result<(), String> {
     } else {
         cargo(&["run", "--quiet", "-p", "nrtucode-codegen"])
     }
+}
+
+/// `cargo clippy --quiet --release --locked ARGS -- -D warnings` in the separate workspace `dir`
+/// (the bare-metal template, the RISC-V loader).
+fn clippy_release(dir: &str, args: &[&str]) -> Result<(), String> {
+    let mut all = vec!["clippy", "--quiet", "--release", "--locked"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--", "-D", "warnings"]);
+    cargo_in(dir, &all)
 }
