@@ -25,13 +25,18 @@ cd "$(dirname "$0")/.."
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 rustup +nightly component add miri rust-src >/dev/null 2>&1 || rustup +nightly component add miri rust-src
 start=$(date +%s)
-cargo +nightly miri test -p nrtucode --features std \
-  --lib --test return_codes --test catalog_vs_facts --test const_eval --test single_copy --test env_matrix -- \
-  --skip the_payload_is_in_this_executable_once \
-  --skip matrix_matches_the_model_for_every_slot_region_and_flavor \
-  --skip snapshot_matches_the_model_and_the_map_in_every_cell \
-  --skip fixture_build_embeds_exactly_the_generated_bytes \
-  --skip every_getter_matches_its_facts_row_and_feature_selection \
+skips=(
+  --skip the_payload_is_in_this_executable_once
+  --skip matrix_matches_the_model_for_every_slot_region_and_flavor
+  --skip snapshot_matches_the_model_and_the_map_in_every_cell
+  --skip fixture_build_embeds_exactly_the_generated_bytes
+  --skip every_getter_matches_its_facts_row_and_feature_selection
   --skip hwdecode_list_matches_the_facts
+)
+cargo +nightly miri test -p nrtucode --features std --lib -- "${skips[@]}"
+# The integration tests are grouped into two binaries (tests/resolvers, tests/model); miri runs
+# the modules it always ran, named as filters.
+cargo +nightly miri test -p nrtucode --features std --test resolvers --test model -- \
+  return_codes:: const_eval:: single_copy:: catalog_vs_facts:: env_matrix:: "${skips[@]}"
 cargo +nightly miri test -p nrtucode-env-stress
 echo "miri: $(($(date +%s) - start)) s"
