@@ -280,16 +280,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
                 // `cargo test --workspace`, the oracle over front partitions in the front step; the
                 // portable hosts check `partition` in the portable-hosts step.
                 for target in [THUMB, RISCV] {
-                    cargo(&[
-                        "build",
-                        "-p",
-                        "nrtucode",
-                        "--target",
-                        target,
-                        "--no-default-features",
-                        "--features",
-                        "partition",
-                    ])?;
+                    bare_core(target, "partition")?;
                 }
                 cargo(&[
                     "test",
@@ -339,34 +330,9 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "no_std cross build (thumbv7em-none-eabihf)",
             Box::new(|| {
-                cargo(&[
-                    "build",
-                    "-p",
-                    "nrtucode",
-                    "--target",
-                    THUMB,
-                    "--no-default-features",
-                ])?;
-                cargo(&[
-                    "build",
-                    "-p",
-                    "nrtucode",
-                    "--target",
-                    THUMB,
-                    "--no-default-features",
-                    "--features",
-                    "defmt",
-                ])?;
-                cargo(&[
-                    "build",
-                    "-p",
-                    "nrtucode",
-                    "--target",
-                    THUMB,
-                    "--no-default-features",
-                    "--features",
-                    "verify,defmt",
-                ])?;
+                bare_core(THUMB, "")?;
+                bare_core(THUMB, "defmt")?;
+                bare_core(THUMB, "verify,defmt")?;
                 cargo(&["build", "-p", "nrtucode", "--target", THUMB])
             }),
         ),
@@ -379,16 +345,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
                 for target in [RISCV, "aarch64-unknown-none"] {
                     for extra in ["", ",verify,defmt"] {
                         let features = format!("gen-cayman,flavor-perf{extra}");
-                        cargo(&[
-                            "build",
-                            "-p",
-                            "nrtucode",
-                            "--target",
-                            target,
-                            "--no-default-features",
-                            "--features",
-                            &features,
-                        ])?;
+                        bare_core(target, &features)?;
                     }
                 }
                 Ok(())
@@ -537,16 +494,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             "deflate codec: round trips, refusals, real firmware (cyw43-firmware crate) against gzip -9, fixtures stay stored",
             Box::new(|| {
                 cargo(&["test", "-p", "nrtucode-deflate", "--", "--include-ignored"])?;
-                cargo(&[
-                    "build",
-                    "-p",
-                    "nrtucode",
-                    "--target",
-                    THUMB,
-                    "--no-default-features",
-                    "--features",
-                    "gen-cayman,flavor-perf,deflate,defmt",
-                ])
+                bare_core(THUMB, "gen-cayman,flavor-perf,deflate,defmt")
             }),
         ),
         (
@@ -596,4 +544,21 @@ fn clippy_release(dir: &str, args: &[&str]) -> Result<(), String> {
     all.extend_from_slice(args);
     all.extend_from_slice(&["--", "-D", "warnings"]);
     cargo_in(dir, &all)
+}
+
+/// `cargo build -p nrtucode --target TARGET --no-default-features [--features FEATURES]`: the
+/// core for a bare-metal target with only the named features.
+fn bare_core(target: &str, features: &str) -> Result<(), String> {
+    let mut args = vec![
+        "build",
+        "-p",
+        "nrtucode",
+        "--target",
+        target,
+        "--no-default-features",
+    ];
+    if !features.is_empty() {
+        args.extend_from_slice(&["--features", features]);
+    }
+    cargo(&args)
 }
