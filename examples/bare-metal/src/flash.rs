@@ -19,6 +19,7 @@ pub fn partition() -> &'static [u8] {
     // readable for the whole program, `len` bytes from `start` (0 if the map gets them the
     // wrong way round; never more than isize::MAX, the limit of a slice). Nothing in the
     // program writes it and the linker puts no Rust object there (the XFLASH region holds no
-    // section in this build: no blob is linked), so no `&mut` can alias the slice. Any byte value is a valid `u8`; `u8` needs no alignment.
+    // section in this build: no blob is linked), so no `&mut` can alias the slice.
+    // Any byte value is a valid `u8`; `u8` needs no alignment.
     unsafe { core::slice::from_raw_parts(start, len) }
 }
