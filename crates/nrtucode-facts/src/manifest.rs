@@ -281,9 +281,15 @@ impl Manifest {
     }
 }
 
-/// `true` when `name` names a file directly inside the directory (no separators, no `..`).
+/// `true` when `name` names a file directly inside the directory (no separators, no `..`) and
+/// can be written back as it was read: the file column is not escaped, so a control character
+/// (a `\r` before the end of the text, say) would not survive [`Manifest::render`].
 fn is_plain_file_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\', '\0'])
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\'])
+        && !name.chars().any(char::is_control)
 }
 
 #[cfg(test)]
@@ -348,5 +354,25 @@ mod tests {
         assert!(symbol_problem("CAYMAN_NX_ACT_PERF_IRAM_get").is_none());
         let text = sample().render().replace("X_get", "X\u{7}get");
         assert!(Manifest::parse(&text).is_err());
+    }
+
+    #[test]
+    fn a_file_name_that_would_not_survive_rendering_is_refused() {
+        // Found by the `blob_dir` fuzz target: the last line, with no newline after it, ends in
+        // `\r`s that `str::lines` keeps; rendered with a `\n`, one of them became a line ending.
+        let text = sample().render();
+        let unterminated = format!("{}\r\r", text.trim_end_matches('\n'));
+        let e = Manifest::parse(&unterminated).unwrap_err();
+        assert_eq!(e.line, 7, "{e}");
+        assert!(e.to_string().contains("plain file name"), "{e}");
+        for bad in ["a\u{7}.bin", "a\u{85}.bin", "a\\b.bin", ".."] {
+            let text = sample()
+                .render()
+                .replace(&format!("{}.bin", "cd".repeat(32)), bad);
+            assert!(Manifest::parse(&text).is_err(), "{bad:?} accepted");
+        }
+        // A CRLF manifest is read as its LF twin, which renders back the same.
+        let crlf = sample().render().replace('\n', "\r\n");
+        assert_eq!(Manifest::parse(&crlf).unwrap(), sample());
     }
 }

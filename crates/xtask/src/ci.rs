@@ -2,10 +2,10 @@
 //! toolchains and tools are installed (`.ci/run` does that, then runs this). Each step prints
 //! its start time; the run ends with one summary of the seconds each step took.
 
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::build::{path_str, scratch};
 use crate::metadata::Metadata;
 use crate::{script, status};
 
@@ -36,19 +36,6 @@ fn cargo_in(dir: &str, args: &[&str]) -> Result<(), String> {
 /// `cargo ARGS` with one more environment variable.
 fn cargo_env(key: &str, value: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Result<(), String> {
     status(Command::new("cargo").env(key, value).args(args))
-}
-
-/// A scratch directory under the target directory, emptied first and removed by `clean`.
-fn scratch(meta: &Metadata, name: &str) -> Result<std::path::PathBuf, String> {
-    let dir = meta.target_dir.join("xtask").join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    Ok(dir)
-}
-
-fn path_str(p: &Path) -> Result<&str, String> {
-    p.to_str()
-        .ok_or_else(|| format!("{} is not UTF-8", p.display()))
 }
 
 /// The name of the step that runs README's test command.

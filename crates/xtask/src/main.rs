@@ -6,6 +6,11 @@
 //! ELF files are read with `object`. Tasks not converted to Rust yet run their script in
 //! `scripts/` from the workspace root.
 
+#[allow(
+    dead_code,
+    reason = "the shared build helpers of the tasks being moved out of scripts/; removed once all use them"
+)]
+mod build;
 mod ci;
 mod elf;
 mod links;
@@ -342,24 +347,15 @@ fn docsrs(meta: &Metadata) -> Result<(), String> {
     Ok(())
 }
 
-/// `cargo xtask artifact`: the `executable` of the last `compiler-artifact` message on stdin.
+/// `cargo xtask artifact`: the executable of the last `compiler-artifact` message on stdin.
 fn artifact() -> Result<(), String> {
-    let mut last = None;
-    for line in std::io::stdin().lines() {
-        let line = line.map_err(|e| format!("cannot read cargo's messages: {e}"))?;
-        let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
-            continue;
-        };
-        if message["reason"] == "compiler-artifact"
-            && let Some(exe) = message["executable"].as_str()
-        {
-            last = Some(exe.to_string());
-        }
-        if message["reason"] == "build-finished" && message["success"] == false {
-            return Err("the build failed".into());
-        }
-    }
-    let exe = last.ok_or("cargo's messages name no executable")?;
-    println!("{exe}");
+    let text = std::io::read_to_string(std::io::stdin())
+        .map_err(|e| format!("cannot read cargo's messages: {e}"))?;
+    let exe = build::parse_messages(&text)?
+        .into_iter()
+        .rev()
+        .find_map(|a| a.executable)
+        .ok_or("cargo's messages name no executable")?;
+    println!("{}", exe.display());
     Ok(())
 }

@@ -1,0 +1,158 @@
+//! Building and running things the tasks then test: every artifact a task checks comes from the
+//! `cargo build` it just ran (cargo's JSON messages name the files, in whatever target directory
+//! cargo used), never from a path guessed under `target/`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::metadata::Metadata;
+
+/// One `compiler-artifact` message of a build.
+#[derive(Clone, Debug)]
+pub struct Artifact {
+    /// The target's name (`nrtucode-bare-metal`, `nrtucode_capi`, …).
+    pub name: String,
+    /// The target's kinds (`bin`, `example`, `lib`, `cdylib`, `staticlib`, …).
+    pub kind: Vec<String>,
+    /// Every file the artifact wrote.
+    pub filenames: Vec<PathBuf>,
+    /// The executable, for a binary, example or test.
+    pub executable: Option<PathBuf>,
+}
+
+/// Runs `command` (a `cargo build`/`cargo test --no-run`/… invocation) with
+/// `--message-format=json-render-diagnostics` appended, diagnostics going to stderr as usual,
+/// and returns the artifacts it reported. Fails when the build fails.
+pub fn artifacts(command: &mut Command) -> Result<Vec<Artifact>, String> {
+    command
+        .arg("--message-format=json-render-diagnostics")
+        .stdout(Stdio::piped());
+    let shown = format!("{command:?}");
+    let out = command
+        .output()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{shown} failed ({})", out.status));
+    }
+    parse_messages(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// The artifacts of cargo's JSON messages (one per line; other lines are ignored).
+pub fn parse_messages(text: &str) -> Result<Vec<Artifact>, String> {
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if message["reason"] == "build-finished" && message["success"] == false {
+            return Err("the build failed".into());
+        }
+        if message["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let strings = |v: &serde_json::Value| -> Vec<String> {
+            v.as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        found.push(Artifact {
+            name: message["target"]["name"].as_str().unwrap_or("").to_owned(),
+            kind: strings(&message["target"]["kind"]),
+            filenames: strings(&message["filenames"])
+                .into_iter()
+                .map(PathBuf::from)
+                .collect(),
+            executable: message["executable"].as_str().map(PathBuf::from),
+        });
+    }
+    Ok(found)
+}
+
+/// The executable named `name` that `command` just built (the last one reported).
+pub fn executable(command: &mut Command, name: &str) -> Result<PathBuf, String> {
+    let shown = format!("{command:?}");
+    artifacts(command)?
+        .into_iter()
+        .rev()
+        .find(|a| a.name == name && a.executable.is_some())
+        .and_then(|a| a.executable)
+        .ok_or_else(|| format!("{shown} built no executable {name}"))
+}
+
+/// The file of artifact `name` that `command` just built whose file name ends with `suffix`
+/// (e.g. `.so`, `.a`).
+pub fn file(command: &mut Command, name: &str, suffix: &str) -> Result<PathBuf, String> {
+    let shown = format!("{command:?}");
+    artifacts(command)?
+        .into_iter()
+        .rev()
+        .filter(|a| a.name == name)
+        .flat_map(|a| a.filenames)
+        .find(|f| f.to_string_lossy().ends_with(suffix))
+        .ok_or_else(|| format!("{shown} built no {name} file ending in {suffix}"))
+}
+
+/// `cargo` with the toolchain's cargo (`$CARGO` under `cargo xtask`).
+pub fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// Runs `command` and returns its standard output (UTF-8, lossy); fails with its command line
+/// and standard error unless it exits 0.
+pub fn stdout(command: &mut Command) -> Result<String, String> {
+    let shown = format!("{command:?}");
+    let out = command
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{shown} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A scratch directory `xtask/NAME` under the target directory, emptied first.
+pub fn scratch(meta: &Metadata, name: &str) -> Result<PathBuf, String> {
+    let dir = meta.target_dir.join("xtask").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+/// `p` as UTF-8, for command lines that need a `&str`.
+pub fn path_str(p: &Path) -> Result<&str, String> {
+    p.to_str()
+        .ok_or_else(|| format!("{} is not UTF-8", p.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn artifacts_come_from_the_messages_and_a_failed_build_is_an_error() {
+        let text = concat!(
+            r#"{"reason":"compiler-artifact","target":{"name":"a","kind":["bin"]},"filenames":["/t/a"],"executable":"/t/a"}"#,
+            "\nnot json\n",
+            r#"{"reason":"compiler-artifact","target":{"name":"c","kind":["cdylib","staticlib"]},"filenames":["/t/libc.so","/t/libc.a"],"executable":null}"#,
+            "\n",
+            r#"{"reason":"build-finished","success":true}"#,
+        );
+        let found = parse_messages(text).unwrap();
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].executable.as_deref(), Some(Path::new("/t/a")));
+        assert_eq!(found[1].kind, ["cdylib", "staticlib"]);
+        assert_eq!(found[1].filenames[1], Path::new("/t/libc.a"));
+        assert!(found[1].executable.is_none());
+        let failed = text.replace(r#""success":true"#, r#""success":false"#);
+        assert!(parse_messages(&failed).is_err());
+    }
+}
