@@ -10,13 +10,22 @@
     dead_code,
     reason = "the shared build helpers of the tasks being moved out of scripts/; removed once all use them"
 )]
+mod bare_metal;
 mod build;
 mod ci;
+mod deflate_cost;
+mod device;
+mod device_cost;
 mod elf;
 mod links;
 mod metadata;
 mod panic;
+mod partition_cost;
 mod policy;
+mod qemu;
+mod qemu_partition;
+mod reproducible;
+mod walkthrough;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -72,15 +81,17 @@ enum Task {
         #[arg(long, default_value = "both")]
         arch: Arch,
     },
-    /// The bare-metal template's link checks (blobs in XFLASH, internal flash, gc per blob).
-    BareMetal(Extra),
-    /// The template README's walkthrough, as written.
-    Walkthrough(Extra),
-    /// The template with feature `partition` under QEMU: every tamper case, the README's three
-    /// commands as written.
-    QemuPartition(Extra),
-    /// The instructions and flash a partition boot costs on the device.
-    PartitionCost(Extra),
+    /// The bare-metal template's link checks (blobs in XFLASH, internal flash < 16 KiB, gc per
+    /// blob), with the flash split of run-time vs compile-time resolution.
+    BareMetal,
+    /// The template README's walkthrough, as written: carve the look-alike, build a copy of the
+    /// template from the carve, boot it under QEMU.
+    Walkthrough,
+    /// The template with feature `partition` under QEMU: the signed partition at 0x21000000,
+    /// every tamper case refused, the README's three commands as written.
+    QemuPartition,
+    /// The instructions and flash a partition boot costs on the device (QEMU mps2-an386).
+    PartitionCost,
     /// Regenerates the committed tables (`src/catalog/generated.rs`) from the fact tables;
     /// `--check` fails naming each stale file instead.
     Codegen {
@@ -89,17 +100,22 @@ enum Task {
         check: bool,
     },
     /// Two checkouts of the template put the same bytes into flash.
-    Reproducible(Extra),
+    Reproducible,
     /// The size report of resolver code, table metadata and blob payload.
     Size(Extra),
     /// Instruction counts of the resolvers.
     Instructions(Extra),
     /// The benchmarks.
     Bench(Extra),
-    /// The device cost of the template.
-    DeviceCost(Extra),
-    /// The flash and time cost of the deflate decoder on device.
-    DeflateCost(Extra),
+    /// The instructions verification costs on the Cortex-M (QEMU mps2-an386), sha2 compact and
+    /// unrolled, and the template's internal flash with each.
+    DeviceCost,
+    /// The instructions and flash the deflate decoder costs on the Cortex-M (QEMU mps2-an386).
+    DeflateCost {
+        /// Build and print the flash lines only, no QEMU run.
+        #[arg(long)]
+        flash_only: bool,
+    },
     /// The flash cost of the partition reader.
     PartitionSize(Extra),
     /// No panic reachable from the resolvers (link check and call graph).
@@ -236,24 +252,24 @@ fn run(task: Task) -> Result<(), String> {
         Task::InstallCCheck(extra) => script("install-c-check", &extra.args),
         Task::Qemu { arch } => {
             if matches!(arch, Arch::Arm | Arch::Both) {
-                script("qemu", &[])?;
+                qemu::arm(&meta)?;
             }
             if matches!(arch, Arch::Riscv | Arch::Both) {
-                script("qemu-riscv", &[])?;
+                qemu::riscv(&meta)?;
             }
             Ok(())
         }
-        Task::BareMetal(extra) => script("bare-metal", &extra.args),
-        Task::Walkthrough(extra) => script("walkthrough", &extra.args),
-        Task::QemuPartition(extra) => script("qemu-partition", &extra.args),
-        Task::PartitionCost(extra) => script("partition-cost", &extra.args),
+        Task::BareMetal => bare_metal::run(&meta),
+        Task::Walkthrough => walkthrough::run(&meta),
+        Task::QemuPartition => qemu_partition::run(&meta),
+        Task::PartitionCost => partition_cost::run(&meta),
         Task::Codegen { check } => ci::codegen(check),
-        Task::Reproducible(extra) => script("reproducible", &extra.args),
+        Task::Reproducible => reproducible::run(&meta),
         Task::Size(extra) => script("size", &extra.args),
         Task::Instructions(extra) => script("instructions", &extra.args),
         Task::Bench(extra) => script("bench", &extra.args),
-        Task::DeviceCost(extra) => script("device-cost", &extra.args),
-        Task::DeflateCost(extra) => script("deflate-cost", &extra.args),
+        Task::DeviceCost => device_cost::run(&meta),
+        Task::DeflateCost { flash_only } => deflate_cost::run(&meta, flash_only),
         Task::PartitionSize(extra) => script("partition-size", &extra.args),
         Task::Nopanic(extra) => script("nopanic", &extra.args),
         Task::DocLinks { crates } => links::doc_links(&meta, &crates),
