@@ -6,11 +6,11 @@
 //! ELF files are read with `object`. Tasks not converted to Rust yet run their script in
 //! `scripts/` from the workspace root.
 
+mod bare_metal;
 #[allow(
     dead_code,
     reason = "the shared build helpers of the tasks being moved out of scripts/; removed once all use them"
 )]
-mod bare_metal;
 mod build;
 mod ci;
 mod deflate_cost;
