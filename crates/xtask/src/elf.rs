@@ -576,6 +576,57 @@ pub fn symbols(path: &Path, hash: bool) -> Result<Vec<Symbol>, String> {
 mod tests {
     use super::*;
 
+    /// A read-only static of this test binary, found by name below.
+    static MARKER: [u8; 32] = *b"xtask elf test: a read-only stat";
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_symbols_sections_and_loads_of_this_test_binary() {
+        let me = std::env::current_exe().unwrap();
+        assert_eq!(std::hint::black_box(&MARKER)[0], b'x');
+        let symbols = symbols(&me, false).unwrap();
+        let this = symbols
+            .iter()
+            .find(|s| {
+                s.name
+                    .ends_with("tests::the_symbols_sections_and_loads_of_this_test_binary")
+            })
+            .expect("this test's function");
+        assert!(matches!(this.kind, 't' | 'T') && this.size > 0 && !this.object);
+        let marker = symbols
+            .iter()
+            .find(|s| s.name == "xtask::elf::tests::MARKER")
+            .expect("the marker static");
+        assert_eq!((marker.kind, marker.size, marker.object), ('r', 32, true));
+        // With the hash, a legacy name keeps `::h…` as its last component.
+        let hashed = symbols_with_hash(&me);
+        assert!(
+            hashed
+                .iter()
+                .any(|n| n.starts_with("xtask::elf::tests::MARKER::h"))
+        );
+        let sections = sections(&me).unwrap();
+        assert!(
+            sections
+                .iter()
+                .any(|s| s.name == ".text" && s.alloc && s.size > 0)
+        );
+        assert!(sections.iter().any(|s| s.name == ".symtab" && !s.alloc));
+        let loads = loads(&me).unwrap();
+        let total: u64 = loads.iter().map(|l| l.filesz).sum();
+        assert!(!loads.is_empty() && total > 0);
+        assert_eq!(loaded_below(&me, u64::MAX).unwrap(), total);
+        assert_eq!(loaded_below(&me, 0).unwrap(), 0);
+    }
+
+    fn symbols_with_hash(path: &Path) -> Vec<String> {
+        symbols(path, true)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.name)
+            .collect()
+    }
+
     #[test]
     fn the_first_verified_image_is_found_in_both_boards_logs() {
         let dir = std::env::temp_dir().join(format!("xtask-elf-{}", std::process::id()));
