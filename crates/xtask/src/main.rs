@@ -13,8 +13,11 @@
 mod build;
 mod ci;
 mod elf;
+mod install_c_check;
 mod links;
 mod metadata;
+mod msrv;
+mod package;
 mod panic;
 mod policy;
 
@@ -230,10 +233,10 @@ fn run(task: Task) -> Result<(), String> {
             println!("{}", meta.target_dir.display());
             Ok(())
         }
-        Task::Package { args } => script("package", &args),
+        Task::Package { args } => package::run(&meta, &args),
         Task::Msrv(extra) => script("msrv", &extra.args),
         Task::Docsrs => docsrs(&meta),
-        Task::InstallCCheck(extra) => script("install-c-check", &extra.args),
+        Task::InstallCCheck(extra) => install_c_check::run(&meta, &extra.args),
         Task::Qemu { arch } => {
             if matches!(arch, Arch::Arm | Arch::Both) {
                 script("qemu", &[])?;
