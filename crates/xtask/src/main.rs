@@ -64,7 +64,7 @@ enum Task {
         args: Vec<String>,
     },
     /// The oldest Rust the core builds with (its rust-version), host and thumbv7em.
-    Msrv(Extra),
+    Msrv,
     /// The published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, -D warnings).
     Docsrs,
     /// scripts/install-c.sh into a temporary prefix; C programs through pkg-config.
@@ -234,7 +234,7 @@ fn run(task: Task) -> Result<(), String> {
             Ok(())
         }
         Task::Package { args } => package::run(&meta, &args),
-        Task::Msrv(extra) => script("msrv", &extra.args),
+        Task::Msrv => msrv::run(&meta),
         Task::Docsrs => docsrs(&meta),
         Task::InstallCCheck(extra) => install_c_check::run(&meta, &extra.args),
         Task::Qemu { arch } => {
