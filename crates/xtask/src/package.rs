@@ -65,7 +65,11 @@ pub fn run(meta: &Metadata, args: &[String]) -> Result<(), String> {
     }
     status(package.args(args))?;
 
-    let work = build::scratch(meta, "package")?;
+    // Outside the workspace (as a registry user's crates are): `cargo install --path` of an
+    // unpacked package under the workspace's target/ would take the workspace for its own.
+    let work = std::env::temp_dir().join(format!("xtask-package-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    mkdir(&work)?;
     let result = check(meta, args, &published, &unpublished, &version, &work);
     let _ = std::fs::remove_dir_all(&work);
     result
