@@ -13,6 +13,7 @@
 mod build;
 mod ci;
 mod elf;
+mod hostile_cases;
 mod install_c_check;
 mod links;
 mod metadata;
@@ -282,7 +283,7 @@ fn run(task: Task) -> Result<(), String> {
             }
             script("fuzz", &args)
         }
-        Task::HostileCases(extra) => script("hostile-cases", &extra.args),
+        Task::HostileCases(extra) => hostile_cases::run(&meta, &extra.args),
         Task::Miri(extra) => script("miri", &extra.args),
         Task::ElfFlash { edit } => elf::flash(&edit),
         Task::ElfSegments { a, b } => elf::segments(&a, &b),
