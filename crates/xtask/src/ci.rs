@@ -421,7 +421,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         ),
         (
             "C library: scripts/install-c.sh into a temporary prefix, C programs through pkg-config (shared, then static)",
-            Box::new(|| crate::install_c_check::run(meta, &[])),
+            Box::new(|| crate::install_c_check::run(meta)),
         ),
         (
             "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",

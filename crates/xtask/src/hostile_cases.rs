@@ -35,18 +35,15 @@ const RODATA: [(&str, usize, u64); 3] = [
     ("size", 0x20, 0x4000),
 ];
 
-/// Runs the task: `args` is empty or names the `nrtucode` binary to test.
-pub fn run(meta: &Metadata, args: &[String]) -> Result<(), String> {
-    let bin = match args {
-        [] => build::executable(
+/// Runs the task against `nrtucode`, or one this run builds.
+pub fn run(meta: &Metadata, nrtucode: Option<&Path>) -> Result<(), String> {
+    let bin = match nrtucode {
+        None => build::executable(
             build::cargo().args(["build", "-q", "-p", "nrtucode-cli"]),
             "nrtucode",
         )?,
-        [path] => std::fs::canonicalize(path).map_err(|e| format!("{path}: {e}"))?,
-        _ => {
-            return Err(format!(
-                "hostile-cases takes at most one binary, not {args:?}"
-            ));
+        Some(path) => {
+            std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?
         }
     };
     if !Path::new("/usr/bin/time").exists() {

@@ -26,11 +26,8 @@ const PAGE: &str = "docs/c-abi.md";
 /// The READMEs whose `cc` lines must be the page's.
 const READMES: [&str; 2] = ["README.md", "crates/nrtucode-capi/README.md"];
 
-/// Runs the task; `args` are refused (the script took none).
-pub fn run(meta: &Metadata, args: &[String]) -> Result<(), String> {
-    if !args.is_empty() {
-        return Err(format!("install-c-check takes no arguments, not {args:?}"));
-    }
+/// Runs the task.
+pub fn run(meta: &Metadata) -> Result<(), String> {
     if !cfg!(target_os = "linux") {
         return Err("install-c-check: Linux only (ELF shared libraries with a SONAME)".into());
     }

@@ -68,8 +68,9 @@ enum Task {
     Msrv,
     /// The published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, -D warnings).
     Docsrs,
-    /// scripts/install-c.sh into a temporary prefix; C programs through pkg-config.
-    InstallCCheck(Extra),
+    /// scripts/install-c.sh into a temporary prefix; C programs through pkg-config (shared, then
+    /// static); a DESTDIR install, refusals of foreign files, --force, --uninstall.
+    InstallCCheck,
     /// The bare-metal template under QEMU: mps2-an386 (Arm), and the RISC-V loader on virt.
     Qemu {
         /// Which machine: arm, riscv or both.
@@ -151,8 +152,12 @@ enum Task {
         /// Targets (default: carve blob_dir partition inflate).
         targets: Vec<String>,
     },
-    /// The hostile-input cases against the CLI.
-    HostileCases(Extra),
+    /// The hostile-input cases against the CLI (issue 20), one line each; the device-node cases
+    /// as root only.
+    HostileCases {
+        /// The `nrtucode` binary to test (default: one this run builds).
+        nrtucode: Option<PathBuf>,
+    },
     /// The miri runs.
     Miri(Extra),
     /// Edit a template ELF's external flash (`.nrtucode_blobs`) as a bad write or an erased chip
@@ -237,7 +242,7 @@ fn run(task: Task) -> Result<(), String> {
         Task::Package { args } => package::run(&meta, &args),
         Task::Msrv => msrv::run(&meta),
         Task::Docsrs => docsrs(&meta),
-        Task::InstallCCheck(extra) => install_c_check::run(&meta, &extra.args),
+        Task::InstallCCheck => install_c_check::run(&meta),
         Task::Qemu { arch } => {
             if matches!(arch, Arch::Arm | Arch::Both) {
                 script("qemu", &[])?;
@@ -283,7 +288,7 @@ fn run(task: Task) -> Result<(), String> {
             }
             script("fuzz", &args)
         }
-        Task::HostileCases(extra) => hostile_cases::run(&meta, &extra.args),
+        Task::HostileCases { nrtucode } => hostile_cases::run(&meta, nrtucode.as_deref()),
         Task::Miri(extra) => script("miri", &extra.args),
         Task::ElfFlash { edit } => elf::flash(&edit),
         Task::ElfSegments { a, b } => elf::segments(&a, &b),
