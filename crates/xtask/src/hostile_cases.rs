@@ -721,6 +721,16 @@ mod tests {
     fn the_rodata_header_of_a_real_elf_is_found_and_its_fields_move() {
         let exe = std::fs::read(std::env::current_exe().unwrap()).unwrap();
         let at = rodata_header(&exe).unwrap();
+        // The header found is .rodata's: its sh_addr, sh_offset and sh_size are the section's.
+        let file = object::File::parse(&*exe).unwrap();
+        let rodata = object::Object::section_by_name(&file, ".rodata").unwrap();
+        let field = |o: usize| u64::from_le_bytes(exe[at + o..at + o + 8].try_into().unwrap());
+        assert_eq!(field(0x10), object::ObjectSection::address(&rodata));
+        assert_eq!(
+            field(0x18),
+            object::ObjectSection::file_range(&rodata).unwrap().0
+        );
+        assert_eq!(field(0x20), object::ObjectSection::size(&rodata));
         let moved = add_u64(&exe, at + 0x18, 0x40).unwrap();
         let old = u64::from_le_bytes(exe[at + 0x18..at + 0x20].try_into().unwrap());
         let new = u64::from_le_bytes(moved[at + 0x18..at + 0x20].try_into().unwrap());

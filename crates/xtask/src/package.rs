@@ -156,8 +156,9 @@ fn check(
     crate::links::package_links(&dirs)?;
 
     // A registry user's crates: the dependency is a version; [patch.crates-io] points it at the
-    // unpacked packages (built from there: their paths differ from the workspace's). The
-    // workspace's target directory lends them the registry dependencies it has already built.
+    // unpacked packages (built from there: their paths differ from the workspace's). Each is
+    // built from its own directory (no workspace configuration applies); the workspace's target
+    // directory lends them the registry dependencies it has already built.
     let host = work.join("host-user");
     build::consumer(
         &host,
@@ -172,6 +173,7 @@ fn check(
         build::cargo()
             .args(["build", "--quiet", "--manifest-path"])
             .arg(&manifest)
+            .current_dir(&host)
             .env("CARGO_TARGET_DIR", &meta.target_dir),
         "host-user",
     )?;
@@ -180,6 +182,7 @@ fn check(
     let second = build::cargo()
         .args(["build", "--verbose", "--manifest-path"])
         .arg(&manifest)
+        .current_dir(&host)
         .env("CARGO_TARGET_DIR", &meta.target_dir)
         .output()
         .map_err(|e| format!("cannot run cargo build: {e}"))?;
@@ -212,6 +215,7 @@ fn check(
             .args(["build", "--quiet", "--target", "thumbv7em-none-eabihf"])
             .arg("--manifest-path")
             .arg(firmware.join("Cargo.toml"))
+            .current_dir(&firmware)
             .env("CARGO_TARGET_DIR", &meta.target_dir),
     )?;
 
