@@ -197,7 +197,38 @@ const _: () = {
         assert!(blob_len_is(prof.get(ProfKind::Table), 0x2000));
         i += 1;
     }
-    // The twin slots (`ImageIndex::TWINS`) are checked where they are defined.
+    // The index's generated slot identities (`ImageIndex::slot`) are this table's.
+    let mut i = 0;
+    while i < ImageIndex::COUNT {
+        match (IMAGE_LIST[i].id(), ImageIndex::ALL[i].slot()) {
+            (None, None) => {}
+            (Some(a), Some(b)) => assert!(
+                a.generation as u8 == b.generation as u8
+                    && a.class as u8 == b.class as u8
+                    && a.engine as u8 == b.engine as u8
+            ),
+            _ => panic!("IMAGE_LIST and ImageIndex disagree about an empty slot"),
+        }
+        i += 1;
+    }
+    // A twin (`ImageIndex::TWINS`) follows its first slot and holds the same descriptors (the
+    // bytes alias; tested at run time).
+    let mut t = 0;
+    while t < ImageIndex::TWINS.len() {
+        let (a, b) = ImageIndex::TWINS[t];
+        assert!(b.as_usize() == a.as_usize() + 1);
+        let (da, db) = (
+            IMAGE_LIST[a.as_usize()].descriptors(),
+            IMAGE_LIST[b.as_usize()].descriptors(),
+        );
+        assert!(da.len() == db.len());
+        let mut d = 0;
+        while d < da.len() {
+            assert!(da[d].flavor() as i32 == db[d].flavor() as i32);
+            d += 1;
+        }
+        t += 1;
+    }
 };
 
 // ---- Iteration -----------------------------------------------------------------------------
