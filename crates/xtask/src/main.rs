@@ -12,6 +12,7 @@
 )]
 mod build;
 mod ci;
+mod circles;
 mod elf;
 mod links;
 mod metadata;
@@ -128,7 +129,8 @@ enum Task {
     /// executable the build produced (the last one): a script tests what it just built, in
     /// whatever target directory cargo used.
     Artifact,
-    /// The repository's rules: README's Layout table, relative links, the core's front feature.
+    /// The repository's rules: README's Layout table, relative links, the core's front feature, no
+    /// import circle between a crate's modules.
     Policy,
     /// The version of a workspace crate (from `cargo metadata`).
     Version {
