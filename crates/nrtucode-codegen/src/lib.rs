@@ -365,23 +365,27 @@ mod tests {
             twins(&slots),
             [(4, 5), (11, 12), (19, 20), (27, 28), (34, 35)]
         );
-        assert_eq!(
-            index_doc(&slots, 13),
-            "CAYMAN Q7 POOL (13), with the dynamic-kernel-load flavors."
-        );
-        assert_eq!(
-            index_doc(&slots, 14),
-            "CAYMAN Q7 POOL, second slot (14): PERF/DEBUG/TEST of 13."
-        );
-        assert_eq!(
-            index_doc(&slots, 35),
-            "MAVERICK NX SP, second slot (35): the same images as 34."
-        );
-        assert_eq!(
-            index_doc(&slots, 36),
-            "The empty slot (36) MAVERICK's missing NX ACT leaves: every lookup answers code 2."
-        );
-        assert_eq!(index_doc(&slots, 37), "MAVERICK Q7 POOL (37).");
+        for (i, doc) in [
+            (
+                13,
+                "CAYMAN Q7 POOL (13), with the dynamic-kernel-load flavors.",
+            ),
+            (
+                14,
+                "CAYMAN Q7 POOL, second slot (14): PERF/DEBUG/TEST of 13.",
+            ),
+            (
+                35,
+                "MAVERICK NX SP, second slot (35): the same images as 34.",
+            ),
+            (
+                36,
+                "The empty slot (36) MAVERICK's missing NX ACT leaves: every lookup answers code 2.",
+            ),
+            (37, "MAVERICK Q7 POOL (37)."),
+        ] {
+            assert_eq!(index_doc(&slots, i), doc);
+        }
         // A second empty slot in one generation's range would be a second MAVERICK_GAP.
         let mut two_gaps = slots.clone();
         two_gaps[37].id = None;

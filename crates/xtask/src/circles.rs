@@ -48,6 +48,25 @@ fn code_only(text: &str) -> String {
     out
 }
 
+/// The byte position of the `}` that closes a block whose `{` came just before `text` (the
+/// text's length when it never closes).
+fn closing_brace(text: &str) -> usize {
+    let mut depth = 1;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+    }
+    text.len()
+}
+
 /// `code` without its `#[cfg(test)] mod NAME { … }` blocks: a test module may use any part of
 /// the crate's API without making its module depend on it.
 fn without_test_modules(code: &str) -> String {
@@ -65,22 +84,7 @@ fn without_test_modules(code: &str) -> String {
             rest = after;
             continue;
         };
-        let mut depth = 1;
-        let mut end = body.len();
-        for (i, c) in body.char_indices() {
-            match c {
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = i + 1;
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        rest = &body[end..];
+        rest = body.get(closing_brace(body) + 1..).unwrap_or("");
     }
     out.push_str(rest);
     out
@@ -99,21 +103,7 @@ fn crate_paths(code: &str) -> Vec<String> {
             continue; // `$crate::` or `my_crate::`
         }
         if let Some(group) = rest.strip_prefix('{') {
-            let mut depth = 1;
-            let mut end = group.len();
-            for (i, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            end = i;
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-            }
+            let end = closing_brace(group).min(group.len());
             // Split the group's top level at commas; each part's first segment is a name.
             let (mut depth, mut start) = (0, 0);
             let inner = &group[..end];
