@@ -39,8 +39,9 @@ enum Task {
     /// Every check CI runs, in order, with the elapsed seconds of each step and a final summary
     /// (what `.ci/run` runs after installing toolchains and tools).
     Ci {
-        /// Seconds of fuzzing in all, split evenly over the fuzz targets.
-        #[arg(long, default_value_t = 120)]
+        /// Seconds of fuzzing in all, split evenly over the fuzz targets (a smoke run on fresh
+        /// corpora: longer runs are `cargo xtask fuzz --seconds N`).
+        #[arg(long, default_value_t = 80)]
         fuzz_seconds: u64,
         /// Leave out README's test command (`cargo test --workspace`): `.ci/run` runs it itself,
         /// in so many words, before this.
