@@ -33,7 +33,7 @@ pub(crate) struct Aligned<T: ?Sized>(pub(crate) T);
 /// the code refers to the blob by its stem.
 ///
 /// The `#[unsafe(link_section)]` attribute here is the crate's only `unsafe` (the audit in
-/// `tests/unsafe_audit.rs` checks that): it names the input section of immutable bytes, and
+/// `cargo xtask policy` checks that): it names the input section of immutable bytes, and
 /// nothing reads them other than through the `&'static [u8]` slices of the tables below. See
 /// docs/guarantees.md. ELF means not Mach-O (Apple), COFF (Windows, UEFI), XCOFF (AIX) or wasm,
 /// whose section names follow other rules; there the blobs stay in the default sections.
@@ -320,4 +320,17 @@ pub fn prof_entries() -> impl Iterator<Item = ProfEntry> + Clone {
             blob: HWDECODE_LIST[index.as_usize()].get(kind),
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// What the build script wrote for this build goes through `embed_blob!` only: it spells
+    /// neither `unsafe` nor a section (`cargo xtask policy` checks the hand-written sources).
+    #[test]
+    fn the_generated_blob_module_spells_no_unsafe_and_no_attribute() {
+        let generated = include_str!(concat!(env!("OUT_DIR"), "/blobs.rs"));
+        assert!(generated.starts_with("// @generated"));
+        assert!(generated.contains("embed_blob!"));
+        assert!(!generated.contains("unsafe") && !generated.contains("link_section"));
+    }
 }

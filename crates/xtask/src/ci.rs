@@ -102,6 +102,10 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             Box::new(|| codegen(true)),
         ),
         (
+            "repository policy: README's layout table, relative links, the front feature, no import circle, the core's unsafe budget",
+            Box::new(|| crate::policy::run(meta)),
+        ),
+        (
             "clippy (-D warnings, all targets, all features)",
             Box::new(|| {
                 cargo(&[

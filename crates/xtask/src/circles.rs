@@ -15,7 +15,7 @@ pub type Graph = BTreeMap<String, BTreeSet<String>>;
 
 /// `text` without `//` comments (doc comments included) and without string literals' contents,
 /// so a link in a doc comment or a path in a message is not a use.
-fn code_only(text: &str) -> String {
+pub fn code_only(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
         let mut in_string = false;
@@ -215,7 +215,8 @@ pub fn graph(src: &Path) -> Result<Graph, String> {
     Ok(graph)
 }
 
-fn collect_rs(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), String> {
+/// Every `.rs` file under `dir`, in name order.
+pub fn collect_rs(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), String> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .collect::<Result<_, _>>()

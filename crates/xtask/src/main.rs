@@ -18,6 +18,7 @@ mod links;
 mod metadata;
 mod panic;
 mod policy;
+mod unsafe_audit;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -131,7 +132,7 @@ enum Task {
     /// whatever target directory cargo used.
     Artifact,
     /// The repository's rules: README's Layout table, relative links, the core's front feature, no
-    /// import circle between a crate's modules.
+    /// import circle between a crate's modules, the core's unsafe budget.
     Policy,
     /// The version of a workspace crate (from `cargo metadata`).
     Version {

@@ -7,7 +7,9 @@
 //! * the core's `front` feature enables exactly the facts' front selection (`FRONT_FEATURES`),
 //!   as Cargo resolves it, however the manifest spells it;
 //! * no crate of the workspace has an import circle between its top-level modules
-//!   ([`crate::circles`]).
+//!   ([`crate::circles`]);
+//! * the core's unsafe budget ([`crate::unsafe_audit`]): one `unsafe`, the blobs' link-section
+//!   attribute in one definition.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -160,9 +162,10 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     }
     let srcs: Vec<&Path> = srcs.iter().map(|p| p.as_path()).collect();
     crate::circles::check(&srcs, &mut problems)?;
+    crate::unsafe_audit::check(&meta.root, &mut problems)?;
     if problems.is_empty() {
         println!(
-            "policy: README layout, relative links, the front feature, no import circle in {} crates: all hold",
+            "policy: README layout, relative links, the front feature, no import circle in {} crates, the core's unsafe budget: all hold",
             srcs.len()
         );
         Ok(())
