@@ -12,6 +12,7 @@
 )]
 mod build;
 mod ci;
+mod circles;
 mod elf;
 mod hostile_cases;
 mod install_c_check;
@@ -21,6 +22,7 @@ mod msrv;
 mod package;
 mod panic;
 mod policy;
+mod unsafe_audit;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -42,8 +44,9 @@ enum Task {
     /// Every check CI runs, in order, with the elapsed seconds of each step and a final summary
     /// (what `.ci/run` runs after installing toolchains and tools).
     Ci {
-        /// Seconds of fuzzing in all, split evenly over the fuzz targets.
-        #[arg(long, default_value_t = 120)]
+        /// Seconds of fuzzing in all, split evenly over the fuzz targets (a smoke run on fresh
+        /// corpora: longer runs are `cargo xtask fuzz --seconds N`).
+        #[arg(long, default_value_t = 80)]
         fuzz_seconds: u64,
         /// Leave out README's test command (`cargo test --workspace`): `.ci/run` runs it itself,
         /// in so many words, before this.
@@ -133,7 +136,8 @@ enum Task {
     /// executable the build produced (the last one): a script tests what it just built, in
     /// whatever target directory cargo used.
     Artifact,
-    /// The repository's rules: README's Layout table, relative links, the core's front feature.
+    /// The repository's rules: README's Layout table, relative links, the core's front feature, no
+    /// import circle between a crate's modules, the core's unsafe budget.
     Policy,
     /// The version of a workspace crate (from `cargo metadata`).
     Version {
