@@ -418,15 +418,15 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         ),
         (
             "the oldest Rust the core builds with (its rust-version): a fresh crate resolving and building with it, host and thumbv7em",
-            Box::new(|| script("msrv", &[])),
+            Box::new(|| crate::msrv::run(meta)),
         ),
         (
             "packages: cargo package with verification, < 10 MiB, no binaries; used from fresh crates (host, thumbv7em) and the packaged CLI",
-            Box::new(|| script("package", &[])),
+            Box::new(|| crate::package::run(meta, &[])),
         ),
         (
             "C library: scripts/install-c.sh into a temporary prefix, C programs through pkg-config (shared, then static)",
-            Box::new(|| script("install-c-check", &[])),
+            Box::new(|| crate::install_c_check::run(meta)),
         ),
         (
             "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",

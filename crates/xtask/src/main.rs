@@ -14,8 +14,12 @@ mod build;
 mod ci;
 mod circles;
 mod elf;
+mod hostile_cases;
+mod install_c_check;
 mod links;
 mod metadata;
+mod msrv;
+mod package;
 mod panic;
 mod policy;
 mod unsafe_audit;
@@ -64,11 +68,12 @@ enum Task {
         args: Vec<String>,
     },
     /// The oldest Rust the core builds with (its rust-version), host and thumbv7em.
-    Msrv(Extra),
+    Msrv,
     /// The published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, -D warnings).
     Docsrs,
-    /// scripts/install-c.sh into a temporary prefix; C programs through pkg-config.
-    InstallCCheck(Extra),
+    /// scripts/install-c.sh into a temporary prefix; C programs through pkg-config (shared, then
+    /// static); a DESTDIR install, refusals of foreign files, --force, --uninstall.
+    InstallCCheck,
     /// The bare-metal template under QEMU: mps2-an386 (Arm), and the RISC-V loader on virt.
     Qemu {
         /// Which machine: arm, riscv or both.
@@ -151,8 +156,12 @@ enum Task {
         /// Targets (default: carve blob_dir partition inflate).
         targets: Vec<String>,
     },
-    /// The hostile-input cases against the CLI.
-    HostileCases(Extra),
+    /// The hostile-input cases against the CLI (issue 20), one line each; the device-node cases
+    /// as root only.
+    HostileCases {
+        /// The `nrtucode` binary to test (default: one this run builds).
+        nrtucode: Option<PathBuf>,
+    },
     /// The miri runs.
     Miri(Extra),
     /// Edit a template ELF's external flash (`.nrtucode_blobs`) as a bad write or an erased chip
@@ -234,10 +243,10 @@ fn run(task: Task) -> Result<(), String> {
             println!("{}", meta.target_dir.display());
             Ok(())
         }
-        Task::Package { args } => script("package", &args),
-        Task::Msrv(extra) => script("msrv", &extra.args),
+        Task::Package { args } => package::run(&meta, &args),
+        Task::Msrv => msrv::run(&meta),
         Task::Docsrs => docsrs(&meta),
-        Task::InstallCCheck(extra) => script("install-c-check", &extra.args),
+        Task::InstallCCheck => install_c_check::run(&meta),
         Task::Qemu { arch } => {
             if matches!(arch, Arch::Arm | Arch::Both) {
                 script("qemu", &[])?;
@@ -283,7 +292,7 @@ fn run(task: Task) -> Result<(), String> {
             }
             script("fuzz", &args)
         }
-        Task::HostileCases(extra) => script("hostile-cases", &extra.args),
+        Task::HostileCases { nrtucode } => hostile_cases::run(&meta, nrtucode.as_deref()),
         Task::Miri(extra) => script("miri", &extra.args),
         Task::ElfFlash { edit } => elf::flash(&edit),
         Task::ElfSegments { a, b } => elf::segments(&a, &b),
