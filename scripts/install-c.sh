@@ -67,13 +67,65 @@ fingerprint() {
     echo "other"
   fi
 }
+# The SONAME of ELF file $1 (nothing when it has none), read from its dynamic segment with od
+# (coreutils), so that the install needs no binutils; fails when $1 is not an ELF file.
+elf_soname() {
+  local f=$1 endian width
+  [[ -f $f && $(od -An -tx1 -N4 "$f" 2>/dev/null | tr -d ' \n') == 7f454c46 ]] || return 1
+  case $(od -An -tu1 -j4 -N2 "$f" | tr -s ' ' | sed 's/^ //; s/ $//') in
+    "1 1") width=4 endian=little ;; "1 2") width=4 endian=big ;;
+    "2 1") width=8 endian=little ;; "2 2") width=8 endian=big ;;
+    *) return 0 ;;
+  esac
+  elf_num() { od -An -v --endian="$endian" -tu"$2" -j "$1" -N "$2" "$f" 2>/dev/null | tr -d ' \n'; }
+  local phoff phentsize phnum
+  if ((width == 8)); then
+    phoff=$(elf_num 32 8) phentsize=$(elf_num 54 2) phnum=$(elf_num 56 2)
+  else
+    phoff=$(elf_num 28 4) phentsize=$(elf_num 42 2) phnum=$(elf_num 44 2)
+  fi
+  # Program headers: the loadable segments (to map an address to a file offset) and the
+  # dynamic one.
+  local i h type offset vaddr filesz loads="" dynamic=""
+  for ((i = 0; i < ${phnum:-0}; i++)); do
+    h=$((phoff + i * phentsize))
+    type=$(elf_num "$h" 4)
+    if ((width == 8)); then
+      offset=$(elf_num $((h + 8)) 8) vaddr=$(elf_num $((h + 16)) 8) filesz=$(elf_num $((h + 32)) 8)
+    else
+      offset=$(elf_num $((h + 4)) 4) vaddr=$(elf_num $((h + 8)) 4) filesz=$(elf_num $((h + 16)) 4)
+    fi
+    case ${type:-0} in
+      1) loads+="${offset:-0} ${vaddr:-0} ${filesz:-0}"$'\n' ;;
+      2) dynamic="${offset:-0} ${filesz:-0}" ;;
+    esac
+  done
+  [[ -n $dynamic ]] || return 0
+  # The dynamic entries (tag, value): DT_STRTAB (5) is an address, DT_SONAME (14) an offset in it.
+  local tag value strtab="" soname="" entries
+  entries=$(od -An -v --endian="$endian" -tu"$width" -j "${dynamic% *}" -N "${dynamic#* }" "$f" 2>/dev/null)
+  # shellcheck disable=SC2086 # the numbers, one word each
+  set -- $entries
+  while (($# >= 2)); do
+    tag=$1 value=$2
+    shift 2
+    case $tag in 0) break ;; 5) strtab=$value ;; 14) soname=$value ;; esac
+  done
+  [[ -n $strtab && -n $soname ]] || return 0
+  local at=""
+  while read -r offset vaddr filesz; do
+    [[ -n $offset ]] || continue
+    if ((strtab >= vaddr && strtab < vaddr + filesz)); then at=$((strtab - vaddr + offset + soname)); fi
+  done <<<"$loads"
+  [[ -n $at ]] || return 0
+  dd if="$f" bs=1 skip="$at" count=256 2>/dev/null | tr '\0' '\n' | sed -n 1p
+}
 # What a path is, for a refusal.
 describe() {
   local soname
   if [[ -L $1 ]]; then
     echo "a link to '$(readlink "$1")'"
-  elif [[ -f $1 ]] && soname=$(readelf -dW "$1" 2>/dev/null); then
-    soname=$(sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p' <<<"$soname")
+  elif [[ -f $1 ]] && soname=$(elf_soname "$1"); then
     echo "an ELF file with SONAME '${soname:-none}'"
   elif [[ -d $1 ]]; then
     echo "a directory"
@@ -114,25 +166,26 @@ fi
 
 cd "$(dirname "$0")/.."
 crate=crates/nrtucode-capi
-# The names, from the crate's manifest (cargo-c's keys).
-read -r name version header_subdir description < <(python3 - "$crate/Cargo.toml" <<'PY'
-import sys, tomllib
-manifest = tomllib.load(open(sys.argv[1], "rb"))
-capi = manifest["package"]["metadata"]["capi"]
-version = manifest["package"]["version"]
-if isinstance(version, dict):  # version.workspace = true
-    version = tomllib.load(open("Cargo.toml", "rb"))["workspace"]["package"]["version"]
-print(capi["library"]["name"], version, capi["header"]["subdirectory"],
-      capi["pkg_config"]["description"])
-PY
-)
+# The names, from the crate's manifest (cargo-c's keys, each a one-line TOML string in its
+# table); its version from cargo (the manifest inherits the workspace's).
+capi_key() { # table key
+  sed -n "/^\[package\.metadata\.capi\.$1\]\$/,/^\[/s/^$2 *= *\"\(.*\)\"\$/\1/p" "$crate/Cargo.toml" | sed -n 1p
+}
+name=$(capi_key library name)
+header_subdir=$(capi_key header subdirectory)
+description=$(capi_key pkg_config description)
+pkgid=$(cargo pkgid --quiet -p nrtucode-capi) || die "cargo pkgid failed"
+version=${pkgid##*[#@]}
+[[ -n $name && -n $header_subdir && -n $description && $version =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] ||
+  die "cannot read [package.metadata.capi] and the version of $crate/Cargo.toml (library '$name', header subdirectory '$header_subdir', version '$version')"
 major=${version%%.*}
 soname="lib$name.so.$major"
 
 # Build the archive and the shared library, asking rustc what a static link needs (cargo
 # replays rustc's note when the crate is already built).
 target_dir=$(cargo metadata --format-version 1 --no-deps |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+  sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+[[ -n $target_dir ]] || die "cargo metadata names no target directory"
 build_log=$(cargo rustc --release --locked -p nrtucode-capi --lib "${features[@]}" \
   --crate-type staticlib,cdylib -- --print native-static-libs 2>&1) ||
   { printf '%s\n' "$build_log" >&2; die "cargo build failed"; }
@@ -144,7 +197,7 @@ native_libs=$(sed -E 's/(^| )-lgcc_s( |$)/\1/; s/  +/ /g; s/^ //; s/ $//' <<<"$n
 archive="$target_dir/release/libnrtucode_capi.a"
 shared="$target_dir/release/libnrtucode_capi.so"
 [[ -f $archive && -f $shared ]] || die "cargo did not produce $archive and $shared"
-built_soname=$(readelf -dW "$shared" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+built_soname=$(elf_soname "$shared") || die "$shared is not an ELF file"
 [[ $built_soname == "$soname" ]] || die "$shared has SONAME '$built_soname', expected $soname"
 
 # Everything to install, in a private directory first (outside the prefix).

@@ -33,7 +33,7 @@ pub(crate) struct Aligned<T: ?Sized>(pub(crate) T);
 /// the code refers to the blob by its stem.
 ///
 /// The `#[unsafe(link_section)]` attribute here is the crate's only `unsafe` (the audit in
-/// `tests/unsafe_audit.rs` checks that): it names the input section of immutable bytes, and
+/// `cargo xtask policy` checks that): it names the input section of immutable bytes, and
 /// nothing reads them other than through the `&'static [u8]` slices of the tables below. See
 /// docs/guarantees.md. ELF means not Mach-O (Apple), COFF (Windows, UEFI), XCOFF (AIX) or wasm,
 /// whose section names follow other rules; there the blobs stay in the default sections.
@@ -197,7 +197,38 @@ const _: () = {
         assert!(blob_len_is(prof.get(ProfKind::Table), 0x2000));
         i += 1;
     }
-    // The twin slots (`ImageIndex::TWINS`) are checked where they are defined.
+    // The index's generated slot identities (`ImageIndex::slot`) are this table's.
+    let mut i = 0;
+    while i < ImageIndex::COUNT {
+        match (IMAGE_LIST[i].id(), ImageIndex::ALL[i].slot()) {
+            (None, None) => {}
+            (Some(a), Some(b)) => assert!(
+                a.generation as u8 == b.generation as u8
+                    && a.class as u8 == b.class as u8
+                    && a.engine as u8 == b.engine as u8
+            ),
+            _ => panic!("IMAGE_LIST and ImageIndex disagree about an empty slot"),
+        }
+        i += 1;
+    }
+    // A twin (`ImageIndex::TWINS`) follows its first slot and holds the same descriptors (the
+    // bytes alias; tested at run time).
+    let mut t = 0;
+    while t < ImageIndex::TWINS.len() {
+        let (a, b) = ImageIndex::TWINS[t];
+        assert!(b.as_usize() == a.as_usize() + 1);
+        let (da, db) = (
+            IMAGE_LIST[a.as_usize()].descriptors(),
+            IMAGE_LIST[b.as_usize()].descriptors(),
+        );
+        assert!(da.len() == db.len());
+        let mut d = 0;
+        while d < da.len() {
+            assert!(da[d].flavor() as i32 == db[d].flavor() as i32);
+            d += 1;
+        }
+        t += 1;
+    }
 };
 
 // ---- Iteration -----------------------------------------------------------------------------
@@ -289,4 +320,17 @@ pub fn prof_entries() -> impl Iterator<Item = ProfEntry> + Clone {
             blob: HWDECODE_LIST[index.as_usize()].get(kind),
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// What the build script wrote for this build goes through `embed_blob!` only: it spells
+    /// neither `unsafe` nor a section (`cargo xtask policy` checks the hand-written sources).
+    #[test]
+    fn the_generated_blob_module_spells_no_unsafe_and_no_attribute() {
+        let generated = include_str!(concat!(env!("OUT_DIR"), "/blobs.rs"));
+        assert!(generated.starts_with("// @generated"));
+        assert!(generated.contains("embed_blob!"));
+        assert!(!generated.contains("unsafe") && !generated.contains("link_section"));
+    }
 }

@@ -1,14 +1,11 @@
 //! [`ImageIndex`]: the flat (generation, engine) index 0..=37, the `idx` argument of both
-//! resolvers: its named constants, raw conversions, names, and what occupies each slot (read
-//! from [`IMAGE_LIST`], the one table).
+//! resolvers: its named constants, raw conversions, names, and what occupies each slot. The
+//! constants, their names and occupants and the twin pairs are generated from the fact tables
+//! (`generated.rs`, by `cargo xtask codegen`) with the catalog's tables; this module does not
+//! read the catalog (the catalog checks at compile time that its slots are these).
 
 use core::fmt;
 
-// One circle is kept on purpose: this module reads `catalog::IMAGE_LIST` (what occupies each
-// slot is the table's fact, not restated here), and `catalog` names and iterates its slots by
-// `ImageIndex`. Breaking it would mean writing the slot identities a second time.
-
-use crate::catalog::IMAGE_LIST;
 use crate::core_class::CoreClass;
 use crate::engine::Engine;
 use crate::generation::Generation;
@@ -27,13 +24,18 @@ use crate::slot_id::SlotId;
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ImageIndex(u8);
 
+/// Turns the generated list (`generated.rs`) into the named constants, [`ImageIndex::NAMES`]
+/// and the slot identities [`ImageIndex::slot`] reads.
 macro_rules! image_indices {
-    ($($name:ident = $value:literal: $doc:literal,)*) => {
+    ($(#[doc = $doc:literal] $name:ident = $value:literal => $slot:expr;)*) => {
         impl ImageIndex {
             $(#[doc = $doc] pub const $name: ImageIndex = ImageIndex($value);)*
 
             /// The constants' names, in index order (`NAMES[7]` is `"CAYMAN_NX_ACT"`).
             pub const NAMES: [&'static str; ImageIndex::COUNT] = [$(stringify!($name)),*];
+
+            /// What occupies each slot, in index order (`None`: the empty slot).
+            pub(crate) const SLOT_IDS: [Option<SlotId>; ImageIndex::COUNT] = [$($slot),*];
         }
 
         // The names are listed in index order, so `NAMES[i]` names index `i`.
@@ -47,47 +49,10 @@ macro_rules! image_indices {
         };
     };
 }
+use image_indices;
 
-image_indices! {
-    SUNDA_NX_ACT = 0: "SUNDA NX ACT (0).",
-    SUNDA_NX_DVE = 1: "SUNDA NX DVE (1).",
-    SUNDA_NX_POOL = 2: "SUNDA NX POOL (2).",
-    SUNDA_NX_PE = 3: "SUNDA NX PE (3).",
-    SUNDA_NX_SP = 4: "SUNDA NX SP (4).",
-    SUNDA_NX_SP_TWIN = 5: "SUNDA NX SP, second slot (5): the same images as 4.",
-    SUNDA_Q7_POOL = 6: "SUNDA Q7 POOL (6).",
-    CAYMAN_NX_ACT = 7: "CAYMAN NX ACT (7).",
-    CAYMAN_NX_DVE = 8: "CAYMAN NX DVE (8).",
-    CAYMAN_NX_POOL = 9: "CAYMAN NX POOL (9).",
-    CAYMAN_NX_PE = 10: "CAYMAN NX PE (10).",
-    CAYMAN_NX_SP = 11: "CAYMAN NX SP (11).",
-    CAYMAN_NX_SP_TWIN = 12: "CAYMAN NX SP, second slot (12): the same images as 11.",
-    CAYMAN_Q7_POOL = 13: "CAYMAN Q7 POOL (13), with the dynamic-kernel-load flavors.",
-    CAYMAN_Q7_POOL_TWIN = 14: "CAYMAN Q7 POOL, second slot (14): PERF/DEBUG/TEST of 13.",
-    MARIANA_NX_ACT = 15: "MARIANA NX ACT (15).",
-    MARIANA_NX_DVE = 16: "MARIANA NX DVE (16).",
-    MARIANA_NX_POOL = 17: "MARIANA NX POOL (17).",
-    MARIANA_NX_PE = 18: "MARIANA NX PE (18).",
-    MARIANA_NX_SP = 19: "MARIANA NX SP (19).",
-    MARIANA_NX_SP_TWIN = 20: "MARIANA NX SP, second slot (20): the same images as 19.",
-    MARIANA_Q7_POOL = 21: "MARIANA Q7 POOL (21), with the dynamic-kernel-load flavors.",
-    MARIANA_Q7_POOL_TWIN = 22: "MARIANA Q7 POOL, second slot (22): PERF/DEBUG/TEST of 21.",
-    MARIANA_PLUS_NX_ACT = 23: "MARIANA_PLUS NX ACT (23).",
-    MARIANA_PLUS_NX_DVE = 24: "MARIANA_PLUS NX DVE (24).",
-    MARIANA_PLUS_NX_POOL = 25: "MARIANA_PLUS NX POOL (25).",
-    MARIANA_PLUS_NX_PE = 26: "MARIANA_PLUS NX PE (26).",
-    MARIANA_PLUS_NX_SP = 27: "MARIANA_PLUS NX SP (27).",
-    MARIANA_PLUS_NX_SP_TWIN = 28: "MARIANA_PLUS NX SP, second slot (28): the same images as 27.",
-    MARIANA_PLUS_Q7_POOL = 29: "MARIANA_PLUS Q7 POOL (29), with the dynamic-kernel-load flavors.",
-    MARIANA_PLUS_Q7_POOL_TWIN = 30: "MARIANA_PLUS Q7 POOL, second slot (30): PERF/DEBUG/TEST of 29.",
-    MAVERICK_NX_DVE = 31: "MAVERICK NX DVE (31).",
-    MAVERICK_NX_POOL = 32: "MAVERICK NX POOL (32).",
-    MAVERICK_NX_PE = 33: "MAVERICK NX PE (33).",
-    MAVERICK_NX_SP = 34: "MAVERICK NX SP (34).",
-    MAVERICK_NX_SP_TWIN = 35: "MAVERICK NX SP, second slot (35): the same images as 34.",
-    MAVERICK_GAP = 36: "The empty slot (36) MAVERICK's missing NX ACT leaves: every lookup answers code 2.",
-    MAVERICK_Q7_POOL = 37: "MAVERICK Q7 POOL (37).",
-}
+#[rustfmt::skip] // generated: `cargo run -p nrtucode-codegen` writes it, CI checks it
+mod generated;
 
 impl ImageIndex {
     /// Number of slots in the vendor's flat index (both tables have this many).
@@ -103,20 +68,6 @@ impl ImageIndex {
         }
         all
     };
-
-    /// The twin slots, `(first, second)`: each NX SP engine occupies two consecutive slots whose
-    /// second holds the same descriptors as the first, so both answer every request with the
-    /// same bytes at the same address.
-    pub const TWINS: [(ImageIndex, ImageIndex); 5] = [
-        (ImageIndex::SUNDA_NX_SP, ImageIndex::SUNDA_NX_SP_TWIN),
-        (ImageIndex::CAYMAN_NX_SP, ImageIndex::CAYMAN_NX_SP_TWIN),
-        (ImageIndex::MARIANA_NX_SP, ImageIndex::MARIANA_NX_SP_TWIN),
-        (
-            ImageIndex::MARIANA_PLUS_NX_SP,
-            ImageIndex::MARIANA_PLUS_NX_SP_TWIN,
-        ),
-        (ImageIndex::MAVERICK_NX_SP, ImageIndex::MAVERICK_NX_SP_TWIN),
-    ];
 
     /// The index for a raw argument, `None` above 37.
     pub const fn from_raw(raw: u32) -> Option<ImageIndex> {
@@ -151,7 +102,7 @@ impl ImageIndex {
     /// assert_eq!(ImageIndex::MAVERICK_GAP.slot(), None);
     /// ```
     pub const fn slot(self) -> Option<SlotId> {
-        IMAGE_LIST[self.as_usize()].id()
+        ImageIndex::SLOT_IDS[self.as_usize()]
     }
 
     /// The generation whose range holds the index (36, the empty slot, is MAVERICK's).
@@ -175,26 +126,6 @@ impl ImageIndex {
         }
     }
 }
-
-// A twin holds the same descriptors as its first slot (the bytes alias; tested at run time).
-const _: () = {
-    let mut t = 0;
-    while t < ImageIndex::TWINS.len() {
-        let (a, b) = ImageIndex::TWINS[t];
-        assert!(b.as_usize() == a.as_usize() + 1);
-        let (da, db) = (
-            IMAGE_LIST[a.as_usize()].descriptors(),
-            IMAGE_LIST[b.as_usize()].descriptors(),
-        );
-        assert!(da.len() == db.len());
-        let mut d = 0;
-        while d < da.len() {
-            assert!(da[d].flavor() as i32 == db[d].flavor() as i32);
-            d += 1;
-        }
-        t += 1;
-    }
-};
 
 impl fmt::Debug for ImageIndex {
     /// `ImageIndex(7: CAYMAN NX ACT)`, `ImageIndex(36: MAVERICK, empty)`.
@@ -260,7 +191,7 @@ pub(crate) const SLOT_GENERATIONS: [Generation; ImageIndex::COUNT] = {
     let mut generations = [Generation::Sunda; ImageIndex::COUNT];
     let mut i = 0;
     while i < ImageIndex::COUNT {
-        generations[i] = match IMAGE_LIST[i].id() {
+        generations[i] = match ImageIndex::SLOT_IDS[i] {
             Some(id) => id.generation,
             None => {
                 assert!(i > 0, "slot 0 is populated");

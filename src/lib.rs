@@ -4,7 +4,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // No `unsafe` block, fn or impl in the core: the only exemption is the one hand-written
 // `#[unsafe(link_section)]` attribute in `catalog::embed_blob!`, applied to each generated blob
-// `static`. `tests/unsafe_audit.rs` checks the sources.
+// `static`. `cargo xtask policy` checks the sources.
 #![deny(unsafe_code)]
 
 // Each public item has one public path: the types, resolvers and environments at the root,

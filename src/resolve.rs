@@ -235,3 +235,55 @@ pub const fn resolve_hwdecode(
 ) -> Result<&'static [u8], ResolveErr> {
     get_hwdecode_table(idx.raw(), kind.raw())
 }
+
+#[cfg(test)]
+mod tests {
+    // The index (`crate::descriptor_index`) against the vendor's scan; here, not beside the
+    // index, so that the index's module needs nothing of this one.
+    use super::*;
+    use crate::Region;
+
+    /// The vendor's algorithm, directly over the slots: empty slot, linear flavor scan, region
+    /// bound, NULL getter.
+    fn by_scan(idx: u32, region: i32, flavor: i32) -> Result<&'static [u8], ResolveErr> {
+        let slot = IMAGE_LIST
+            .get(idx as usize)
+            .ok_or(ResolveErr::IndexOutOfRange)?;
+        if slot.descriptors().is_empty() {
+            return Err(ResolveErr::EmptySlot);
+        }
+        let desc = slot.find_raw(flavor).ok_or(ResolveErr::FlavorNotFound)?;
+        let region = Region::from_raw(region).ok_or(ResolveErr::RegionOutOfRange)?;
+        desc.region(region).ok_or(ResolveErr::NullGetter)
+    }
+
+    #[test]
+    fn the_index_answers_like_the_scan() {
+        let flavors = (-3..=25).chain([i32::MIN, i32::MAX, 255, 256, 0x1_0001, -17]);
+        let mut hits = 0;
+        for flavor in flavors {
+            if flavor == 0 {
+                continue; // resolved from the environment before the lookup
+            }
+            for idx in (0..40).chain([u32::MAX]) {
+                for region in [-1, 0, 1, 2, 3, 4, i32::MIN, i32::MAX] {
+                    let index = get_memory_image_const(idx, region, flavor);
+                    let scan = by_scan(idx, region, flavor);
+                    assert_eq!(index, scan, "{idx} {region} {flavor}");
+                    assert_eq!(
+                        index.map(<[u8]>::as_ptr),
+                        scan.map(<[u8]>::as_ptr),
+                        "{idx} {region} {flavor}"
+                    );
+                    hits += usize::from(index.is_ok());
+                }
+            }
+        }
+        // Every present getter of every descriptor was reached (NULL getters of a reduced build
+        // answer code 3 and are not hits).
+        let present = crate::catalog::image_entries()
+            .filter(|e| e.blob.is_some())
+            .count();
+        assert_eq!(hits, present);
+    }
+}

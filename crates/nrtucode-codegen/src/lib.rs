@@ -1,8 +1,13 @@
-//! Generates the core's const tables from the fact tables, once, into a committed file (as
-//! `unicode-ident` does): `src/catalog/generated.rs` holds `IMAGE_LIST`, `HWDECODE_LIST`,
-//! `PROFILER_SLOTS` and the per-slot descriptor arrays, written from
-//! [`nrtucode_facts::shape::slots`], the same description of the tables' shape the partition
-//! writer (`nrtucode-pack`) packs from.
+//! Generates the core's const tables from the fact tables, once, into committed files (as
+//! `unicode-ident` does), both written from [`nrtucode_facts::shape::slots`], the same
+//! description of the tables' shape the partition writer (`nrtucode-pack`) packs from:
+//!
+//! * `src/catalog/generated.rs` holds `IMAGE_LIST`, `HWDECODE_LIST`, `PROFILER_SLOTS` and the
+//!   per-slot descriptor arrays;
+//! * `src/image_index/generated.rs` holds the index's named constants (`CAYMAN_NX_ACT`,
+//!   `CAYMAN_NX_SP_TWIN`, `MAVERICK_GAP`), their documentation, what occupies each slot and the
+//!   twin pairs, so `ImageIndex` answers `slot()` without reading the catalog (no import
+//!   circle) and no list of slot names is written by hand.
 //!
 //! The generated file names each image's region array (`CAYMAN_NX_ACT_PERF`) and profiler
 //! pair (`CAYMAN_NX_ACT_PROF`); the core's build script defines those from the blobs the cargo
@@ -15,15 +20,22 @@ use std::path::{Path, PathBuf};
 
 use nrtucode_facts::shape::{SlotShape, slots};
 
-/// The generated file, relative to the repository root.
+/// The generated tables, relative to the repository root.
 pub const GENERATED: &str = "src/catalog/generated.rs";
+
+/// The generated index names, relative to the repository root.
+pub const GENERATED_INDEX: &str = "src/image_index/generated.rs";
 
 /// The command that regenerates the files, named in their `@generated` header.
 pub const COMMAND: &str = "cargo run -p nrtucode-codegen";
 
 /// Every generated file (path relative to `repo_root`, joined) with its text.
 pub fn generate(repo_root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
-    Ok(vec![(repo_root.join(GENERATED), catalog(&slots()?)?)])
+    let slots = slots()?;
+    Ok(vec![
+        (repo_root.join(GENERATED), catalog(&slots)?),
+        (repo_root.join(GENERATED_INDEX), image_index(&slots)?),
+    ])
 }
 
 /// The generated files whose committed text differs from [`generate`]'s (empty: up to date).
@@ -159,6 +171,167 @@ pub fn catalog(slots: &[SlotShape]) -> Result<String, String> {
     Ok(code)
 }
 
+/// The name of every slot's `ImageIndex` constant: `<GEN>_<CLASS>_<ENGINE>`, `_TWIN` for the
+/// second slot of one identity, `<GEN>_GAP` for an empty slot (named after the generation whose
+/// range holds it, its predecessor's).
+pub fn index_names(slots: &[SlotShape]) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = Vec::with_capacity(slots.len());
+    let mut generation = None;
+    for slot in slots {
+        let name = match slot.id {
+            Some((g, c, e)) => {
+                generation = Some(g);
+                let mut name = format!("{g}_{c}_{e}");
+                while names.contains(&name) {
+                    name.push_str("_TWIN");
+                }
+                name
+            }
+            None => format!(
+                "{}_GAP",
+                generation.ok_or_else(|| format!("slot {}: empty before any slot", slot.idx))?
+            ),
+        };
+        if names.contains(&name) {
+            return Err(format!("slot {}: a second {name}", slot.idx));
+        }
+        names.push(name);
+    }
+    Ok(names)
+}
+
+/// The twin pairs `(first, second)`: consecutive slots of one identity with the same
+/// descriptors (the vendor's NX SP engines), as indices.
+pub fn twins(slots: &[SlotShape]) -> Vec<(u32, u32)> {
+    slots
+        .windows(2)
+        .filter(|w| w[0].id.is_some() && w[0].id == w[1].id && w[0].descriptors == w[1].descriptors)
+        .map(|w| (w[0].idx, w[1].idx))
+        .collect()
+}
+
+/// The documentation line of slot `i`'s constant.
+fn index_doc(slots: &[SlotShape], i: usize) -> String {
+    let slot = &slots[i];
+    let Some((g, c, e)) = slot.id else {
+        // Name the engine the generation lacks: the first generation's engines it does not have.
+        let generation = slots[..i].iter().rev().find_map(|s| s.id.map(|id| id.0));
+        let ids = |gen_name: Option<&str>| -> Vec<(&str, &str)> {
+            let mut ids = Vec::new();
+            for s in slots {
+                if let Some((sg, sc, se)) = s.id
+                    && Some(sg) == gen_name
+                    && !ids.contains(&(sc, se))
+                {
+                    ids.push((sc, se));
+                }
+            }
+            ids
+        };
+        let first = ids(slots.first().and_then(|s| s.id).map(|id| id.0));
+        let own = ids(generation);
+        let missing: Vec<String> = first
+            .iter()
+            .filter(|id| !own.contains(id))
+            .map(|(c, e)| format!("{c} {e}"))
+            .collect();
+        let whose = match (generation, missing.as_slice()) {
+            (Some(g), [one]) => format!(" {g}'s missing {one} leaves"),
+            (Some(g), _) => format!(" in {g}'s range"),
+            (None, _) => String::new(),
+        };
+        return format!(
+            "The empty slot ({}){whose}: every lookup answers code 2.",
+            slot.idx
+        );
+    };
+    let previous = i.checked_sub(1).map(|p| &slots[p]);
+    match previous {
+        Some(p) if p.id == slot.id && p.descriptors == slot.descriptors => format!(
+            "{g} {c} {e}, second slot ({}): the same images as {}.",
+            slot.idx, p.idx
+        ),
+        Some(p) if p.id == slot.id => {
+            let variants: Vec<&str> = slot.descriptors.iter().map(|d| d.variant).collect();
+            format!(
+                "{g} {c} {e}, second slot ({}): {} of {}.",
+                slot.idx,
+                variants.join("/"),
+                p.idx
+            )
+        }
+        _ if slot
+            .descriptors
+            .iter()
+            .any(|d| d.variant.starts_with("DKL_")) =>
+        {
+            format!(
+                "{g} {c} {e} ({}), with the dynamic-kernel-load flavors.",
+                slot.idx
+            )
+        }
+        _ => format!("{g} {c} {e} ({}).", slot.idx),
+    }
+}
+
+/// The text of `src/image_index/generated.rs`.
+pub fn image_index(slots: &[SlotShape]) -> Result<String, String> {
+    let names = index_names(slots)?;
+    let mut code = format!(
+        "// @generated by `{COMMAND}` (crates/nrtucode-codegen) from crates/nrtucode-facts/tables/\n\
+         // image_list.tsv; do not edit. CI regenerates it and fails on any difference.\n\
+         //! The flat index's named constants in slot order, what occupies each slot, and the twin\n\
+         //! slots (`super::image_indices!` turns the list into `ImageIndex`'s constants, `NAMES` and\n\
+         //! the slot identities).\n\n\
+         use super::ImageIndex;\n\
+         use crate::{{CoreClass, Engine, Generation, SlotId}};\n\n\
+         super::image_indices! {{\n"
+    );
+    for (i, (slot, name)) in slots.iter().zip(&names).enumerate() {
+        if slot.idx as usize != i {
+            return Err(format!("slot {} at position {i}", slot.idx));
+        }
+        let occupant = match slot.id {
+            None => "None".to_owned(),
+            Some((g, c, e)) => format!(
+                "Some(SlotId::new(Generation::{}, CoreClass::{}, Engine::{}))",
+                variant_name(g),
+                variant_name(c),
+                variant_name(e)
+            ),
+        };
+        writeln!(
+            code,
+            "    #[doc = {:?}]\n    {name} = {} => {occupant};",
+            index_doc(slots, i),
+            slot.idx
+        )
+        .unwrap();
+    }
+    code.push_str("}\n");
+    let twins = twins(slots);
+    writeln!(
+        code,
+        "\nimpl ImageIndex {{\n    \
+         /// The twin slots, `(first, second)`: each NX SP engine occupies two consecutive slots whose\n    \
+         /// second holds the same descriptors as the first, so both answer every request with the\n    \
+         /// same bytes at the same address.\n    \
+         pub const TWINS: [(ImageIndex, ImageIndex); {}] = [",
+        twins.len()
+    )
+    .unwrap();
+    for (a, b) in &twins {
+        writeln!(
+            code,
+            "        (ImageIndex::{}, ImageIndex::{}),",
+            names[*a as usize], names[*b as usize]
+        )
+        .unwrap();
+    }
+    code.push_str("    ];\n}\n");
+    Ok(code)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +351,44 @@ mod tests {
         assert!(code.contains("const CAYMAN_Q7_POOL_TWIN: &[ImageDesc]"));
         assert!(code.starts_with("// @generated by `cargo run -p nrtucode-codegen`"));
         assert!(code.contains("pub const PROFILER_SLOTS: [u8; 15] = [7, 8, 9, 10, 15,"));
+    }
+
+    #[test]
+    fn index_names_docs_and_twins_follow_the_slots() {
+        let slots = slots().unwrap();
+        let names = index_names(&slots).unwrap();
+        assert_eq!(names.len(), 38);
+        assert_eq!(names[5], "SUNDA_NX_SP_TWIN");
+        assert_eq!(names[14], "CAYMAN_Q7_POOL_TWIN");
+        assert_eq!(names[36], "MAVERICK_GAP");
+        assert_eq!(
+            twins(&slots),
+            [(4, 5), (11, 12), (19, 20), (27, 28), (34, 35)]
+        );
+        for (i, doc) in [
+            (
+                13,
+                "CAYMAN Q7 POOL (13), with the dynamic-kernel-load flavors.",
+            ),
+            (
+                14,
+                "CAYMAN Q7 POOL, second slot (14): PERF/DEBUG/TEST of 13.",
+            ),
+            (
+                35,
+                "MAVERICK NX SP, second slot (35): the same images as 34.",
+            ),
+            (
+                36,
+                "The empty slot (36) MAVERICK's missing NX ACT leaves: every lookup answers code 2.",
+            ),
+            (37, "MAVERICK Q7 POOL (37)."),
+        ] {
+            assert_eq!(index_doc(&slots, i), doc);
+        }
+        // A second empty slot in one generation's range would be a second MAVERICK_GAP.
+        let mut two_gaps = slots.clone();
+        two_gaps[37].id = None;
+        assert!(index_names(&two_gaps).is_err());
     }
 }

@@ -133,6 +133,62 @@ pub fn path_str(p: &Path) -> Result<&str, String> {
         .ok_or_else(|| format!("{} is not UTF-8", p.display()))
 }
 
+// ---- x-pkg: fresh consumer crates (`package`, `msrv`) ----
+
+/// A TOML basic string holding `s` (quotes and backslashes escaped; control characters, which
+/// no path or feature list here holds, refused).
+pub fn toml_string(s: &str) -> Result<String, String> {
+    if let Some(c) = s.chars().find(|c| c.is_control()) {
+        return Err(format!("{s:?} holds the control character {c:?}"));
+    }
+    Ok(format!(
+        "\"{}\"",
+        s.replace('\\', "\\\\").replace('"', "\\\"")
+    ))
+}
+
+/// The `Cargo.toml` of a fresh crate `name` outside any workspace (an empty `[workspace]`
+/// table): `dependencies` are the `[dependencies]` lines, `patches` the `[patch.crates-io]`
+/// ones (none: no such table).
+pub fn consumer_manifest(name: &str, dependencies: &str, patches: &str) -> String {
+    let mut text = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [dependencies]\n{dependencies}\n"
+    );
+    if !patches.is_empty() {
+        text.push_str("\n[patch.crates-io]\n");
+        text.push_str(patches);
+    }
+    text.push_str("\n[workspace]\n");
+    text
+}
+
+/// Writes the fresh crate `name` into `dir`: its manifest ([`consumer_manifest`]) and
+/// `src/FILE` (`main.rs` or `lib.rs`) holding `source`. A file that already holds what it
+/// would be given is left alone, so a kept consumer rebuilds only what changed.
+pub fn consumer(
+    dir: &Path,
+    name: &str,
+    dependencies: &str,
+    patches: &str,
+    file: &str,
+    source: &str,
+) -> Result<(), String> {
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).map_err(|e| format!("cannot create {}: {e}", src.display()))?;
+    let manifest = consumer_manifest(name, dependencies, patches);
+    for (path, text) in [
+        (dir.join("Cargo.toml"), manifest.as_str()),
+        (src.join(file), source),
+    ] {
+        if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
+            continue;
+        }
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,5 +210,23 @@ mod tests {
         assert!(found[1].executable.is_none());
         let failed = text.replace(r#""success":true"#, r#""success":false"#);
         assert!(parse_messages(&failed).is_err());
+    }
+
+    #[test]
+    fn a_consumer_manifest_is_its_own_workspace_and_patches_only_when_asked() {
+        let plain = consumer_manifest("c", "nrtucode = \"0.1\"", "");
+        assert!(
+            plain.contains("[dependencies]\nnrtucode = \"0.1\"\n"),
+            "{plain}"
+        );
+        assert!(plain.ends_with("\n[workspace]\n"), "{plain}");
+        assert!(!plain.contains("[patch"), "{plain}");
+        let patched = consumer_manifest("c", "x = \"1\"", "x = { path = \"/p\" }\n");
+        let patch = patched
+            .find("[patch.crates-io]\nx = { path = \"/p\" }")
+            .unwrap();
+        assert!(patch < patched.find("[workspace]").unwrap(), "{patched}");
+        assert_eq!(toml_string(r#"/a"b\c"#).unwrap(), r#""/a\"b\\c""#);
+        assert!(toml_string("/a\nb").is_err());
     }
 }

@@ -102,6 +102,10 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             Box::new(|| codegen(true)),
         ),
         (
+            "repository policy: README's layout table, relative links, the front feature, no import circle, the core's unsafe budget",
+            Box::new(|| crate::policy::run(meta)),
+        ),
+        (
             "clippy (-D warnings, all targets, all features)",
             Box::new(|| {
                 cargo(&[
@@ -368,9 +372,10 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             }),
         ),
         (
-            "doc tests and docs",
+            "doc tests and docs: the StdEnv example once more with a flavor set, rustdoc -D warnings, no link leaves the docs (README's test command runs every doc test)",
             Box::new(|| {
-                cargo(&["test", "--workspace", "--doc"])?;
+                // `cargo test --workspace` (README's command, its own step) runs the doc tests;
+                // a second `cargo test --workspace --doc` here ran them all again.
                 // The StdEnv example checks flavor 0 against its environment: once more with a flavor set.
                 cargo_env(
                     "NEURON_UCODE_FLAVOR",
@@ -413,15 +418,15 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         ),
         (
             "the oldest Rust the core builds with (its rust-version): a fresh crate resolving and building with it, host and thumbv7em",
-            Box::new(|| script("msrv", &[])),
+            Box::new(|| crate::msrv::run(meta)),
         ),
         (
             "packages: cargo package with verification, < 10 MiB, no binaries; used from fresh crates (host, thumbv7em) and the packaged CLI",
-            Box::new(|| script("package", &[])),
+            Box::new(|| crate::package::run(meta, &[])),
         ),
         (
             "C library: scripts/install-c.sh into a temporary prefix, C programs through pkg-config (shared, then static)",
-            Box::new(|| script("install-c-check", &[])),
+            Box::new(|| crate::install_c_check::run(meta)),
         ),
         (
             "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",

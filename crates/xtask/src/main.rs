@@ -13,18 +13,24 @@ mod bare_metal;
 )]
 mod build;
 mod ci;
+mod circles;
 mod deflate_cost;
 mod device;
 mod device_cost;
 mod elf;
+mod hostile_cases;
+mod install_c_check;
 mod links;
 mod metadata;
+mod msrv;
+mod package;
 mod panic;
 mod partition_cost;
 mod policy;
 mod qemu;
 mod qemu_partition;
 mod reproducible;
+mod unsafe_audit;
 mod walkthrough;
 
 use std::path::PathBuf;
@@ -47,8 +53,9 @@ enum Task {
     /// Every check CI runs, in order, with the elapsed seconds of each step and a final summary
     /// (what `.ci/run` runs after installing toolchains and tools).
     Ci {
-        /// Seconds of fuzzing in all, split evenly over the fuzz targets.
-        #[arg(long, default_value_t = 120)]
+        /// Seconds of fuzzing in all, split evenly over the fuzz targets (a smoke run on fresh
+        /// corpora: longer runs are `cargo xtask fuzz --seconds N`).
+        #[arg(long, default_value_t = 80)]
         fuzz_seconds: u64,
         /// Leave out README's test command (`cargo test --workspace`): `.ci/run` runs it itself,
         /// in so many words, before this.
@@ -70,11 +77,12 @@ enum Task {
         args: Vec<String>,
     },
     /// The oldest Rust the core builds with (its rust-version), host and thumbv7em.
-    Msrv(Extra),
+    Msrv,
     /// The published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, -D warnings).
     Docsrs,
-    /// scripts/install-c.sh into a temporary prefix; C programs through pkg-config.
-    InstallCCheck(Extra),
+    /// scripts/install-c.sh into a temporary prefix; C programs through pkg-config (shared, then
+    /// static); a DESTDIR install, refusals of foreign files, --force, --uninstall.
+    InstallCCheck,
     /// The bare-metal template under QEMU: mps2-an386 (Arm), and the RISC-V loader on virt.
     Qemu {
         /// Which machine: arm, riscv or both.
@@ -144,7 +152,8 @@ enum Task {
     /// executable the build produced (the last one): a script tests what it just built, in
     /// whatever target directory cargo used.
     Artifact,
-    /// The repository's rules: README's Layout table, relative links, the core's front feature.
+    /// The repository's rules: README's Layout table, relative links, the core's front feature, no
+    /// import circle between a crate's modules, the core's unsafe budget.
     Policy,
     /// The version of a workspace crate (from `cargo metadata`).
     Version {
@@ -163,8 +172,12 @@ enum Task {
         /// Targets (default: carve blob_dir partition inflate).
         targets: Vec<String>,
     },
-    /// The hostile-input cases against the CLI.
-    HostileCases(Extra),
+    /// The hostile-input cases against the CLI (issue 20), one line each; the device-node cases
+    /// as root only.
+    HostileCases {
+        /// The `nrtucode` binary to test (default: one this run builds).
+        nrtucode: Option<PathBuf>,
+    },
     /// The miri runs.
     Miri(Extra),
     /// Edit a template ELF's external flash (`.nrtucode_blobs`) as a bad write or an erased chip
@@ -246,10 +259,10 @@ fn run(task: Task) -> Result<(), String> {
             println!("{}", meta.target_dir.display());
             Ok(())
         }
-        Task::Package { args } => script("package", &args),
-        Task::Msrv(extra) => script("msrv", &extra.args),
+        Task::Package { args } => package::run(&meta, &args),
+        Task::Msrv => msrv::run(&meta),
         Task::Docsrs => docsrs(&meta),
-        Task::InstallCCheck(extra) => script("install-c-check", &extra.args),
+        Task::InstallCCheck => install_c_check::run(&meta),
         Task::Qemu { arch } => {
             if matches!(arch, Arch::Arm | Arch::Both) {
                 qemu::arm(&meta)?;
@@ -295,7 +308,7 @@ fn run(task: Task) -> Result<(), String> {
             }
             script("fuzz", &args)
         }
-        Task::HostileCases(extra) => script("hostile-cases", &extra.args),
+        Task::HostileCases { nrtucode } => hostile_cases::run(&meta, nrtucode.as_deref()),
         Task::Miri(extra) => script("miri", &extra.args),
         Task::ElfFlash { edit } => elf::flash(&edit),
         Task::ElfSegments { a, b } => elf::segments(&a, &b),

@@ -147,6 +147,14 @@ impl Metadata {
             .and_then(|p| p["version"].as_str().map(str::to_string))
     }
 
+    /// The `rust-version` the workspace crate `crate_name` declares, if any.
+    pub fn rust_version(&self, crate_name: &str) -> Option<String> {
+        self.packages
+            .iter()
+            .find(|p| p["name"].as_str() == Some(crate_name))
+            .and_then(|p| p["rust_version"].as_str().map(str::to_string))
+    }
+
     /// The features `[package.metadata.docs.rs]` of `crate_name` names (docs.rs builds with them).
     pub fn docsrs_features(&self, crate_name: &str) -> Vec<String> {
         self.packages

@@ -5,7 +5,11 @@
 //!   `crates/` and every top-level directory is named in it;
 //! * every relative link of README, blobs/README.md, docs/*.md and the crates' READMEs resolves;
 //! * the core's `front` feature enables exactly the facts' front selection (`FRONT_FEATURES`),
-//!   as Cargo resolves it, however the manifest spells it.
+//!   as Cargo resolves it, however the manifest spells it;
+//! * no crate of the workspace has an import circle between its top-level modules
+//!   ([`crate::circles`]);
+//! * the core's unsafe budget ([`crate::unsafe_audit`]): one `unsafe`, the blobs' link-section
+//!   attribute in one definition.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -149,8 +153,21 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     layout(&meta.root, &mut problems)?;
     links(&meta.root, &mut problems)?;
     front_feature(meta, &mut problems)?;
+    let mut srcs = vec![meta.root.join("src")];
+    for krate in dirs(&meta.root.join("crates"), "")? {
+        let src = meta.root.join("crates").join(krate).join("src");
+        if src.is_dir() {
+            srcs.push(src);
+        }
+    }
+    let srcs: Vec<&Path> = srcs.iter().map(|p| p.as_path()).collect();
+    crate::circles::check(&srcs, &mut problems)?;
+    crate::unsafe_audit::check(&meta.root, &mut problems)?;
     if problems.is_empty() {
-        println!("policy: README layout, relative links, the front feature: all hold");
+        println!(
+            "policy: README layout, relative links, the front feature, no import circle in {} crates, the core's unsafe budget: all hold",
+            srcs.len()
+        );
         Ok(())
     } else {
         Err(format!("policy:\n  {}", problems.join("\n  ")))

@@ -1,0 +1,564 @@
+//! `cargo xtask package`: packages the publishable crates the way `cargo publish` would (with
+//! verification: each `.crate` is unpacked and built on its own), checks what they hold, then
+//! uses them the way a registry user does: fresh crates outside the workspace that depend on
+//! `nrtucode = "0.1"`, resolved to the unpacked `.crate`s through `[patch.crates-io]`.
+//!
+//! Checks: every `.crate` < 10 MiB (the registry's limit); no packaged file is a build output, a
+//! blob or binary (no NUL byte in any file); no packaged manifest names a `publish = false` crate
+//! (nrtucode-test-elf and the look-alike are unversioned dev-dependencies, which cargo package
+//! strips); no relative link in a packaged Markdown file names a path outside its package
+//! (`package-links`); a host consumer with default features builds once (a second build is
+//! fresh) and resolves CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's
+//! `resolve` writes and as long as the facts say; a `default-features = false` consumer with one
+//! generation builds for thumbv7em-none-eabihf; the CLI built from its package runs
+//! `nrtucode list --json`, and carves the look-alike library and checks the result (the packaged
+//! carve library at work: every getter, size and sha256 as the look-alike's ground truth says).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::build;
+use crate::metadata::Metadata;
+use crate::status;
+
+/// The registry's largest `.crate`.
+const MAX_CRATE_BYTES: u64 = 10 * 1024 * 1024;
+
+/// The getter both consumers and the packaged CLI resolve.
+const GETTER: &str = "CAYMAN_NX_ACT_PERF_IRAM_get";
+
+/// The host consumer: writes CAYMAN NX ACT's PERF IRAM image to stdout.
+const HOST_MAIN: &str = r#"//! Writes CAYMAN NX ACT's PERF IRAM image to stdout.
+use std::io::Write;
+
+fn main() {
+    let image = nrtucode::get_memory_image(7, 0, 1, &nrtucode::NoEnv).expect("the image resolves");
+    std::io::stdout().write_all(image).expect("stdout");
+}
+"#;
+
+/// The firmware consumer: one generation and one flavor family, no_std.
+const FIRMWARE_LIB: &str = r#"//! A no_std user of one generation and one flavor family.
+#![no_std]
+
+/// CAYMAN NX ACT's PERF IRAM image, if this build embeds it.
+pub fn cayman_iram() -> Option<&'static [u8]> {
+    nrtucode::get_memory_image(7, 0, 1, &nrtucode::NoEnv).ok()
+}
+"#;
+
+/// Runs the task; `args` go to `cargo package` (e.g. `--allow-dirty`).
+pub fn run(meta: &Metadata, args: &[String]) -> Result<(), String> {
+    let published = meta.published();
+    if published.is_empty() {
+        return Err("package: cargo metadata lists no published crate".into());
+    }
+    let version = meta
+        .version("nrtucode")
+        .ok_or("package: no crate nrtucode in the workspace")?;
+    let unpublished = meta.unpublished();
+
+    let mut package = build::cargo();
+    package.args(["package", "--locked"]);
+    for name in &published {
+        package.args(["-p", name]);
+    }
+    status(package.args(args))?;
+
+    // Outside the workspace (as a registry user's crates are): `cargo install --path` of an
+    // unpacked package under the workspace's target/ would take the workspace for its own.
+    let work = std::env::temp_dir().join(format!("xtask-package-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    mkdir(&work)?;
+    let result = check(meta, args, &published, &unpublished, &version, &work);
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+fn check(
+    meta: &Metadata,
+    args: &[String],
+    published: &[String],
+    unpublished: &[String],
+    version: &str,
+    work: &Path,
+) -> Result<(), String> {
+    let unpacked = work.join("unpacked");
+    mkdir(&unpacked)?;
+    let mut dirs = Vec::new();
+    let mut patches = String::new();
+    for name in published {
+        let file = meta
+            .target_dir
+            .join("package")
+            .join(format!("{name}-{version}.crate"));
+        let bytes = std::fs::metadata(&file)
+            .map_err(|e| format!("{} was not written: {e}", file.display()))?
+            .len();
+        if bytes >= MAX_CRATE_BYTES {
+            return Err(format!(
+                "{name}: {bytes} bytes, the registry takes at most {MAX_CRATE_BYTES}"
+            ));
+        }
+        println!("package: {name}-{version}.crate: {bytes} bytes");
+
+        // What the package holds, by name: no build outputs, no blobs, nothing from target/.
+        let listed = build::stdout(
+            build::cargo()
+                .args(["package", "--quiet", "--locked", "--list", "-p", name])
+                .args(args),
+        )?;
+        let bad: Vec<&str> = listed.lines().filter(|l| forbidden_file(l)).collect();
+        if !bad.is_empty() {
+            return Err(format!(
+                "{name} packages files it must not: {}",
+                bad.join(" ")
+            ));
+        }
+        for license in ["LICENSE-MIT", "LICENSE-APACHE"] {
+            if !listed.lines().any(|l| l == license) {
+                return Err(format!(
+                    "{name}: LICENSE-MIT and LICENSE-APACHE must be packaged"
+                ));
+            }
+        }
+
+        // What the package holds, by content: text only (vendor bytes and fixtures are binary).
+        status(
+            Command::new("tar")
+                .arg("-xzf")
+                .arg(&file)
+                .arg("-C")
+                .arg(&unpacked),
+        )?;
+        let dir = unpacked.join(format!("{name}-{version}"));
+        let mut binary = Vec::new();
+        binary_files(&dir, &mut binary)?;
+        if !binary.is_empty() {
+            let shown: Vec<String> = binary.iter().map(|p| p.display().to_string()).collect();
+            return Err(format!("{name} packages binary files: {}", shown.join(" ")));
+        }
+        let manifest = read(&dir.join("Cargo.toml"))?;
+        let named = unpublished_dependencies(&manifest, unpublished);
+        if !named.is_empty() {
+            return Err(format!(
+                "{name}'s packaged manifest names an unpublished crate: {}",
+                named.join(" ")
+            ));
+        }
+        patches.push_str(&format!(
+            "{name} = {{ path = {} }}\n",
+            build::toml_string(build::path_str(&dir)?)?
+        ));
+        dirs.push(dir);
+    }
+    // The packaged READMEs as a registry user reads them: no relative link leaves its package.
+    crate::links::package_links(&dirs)?;
+
+    // A registry user's crates: the dependency is a version; [patch.crates-io] points it at the
+    // unpacked packages (built from there: their paths differ from the workspace's). Each is
+    // built from its own directory (no workspace configuration applies); the workspace's target
+    // directory lends them the registry dependencies it has already built.
+    let host = work.join("host-user");
+    build::consumer(
+        &host,
+        "host-user",
+        "nrtucode = \"0.1\"",
+        &patches,
+        "main.rs",
+        HOST_MAIN,
+    )?;
+    let manifest = host.join("Cargo.toml");
+    let exe = build::executable(
+        build::cargo()
+            .args(["build", "--quiet", "--manifest-path"])
+            .arg(&manifest)
+            .current_dir(&host)
+            .env("CARGO_TARGET_DIR", &meta.target_dir),
+        "host-user",
+    )?;
+    let host_bytes = output_bytes(Command::new(&exe).current_dir(&host))?;
+    // A second build does nothing: the packaged build script names no path outside its package.
+    let second = build::cargo()
+        .args(["build", "--verbose", "--manifest-path"])
+        .arg(&manifest)
+        .current_dir(&host)
+        .env("CARGO_TARGET_DIR", &meta.target_dir)
+        .output()
+        .map_err(|e| format!("cannot run cargo build: {e}"))?;
+    let log = String::from_utf8_lossy(&second.stderr);
+    let rebuilt: Vec<&str> = log
+        .lines()
+        .filter(|l| l.trim_start().starts_with("Dirty"))
+        .collect();
+    if !second.status.success() {
+        return Err(format!("a second build of the consumer failed: {log}"));
+    }
+    if !rebuilt.is_empty() {
+        return Err(format!(
+            "a second build of the consumer rebuilds: {}",
+            rebuilt.join("\n")
+        ));
+    }
+
+    let firmware = work.join("firmware-user");
+    build::consumer(
+        &firmware,
+        "firmware-user",
+        "nrtucode = { version = \"0.1\", default-features = false, features = [\"gen-cayman\", \"flavor-perf\"] }",
+        &patches,
+        "lib.rs",
+        FIRMWARE_LIB,
+    )?;
+    status(
+        build::cargo()
+            .args(["build", "--quiet", "--target", "thumbv7em-none-eabihf"])
+            .arg("--manifest-path")
+            .arg(firmware.join("Cargo.toml"))
+            .current_dir(&firmware)
+            .env("CARGO_TARGET_DIR", &meta.target_dir),
+    )?;
+
+    // The CLI from its package (its packaged Cargo.lock pins the tools' dependencies).
+    let root = work.join("cli");
+    let mut install = build::cargo();
+    install
+        .args(["install", "--quiet", "--debug", "--root"])
+        .arg(&root)
+        .arg("--path")
+        .arg(unpacked.join(format!("nrtucode-cli-{version}")))
+        .env("CARGO_TARGET_DIR", &meta.target_dir);
+    for (name, dir) in published.iter().zip(&dirs) {
+        install.arg("--config").arg(format!(
+            "patch.crates-io.{name}.path={}",
+            build::toml_string(build::path_str(dir)?)?
+        ));
+    }
+    status(&mut install)?;
+    let cli = root.join("bin").join("nrtucode");
+    let listing = build::stdout(Command::new(&cli).args(["list", "--json"]))?;
+    let cli_bytes = output_bytes(
+        Command::new(&cli).args(["resolve", "7", "IRAM", "--flavor", "perf", "-o", "-"]),
+    )?;
+
+    // The packaged carve library, through the packaged CLI: carve the look-alike of the
+    // vendor's full library (built from the workspace; needs gcc) and check its blob directory.
+    let lookalike = work.join("lookalike");
+    build::stdout(
+        build::cargo()
+            .args([
+                "run",
+                "--quiet",
+                "--locked",
+                "-p",
+                "nrtucode-lookalike",
+                "--",
+            ])
+            .args(["--library", "full", "--out"])
+            .arg(&lookalike)
+            .arg("--build"),
+    )?;
+    let carved = work.join("carved");
+    build::stdout(
+        Command::new(&cli)
+            .arg("carve")
+            .arg(lookalike.join("libnrtucode_internal.so"))
+            .arg("--out")
+            .arg(&carved),
+    )?;
+    build::stdout(Command::new(&cli).arg("verify").arg(&carved)).map_err(|e| {
+        format!("the packaged CLI's check of its own carve of the look-alike failed: {e}")
+    })?;
+    let truth = read(&lookalike.join("nrtucode_lookalike_full.truth.tsv"))?;
+    let carved_manifest = read(&carved.join("manifest.tsv"))?;
+    let getters = compare_with_truth(&carved_manifest, &truth).map_err(|diff| {
+        format!("the packaged CLI's carve of the look-alike differs from its ground truth: {diff}")
+    })?;
+    println!(
+        "package: the packaged CLI carved the look-alike's {getters} getters as its ground truth says, and checked them"
+    );
+
+    let facts = read(Path::new("crates/nrtucode-facts/tables/getters.tsv"))?;
+    let want = getter_size(&facts, GETTER)?;
+    let entries = check_listing(&listing, want)?;
+    if host_bytes.len() as u64 != want {
+        return Err(format!(
+            "consumer resolved {} bytes, the facts say {want}",
+            host_bytes.len()
+        ));
+    }
+    if host_bytes != cli_bytes {
+        return Err("the consumer and the packaged CLI resolve different bytes".into());
+    }
+    println!(
+        "package: packaged crates resolve CAYMAN NX ACT PERF IRAM ({want} bytes) from a registry-style consumer and the packaged CLI; list --json has {entries} entries"
+    );
+    println!(
+        "package: {} packaged, verified and used from outside the workspace",
+        published.join(" ")
+    );
+    Ok(())
+}
+
+/// Whether a packaged path is something a package must not hold: anything under a `target/`
+/// or `blobs/` directory, or a build output, library, object or blob by its extension.
+pub fn forbidden_file(path: &str) -> bool {
+    const EXTENSIONS: [&str; 11] = [
+        "a", "o", "bin", "rlib", "rmeta", "dylib", "dll", "lib", "exe", "elf", "crate",
+    ];
+    if path
+        .split('/')
+        .rev()
+        .skip(1)
+        .any(|d| d == "target" || d == "blobs")
+    {
+        return true;
+    }
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let mut parts: Vec<&str> = file.split('.').skip(1).collect();
+    if parts.is_empty() {
+        return false;
+    }
+    if EXTENSIONS.contains(&parts[parts.len() - 1]) {
+        return true;
+    }
+    // `.so` and `.so.N[.N…]`.
+    while parts.len() > 1 && parts[parts.len() - 1].bytes().all(|b| b.is_ascii_digit()) {
+        if parts[parts.len() - 1].is_empty() {
+            break;
+        }
+        parts.pop();
+    }
+    parts[parts.len() - 1] == "so"
+}
+
+/// The dependency tables of a packaged manifest that name one of `unpublished`
+/// (`[dependencies.X]`, `[dev-dependencies.X]`, `[build-dependencies.X]`, and the same under
+/// `[target.….]`), as written.
+pub fn unpublished_dependencies(manifest: &str, unpublished: &[String]) -> Vec<String> {
+    let mut named = Vec::new();
+    for line in manifest.lines() {
+        let Some(header) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) else {
+            continue;
+        };
+        for name in unpublished {
+            let Some(table) = header
+                .strip_suffix(name.as_str())
+                .and_then(|h| h.strip_suffix('.'))
+            else {
+                continue;
+            };
+            let table = match table.strip_prefix("target.") {
+                Some(rest) => match rest.rfind('.') {
+                    Some(dot) if !rest[..dot].contains(']') => &rest[dot + 1..],
+                    _ => continue,
+                },
+                None => table,
+            };
+            if ["dependencies", "dev-dependencies", "build-dependencies"].contains(&table) {
+                named.push(line.to_string());
+            }
+        }
+    }
+    named
+}
+
+/// The size (hex column `size`) of `symbol` in the facts' getters table.
+pub fn getter_size(tsv: &str, symbol: &str) -> Result<u64, String> {
+    let mut lines = tsv.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or_else(|| format!("the getters table has no column {name}"))
+    };
+    let (sym, size) = (column("symbol")?, column("size")?);
+    for line in lines {
+        let fields: Vec<&str> = line.split('\t').collect();
+        if fields.get(sym) == Some(&symbol) {
+            let hex = fields.get(size).copied().unwrap_or("");
+            return u64::from_str_radix(hex.trim_start_matches("0x"), 16)
+                .map_err(|e| format!("the getters table's size of {symbol}, {hex:?}: {e}"));
+        }
+    }
+    Err(format!("the getters table has no {symbol}"))
+}
+
+/// Checks `nrtucode list --json`: image entries and the 76 others, and the listed size of
+/// [`GETTER`] is `want`. Returns the number of entries.
+fn check_listing(listing: &str, want: u64) -> Result<usize, String> {
+    let json: serde_json::Value =
+        serde_json::from_str(listing).map_err(|e| format!("list --json is not JSON: {e}"))?;
+    let entries = json["entries"]
+        .as_array()
+        .ok_or("list --json has no entries")?;
+    let images: Vec<&serde_json::Value> = entries
+        .iter()
+        .filter(|e| e["table"] == "image_list")
+        .collect();
+    if images.is_empty() || entries.len() - images.len() != 76 {
+        return Err(format!(
+            "{} entries, {} images",
+            entries.len(),
+            images.len()
+        ));
+    }
+    let listed = images.iter().find(|e| e["symbol"] == GETTER);
+    if listed.and_then(|e| e["size"].as_u64()) != Some(want) {
+        return Err("list --json disagrees with the facts".into());
+    }
+    Ok(entries.len())
+}
+
+/// Compares a carved manifest (its rows' first eight fields) with the look-alike's ground truth,
+/// as sets of lines; returns the number of getters (the truth's lines but its header), or the
+/// first differing lines.
+pub fn compare_with_truth(manifest: &str, truth: &str) -> Result<usize, String> {
+    let mut carved: Vec<String> = manifest
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').take(8).collect::<Vec<_>>().join("\t"))
+        .collect();
+    let mut want: Vec<String> = truth.lines().map(str::to_string).collect();
+    carved.sort();
+    want.sort();
+    if carved == want {
+        return Ok(want.len().saturating_sub(1));
+    }
+    let missing = want.iter().filter(|l| !carved.contains(l)).take(3);
+    let extra = carved.iter().filter(|l| !want.contains(l)).take(3);
+    let mut diff: Vec<String> = missing.map(|l| format!("< {l}")).collect();
+    diff.extend(extra.map(|l| format!("> {l}")));
+    if diff.is_empty() {
+        diff.push("the same lines, another number of times".into());
+    }
+    Err(diff.join("\n"))
+}
+
+/// Every file under `dir` holding a NUL byte.
+fn binary_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry
+            .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+            .path();
+        if path.is_dir() {
+            binary_files(&path, out)?;
+        } else if std::fs::read(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+            .contains(&0)
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn output_bytes(command: &mut Command) -> Result<Vec<u8>, String> {
+    let shown = format!("{command:?}");
+    let out = command
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{shown} failed ({})", out.status));
+    }
+    Ok(out.stdout)
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn mkdir(path: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(path).map_err(|e| format!("cannot create {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn build_outputs_blobs_and_libraries_are_forbidden_sources_are_not() {
+        for bad in [
+            "target/debug/x",
+            "src/blobs/a.txt",
+            "libx.so",
+            "libx.so.0",
+            "libx.so.0.1.0",
+            "x.a",
+            "fw.bin",
+            "x.rlib",
+            "n.crate",
+            "a/b.elf",
+        ] {
+            assert!(forbidden_file(bad), "{bad}");
+        }
+        for good in [
+            "src/lib.rs",
+            "Cargo.toml",
+            "README.md",
+            "LICENSE-MIT",
+            "src/so.rs",
+            "docs/a.so.md",
+            "targets.md",
+            "src/blobs.rs",
+            "x.so.",
+        ] {
+            assert!(!forbidden_file(good), "{good}");
+        }
+    }
+
+    #[test]
+    fn a_manifest_naming_an_unpublished_crate_in_any_dependency_table_is_found() {
+        let unpublished = ["nrtucode-test-elf".to_string(), "xtask".to_string()];
+        let manifest = "[package]\nname = \"x\"\n\n[dependencies.nrtucode]\nversion = \"0.1\"\n\
+             [dev-dependencies.nrtucode-test-elf]\npath = \"..\"\n\
+             [target.'cfg(unix)'.build-dependencies.xtask]\n\
+             [features.xtask]\n[dependencies.not-xtask]\n";
+        assert_eq!(
+            unpublished_dependencies(manifest, &unpublished),
+            [
+                "[dev-dependencies.nrtucode-test-elf]",
+                "[target.'cfg(unix)'.build-dependencies.xtask]"
+            ]
+        );
+        assert!(unpublished_dependencies("[dependencies.nrtucode]\n", &unpublished).is_empty());
+    }
+
+    #[test]
+    fn the_getter_size_is_read_by_column_name_in_hex() {
+        let tsv = "gen\tsymbol\tsize\nA\tA_get\t0x10\nB\tCAYMAN_NX_ACT_PERF_IRAM_get\t0x13dc0\n";
+        assert_eq!(getter_size(tsv, GETTER).unwrap(), 0x13dc0);
+        assert!(getter_size(tsv, "C_get").is_err());
+        assert!(getter_size("symbol\tbytes\n", GETTER).is_err());
+    }
+
+    #[test]
+    fn the_carve_matches_its_truth_as_a_set_of_rows() {
+        let truth = "symbol\tb\nB_get\t2\nA_get\t1\n";
+        let manifest = "# build_id\tx\nsymbol\tb\nA_get\t1\nB_get\t2\n";
+        assert_eq!(compare_with_truth(manifest, truth), Ok(2));
+        let wrong = manifest.replace("B_get\t2", "B_get\t3");
+        let diff = compare_with_truth(&wrong, truth).unwrap_err();
+        assert!(
+            diff.contains("< B_get\t2") && diff.contains("> B_get\t3"),
+            "{diff}"
+        );
+    }
+
+    #[test]
+    fn the_listing_needs_the_76_tables_and_the_facts_size() {
+        let mut entries =
+            vec![serde_json::json!({"table": "image_list", "symbol": GETTER, "size": 5})];
+        entries.extend((0..76).map(|_| serde_json::json!({"table": "hwdecode"})));
+        let listing = serde_json::json!({ "entries": entries }).to_string();
+        assert_eq!(check_listing(&listing, 5), Ok(77));
+        assert!(check_listing(&listing, 6).is_err());
+        entries.pop();
+        let short = serde_json::json!({ "entries": entries }).to_string();
+        assert!(check_listing(&short, 5).is_err());
+    }
+}
