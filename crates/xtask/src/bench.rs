@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::build;
 use crate::env30;
@@ -80,9 +80,8 @@ pub fn run(meta: &Metadata, lto: bool, quick: bool) -> Result<(), String> {
     let err = file
         .try_clone()
         .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
-    let mut bench = Command::new(&exe);
-    env30::apply(&mut bench)
-        .env("CRITERION_HOME", &home)
+    let mut bench = env30::command(&exe, &[("CRITERION_HOME", home.as_os_str())]);
+    bench
         .args(["--bench", "--noplot", "--warm-up-time", warm])
         .args(["--measurement-time", measurement])
         .stdout(file)

@@ -118,10 +118,8 @@ fn valgrind() -> Result<PathBuf, String> {
 
 /// `valgrind --tool=callgrind ARGS` in the measured environment; (stdout, stderr).
 fn callgrind(valgrind: &Path, args: &[&std::ffi::OsStr]) -> Result<(String, String), String> {
-    let mut command = Command::new(valgrind);
-    env30::apply(&mut command)
-        .arg("--tool=callgrind")
-        .args(args);
+    let mut command = env30::command(valgrind, &[]);
+    command.arg("--tool=callgrind").args(args);
     let shown = format!("{command:?}");
     let out = command
         .output()

@@ -207,7 +207,7 @@ enum Task {
     },
 }
 
-/// Arguments passed on to the task's script (e.g. `cargo xtask size -- --no-build-cost`).
+/// Arguments passed on to the task's script (e.g. `cargo xtask msrv -- ARGS`).
 #[derive(clap::Args)]
 struct Extra {
     /// The script's own arguments.
