@@ -499,4 +499,21 @@ mod tests {
         assert!(first_verified(&log).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    #[test]
+    fn berkeley_text_counts_allocated_code_and_read_only_sections() {
+        let (a, w, x) = (
+            SHF_ALLOC.0,
+            object::elf::SHF_WRITE.0,
+            object::elf::SHF_EXECINSTR.0,
+        );
+        let sections = [
+            (a | x, 100),   // .text
+            (a, 20),        // .rodata, .ARM.exidx
+            (a | w, 4000),  // .data: size's data column
+            (0, 9000),      // .comment, .symtab: not loaded
+            (a | w | x, 3), // writable code still counts as text
+        ];
+        assert_eq!(berkeley_text(sections), 123);
+    }
 }
