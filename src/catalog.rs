@@ -27,7 +27,7 @@ pub(crate) struct Aligned<T: ?Sized>(pub(crate) T);
 /// The bytes are read with `include_bytes_aligned!` (aligned to 16 from the start) and copied, at
 /// compile time, into the sectioned static: a link section names the static that holds the
 /// bytes, so the blob must live in ours, not in the macro's anonymous constant, which is never
-/// emitted (`scripts/size.sh` counts each blob once).
+/// emitted (`cargo xtask size` counts each blob once).
 /// `BLOB_NNN` (NNN its emission order) is the static's symbol: rustc lays statics out in symbol
 /// order, so equal-length numbered symbols keep the blobs in the facts' order in memory, and
 /// the code refers to the blob by its stem.

@@ -2,7 +2,7 @@
 //! manifest parser on arbitrary text, with what it accepts rendered and parsed again (the
 //! writer's escapes must give back what was parsed), and `verify_blob_dir` over a directory
 //! holding the input as `manifest.tsv` plus one blob file named after the input's first row.
-//! Nothing may panic; every refusal is a typed `BlobDirProblem`. Seeds: `scripts/fuzz.sh`.
+//! Nothing may panic; every refusal is a typed `BlobDirProblem`. Seeds: `cargo xtask fuzz`.
 #![no_main]
 
 use std::sync::OnceLock;

@@ -2,7 +2,7 @@
 //! input with its section header table removed, through program headers alone (`PT_LOAD`,
 //! `PT_DYNAMIC`); the relocation map, the table locator with its resolver sweep, and the getter
 //! interpreter; then the interpreter alone over the input as getter code. Nothing may panic;
-//! every failure must be a typed `CarveError`. Seeds: `scripts/fuzz.sh` (hand-built ELF files
+//! every failure must be a typed `CarveError`. Seeds: `cargo xtask fuzz` (hand-built ELF files
 //! of a few KB from `nrtucode-test-elf`).
 #![no_main]
 

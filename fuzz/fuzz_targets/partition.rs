@@ -3,7 +3,7 @@
 //! signature) or the unsigned test door, then every resolver over a grid of arguments and
 //! environments, the digest check of every blob and a verified copy, and every resolver into a
 //! buffer (`*_into`: copy-verify, or decode-verify a deflate blob). Nothing may panic; every
-//! refusal must be a typed `PartitionError`. Seeds: `scripts/fuzz.sh` (small partitions from
+//! refusal must be a typed `PartitionError`. Seeds: `cargo xtask fuzz` (small partitions from
 //! `nrtucode-pack`'s `partition_fuzz_seeds` example).
 #![no_main]
 

@@ -1,4 +1,4 @@
-//! Writes seeds for the `inflate` fuzz target (scripts/fuzz.sh inflate) into the directory
+//! Writes seeds for the `inflate` fuzz target (`cargo xtask fuzz inflate`) into the directory
 //! given: raw-deflate streams of small structured inputs at several levels (stored, fixed and
 //! dynamic Huffman blocks, long matches), each behind the target's 4-byte header (decoded
 //! length, little-endian u16; spare room; digest selector 1 = the stream's real digest).

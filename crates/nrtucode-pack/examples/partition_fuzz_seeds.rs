@@ -1,4 +1,4 @@
-//! Writes small partitions for the `partition` fuzz target (scripts/fuzz.sh): the full and front
+//! Writes small partitions for the `partition` fuzz target (`cargo xtask fuzz`): the full and front
 //! tables of the fixtures with every blob cut to its first 32 bytes (digests recomputed, the
 //! layout redone), unsigned and signed with the committed test key; and the same with every
 //! blob made compressible (its 32 bytes repeated 8 times) and stored as raw deflate (codec 1),

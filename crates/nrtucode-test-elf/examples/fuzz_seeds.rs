@@ -3,7 +3,7 @@
 //! both hash styles, RELA and RELR, tables by symbol and through plain or large-model
 //! resolvers, with and without section headers) and getter code on its own.
 //!
-//! `cargo run -p nrtucode-test-elf --example fuzz_seeds -- fuzz/corpus/carve` (`scripts/fuzz.sh`).
+//! `cargo run -p nrtucode-test-elf --example fuzz_seeds -- fuzz/corpus/carve` (`cargo xtask fuzz`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;

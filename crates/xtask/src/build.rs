@@ -14,8 +14,6 @@ pub struct Artifact {
     pub name: String,
     /// The target's kinds (`bin`, `example`, `lib`, `cdylib`, `staticlib`, …).
     pub kind: Vec<String>,
-    /// Every file the artifact wrote.
-    pub filenames: Vec<PathBuf>,
     /// The executable, for a binary, example or test.
     pub executable: Option<PathBuf>,
 }
@@ -62,10 +60,6 @@ pub fn parse_messages(text: &str) -> Result<Vec<Artifact>, String> {
         found.push(Artifact {
             name: message["target"]["name"].as_str().unwrap_or("").to_owned(),
             kind: strings(&message["target"]["kind"]),
-            filenames: strings(&message["filenames"])
-                .into_iter()
-                .map(PathBuf::from)
-                .collect(),
             executable: message["executable"].as_str().map(PathBuf::from),
         });
     }
@@ -75,25 +69,19 @@ pub fn parse_messages(text: &str) -> Result<Vec<Artifact>, String> {
 /// The executable named `name` that `command` just built (the last one reported).
 pub fn executable(command: &mut Command, name: &str) -> Result<PathBuf, String> {
     let shown = format!("{command:?}");
-    artifacts(command)?
-        .into_iter()
-        .rev()
-        .find(|a| a.name == name && a.executable.is_some())
-        .and_then(|a| a.executable)
+    last_executable(artifacts(command)?, name)
         .ok_or_else(|| format!("{shown} built no executable {name}"))
 }
 
-/// The file of artifact `name` that `command` just built whose file name ends with `suffix`
-/// (e.g. `.so`, `.a`).
-pub fn file(command: &mut Command, name: &str, suffix: &str) -> Result<PathBuf, String> {
-    let shown = format!("{command:?}");
-    artifacts(command)?
+/// The executable of the last artifact named `name` that has one (a binary, example, test or
+/// bench target: a build script's artifact is never taken for it).
+fn last_executable(artifacts: Vec<Artifact>, name: &str) -> Option<PathBuf> {
+    const RUNNABLE: [&str; 4] = ["bin", "example", "test", "bench"];
+    artifacts
         .into_iter()
         .rev()
-        .filter(|a| a.name == name)
-        .flat_map(|a| a.filenames)
-        .find(|f| f.to_string_lossy().ends_with(suffix))
-        .ok_or_else(|| format!("{shown} built no {name} file ending in {suffix}"))
+        .filter(|a| a.name == name && a.kind.iter().any(|k| RUNNABLE.contains(&k.as_str())))
+        .find_map(|a| a.executable)
 }
 
 /// `cargo` with the toolchain's cargo (`$CARGO` under `cargo xtask`).
@@ -189,6 +177,32 @@ pub fn consumer(
     Ok(())
 }
 
+// ---- x-host: helpers of the host measurements (size, nopanic, …) ----
+
+/// The executable named `name` that `command` (a `cargo rustc …` invocation) just built, with
+/// `rustc_args` passed to the final rustc after `--` (where [`artifacts`] cannot append the
+/// message format).
+pub fn rustc_executable(
+    command: &mut Command,
+    name: &str,
+    rustc_args: &[&str],
+) -> Result<PathBuf, String> {
+    command
+        .arg("--message-format=json-render-diagnostics")
+        .arg("--")
+        .args(rustc_args)
+        .stdout(Stdio::piped());
+    let shown = format!("{command:?}");
+    let out = command
+        .output()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{shown} failed ({})", out.status));
+    }
+    last_executable(parse_messages(&String::from_utf8_lossy(&out.stdout))?, name)
+        .ok_or_else(|| format!("{shown} built no executable {name}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,8 +220,24 @@ mod tests {
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].executable.as_deref(), Some(Path::new("/t/a")));
         assert_eq!(found[1].kind, ["cdylib", "staticlib"]);
-        assert_eq!(found[1].filenames[1], Path::new("/t/libc.a"));
         assert!(found[1].executable.is_none());
+        assert_eq!(
+            last_executable(found.clone(), "a").as_deref(),
+            Some(Path::new("/t/a"))
+        );
+        // A build script is an executable too, of kind custom-build: never the one taken.
+        let script = Artifact {
+            name: "a".into(),
+            kind: vec!["custom-build".into()],
+            executable: Some("/t/build-script-build".into()),
+        };
+        let mut with_script = found.clone();
+        with_script.push(script);
+        assert_eq!(
+            last_executable(with_script, "a").as_deref(),
+            Some(Path::new("/t/a"))
+        );
+        assert_eq!(last_executable(found, "c"), None);
         let failed = text.replace(r#""success":true"#, r#""success":false"#);
         assert!(parse_messages(&failed).is_err());
     }

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use crate::build::{path_str, scratch};
 use crate::metadata::Metadata;
-use crate::{script, status};
+use crate::status;
 
 /// The fuzz targets, all run by `ci` within one time budget.
-pub const FUZZ_TARGETS: [&str; 4] = ["carve", "blob_dir", "partition", "inflate"];
+pub const FUZZ_TARGETS: [&str; 4] = crate::fuzz::TARGETS;
 
 /// The hosts the core, the C ABI, the carve library and the CLI type-check for: Mach-O, COFF
 /// (no per-blob link_section there) and aarch64 Linux.
@@ -78,9 +78,7 @@ pub fn run(meta: &Metadata, fuzz_seconds: u64, skip_workspace_tests: bool) -> Re
 }
 
 fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
-    let per_target = (fuzz_seconds / FUZZ_TARGETS.len() as u64)
-        .max(1)
-        .to_string();
+    let per_target = (fuzz_seconds / FUZZ_TARGETS.len() as u64).max(1);
     vec![
         (
             "format",
@@ -282,7 +280,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
                     "partition",
                     "--lib",
                 ])?;
-                script("partition-size", &[])?; // informative: docs/partition.md quotes it
+                crate::partition_size::run(meta)?; // informative: docs/partition.md quotes it
                 let work = scratch(meta, "partition")?;
                 let part = work.join("full.part");
                 cargo(&[
@@ -430,7 +428,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         ),
         (
             "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",
-            Box::new(|| script("nopanic", &[])),
+            Box::new(|| crate::nopanic::run(meta)),
         ),
         (
             "bare-metal template: blobs in XFLASH, internal flash < 16 KiB, gc per blob",
@@ -492,7 +490,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "miri",
             Box::new(|| {
-                script("miri", &[])?;
+                crate::miri::run()?;
                 cargo(&["+nightly", "miri", "test", "-p", "nrtucode-capi", "--lib"])
             }),
         ),
@@ -502,18 +500,17 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         ),
         (
             "carve speed vs binutils (informative)",
-            Box::new(|| script("carve-vs-binutils", &[])),
+            Box::new(|| crate::carve::vs_binutils(meta, None)),
         ),
         (
             "carve speed vs cat | sha256sum (informative; README: at or below 1.0x)",
-            Box::new(|| script("carve-speed", &[])),
+            Box::new(|| crate::carve::speed(meta, None, 7)),
         ),
         (
             "fuzz the carver, the blob directory check, the partition reader and the deflate decoder (bounded in all)",
             Box::new(move || {
-                let mut args = vec![per_target.clone()];
-                args.extend(FUZZ_TARGETS.iter().map(|t| t.to_string()));
-                script("fuzz", &args)
+                let targets = FUZZ_TARGETS.map(String::from);
+                crate::fuzz::run(meta, per_target, &targets)
             }),
         ),
     ]

@@ -325,21 +325,72 @@ fn union(mut ranges: Vec<(u64, u64)>) -> u64 {
     total
 }
 
-/// `cargo xtask size-report ELF LABEL`: one JSON line (what scripts/size.sh tabulates).
+/// How a thumbv7em consumer's flash splits (see [`size_report`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SizeReport {
+    /// The label of the row.
+    pub label: String,
+    /// Bytes of every allocated section.
+    pub alloc: u64,
+    /// Bytes of `.text*`.
+    pub text: u64,
+    /// `.text` minus the consumer's own `_start`.
+    pub code: u64,
+    /// Bytes of the panic machinery's functions.
+    pub panic: u64,
+    /// Bytes of allocated `.rodata*`/`.data*`.
+    pub data: u64,
+    /// Bytes of the union of the `BLOB_*` statics.
+    pub payload: u64,
+    /// How many `BLOB_*` statics.
+    pub blobs: usize,
+    /// `data - payload`.
+    pub metadata: u64,
+    /// (bytes, name) of every function in `.text*`, largest first.
+    pub functions: Vec<(u64, String)>,
+}
+
+impl SizeReport {
+    /// The report as one JSON line.
+    pub fn json(&self) -> String {
+        let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        let mut out = format!(
+            "{{\"label\": {}, \"alloc\": {}, \"text\": {}, \"code\": {}, \"panic\": {}, \
+             \"data\": {}, \"payload\": {}, \"blobs\": {}, \"metadata\": {}, \
+             \"functions\": [",
+            q(&self.label),
+            self.alloc,
+            self.text,
+            self.code,
+            self.panic,
+            self.data,
+            self.payload,
+            self.blobs,
+            self.metadata
+        );
+        for (i, (n, name)) in self.functions.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            let _ = write!(out, "{sep}[{n}, {}]", q(name));
+        }
+        out.push_str("]}");
+        out
+    }
+}
+
+/// Splits the thumbv7em consumer ELF at `path` into code, metadata and payload.
 ///
 /// Payload = the union of the `BLOB_*` statics (one per distinct blob, from build.rs); metadata
 /// = every other byte of allocated .rodata/.data (the const tables, their anonymous
 /// allocations, alignment padding); code = .text minus the consumer's own `_start`.
-pub fn size_report(path: &Path, label: &str) -> Result<(), String> {
+pub fn size_of(path: &Path, label: &str) -> Result<SizeReport, String> {
     let data = read(path)?;
     let file = parse(path, &data)?;
-    let alloc_flag = |s: &object::Section| matches!(s.flags(), SectionFlags::Elf { sh_flags, .. } if sh_flags.0 & SHF_ALLOC.0 != 0);
     let mut alloc = 0;
     let (mut data_bytes, mut text) = (0, 0);
     let (mut data_secs, mut text_secs) = (Vec::new(), Vec::new());
     for s in file.sections() {
         let name = s.name().unwrap_or("");
-        if alloc_flag(&s) {
+        if sh_flags(&s) & SHF_ALLOC.0 != 0 {
             alloc += s.size();
             if name.starts_with(".rodata") || name.starts_with(".data") {
                 data_secs.push(s.index());
@@ -376,21 +427,23 @@ pub fn size_report(path: &Path, label: &str) -> Result<(), String> {
     functions.sort_by(|a, b| b.cmp(a));
     let count = blobs.len();
     let payload = union(blobs);
-    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    let mut out = format!(
-        "{{\"label\": {}, \"alloc\": {alloc}, \"text\": {text}, \"code\": {}, \"panic\": {panic}, \
-         \"data\": {data_bytes}, \"payload\": {payload}, \"blobs\": {count}, \"metadata\": {}, \
-         \"functions\": [",
-        q(label),
-        text - harness,
-        data_bytes - payload
-    );
-    for (i, (n, name)) in functions.iter().enumerate() {
-        let sep = if i == 0 { "" } else { ", " };
-        let _ = write!(out, "{sep}[{n}, {}]", q(name));
-    }
-    out.push_str("]}");
-    println!("{out}");
+    Ok(SizeReport {
+        label: label.to_string(),
+        alloc,
+        text,
+        code: text.saturating_sub(harness),
+        panic,
+        data: data_bytes,
+        payload,
+        blobs: count,
+        metadata: data_bytes.saturating_sub(payload),
+        functions,
+    })
+}
+
+/// `cargo xtask size-report ELF LABEL`: one JSON line (what `cargo xtask size` tabulates).
+pub fn size_report(path: &Path, label: &str) -> Result<(), String> {
+    println!("{}", size_of(path, label)?.json());
     Ok(())
 }
 
@@ -644,6 +697,38 @@ fn dynamic_of<Elf: FileHeader<Endian = object::Endianness>>(
     Ok(facts)
 }
 
+/// An ELF section's `sh_flags` (0 for other formats).
+fn sh_flags(s: &object::Section) -> u64 {
+    match s.flags() {
+        SectionFlags::Elf { sh_flags, .. } => sh_flags.0,
+        _ => 0,
+    }
+}
+
+/// The `text` column of binutils' `size` (Berkeley format): the bytes of every allocated
+/// section that is code or read-only (`(sh_flags, size)` per section).
+pub fn berkeley_text(sections: impl IntoIterator<Item = (u64, u64)>) -> u64 {
+    let (alloc, write, exec) = (
+        SHF_ALLOC.0,
+        object::elf::SHF_WRITE.0,
+        object::elf::SHF_EXECINSTR.0,
+    );
+    sections
+        .into_iter()
+        .filter(|(flags, _)| flags & alloc != 0 && (flags & exec != 0 || flags & write == 0))
+        .map(|(_, size)| size)
+        .sum()
+}
+
+/// The `text` column `size FILE` prints for the ELF at `path`.
+pub fn text_size(path: &Path) -> Result<u64, String> {
+    let data = read(path)?;
+    let file = parse(path, &data)?;
+    Ok(berkeley_text(
+        file.sections().map(|s| (sh_flags(&s), s.size())),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -737,5 +822,22 @@ mod tests {
         );
         let not_elf = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
         assert!(dynamic(&not_elf).unwrap_err().contains("not an ELF file"));
+    }
+
+    #[test]
+    fn berkeley_text_counts_allocated_code_and_read_only_sections() {
+        let (a, w, x) = (
+            SHF_ALLOC.0,
+            object::elf::SHF_WRITE.0,
+            object::elf::SHF_EXECINSTR.0,
+        );
+        let sections = [
+            (a | x, 100),   // .text
+            (a, 20),        // .rodata, .ARM.exidx
+            (a | w, 4000),  // .data: size's data column
+            (0, 9000),      // .comment, .symtab: not loaded
+            (a | w | x, 3), // writable code still counts as text
+        ];
+        assert_eq!(berkeley_text(sections), 123);
     }
 }

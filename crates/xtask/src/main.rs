@@ -7,29 +7,34 @@
 //! `scripts/` from the workspace root.
 
 mod bare_metal;
-#[allow(
-    dead_code,
-    reason = "the shared build helpers of the tasks being moved out of scripts/; removed once all use them"
-)]
+mod bench;
 mod build;
+mod carve;
 mod ci;
 mod circles;
 mod deflate_cost;
 mod device;
 mod device_cost;
 mod elf;
+mod env30;
+mod fuzz;
 mod hostile_cases;
 mod install_c_check;
+mod instructions;
 mod links;
 mod metadata;
+mod miri;
 mod msrv;
+mod nopanic;
 mod package;
 mod panic;
 mod partition_cost;
+mod partition_size;
 mod policy;
 mod qemu;
 mod qemu_partition;
 mod reproducible;
+mod size;
 mod unsafe_audit;
 mod walkthrough;
 
@@ -109,12 +114,28 @@ enum Task {
     },
     /// Two checkouts of the template put the same bytes into flash.
     Reproducible,
-    /// The size report of resolver code, table metadata and blob payload.
-    Size(Extra),
-    /// Instruction counts of the resolvers.
-    Instructions(Extra),
-    /// The benchmarks.
-    Bench(Extra),
+    /// The flash cost of the resolvers on thumbv7em (code, table metadata, blob payload; what
+    /// `verify` adds) and the build cost of embedding the payload.
+    Size {
+        /// Leave out the build-cost table (two timed release builds of the core).
+        #[arg(long)]
+        no_build_cost: bool,
+    },
+    /// Instructions per resolver call under callgrind: ours, the C look-alike, the ideal.
+    Instructions {
+        /// lto = "fat", codegen-units = 1 (typical firmware profile).
+        #[arg(long)]
+        lto: bool,
+    },
+    /// Wall time per resolver call (criterion): ours, the C look-alike, the ideal.
+    Bench {
+        /// lto = "fat", codegen-units = 1.
+        #[arg(long)]
+        lto: bool,
+        /// 0.5 s warm-up and 1 s measurement per path (default 1 s / 3 s).
+        #[arg(long)]
+        quick: bool,
+    },
     /// The instructions verification costs on the Cortex-M (QEMU mps2-an386), sha2 compact and
     /// unrolled, and the template's internal flash with each.
     DeviceCost,
@@ -124,10 +145,11 @@ enum Task {
         #[arg(long)]
         flash_only: bool,
     },
-    /// The flash cost of the partition reader.
-    PartitionSize(Extra),
-    /// No panic reachable from the resolvers (link check and call graph).
-    Nopanic(Extra),
+    /// The flash cost of the partition reader and the ed25519 verifiers on thumbv7em.
+    PartitionSize,
+    /// No panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the
+    /// deflate path and ed25519 verify by call graph).
+    Nopanic,
     /// No link in the rendered docs (`cargo doc --workspace --no-deps`) leaves them.
     DocLinks {
         /// Crates to check, as rustdoc names them (default: every library of the workspace).
@@ -160,10 +182,22 @@ enum Task {
         /// The crate.
         name: String,
     },
-    /// Carve speed against `cat | sha256sum`.
-    CarveSpeed(Extra),
-    /// Carve speed against binutils.
-    CarveVsBinutils(Extra),
+    /// Carve speed against `cat | sha256sum` (target: ratio at or below 1.0).
+    CarveSpeed {
+        /// The library to carve (default: the full look-alike, gcc -O2, built first).
+        lib: Option<PathBuf>,
+        /// Rounds of the two commands, alternating; the best time of each counts.
+        #[arg(long, default_value_t = 7)]
+        rounds: u32,
+    },
+    /// Carve speed against the binutils pipeline (objdump, readelf, dd, sha256sum).
+    CarveVsBinutils {
+        /// The library to carve (default: the full look-alike, gcc -O2, built first).
+        lib: Option<PathBuf>,
+    },
+    /// The carve build matrix alone (look-alike × build conditions × strip states), with its
+    /// cell counts.
+    CarveMatrix,
     /// Fuzz the carver, the blob directory check, the partition reader and the inflater.
     Fuzz {
         /// Seconds per target.
@@ -178,8 +212,8 @@ enum Task {
         /// The `nrtucode` binary to test (default: one this run builds).
         nrtucode: Option<PathBuf>,
     },
-    /// The miri runs.
-    Miri(Extra),
+    /// The core's tests and the StdEnv race under miri (nightly).
+    Miri,
     /// Edit a template ELF's external flash (`.nrtucode_blobs`) as a bad write or an erased chip
     /// would leave it.
     ElfFlash {
@@ -202,7 +236,7 @@ enum Task {
     },
 }
 
-/// Arguments passed on to the task's script (e.g. `cargo xtask size -- --no-build-cost`).
+/// Arguments passed on to the task's script (e.g. `cargo xtask msrv -- ARGS`).
 #[derive(clap::Args)]
 struct Extra {
     /// The script's own arguments.
@@ -278,13 +312,13 @@ fn run(task: Task) -> Result<(), String> {
         Task::PartitionCost => partition_cost::run(&meta),
         Task::Codegen { check } => ci::codegen(check),
         Task::Reproducible => reproducible::run(&meta),
-        Task::Size(extra) => script("size", &extra.args),
-        Task::Instructions(extra) => script("instructions", &extra.args),
-        Task::Bench(extra) => script("bench", &extra.args),
+        Task::Size { no_build_cost } => size::run(&meta, !no_build_cost),
+        Task::Instructions { lto } => instructions::run(&meta, lto),
+        Task::Bench { lto, quick } => bench::run(&meta, lto, quick),
         Task::DeviceCost => device_cost::run(&meta),
         Task::DeflateCost { flash_only } => deflate_cost::run(&meta, flash_only),
-        Task::PartitionSize(extra) => script("partition-size", &extra.args),
-        Task::Nopanic(extra) => script("nopanic", &extra.args),
+        Task::PartitionSize => partition_size::run(&meta),
+        Task::Nopanic => nopanic::run(&meta),
         Task::DocLinks { crates } => links::doc_links(&meta, &crates),
         Task::PackageLinks { packages } => links::package_links(&packages),
         Task::PanicCallers { elf, allow } => panic::panic_callers(&elf, &allow),
@@ -297,19 +331,12 @@ fn run(task: Task) -> Result<(), String> {
             println!("{version}");
             Ok(())
         }
-        Task::CarveSpeed(extra) => script("carve-speed", &extra.args),
-        Task::CarveVsBinutils(extra) => script("carve-vs-binutils", &extra.args),
-        Task::Fuzz { seconds, targets } => {
-            let mut args = vec![seconds.to_string()];
-            if targets.is_empty() {
-                args.extend(ci::FUZZ_TARGETS.iter().map(|t| t.to_string()));
-            } else {
-                args.extend(targets);
-            }
-            script("fuzz", &args)
-        }
+        Task::CarveSpeed { lib, rounds } => carve::speed(&meta, lib.as_deref(), rounds),
+        Task::CarveVsBinutils { lib } => carve::vs_binutils(&meta, lib.as_deref()),
+        Task::CarveMatrix => carve::matrix(),
+        Task::Fuzz { seconds, targets } => fuzz::run(&meta, seconds, &targets),
         Task::HostileCases { nrtucode } => hostile_cases::run(&meta, nrtucode.as_deref()),
-        Task::Miri(extra) => script("miri", &extra.args),
+        Task::Miri => miri::run(),
         Task::ElfFlash { edit } => elf::flash(&edit),
         Task::ElfSegments { a, b } => elf::segments(&a, &b),
         Task::SizeReport { elf, label } => elf::size_report(&elf, &label),

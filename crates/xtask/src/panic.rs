@@ -146,8 +146,31 @@ fn panic_machinery(calls: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<Strin
     }
 }
 
-/// Checks `elf`; prints one line per function calling into the panic machinery, then a count.
-pub fn panic_callers(elf: &Path, allow: &[String]) -> Result<(), String> {
+/// What [`callers`] found in one ELF.
+pub struct Callers {
+    /// One line per function calling a panic entry: `allowed: F -> E, …` or
+    /// `NOT ALLOWED: F -> E, …`.
+    pub lines: Vec<String>,
+    /// How many of those functions an `--allow` string names.
+    pub allowed: usize,
+    /// How many it does not.
+    pub refused: usize,
+    /// The ELF's function symbols.
+    pub functions: usize,
+}
+
+impl Callers {
+    /// The count line `panic-callers` ends with.
+    pub fn summary(&self) -> String {
+        format!(
+            "panic-callers: {} allowed functions call a panic entry, {} other functions do ({} functions)",
+            self.allowed, self.refused, self.functions
+        )
+    }
+}
+
+/// The functions of `elf` that call into the panic machinery, each checked against `allow`.
+pub fn callers(elf: &Path, allow: &[String]) -> Result<Callers, String> {
     // The ELF must be one, with functions (object reads its symbol table).
     let data = std::fs::read(elf).map_err(|e| format!("cannot read {}: {e}", elf.display()))?;
     let file = object::File::parse(&*data)
@@ -173,7 +196,12 @@ pub fn panic_callers(elf: &Path, allow: &[String]) -> Result<(), String> {
     }
     let calls = call_graph(&String::from_utf8_lossy(&out.stdout));
     let panics = panic_machinery(&calls);
-    let (mut allowed, mut refused) = (0, 0);
+    let mut found = Callers {
+        lines: Vec::new(),
+        allowed: 0,
+        refused: 0,
+        functions,
+    };
     for (f, targets) in &calls {
         if panics.contains(f) || f.contains("rust_begin_unwind") {
             continue;
@@ -188,21 +216,31 @@ pub fn panic_callers(elf: &Path, allow: &[String]) -> Result<(), String> {
         }
         let ok = allow.iter().any(|a| f.contains(a.as_str()));
         if ok {
-            allowed += 1;
+            found.allowed += 1;
         } else {
-            refused += 1;
+            found.refused += 1;
         }
         let verdict = if ok { "allowed" } else { "NOT ALLOWED" };
-        println!("{verdict}: {f} -> {}", entries.join(", "));
+        found
+            .lines
+            .push(format!("{verdict}: {f} -> {}", entries.join(", ")));
     }
-    println!(
-        "panic-callers: {allowed} allowed functions call a panic entry, {refused} other functions do ({functions} functions)"
-    );
-    if refused == 0 {
+    Ok(found)
+}
+
+/// Checks `elf`; prints one line per function calling into the panic machinery, then a count.
+pub fn panic_callers(elf: &Path, allow: &[String]) -> Result<(), String> {
+    let found = callers(elf, allow)?;
+    for line in &found.lines {
+        println!("{line}");
+    }
+    println!("{}", found.summary());
+    if found.refused == 0 {
         Ok(())
     } else {
         Err(format!(
-            "{refused} functions of {} call a panic entry and are not allowed to",
+            "{} functions of {} call a panic entry and are not allowed to",
+            found.refused,
             elf.display()
         ))
     }

@@ -29,7 +29,7 @@ fn panic(_: &PanicInfo<'_>) -> ! {
     unsafe { nrtucode_panic_is_reachable() }
 }
 
-/// `scripts/size.sh` only: links whatever the resolvers contain.
+/// `cargo xtask size` only: links whatever the resolvers contain.
 #[cfg(feature = "panic-loop")]
 #[panic_handler]
 fn panic(_: &PanicInfo<'_>) -> ! {
@@ -61,7 +61,7 @@ fn out(result: Result<&'static [u8], nrtucode::ResolveErr>, blob: &mut Blob) -> 
 }
 
 /// `get_memory_image` with nothing in the environment. Never inlined, so that
-/// `scripts/size.sh` counts the resolver's code apart from `_start`.
+/// `cargo xtask size` counts the resolver's code apart from `_start`.
 #[unsafe(no_mangle)]
 #[inline(never)]
 pub extern "C" fn check_image_noenv(idx: u32, region: i32, flavor: i32, blob: &mut Blob) -> i32 {

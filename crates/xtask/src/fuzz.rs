@@ -1,0 +1,170 @@
+//! `cargo xtask fuzz [--seconds N] [TARGET…]`: seeds the fuzz corpora and runs the fuzz
+//! targets (`fuzz/`, cargo-fuzz on nightly) for a bounded time each. The corpora are generated
+//! under `fuzz/corpus/` (ignored, never committed); the fuzz build goes to `fuzz/` under the
+//! target directory.
+//!
+//! - `carve`: seeds from the `fuzz_seeds` example of the dev-only crate nrtucode-test-elf
+//!   (`TinyElf`): shared objects of a few KB (ELF header, program headers, a dynamic section
+//!   with symbols, hash table and relocations, getters of every shape the interpreter follows,
+//!   the two tables, resolvers; with and without section headers) and getter code on its own.
+//!   Small seeds keep libFuzzer fast: megabyte look-alikes cost milliseconds per execution and
+//!   mutations rarely reach their structures.
+//! - `blob_dir`: the manifest parser and the blob-directory reader the build script, verify
+//!   and carve share, seeded with the manifest of a carve of one of the carve seeds.
+//! - `partition`: seeds from the `partition_fuzz_seeds` example of nrtucode-pack: the full and
+//!   front tables with every blob cut to 32 bytes (8-17 KB), unsigned and signed with the
+//!   committed test key, so that mutations reach parse, verify, the resolvers and the digest
+//!   checks.
+//! - `inflate`: raw-deflate streams the packer writes (the `inflate_fuzz_seeds` example of
+//!   nrtucode-deflate: stored, fixed and dynamic Huffman blocks, long matches, each behind the
+//!   target's 4-byte header); it fuzzes `nrtucode::deflate::decode_verified` over them, and the
+//!   packer's encode/decode round trip over any input.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::build::{self, path_str};
+use crate::metadata::Metadata;
+use crate::status;
+
+/// The fuzz targets, in the order they run by default.
+pub const TARGETS: [&str; 4] = ["carve", "blob_dir", "partition", "inflate"];
+
+/// libFuzzer's `-max_len` for `target`, or `None` for a target this task does not know.
+fn max_len(target: &str) -> Option<u32> {
+    match target {
+        "carve" | "blob_dir" | "inflate" => Some(16384),
+        "partition" => Some(32768),
+        _ => None,
+    }
+}
+
+/// `cargo xtask fuzz`: each of `targets` (all when empty) for `seconds`.
+pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), String> {
+    let targets: Vec<&str> = if targets.is_empty() {
+        TARGETS.to_vec()
+    } else {
+        targets.iter().map(String::as_str).collect()
+    };
+    if let Some(unknown) = targets.iter().find(|t| max_len(t).is_none()) {
+        return Err(format!(
+            "fuzz: unknown target {unknown} (targets: {})",
+            TARGETS.join(" ")
+        ));
+    }
+    let has_fuzz = Command::new("cargo")
+        .args(["+nightly", "fuzz", "--version"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_fuzz {
+        return Err(
+            "fuzz: needs nightly and cargo-fuzz (cargo +nightly install cargo-fuzz --locked)"
+                .into(),
+        );
+    }
+    let target_dir = meta.target_dir.join("fuzz");
+    for target in targets {
+        let corpus = meta.root.join("fuzz/corpus").join(target);
+        std::fs::create_dir_all(&corpus)
+            .map_err(|e| format!("cannot create {}: {e}", corpus.display()))?;
+        seed(meta, target, &corpus)?;
+        let max_len = max_len(target).unwrap_or(16384);
+        status(
+            Command::new("cargo")
+                .current_dir(meta.root.join("fuzz"))
+                .args(["+nightly", "fuzz", "run", "--target-dir"])
+                .arg(&target_dir)
+                .arg(target)
+                .arg(Path::new("corpus").join(target))
+                .arg("--")
+                .arg(format!("-max_total_time={seconds}"))
+                .arg(format!("-max_len={max_len}"))
+                .arg("-rss_limit_mb=2048"),
+        )?;
+    }
+    Ok(())
+}
+
+/// `cargo run -q -p PACKAGE --example EXAMPLE -- DIR`.
+fn example(package: &str, example: &str, dir: &Path, quiet: bool) -> Result<(), String> {
+    let mut command = build::cargo();
+    command
+        .args(["run", "-q", "-p", package, "--example", example, "--"])
+        .arg(dir);
+    if quiet {
+        command.stdout(Stdio::null());
+    }
+    status(&mut command)
+}
+
+/// Writes `target`'s seeds into `corpus`.
+fn seed(meta: &Metadata, target: &str, corpus: &Path) -> Result<(), String> {
+    match target {
+        "carve" => example("nrtucode-test-elf", "fuzz_seeds", corpus, false),
+        "blob_dir" => {
+            let work = build::scratch(meta, "fuzz-blob-dir")?;
+            let result = (|| {
+                let elves = work.join("elf");
+                std::fs::create_dir_all(&elves)
+                    .map_err(|e| format!("cannot create {}: {e}", elves.display()))?;
+                example("nrtucode-test-elf", "fuzz_seeds", &elves, false)?;
+                let mut seeds: Vec<_> = std::fs::read_dir(&elves)
+                    .map_err(|e| format!("cannot read {}: {e}", elves.display()))?
+                    .flatten()
+                    .map(|e| e.path())
+                    .collect();
+                seeds.sort();
+                let blobs = work.join("blobs");
+                for seed in seeds {
+                    let carved = build::cargo()
+                        .args(["run", "-q", "-p", "nrtucode-cli", "--", "carve"])
+                        .arg(path_str(&seed)?)
+                        .arg("--out")
+                        .arg(&blobs)
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .status()
+                        .is_ok_and(|s| s.success());
+                    if carved {
+                        let to = corpus.join("carved-manifest.tsv");
+                        std::fs::copy(blobs.join("manifest.tsv"), &to)
+                            .map_err(|e| format!("cannot write {}: {e}", to.display()))?;
+                        break;
+                    }
+                }
+                Ok(())
+            })();
+            let _ = std::fs::remove_dir_all(&work);
+            result
+        }
+        "partition" => example("nrtucode-pack", "partition_fuzz_seeds", corpus, true),
+        "inflate" => example("nrtucode-deflate", "inflate_fuzz_seeds", corpus, false),
+        _ => Err(format!("fuzz: unknown target {target}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fuzz_target_of_the_fuzz_crate_has_a_length_and_seeds() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/fuzz_targets");
+        let mut found: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.strip_suffix(".rs").map(str::to_string)
+            })
+            .collect();
+        found.sort();
+        let mut known: Vec<&str> = TARGETS.to_vec();
+        known.sort_unstable();
+        assert_eq!(found, known);
+        assert_eq!(max_len("partition"), Some(32768));
+        assert_eq!(max_len("nothing"), None);
+    }
+}

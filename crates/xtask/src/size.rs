@@ -1,0 +1,404 @@
+//! `cargo xtask size`: the flash cost of the resolvers on thumbv7em-none-eabihf (release,
+//! opt-level "s", LTO), and the cost of embedding the ~10 MB payload at build time. Prints the
+//! tables of docs/performance.md ("Flash", "Build cost") and docs/bare-metal.md (the cost of
+//! `verify`).
+//!
+//! The consumer is `tests/no_std` built with only the `NoEnv` image and profiler-table entry
+//! points (`--no-default-features --features panic-loop`), then again with its `verify` entry
+//! points (what feature `verify` adds, with sha2's unrolled and compact SHA-256). Its ELF is
+//! split by [`elf::size_of`]: payload = the `BLOB_*` statics (distinct blobs), metadata = the
+//! rest of .rodata/.data, code = .text minus the consumer's `_start`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::build::{self, path_str};
+use crate::elf::{self, SizeReport};
+use crate::metadata::Metadata;
+use crate::status;
+
+/// The vendor's metadata: 38×16 B `image_list` + 38×16 B `hwdecode_table_list` + 102×40 B
+/// descriptors + 386×32 B getter stubs.
+const VENDOR_METADATA: u64 = 38 * 16 + 38 * 16 + 102 * 40 + 386 * 32;
+
+/// `cargo xtask size [--no-build-cost]`.
+pub fn run(meta: &Metadata, build_cost: bool) -> Result<(), String> {
+    let _ = Command::new("rustup")
+        .args(["target", "add", "thumbv7em-none-eabihf"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if Command::new("gcc")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_err()
+    {
+        return Err("size: needs gcc for the look-alike (apt-get install gcc)".into());
+    }
+    let work = build::scratch(meta, "size")?;
+    let result = measure(meta, &work, build_cost);
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+fn measure(meta: &Metadata, work: &Path, build_cost: bool) -> Result<(), String> {
+    let no_blob_dir = [("NRTUCODE_BLOB_DIR", "")];
+    eprintln!("building the fixture consumer...");
+    let fixtures = consumer(meta, "fixtures", "nopanic-check", "", &no_blob_dir)?;
+    // The same consumer calling nrtucode::verify (in place, copy-verify, a custom hasher): what
+    // the feature adds, with sha2's default (unrolled) and compact SHA-256 loops.
+    eprintln!("building the verify consumers...");
+    let verify = consumer(
+        meta,
+        "fixtures + verify",
+        "nopanic-check",
+        "verify",
+        &no_blob_dir,
+    )?;
+    let verify_compact = consumer(
+        meta,
+        "fixtures + verify, compact sha2",
+        "nopanic-check-compact",
+        "verify",
+        &[
+            ("NRTUCODE_BLOB_DIR", ""),
+            (
+                "CARGO_TARGET_THUMBV7EM_NONE_EABIHF_RUSTFLAGS",
+                "--cfg sha2_backend_soft=\"compact\"",
+            ),
+        ],
+    )?;
+
+    eprintln!("building the look-alike, carving it, building the real-blob consumer...");
+    let mut rows = vec![fixtures];
+    let (la, blobs) = (work.join("la"), work.join("blobs"));
+    let quiet = |args: &[&str]| {
+        status(
+            build::cargo()
+                .args(["run", "--quiet", "-p"])
+                .args(args)
+                .stdout(Stdio::null()),
+        )
+    };
+    let carved = quiet(&[
+        "nrtucode-lookalike",
+        "--",
+        "--library",
+        "full",
+        "--out",
+        path_str(&la)?,
+        "--build",
+    ])
+    .and_then(|()| {
+        quiet(&[
+            "nrtucode-cli",
+            "--",
+            "carve",
+            path_str(&la.join("libnrtucode_internal.so"))?,
+            "--out",
+            path_str(&blobs)?,
+        ])
+    });
+    match carved {
+        Ok(()) => rows.push(consumer(
+            meta,
+            "carved look-alike",
+            "nopanic-check-carved",
+            "",
+            &[("NRTUCODE_BLOB_DIR", path_str(&blobs)?)],
+        )?),
+        Err(e) => eprintln!("size: carve unavailable ({e}); real-blob row skipped"),
+    }
+
+    let getters = meta.root.join("crates/nrtucode-facts/tables/getters.tsv");
+    let text = std::fs::read_to_string(&getters)
+        .map_err(|e| format!("cannot read {}: {e}", getters.display()))?;
+    let vendor = vendor_payload(&text)?;
+    print!("{}", tables(&rows, vendor, &[verify, verify_compact]));
+
+    if build_cost {
+        embedding_cost(meta, work)?;
+    }
+    Ok(())
+}
+
+/// Builds `tests/no_std` with `panic-loop` (and `features`) into `target_dir` under the target
+/// directory, with `env`, and splits the ELF cargo reports.
+fn consumer(
+    meta: &Metadata,
+    label: &str,
+    target_dir: &str,
+    features: &str,
+    env: &[(&str, &str)],
+) -> Result<SizeReport, String> {
+    let features = if features.is_empty() {
+        "panic-loop".to_string()
+    } else {
+        format!("panic-loop,{features}")
+    };
+    let mut command = build::cargo();
+    command
+        .current_dir(meta.root.join("tests/no_std"))
+        .args(["build", "--quiet", "--release", "--no-default-features"])
+        .args(["--features", &features, "--target-dir"])
+        .arg(meta.target_dir.join(target_dir))
+        .envs(env.iter().copied());
+    let elf = build::executable(&mut command, "nopanic-check")?;
+    elf::size_of(&elf, label)
+}
+
+/// (distinct blobs, their bytes) of the real getters the two resolvers reach: getters.tsv rows
+/// of class `R` other than `EXTISA_*`, one per blob address (the last row's size counts).
+fn vendor_payload(tsv: &str) -> Result<(usize, u64), String> {
+    let mut lines = tsv.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or_else(|| format!("getters.tsv has no column {name}"))
+    };
+    let (class, region, va, size) = (
+        column("class")?,
+        column("region")?,
+        column("blob_va")?,
+        column("size")?,
+    );
+    let mut seen: BTreeMap<&str, u64> = BTreeMap::new();
+    for line in lines.filter(|l| !l.is_empty()) {
+        let row: Vec<&str> = line.split('\t').collect();
+        let cell = |i: usize| row.get(i).copied().unwrap_or("");
+        if cell(class) == "R" && !cell(region).starts_with("EXTISA") {
+            let hex = cell(size);
+            let bytes = u64::from_str_radix(hex.strip_prefix("0x").unwrap_or(hex), 16)
+                .map_err(|e| format!("getters.tsv: size {hex:?}: {e}"))?;
+            seen.insert(cell(va), bytes);
+        }
+    }
+    Ok((seen.len(), seen.values().sum()))
+}
+
+/// `n` with a comma every three digits (Python's `{:,}`).
+fn thousands(n: i128) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+/// The report's three tables and the function list (stdout of the script, byte for byte).
+fn tables(rows: &[SizeReport], vendor: (usize, u64), with_verify: &[SizeReport]) -> String {
+    let t = |n: u64| thousands(i128::from(n));
+    let d = |a: u64, b: u64| thousands(i128::from(a) - i128::from(b));
+    let mut out = String::new();
+    let mut line = |s: String| {
+        out.push_str(&s);
+        out.push('\n');
+    };
+    line("flash of a minimal no_std consumer, thumbv7em-none-eabihf, release (opt-level s, lto, codegen-units 1)".into());
+    line(String::new());
+    line("| build | resolver code | table metadata | code + metadata | vs vendor metadata (17,648 B) | panic code linked |".into());
+    line("|---|---:|---:|---:|---:|---:|".into());
+    for r in rows {
+        let cm = r.code + r.metadata;
+        line(format!(
+            "| {} | {} B | {} B | {} B | {:.1}% | {} B |",
+            r.label,
+            t(r.code),
+            t(r.metadata),
+            t(cm),
+            100.0 * cm as f64 / VENDOR_METADATA as f64,
+            t(r.panic)
+        ));
+    }
+    line(String::new());
+    line("| build | embedded payload (distinct blobs) | vendor payload (distinct, from the facts) | consumer flash (alloc sections) | flash - payload |".into());
+    line("|---|---:|---:|---:|---:|".into());
+    for r in rows {
+        line(format!(
+            "| {} | {} B ({} blobs) | {} B ({} blobs) | {} B | {} B |",
+            r.label,
+            t(r.payload),
+            r.blobs,
+            t(vendor.1),
+            vendor.0,
+            t(r.alloc),
+            d(r.alloc, r.payload)
+        ));
+    }
+    line(String::new());
+    line("feature verify: what it adds to the fixture consumer (same blobs, same build)".into());
+    line(String::new());
+    line(
+        "| build | code | code added | metadata added (digest table) | panic code linked |".into(),
+    );
+    line("|---|---:|---:|---:|---:|".into());
+    if let Some(base) = rows.first() {
+        for r in with_verify {
+            line(format!(
+                "| {} | {} B | {} B | {} B | {} B |",
+                r.label,
+                t(r.code),
+                d(r.code, base.code),
+                d(r.metadata, base.metadata),
+                t(r.panic)
+            ));
+        }
+        line(String::new());
+        line("resolver functions in the fixture consumer (bytes, name):".into());
+        for (n, name) in &base.functions {
+            line(format!("  {n:6}  {name}"));
+        }
+    }
+    out
+}
+
+/// The build-cost table: a clean release build of the core crate, then the crate alone, timed
+/// by `/usr/bin/time` (wall time, peak RSS of the largest process).
+fn embedding_cost(meta: &Metadata, work: &Path) -> Result<(), String> {
+    if !Path::new("/usr/bin/time").exists() {
+        return Err("size: the build cost needs /usr/bin/time (apt-get install time)".into());
+    }
+    println!();
+    println!(
+        "embedding cost: clean release build of the core crate (default features, ~10 MB payload)"
+    );
+    let clean = meta.target_dir.join("size-clean");
+    let _ = std::fs::remove_dir_all(&clean);
+    println!();
+    println!("| build | wall time | peak RSS (largest process) |");
+    println!("|---|---:|---:|");
+    let times = work.join("time");
+    let result = (|| {
+        timed(
+            "cargo build --release -p nrtucode, empty target dir (deps, build script, core)",
+            &clean,
+            &times,
+        )?;
+        status(
+            build::cargo()
+                .args([
+                    "clean",
+                    "--quiet",
+                    "--release",
+                    "-p",
+                    "nrtucode",
+                    "--target-dir",
+                ])
+                .arg(&clean),
+        )?;
+        timed(
+            "the core crate alone (build script + rustc, deps built)",
+            &clean,
+            &times,
+        )
+    })();
+    let _ = std::fs::remove_dir_all(&clean);
+    result
+}
+
+/// `cargo build --release -p nrtucode` into `target_dir` under `/usr/bin/time`; prints its row.
+fn timed(label: &str, target_dir: &PathBuf, times: &Path) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    status(
+        Command::new("/usr/bin/time")
+            .args(["-f", "%e %M", "-o"])
+            .arg(times)
+            .arg(cargo)
+            .args(["build", "--release", "-p", "nrtucode"])
+            .env("CARGO_TARGET_DIR", target_dir)
+            .env("NRTUCODE_BLOB_DIR", "")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+    )?;
+    let text = std::fs::read_to_string(times)
+        .map_err(|e| format!("cannot read {}: {e}", times.display()))?;
+    let (wall, kb) = parse_time(&text).ok_or_else(|| format!("/usr/bin/time wrote {text:?}"))?;
+    println!("| {label} | {wall} s | {} MiB |", kb / 1024);
+    Ok(())
+}
+
+/// (wall seconds as printed, peak KiB) of `/usr/bin/time -f '%e %M'` output (its last line).
+fn parse_time(text: &str) -> Option<(&str, u64)> {
+    let mut words = text.lines().last()?.split_whitespace();
+    let wall = words.next()?;
+    let kb = words.next()?.parse().ok()?;
+    Some((wall, kb))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(label: &str, code: u64, metadata: u64, payload: u64) -> SizeReport {
+        SizeReport {
+            label: label.into(),
+            alloc: code + metadata + payload + 8,
+            text: code + 4,
+            code,
+            panic: 0,
+            data: metadata + payload,
+            payload,
+            blobs: 3,
+            metadata,
+            functions: vec![(1234, "nrtucode::get_memory_image".into())],
+        }
+    }
+
+    #[test]
+    fn thousands_are_grouped_as_python_does() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(17_648), "17,648");
+        assert_eq!(thousands(10_485_760), "10,485,760");
+        assert_eq!(thousands(-1234), "-1,234");
+    }
+
+    #[test]
+    fn the_tables_print_each_figure_where_the_docs_quote_it() {
+        let out = tables(
+            &[row("fixtures", 5000, 6000, 100)],
+            (161, 10_000_000),
+            &[row("fixtures + verify", 7000, 6032, 100)],
+        );
+        // 11,000 / 17,648 = 62.33%.
+        assert!(
+            out.contains("| fixtures | 5,000 B | 6,000 B | 11,000 B | 62.3% | 0 B |"),
+            "{out}"
+        );
+        assert!(out.contains(
+            "| fixtures | 100 B (3 blobs) | 10,000,000 B (161 blobs) | 11,108 B | 11,008 B |"
+        ));
+        assert!(out.contains("| fixtures + verify | 7,000 B | 2,000 B | 32 B | 0 B |"));
+        assert!(out.ends_with("    1234  nrtucode::get_memory_image\n"));
+    }
+
+    #[test]
+    fn the_vendor_payload_counts_each_real_blob_once() {
+        let tsv = "gen\tregion\tblob_va\tsize\tclass\n\
+                   A\tIRAM\t0x10\t0x100\tR\n\
+                   A\tIRAM\t0x10\t0x100\tR\n\
+                   A\tDRAM\t0x20\t0x20\tR\n\
+                   A\tEXTISA_X\t0x30\t0x1000\tR\n\
+                   A\tIRAM\t0x40\t0x1000\tS\n";
+        assert_eq!(vendor_payload(tsv).unwrap(), (2, 0x120));
+        assert!(vendor_payload("gen\tsize\n").is_err());
+    }
+
+    #[test]
+    fn usr_bin_time_output_is_read_from_its_last_line() {
+        assert_eq!(
+            parse_time("Command exited with non-zero status 1\n12.34 567890\n"),
+            Some(("12.34", 567_890))
+        );
+        assert_eq!(parse_time(""), None);
+    }
+}
