@@ -1,7 +1,7 @@
 //! `nrtucode-defmt -e ELF`: decodes the defmt frames on standard input with the ELF's `.defmt`
 //! table and prints one line per log message, `LEVEL message` (`INFO  engine ready: …`), as
 //! `defmt-print -e ELF` prints them without locations. It is the bare-metal template's log
-//! reader under QEMU (`scripts/qemu.sh`, the template's README), built with the workspace in
+//! reader under QEMU (`cargo xtask qemu`, the template's README), built with the workspace in
 //! about a minute, instead of `cargo install defmt-print` on every fresh machine.
 //!
 //! Exit status: 0 when every frame decoded; 1 when the ELF has no defmt table or cannot be

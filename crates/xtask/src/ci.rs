@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::build::{path_str, scratch};
 use crate::metadata::Metadata;
-use crate::{script, status};
+use crate::status;
 
 /// The fuzz targets, all run by `ci` within one time budget.
 pub const FUZZ_TARGETS: [&str; 4] = crate::fuzz::TARGETS;
@@ -438,21 +438,21 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
                     "examples/bare-metal",
                     &["--bins", "--examples", "--features", "qemu,const-resolve"],
                 )?;
-                script("bare-metal", &[])
+                crate::bare_metal::run(meta)
             }),
         ),
         (
             "bare metal under QEMU: the template on mps2-an386 (intact, tampered, erased flash; decoded defmt log), a RISC-V loader on virt",
             Box::new(|| {
-                // The defmt log is decoded by the workspace's nrtucode-defmt (built by qemu.sh).
-                script("qemu", &[])?;
+                // The defmt log is decoded by the workspace's nrtucode-defmt (built by the task).
+                crate::qemu::arm(meta)?;
                 clippy_release("examples/riscv-virt", &[])?;
-                script("qemu-riscv", &[])
+                crate::qemu::riscv(meta)
             }),
         ),
         (
             "the template README's walkthrough, as written: carve (the look-alike for the vendor library), build a copy of the template from the carve, boot it under QEMU",
-            Box::new(|| script("walkthrough", &[])),
+            Box::new(|| crate::walkthrough::run(meta)),
         ),
         (
             "the template with feature partition under QEMU: no blob linked, the signed partition loaded on its own at 0x21000000, every tamper case refused (decoded log, exit status), the README's three commands as written",
@@ -473,12 +473,12 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
                         "qemu,deflate",
                     ],
                 )?;
-                script("qemu-partition", &[])
+                crate::qemu_partition::run(meta)
             }),
         ),
         (
             "reproducible firmware: the template from two checkouts puts the same bytes into flash",
-            Box::new(|| script("reproducible", &[])),
+            Box::new(|| crate::reproducible::run(meta)),
         ),
         (
             "deflate codec: round trips, refusals, real firmware (cyw43-firmware crate) against gzip -9, fixtures stay stored",

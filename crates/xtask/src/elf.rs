@@ -5,7 +5,9 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use object::elf::{PT_LOAD, SHF_ALLOC};
+use object::elf::{
+    PT_LOAD, SHF_ALLOC, SHF_EXECINSTR, SHF_WRITE, STT_FILE, STT_OBJECT, STT_SECTION,
+};
 use object::read::elf::{ElfFile, FileHeader, ProgramHeader};
 use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SectionKind, SymbolKind};
 
@@ -94,7 +96,7 @@ fn first_verified(log: &Path) -> Result<(String, u64), String> {
 }
 
 /// Writes `data` to `dst` through a temporary file beside it, executable, renamed into place.
-fn write_whole(dst: &Path, data: &[u8]) -> Result<(), String> {
+pub fn write_whole(dst: &Path, data: &[u8]) -> Result<(), String> {
     let dir = dst
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -119,8 +121,16 @@ fn write_whole(dst: &Path, data: &[u8]) -> Result<(), String> {
     })
 }
 
-/// `cargo xtask elf-flash …`.
+/// `cargo xtask elf-flash …`: the edit, then (`flip-verified`) the name of the image flipped.
 pub fn flash(edit: &FlashEdit) -> Result<(), String> {
+    if let Some(name) = edit_flash(edit)? {
+        println!("{name}");
+    }
+    Ok(())
+}
+
+/// Makes `edit`; for `flip-verified`, returns the name of the image whose byte it flipped.
+pub fn edit_flash(edit: &FlashEdit) -> Result<Option<String>, String> {
     let (src, dst) = match edit {
         FlashEdit::Flip { input, output, .. }
         | FlashEdit::FlipVerified { input, output, .. }
@@ -169,8 +179,7 @@ pub fn flash(edit: &FlashEdit) -> Result<(), String> {
                 *byte ^= 0xFF;
             }
             write_whole(dst, &data)?;
-            if let Some(name) = name {
-                println!("{name}");
+            if let Some(name) = &name {
                 eprintln!("    flipped the byte at {target:#x}, inside {name}");
             }
         }
@@ -179,7 +188,7 @@ pub fn flash(edit: &FlashEdit) -> Result<(), String> {
             write_whole(dst, &data)?;
         }
     }
-    Ok(())
+    Ok(name)
 }
 
 /// (load address, file size, file offset) of every PT_LOAD segment with file bytes.
@@ -438,6 +447,184 @@ pub fn size_report(path: &Path, label: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// One PT_LOAD program header: what a programmer writes (`paddr`, `filesz`) and where it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Load {
+    /// The virtual (run) address.
+    pub vaddr: u64,
+    /// The physical (load) address, where the bytes are written.
+    pub paddr: u64,
+    /// The bytes the file holds for it.
+    pub filesz: u64,
+}
+
+fn loads_of<Elf: FileHeader<Endian = object::Endianness>>(
+    data: &[u8],
+) -> object::Result<Vec<Load>> {
+    let file = ElfFile::<Elf>::parse(data)?;
+    let endian = file.endian();
+    Ok(file
+        .elf_program_headers()
+        .iter()
+        .filter(|p| p.p_type(endian) == PT_LOAD)
+        .map(|p| Load {
+            vaddr: p.p_vaddr(endian).into(),
+            paddr: p.p_paddr(endian).into(),
+            filesz: p.p_filesz(endian).into(),
+        })
+        .collect())
+}
+
+/// Every PT_LOAD program header of the ELF `path`, in file order (what `readelf -l` lists).
+pub fn loads(path: &Path) -> Result<Vec<Load>, String> {
+    let data = read(path)?;
+    match object::FileKind::parse(&*data) {
+        Ok(object::FileKind::Elf32) => loads_of::<object::elf::FileHeader32<_>>(&data),
+        Ok(object::FileKind::Elf64) => loads_of::<object::elf::FileHeader64<_>>(&data),
+        _ => return Err(format!("{} is not an ELF file", path.display())),
+    }
+    .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The bytes the PT_LOAD segments of `path` write below `limit` (by load address): what a
+/// board's internal flash holds when external flash or RAM starts at `limit`.
+pub fn loaded_below(path: &Path, limit: u64) -> Result<u64, String> {
+    Ok(loads(path)?
+        .iter()
+        .filter(|l| l.paddr < limit)
+        .map(|l| l.filesz)
+        .sum())
+}
+
+/// One section of an ELF: its name, address, size and flags.
+#[derive(Clone, Debug)]
+pub struct Section {
+    /// The name.
+    pub name: String,
+    /// The address.
+    pub addr: u64,
+    /// The size in memory.
+    pub size: u64,
+    /// SHF_ALLOC: it takes memory on the device.
+    pub alloc: bool,
+}
+
+/// The sections of the ELF `path` (what `readelf -S` lists, without the null section).
+pub fn sections(path: &Path) -> Result<Vec<Section>, String> {
+    let data = read(path)?;
+    let file = parse(path, &data)?;
+    Ok(file
+        .sections()
+        .filter_map(|s| {
+            let name = s.name().ok()?;
+            if name.is_empty() {
+                return None;
+            }
+            let alloc = matches!(s.flags(), SectionFlags::Elf { sh_flags, .. } if sh_flags.0 & SHF_ALLOC.0 != 0);
+            Some(Section {
+                name: name.to_string(),
+                addr: s.address(),
+                size: s.size(),
+                alloc,
+            })
+        })
+        .collect())
+}
+
+/// One defined symbol of an ELF's symbol table, with the letter `nm` shows for it.
+#[derive(Clone, Debug)]
+pub struct Symbol {
+    /// The name, demangled (Rust's legacy and v0 manglings; `hash` says whether a legacy name
+    /// keeps its `::h…` hash, as LLVM's demangler shows it, or not, as binutils' does).
+    pub name: String,
+    /// The value (address; a Thumb function's has bit 0 set).
+    pub addr: u64,
+    /// `st_size`.
+    pub size: u64,
+    /// `STT_OBJECT` (a data object: what `readelf -s` shows as `OBJECT`).
+    pub object: bool,
+    /// `nm`'s letter: `t`/`T` code, `r`/`R` read-only data, `d`/`D` data, `b`/`B` zeroed
+    /// data, `n` other sections, `a`/`A` absolute, `w`/`W`/`v`/`V` weak (upper case: global).
+    pub kind: char,
+}
+
+/// The defined symbols of `path` (no section or file symbols), names demangled; with `hash`,
+/// legacy Rust names keep their hash as the last path component.
+pub fn symbols(path: &Path, hash: bool) -> Result<Vec<Symbol>, String> {
+    let data = read(path)?;
+    let file = parse(path, &data)?;
+    let mut out = Vec::new();
+    for sym in file.symbols() {
+        if sym.is_undefined() {
+            continue;
+        }
+        let object::SymbolFlags::Elf { st_info, .. } = sym.flags() else {
+            continue;
+        };
+        let st_type = st_info.st_type();
+        if st_type == STT_SECTION || st_type == STT_FILE {
+            continue;
+        }
+        let Ok(raw) = sym.name() else { continue };
+        if raw.is_empty() {
+            continue;
+        }
+        let demangled = rustc_demangle::demangle(raw);
+        let name = if hash {
+            format!("{demangled}")
+        } else {
+            format!("{demangled:#}")
+        };
+        let global = sym.is_global();
+        let kind = if sym.is_weak() {
+            if sym.kind() == SymbolKind::Data {
+                'V'
+            } else {
+                'W'
+            }
+        } else {
+            let letter = match sym.section() {
+                object::SymbolSection::Absolute => 'a',
+                object::SymbolSection::Common => 'c',
+                object::SymbolSection::Section(index) => match file.section_by_index(index) {
+                    Ok(section) => {
+                        let flags = match section.flags() {
+                            SectionFlags::Elf { sh_flags, .. } => sh_flags.0,
+                            _ => 0,
+                        };
+                        if flags & SHF_ALLOC.0 == 0 {
+                            'n'
+                        } else if flags & SHF_EXECINSTR.0 != 0 {
+                            't'
+                        } else if section.kind() == SectionKind::UninitializedData {
+                            'b'
+                        } else if flags & SHF_WRITE.0 != 0 {
+                            'd'
+                        } else {
+                            'r'
+                        }
+                    }
+                    Err(_) => '?',
+                },
+                _ => '?',
+            };
+            if global {
+                letter.to_ascii_uppercase()
+            } else {
+                letter
+            }
+        };
+        out.push(Symbol {
+            name,
+            addr: sym.address(),
+            size: sym.size(),
+            object: st_type == STT_OBJECT,
+            kind,
+        });
+    }
+    Ok(out)
+}
+
 // ---- x-pkg: dynamic linking facts (`install-c-check`, `install-c.sh`'s libraries) ----
 
 /// What an ELF file says about its dynamic linking (its `SHT_DYNAMIC` table and program
@@ -545,6 +732,57 @@ pub fn text_size(path: &Path) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A read-only static of this test binary, found by name below.
+    static MARKER: [u8; 32] = *b"xtask elf test: a read-only stat";
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_symbols_sections_and_loads_of_this_test_binary() {
+        let me = std::env::current_exe().unwrap();
+        assert_eq!(std::hint::black_box(&MARKER)[0], b'x');
+        let symbols = symbols(&me, false).unwrap();
+        let this = symbols
+            .iter()
+            .find(|s| {
+                s.name
+                    .ends_with("tests::the_symbols_sections_and_loads_of_this_test_binary")
+            })
+            .expect("this test's function");
+        assert!(matches!(this.kind, 't' | 'T') && this.size > 0 && !this.object);
+        let marker = symbols
+            .iter()
+            .find(|s| s.name == "xtask::elf::tests::MARKER")
+            .expect("the marker static");
+        assert_eq!((marker.kind, marker.size, marker.object), ('r', 32, true));
+        // With the hash, a legacy name keeps `::h…` as its last component.
+        let hashed = symbols_with_hash(&me);
+        assert!(
+            hashed
+                .iter()
+                .any(|n| n.starts_with("xtask::elf::tests::MARKER::h"))
+        );
+        let sections = sections(&me).unwrap();
+        assert!(
+            sections
+                .iter()
+                .any(|s| s.name == ".text" && s.alloc && s.size > 0)
+        );
+        assert!(sections.iter().any(|s| s.name == ".symtab" && !s.alloc));
+        let loads = loads(&me).unwrap();
+        let total: u64 = loads.iter().map(|l| l.filesz).sum();
+        assert!(!loads.is_empty() && total > 0);
+        assert_eq!(loaded_below(&me, u64::MAX).unwrap(), total);
+        assert_eq!(loaded_below(&me, 0).unwrap(), 0);
+    }
+
+    fn symbols_with_hash(path: &Path) -> Vec<String> {
+        symbols(path, true)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.name)
+            .collect()
+    }
 
     #[test]
     fn the_first_verified_image_is_found_in_both_boards_logs() {

@@ -6,11 +6,15 @@
 //! ELF files are read with `object`. Tasks not converted to Rust yet run their script in
 //! `scripts/` from the workspace root.
 
+mod bare_metal;
 mod bench;
 mod build;
 mod carve;
 mod ci;
 mod circles;
+mod deflate_cost;
+mod device;
+mod device_cost;
 mod elf;
 mod env30;
 mod fuzz;
@@ -24,10 +28,15 @@ mod msrv;
 mod nopanic;
 mod package;
 mod panic;
+mod partition_cost;
 mod partition_size;
 mod policy;
+mod qemu;
+mod qemu_partition;
+mod reproducible;
 mod size;
 mod unsafe_audit;
+mod walkthrough;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -85,15 +94,17 @@ enum Task {
         #[arg(long, default_value = "both")]
         arch: Arch,
     },
-    /// The bare-metal template's link checks (blobs in XFLASH, internal flash, gc per blob).
-    BareMetal(Extra),
-    /// The template README's walkthrough, as written.
-    Walkthrough(Extra),
-    /// The template with feature `partition` under QEMU: every tamper case, the README's three
-    /// commands as written.
-    QemuPartition(Extra),
-    /// The instructions and flash a partition boot costs on the device.
-    PartitionCost(Extra),
+    /// The bare-metal template's link checks (blobs in XFLASH, internal flash < 16 KiB, gc per
+    /// blob), with the flash split of run-time vs compile-time resolution.
+    BareMetal,
+    /// The template README's walkthrough, as written: carve the look-alike, build a copy of the
+    /// template from the carve, boot it under QEMU.
+    Walkthrough,
+    /// The template with feature `partition` under QEMU: the signed partition at 0x21000000,
+    /// every tamper case refused, the README's three commands as written.
+    QemuPartition,
+    /// The instructions and flash a partition boot costs on the device (QEMU mps2-an386).
+    PartitionCost,
     /// Regenerates the committed tables (`src/catalog/generated.rs`) from the fact tables;
     /// `--check` fails naming each stale file instead.
     Codegen {
@@ -102,7 +113,7 @@ enum Task {
         check: bool,
     },
     /// Two checkouts of the template put the same bytes into flash.
-    Reproducible(Extra),
+    Reproducible,
     /// The flash cost of the resolvers on thumbv7em (code, table metadata, blob payload; what
     /// `verify` adds) and the build cost of embedding the payload.
     Size {
@@ -125,10 +136,15 @@ enum Task {
         #[arg(long)]
         quick: bool,
     },
-    /// The device cost of the template.
-    DeviceCost(Extra),
-    /// The flash and time cost of the deflate decoder on device.
-    DeflateCost(Extra),
+    /// The instructions verification costs on the Cortex-M (QEMU mps2-an386), sha2 compact and
+    /// unrolled, and the template's internal flash with each.
+    DeviceCost,
+    /// The instructions and flash the deflate decoder costs on the Cortex-M (QEMU mps2-an386).
+    DeflateCost {
+        /// Build and print the flash lines only, no QEMU run.
+        #[arg(long)]
+        flash_only: bool,
+    },
     /// The flash cost of the partition reader and the ed25519 verifiers on thumbv7em.
     PartitionSize,
     /// No panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the
@@ -283,24 +299,24 @@ fn run(task: Task) -> Result<(), String> {
         Task::InstallCCheck => install_c_check::run(&meta),
         Task::Qemu { arch } => {
             if matches!(arch, Arch::Arm | Arch::Both) {
-                script("qemu", &[])?;
+                qemu::arm(&meta)?;
             }
             if matches!(arch, Arch::Riscv | Arch::Both) {
-                script("qemu-riscv", &[])?;
+                qemu::riscv(&meta)?;
             }
             Ok(())
         }
-        Task::BareMetal(extra) => script("bare-metal", &extra.args),
-        Task::Walkthrough(extra) => script("walkthrough", &extra.args),
-        Task::QemuPartition(extra) => script("qemu-partition", &extra.args),
-        Task::PartitionCost(extra) => script("partition-cost", &extra.args),
+        Task::BareMetal => bare_metal::run(&meta),
+        Task::Walkthrough => walkthrough::run(&meta),
+        Task::QemuPartition => qemu_partition::run(&meta),
+        Task::PartitionCost => partition_cost::run(&meta),
         Task::Codegen { check } => ci::codegen(check),
-        Task::Reproducible(extra) => script("reproducible", &extra.args),
+        Task::Reproducible => reproducible::run(&meta),
         Task::Size { no_build_cost } => size::run(&meta, !no_build_cost),
         Task::Instructions { lto } => instructions::run(&meta, lto),
         Task::Bench { lto, quick } => bench::run(&meta, lto, quick),
-        Task::DeviceCost(extra) => script("device-cost", &extra.args),
-        Task::DeflateCost(extra) => script("deflate-cost", &extra.args),
+        Task::DeviceCost => device_cost::run(&meta),
+        Task::DeflateCost { flash_only } => deflate_cost::run(&meta, flash_only),
         Task::PartitionSize => partition_size::run(&meta),
         Task::Nopanic => nopanic::run(&meta),
         Task::DocLinks { crates } => links::doc_links(&meta, &crates),

@@ -1,4 +1,4 @@
-//! What decoding a compressed blob costs on the Cortex-M: for `scripts/deflate-cost.sh`, which
+//! What decoding a compressed blob costs on the Cortex-M: for `cargo xtask deflate-cost`, which
 //! writes the inputs (the CYW43439 Wi-Fi firmware from the `cyw43-firmware` crate and its first
 //! 64 KiB, raw deflate at the packer's best level and stored; never committed) and names them in
 //! `NRTUCODE_DEFLATE_COST_INPUTS`, boots this under QEMU (mps2-an386, features
@@ -30,7 +30,7 @@ use crate::board::Outcome;
 /// One input: (deflate stream, stored bytes, decoded length, SHA-256 of the decoded bytes).
 type Input = (&'static [u8], &'static [u8], usize, [u8; 32]);
 
-// `INPUTS: [Input; 2]`, written by scripts/deflate-cost.sh.
+// `INPUTS: [Input; 2]`, written by `cargo xtask deflate-cost`.
 include!(env!("NRTUCODE_DEFLATE_COST_INPUTS"));
 
 /// The ways measured, in the order run; the number is the marker's argument.
@@ -87,7 +87,7 @@ extern "C" fn cost_end(ok: bool) {
 }
 
 /// miniz_oxide's inflater through `decode_verified_with` and a hasher that hashes nothing. Not
-/// inlined, so that scripts/deflate-cost.sh counts its code (with what it inlines) apart.
+/// inlined, so that `cargo xtask deflate-cost` counts its code (with what it inlines) apart.
 #[inline(never)]
 fn inflate_miniz(
     deflated: &[u8],

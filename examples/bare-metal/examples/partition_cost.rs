@@ -1,5 +1,5 @@
 //! What reading a signed partition costs on the Cortex-M, in instructions counted by QEMU
-//! (`bash scripts/partition-cost.sh`, which loads a fixtures partition packed with
+//! (`cargo xtask partition-cost`, which loads a fixtures partition packed with
 //! `--compress deflate` at 0x21000000): each step runs once between the markers `cost_begin`
 //! and `cost_end`, as a boot runs it: parse the structure, verify (the ed25519 signature over
 //! the tables, then the policy), resolve one image in place, copy-verify it, and decode-verify

@@ -1,6 +1,6 @@
 //! What verification costs on the Cortex-M: runs each way of loading an image on two images of
 //! different sizes (CAYMAN NX ACT PERF's DRAM, 10,496 B, and IRAM, 81,344 B) between the markers
-//! `cost_begin` and `cost_end`, for `scripts/device-cost.sh`, which boots it under QEMU
+//! `cost_begin` and `cost_end`, for `cargo xtask device-cost`, which boots it under QEMU
 //! (mps2-an386, feature `qemu`) with one instruction per translation block and counts the
 //! instructions executed between the markers. The difference between the two images, divided
 //! by the difference in bytes, is the cost per byte without the fixed cost of a call.
