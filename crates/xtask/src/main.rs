@@ -3,8 +3,9 @@
 //! toolchains and tools; every other task is one check or measurement, runnable on its own.
 //!
 //! The workspace's root, target directory and published crates come from `cargo metadata`;
-//! ELF files are read with `object`. Tasks not converted to Rust yet run their script in
-//! `scripts/` from the workspace root.
+//! ELF files are read with `object`; what a task tests is what it just built (cargo's messages
+//! name the files, [`build`]). Every task is Rust: only `scripts/install-c.sh`, which users run
+//! by hand, is a script.
 
 mod bare_metal;
 mod bench;
@@ -170,10 +171,6 @@ enum Task {
         #[arg(long)]
         allow: Vec<String>,
     },
-    /// Reads cargo's `--message-format=json` messages on stdin and prints the path of the
-    /// executable the build produced (the last one): a script tests what it just built, in
-    /// whatever target directory cargo used.
-    Artifact,
     /// The repository's rules: README's Layout table, relative links, the core's front feature, no
     /// import circle between a crate's modules, the core's unsafe budget.
     Policy,
@@ -236,14 +233,6 @@ enum Task {
     },
 }
 
-/// Arguments passed on to the task's script (e.g. `cargo xtask msrv -- ARGS`).
-#[derive(clap::Args)]
-struct Extra {
-    /// The script's own arguments.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    args: Vec<String>,
-}
-
 /// The QEMU machines.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Arch {
@@ -266,10 +255,6 @@ fn main() -> ExitCode {
 }
 
 fn run(task: Task) -> Result<(), String> {
-    if let Task::Artifact = task {
-        // Reads stdin only: it may run outside the workspace (tests/no_std, the templates).
-        return artifact();
-    }
     let meta = Metadata::load()?;
     std::env::set_current_dir(&meta.root)
         .map_err(|e| format!("cannot enter {}: {e}", meta.root.display()))?;
@@ -322,7 +307,6 @@ fn run(task: Task) -> Result<(), String> {
         Task::DocLinks { crates } => links::doc_links(&meta, &crates),
         Task::PackageLinks { packages } => links::package_links(&packages),
         Task::PanicCallers { elf, allow } => panic::panic_callers(&elf, &allow),
-        Task::Artifact => artifact(),
         Task::Policy => policy::run(&meta),
         Task::Version { name } => {
             let version = meta
@@ -341,14 +325,6 @@ fn run(task: Task) -> Result<(), String> {
         Task::ElfSegments { a, b } => elf::segments(&a, &b),
         Task::SizeReport { elf, label } => elf::size_report(&elf, &label),
     }
-}
-
-/// Runs `bash scripts/NAME.sh ARGS` from the workspace root.
-pub fn script(name: &str, args: &[String]) -> Result<(), String> {
-    let path = format!("scripts/{name}.sh");
-    let mut command = Command::new("bash");
-    command.arg(&path).args(args);
-    status(&mut command)
 }
 
 /// Runs `command`, failing with its command line unless it exits 0.
@@ -400,18 +376,5 @@ fn docsrs(meta: &Metadata) -> Result<(), String> {
         "docsrs: {} documented as docs.rs builds them",
         published.join(" ")
     );
-    Ok(())
-}
-
-/// `cargo xtask artifact`: the executable of the last `compiler-artifact` message on stdin.
-fn artifact() -> Result<(), String> {
-    let text = std::io::read_to_string(std::io::stdin())
-        .map_err(|e| format!("cannot read cargo's messages: {e}"))?;
-    let exe = build::parse_messages(&text)?
-        .into_iter()
-        .rev()
-        .find_map(|a| a.executable)
-        .ok_or("cargo's messages name no executable")?;
-    println!("{}", exe.display());
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! `cargo xtask panic-callers ELF [--allow S]…`: the functions of a linked no_std ELF that call
 //! into the panic machinery, and whether each is allowed to.
 //!
-//! The one call-graph checker of the repository (it replaces scripts/panic_callers.py, which
-//! read the disassembly, and scripts/panic_sites.py, which read `--emit=asm`). The ELF is
+//! The one call-graph checker of the repository (it replaced two Python scripts: one read
+//! the disassembly, the other `--emit=asm`). The ELF is
 //! disassembled with `llvm-objdump -d -C` (no Rust crate disassembles Arm Thumb and RISC-V
 //! well enough to trust here); the direct call graph is built from it (Arm `bl`/`blx`/`b.w`/`b`,
 //! RISC-V `jal`/`j`/`call`/`tail` and `auipc` + `jalr` pairs, resolved against the function
