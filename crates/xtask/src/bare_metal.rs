@@ -23,9 +23,10 @@ const INTERNAL_LIMIT: u64 = 16 * 1024;
 pub fn run(meta: &Metadata) -> Result<(), String> {
     device::rustup_target(device::THUMB);
     let template = Separate::template(meta);
-    let memory = read_text(&template.dir.join("memory/board.x"))?;
+    let memory = crate::files::read_text(&template.dir.join("memory/board.x"))?;
     let regions = regions(&memory)?;
-    let getters = read_text(&meta.root.join("crates/nrtucode-facts/tables/getters.tsv"))?;
+    let getters =
+        crate::files::read_text(&meta.root.join("crates/nrtucode-facts/tables/getters.tsv"))?;
     let want = named_bytes(&getters)?;
     println!(
         "examples/bare-metal, thumbv7em-none-eabihf, opt-level s, gen-cayman + flavor-perf (+ verify, defmt)"
@@ -65,10 +66,6 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn read_text(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 /// A region of a linker script's `MEMORY` block.

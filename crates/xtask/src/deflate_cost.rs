@@ -204,7 +204,7 @@ pub fn run(meta: &Metadata, flash_only: bool) -> Result<(), String> {
         if backend == "compact" {
             // Copied: the next build may write the same path.
             let copy = work.join("deflate_cost.elf");
-            device::copy(&elf, &copy)?;
+            crate::files::copy(&elf, &copy)?;
             compact_elf = Some(copy);
         }
         if flash_only {

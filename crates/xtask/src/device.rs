@@ -416,23 +416,6 @@ pub fn commas(n: u64) -> String {
     out
 }
 
-/// Writes `path` from `text`, failing with its name.
-pub fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-/// Reads `path`, failing with its name.
-pub fn read(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-/// Copies `from` to `to`, failing with both names.
-pub fn copy(from: &Path, to: &Path) -> Result<(), String> {
-    std::fs::copy(from, to)
-        .map(|_| ())
-        .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

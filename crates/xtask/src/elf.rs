@@ -45,10 +45,6 @@ pub enum FlashEdit {
     },
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
 fn parse<'a>(path: &Path, data: &'a [u8]) -> Result<object::File<'a>, String> {
     object::File::parse(data).map_err(|e| format!("{} is not an ELF file: {e}", path.display()))
 }
@@ -136,7 +132,7 @@ pub fn edit_flash(edit: &FlashEdit) -> Result<Option<String>, String> {
         | FlashEdit::FlipVerified { input, output, .. }
         | FlashEdit::Erase { input, output } => (input, output),
     };
-    let mut data = read(src)?;
+    let mut data = crate::files::read(src)?;
     let (addr, offset, size) = {
         let file = parse(src, &data)?;
         let section = file
@@ -257,7 +253,7 @@ fn list(segments: &[(u64, u64, Vec<u8>)]) -> String {
 
 /// `cargo xtask elf-segments A B`: exit 0 when the loadable segments are identical.
 pub fn segments(a: &Path, b: &Path) -> Result<(), String> {
-    let (data_a, data_b) = (read(a)?, read(b)?);
+    let (data_a, data_b) = (crate::files::read(a)?, crate::files::read(b)?);
     let (seg_a, seg_b) = (loadable(a, &data_a)?, loadable(b, &data_b)?);
     let shape = |s: &[(u64, u64, Vec<u8>)]| s.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>();
     let same_shape = shape(&seg_a) == shape(&seg_b);
@@ -383,7 +379,7 @@ impl SizeReport {
 /// = every other byte of allocated .rodata/.data (the const tables, their anonymous
 /// allocations, alignment padding); code = .text minus the consumer's own `_start`.
 pub fn size_of(path: &Path, label: &str) -> Result<SizeReport, String> {
-    let data = read(path)?;
+    let data = crate::files::read(path)?;
     let file = parse(path, &data)?;
     let mut alloc = 0;
     let (mut data_bytes, mut text) = (0, 0);
@@ -477,7 +473,7 @@ fn loads_of<Elf: FileHeader<Endian = object::Endianness>>(
 
 /// Every PT_LOAD program header of the ELF `path`, in file order (what `readelf -l` lists).
 pub fn loads(path: &Path) -> Result<Vec<Load>, String> {
-    let data = read(path)?;
+    let data = crate::files::read(path)?;
     match object::FileKind::parse(&*data) {
         Ok(object::FileKind::Elf32) => loads_of::<object::elf::FileHeader32<_>>(&data),
         Ok(object::FileKind::Elf64) => loads_of::<object::elf::FileHeader64<_>>(&data),
@@ -511,7 +507,7 @@ pub struct Section {
 
 /// The sections of the ELF `path` (what `readelf -S` lists, without the null section).
 pub fn sections(path: &Path) -> Result<Vec<Section>, String> {
-    let data = read(path)?;
+    let data = crate::files::read(path)?;
     let file = parse(path, &data)?;
     Ok(file
         .sections()
@@ -551,7 +547,7 @@ pub struct Symbol {
 /// The defined symbols of `path` (no section or file symbols), names demangled; with `hash`,
 /// legacy Rust names keep their hash as the last path component.
 pub fn symbols(path: &Path, hash: bool) -> Result<Vec<Symbol>, String> {
-    let data = read(path)?;
+    let data = crate::files::read(path)?;
     let file = parse(path, &data)?;
     let mut out = Vec::new();
     for sym in file.symbols() {
@@ -722,7 +718,7 @@ pub fn berkeley_text(sections: impl IntoIterator<Item = (u64, u64)>) -> u64 {
 
 /// The `text` column `size FILE` prints for the ELF at `path`.
 pub fn text_size(path: &Path) -> Result<u64, String> {
-    let data = read(path)?;
+    let data = crate::files::read(path)?;
     let file = parse(path, &data)?;
     Ok(berkeley_text(
         file.sections().map(|s| (sh_flags(&s), s.size())),

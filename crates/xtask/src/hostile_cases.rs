@@ -352,10 +352,10 @@ fn cases(meta: &Metadata, bin: &Path, w: &Path) -> Result<(), String> {
     let header = rodata_header(&data)?;
     for (mode, field, delta) in RODATA {
         let bytes = add_u64(&data, header + field, delta)?;
-        write(&w.join(format!("lib-{mode}.so")), &bytes)?;
+        crate::files::write(&w.join(format!("lib-{mode}.so")), &bytes)?;
     }
     for (mode, new) in SYMBOLS {
-        write(
+        crate::files::write(
             &w.join(format!("lib-{mode}.so")),
             &replace_symbol(&data, GETTER, new)?,
         )?;
@@ -385,7 +385,7 @@ fn cases(meta: &Metadata, bin: &Path, w: &Path) -> Result<(), String> {
 
     // 2: duplicate rows: verify vs build
     copy_dir(&w.join("good"), &w.join("s2"))?;
-    write(
+    crate::files::write(
         &w.join("s2/manifest.tsv"),
         duplicate_row(&read(&w.join("s2/manifest.tsv"))).as_bytes(),
     )?;
@@ -415,7 +415,7 @@ fn cases(meta: &Metadata, bin: &Path, w: &Path) -> Result<(), String> {
     // 3: forged one-row manifest naming a user's file
     let s3 = w.join("s3");
     std::fs::create_dir(&s3).map_err(|e| e.to_string())?;
-    write(&s3.join("thesis.doc"), b"thesis\n")?;
+    crate::files::write(&s3.join("thesis.doc"), b"thesis\n")?;
     let sha = build::stdout(Command::new("sha256sum").arg(s3.join("thesis.doc")))?;
     let mut forged: String = good_manifest
         .lines()
@@ -426,7 +426,7 @@ fn cases(meta: &Metadata, bin: &Path, w: &Path) -> Result<(), String> {
         "X_get\tCAYMAN\tNX\tACT\tPERF\tIRAM\t7\t{}\t0x1\tthesis.doc\n",
         head(&sha, 64)
     ));
-    write(&s3.join("manifest.tsv"), forged.as_bytes())?;
+    crate::files::write(&s3.join("manifest.tsv"), forged.as_bytes())?;
     let carve = ran(&mut nrtucode(&["carve", &lib_s, "--out", "s3"]), w)?;
     let kept = if s3.join("thesis.doc").is_file() {
         "kept"
@@ -473,7 +473,7 @@ fn cases(meta: &Metadata, bin: &Path, w: &Path) -> Result<(), String> {
     );
     let _ = reader.kill();
     let _ = reader.wait();
-    write(&w.join("target4"), b"keep\n")?;
+    crate::files::write(&w.join("target4"), b"keep\n")?;
     std::os::unix::fs::symlink("target4", w.join("link4")).map_err(|e| e.to_string())?;
     let r = ran(&mut nrtucode(&["resolve", "7", "iram", "-o", "link4"]), w)?;
     println!(
@@ -686,10 +686,6 @@ fn cases(meta: &Metadata, bin: &Path, w: &Path) -> Result<(), String> {
 
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
-}
-
-fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 #[cfg(test)]

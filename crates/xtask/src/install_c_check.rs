@@ -63,12 +63,12 @@ fn check(meta: &Metadata, work: &Path) -> Result<(), String> {
             .env_remove("DESTDIR");
         command
     };
-    let facts = read(Path::new("crates/nrtucode-facts/tables/getters.tsv"))?;
+    let facts = crate::files::read_text(Path::new("crates/nrtucode-facts/tables/getters.tsv"))?;
     let want = crate::package::getter_size(&facts, "CAYMAN_NX_ACT_PERF_IRAM_get")?;
 
     // The documented lines: every `cc ` line of the sh blocks of docs/c-abi.md; the READMEs may
     // only show some of them.
-    let lines = documented_cc_lines(&read(Path::new(PAGE))?);
+    let lines = documented_cc_lines(&crate::files::read_text(Path::new(PAGE))?);
     if lines.len() < 3 {
         return Err(format!(
             "{PAGE} shows {} cc lines, expected the shared, static and archive ones",
@@ -76,7 +76,7 @@ fn check(meta: &Metadata, work: &Path) -> Result<(), String> {
         ));
     }
     for doc in READMES {
-        for command in readme_cc_commands(&read(Path::new(doc))?) {
+        for command in readme_cc_commands(&crate::files::read_text(Path::new(doc))?) {
             if !lines.contains(&command) {
                 return Err(format!(
                     "{doc} shows '{command}', which is not a line {PAGE} shows (and this check runs)"
@@ -101,7 +101,7 @@ fn check(meta: &Metadata, work: &Path) -> Result<(), String> {
             return Err(format!("DESTDIR install lacks {file}"));
         }
     }
-    if !read(&staged.join("lib/pkgconfig/nrtucode.pc"))?
+    if !crate::files::read_text(&staged.join("lib/pkgconfig/nrtucode.pc"))?
         .lines()
         .any(|l| l == "prefix=/opt/nrtucode")
     {
@@ -132,7 +132,7 @@ fn check(meta: &Metadata, work: &Path) -> Result<(), String> {
 
     // Each documented line, as written, in a directory holding app.c; then the program runs.
     let build_dir = work.join("build");
-    mkdir(&build_dir)?;
+    crate::files::create_dir(&build_dir)?;
     std::fs::copy(PROGRAM, build_dir.join("app.c"))
         .map_err(|e| format!("cannot copy {PROGRAM}: {e}"))?;
     let app = build_dir.join("app");
@@ -170,7 +170,7 @@ fn check(meta: &Metadata, work: &Path) -> Result<(), String> {
     // A prefix holding the vendor's front library (here: another ELF library, under its file
     // name): refused, named, nothing changed; --force replaces it.
     let vendor = work.join("vendor");
-    mkdir(&vendor.join("lib"))?;
+    crate::files::create_dir(&vendor.join("lib"))?;
     let libm = build::stdout(Command::new("cc").arg("-print-file-name=libm.so.6"))?;
     let foreign = vendor.join("lib/libnrtucode.so");
     std::fs::copy(libm.trim(), &foreign)
@@ -365,14 +365,6 @@ fn relink(link: &Path, target: &str) -> Result<(), String> {
 /// Runs `command` with its standard output discarded, failing unless it exits 0.
 fn quiet(command: &mut Command) -> Result<(), String> {
     crate::status(command.stdout(Stdio::null()))
-}
-
-fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-fn mkdir(path: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(path).map_err(|e| format!("cannot create {}: {e}", path.display()))
 }
 
 #[cfg(test)]

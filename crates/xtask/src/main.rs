@@ -18,6 +18,7 @@ mod device;
 mod device_cost;
 mod elf;
 mod env30;
+mod files;
 mod fuzz;
 mod hostile_cases;
 mod install_c_check;

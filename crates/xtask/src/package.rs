@@ -69,7 +69,7 @@ pub fn run(meta: &Metadata, args: &[String]) -> Result<(), String> {
     // unpacked package under the workspace's target/ would take the workspace for its own.
     let work = std::env::temp_dir().join(format!("xtask-package-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
-    mkdir(&work)?;
+    crate::files::create_dir(&work)?;
     let result = check(meta, args, &published, &unpublished, &version, &work);
     let _ = std::fs::remove_dir_all(&work);
     result
@@ -84,7 +84,7 @@ fn check(
     work: &Path,
 ) -> Result<(), String> {
     let unpacked = work.join("unpacked");
-    mkdir(&unpacked)?;
+    crate::files::create_dir(&unpacked)?;
     let mut dirs = Vec::new();
     let mut patches = String::new();
     for name in published {
@@ -138,7 +138,7 @@ fn check(
             let shown: Vec<String> = binary.iter().map(|p| p.display().to_string()).collect();
             return Err(format!("{name} packages binary files: {}", shown.join(" ")));
         }
-        let manifest = read(&dir.join("Cargo.toml"))?;
+        let manifest = crate::files::read_text(&dir.join("Cargo.toml"))?;
         let named = unpublished_dependencies(&manifest, unpublished);
         if !named.is_empty() {
             return Err(format!(
@@ -269,8 +269,8 @@ fn check(
     build::stdout(Command::new(&cli).arg("verify").arg(&carved)).map_err(|e| {
         format!("the packaged CLI's check of its own carve of the look-alike failed: {e}")
     })?;
-    let truth = read(&lookalike.join("nrtucode_lookalike_full.truth.tsv"))?;
-    let carved_manifest = read(&carved.join("manifest.tsv"))?;
+    let truth = crate::files::read_text(&lookalike.join("nrtucode_lookalike_full.truth.tsv"))?;
+    let carved_manifest = crate::files::read_text(&carved.join("manifest.tsv"))?;
     let getters = compare_with_truth(&carved_manifest, &truth).map_err(|diff| {
         format!("the packaged CLI's carve of the look-alike differs from its ground truth: {diff}")
     })?;
@@ -278,7 +278,7 @@ fn check(
         "package: the packaged CLI carved the look-alike's {getters} getters as its ground truth says, and checked them"
     );
 
-    let facts = read(Path::new("crates/nrtucode-facts/tables/getters.tsv"))?;
+    let facts = crate::files::read_text(Path::new("crates/nrtucode-facts/tables/getters.tsv"))?;
     let want = getter_size(&facts, GETTER)?;
     let entries = check_listing(&listing, want)?;
     if host_bytes.len() as u64 != want {
@@ -466,14 +466,6 @@ fn output_bytes(command: &mut Command) -> Result<Vec<u8>, String> {
         return Err(format!("{shown} failed ({})", out.status));
     }
     Ok(out.stdout)
-}
-
-fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-fn mkdir(path: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(path).map_err(|e| format!("cannot create {}: {e}", path.display()))
 }
 
 #[cfg(test)]

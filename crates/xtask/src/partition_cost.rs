@@ -192,7 +192,7 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
         elf::loaded_below(&board, RAM)?
     );
     let partition_elf = work.join("partition.elf");
-    device::copy(&board, &partition_elf)?;
+    crate::files::copy(&board, &partition_elf)?;
     let board = build(
         &["--no-default-features", "--features", "partition,deflate"],
         "nrtucode-bare-metal",

@@ -34,7 +34,7 @@ pub fn arm(meta: &Metadata) -> Result<(), String> {
         println!("== examples/bare-metal --features {features}");
         let elf = template.build(&["--features", features], &[], "nrtucode-bare-metal")?;
         let intact = work.join("intact.elf");
-        device::copy(&elf, &intact)?;
+        crate::files::copy(&elf, &intact)?;
         arm_states(&decoder, &work, &intact)?;
     }
     let _ = std::fs::remove_dir_all(&work);
@@ -130,7 +130,7 @@ pub fn riscv(meta: &Metadata) -> Result<(), String> {
     let fail = |what: String| Err(format!("{what} (logs in {})", work.display()));
     let boot = |elf: &Path, name: &str| -> Result<(String, i32), String> {
         let run = device::boot(&mut device::riscv(elf), TIMEOUT, false)?;
-        device::write(&work.join(format!("{name}.log")), &run.stdout)?;
+        crate::files::write(&work.join(format!("{name}.log")), &run.stdout)?;
         let log = String::from_utf8_lossy(&run.stdout).into_owned();
         device::show(name, &log, run.status);
         Ok((log, run.status))

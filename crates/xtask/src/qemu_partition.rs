@@ -121,7 +121,7 @@ impl Run<'_> {
             &[("NRTUCODE_PARTITION_KEY", OsStr::new(""))],
             "nrtucode-bare-metal",
         )?;
-        device::copy(&elf, &self.fw)?;
+        crate::files::copy(&elf, &self.fw)?;
         if elf::loads(&self.fw)?
             .iter()
             .any(|l| format!("{:#010x}", l.vaddr).starts_with("0x21"))
@@ -189,7 +189,9 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     let work = build::scratch(meta, "qemu-partition")?;
     let template = Separate::template(meta);
     let key_pub = meta.root.join("keys/test-ed25519.pub.pem");
-    if device::read(&key_pub)? != device::read(&template.dir.join("keys/test-ed25519.pub.pem"))? {
+    if crate::files::read(&key_pub)?
+        != crate::files::read(&template.dir.join("keys/test-ed25519.pub.pem"))?
+    {
         return Err(
             "examples/bare-metal/keys/test-ed25519.pub.pem is not keys/test-ed25519.pub.pem".into(),
         );
@@ -267,7 +269,7 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     }
     let deflate_log = log;
 
-    let intact_bytes = device::read(&intact)?;
+    let intact_bytes = crate::files::read(&intact)?;
     let iram = "image CAYMAN_NX_ACT Perf IRAM";
     let (at, len) = offset(&intact_log, iram)
         .ok_or_else(|| format!("intact: no partition offset of {iram}"))?;
@@ -287,7 +289,10 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     let (at, len) = offset(&deflate_log, table)
         .ok_or_else(|| format!("deflate: no partition offset of {table}"))?;
     let zblob = run.part("zblob.part");
-    elf::write_whole(&zblob, &flipped(&device::read(&deflate)?, at + len / 2)?)?;
+    elf::write_whole(
+        &zblob,
+        &flipped(&crate::files::read(&deflate)?, at + len / 2)?,
+    )?;
     let log = run.expect("zblob", &zblob, 1)?;
     let failed = "ERROR hwdecode table CAYMAN_NX_ACT Perf TABLE: verification failed: Load(";
     if !(log.contains(&format!("{failed}Decode"))

@@ -31,7 +31,7 @@ fn copy_tree(from: &Path, files: &[String], to: &Path) -> Result<(), String> {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
-        device::copy(&from.join(file), &dst)?;
+        crate::files::copy(&from.join(file), &dst)?;
     }
     Ok(())
 }
