@@ -22,8 +22,15 @@ pub struct Artifact {
 /// `--message-format=json-render-diagnostics` appended, diagnostics going to stderr as usual,
 /// and returns the artifacts it reported. Fails when the build fails.
 pub fn artifacts(command: &mut Command) -> Result<Vec<Artifact>, String> {
+    artifacts_then(command, &[])
+}
+
+/// [`artifacts`], with `after` appended after the message format (`--` and rustc's arguments,
+/// for `cargo rustc`).
+fn artifacts_then(command: &mut Command, after: &[&str]) -> Result<Vec<Artifact>, String> {
     command
         .arg("--message-format=json-render-diagnostics")
+        .args(after)
         .stdout(Stdio::piped());
     let shown = format!("{command:?}");
     let out = command
@@ -187,19 +194,10 @@ pub fn rustc_executable(
     name: &str,
     rustc_args: &[&str],
 ) -> Result<PathBuf, String> {
-    command
-        .arg("--message-format=json-render-diagnostics")
-        .arg("--")
-        .args(rustc_args)
-        .stdout(Stdio::piped());
+    let mut after = vec!["--"];
+    after.extend_from_slice(rustc_args);
     let shown = format!("{command:?}");
-    let out = command
-        .output()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("{shown} failed ({})", out.status));
-    }
-    last_executable(parse_messages(&String::from_utf8_lossy(&out.stdout))?, name)
+    last_executable(artifacts_then(command, &after)?, name)
         .ok_or_else(|| format!("{shown} built no executable {name}"))
 }
 

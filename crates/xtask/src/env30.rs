@@ -7,6 +7,36 @@
 use std::ffi::{OsStr, OsString};
 use std::process::Command;
 
+/// The rows of the `instructions` and `bench` tables, in order: path, its C counterpart, its
+/// ideal counterpart. `bench` has no partition benchmarks and leaves the `partition_` rows out.
+pub const ROWS: [(&str, Option<&str>, Option<&str>); 13] = [
+    ("ours_explicit", Some("c_explicit"), Some("ideal_explicit")),
+    (
+        "ours_explicit_std",
+        Some("c_explicit"),
+        Some("ideal_explicit"),
+    ),
+    ("ours_auto_std", Some("c_auto"), None),
+    ("ours_auto_snapshot", Some("c_auto"), None),
+    ("ours_hwdecode", Some("c_hwdecode"), Some("ideal_hwdecode")),
+    (
+        "partition_explicit",
+        Some("c_explicit"),
+        Some("ideal_explicit"),
+    ),
+    (
+        "partition_hwdecode",
+        Some("c_hwdecode"),
+        Some("ideal_hwdecode"),
+    ),
+    ("c_explicit", None, None),
+    ("c_auto", None, None),
+    ("c_hwdecode", None, None),
+    ("ideal_explicit", None, None),
+    ("ideal_hwdecode", None, None),
+    ("empty", None, None),
+];
+
 /// The 30 variables, in the order the process sees them.
 pub const MEASURE_ENV: [(&str, &str); 30] = [
     ("HOSTNAME", "trn1-host-0042"),

@@ -12,40 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::build;
-use crate::env30;
+use crate::env30::{self, ROWS};
 use crate::metadata::Metadata;
 
 /// Passes over the mix inside the measured function.
 const PASSES: &str = "2000";
-
-/// The table's rows: path, its C counterpart, its ideal counterpart.
-const ROWS: [(&str, Option<&str>, Option<&str>); 13] = [
-    ("ours_explicit", Some("c_explicit"), Some("ideal_explicit")),
-    (
-        "ours_explicit_std",
-        Some("c_explicit"),
-        Some("ideal_explicit"),
-    ),
-    ("ours_auto_std", Some("c_auto"), None),
-    ("ours_auto_snapshot", Some("c_auto"), None),
-    ("ours_hwdecode", Some("c_hwdecode"), Some("ideal_hwdecode")),
-    (
-        "partition_explicit",
-        Some("c_explicit"),
-        Some("ideal_explicit"),
-    ),
-    (
-        "partition_hwdecode",
-        Some("c_hwdecode"),
-        Some("ideal_hwdecode"),
-    ),
-    ("c_explicit", None, None),
-    ("c_auto", None, None),
-    ("c_hwdecode", None, None),
-    ("ideal_explicit", None, None),
-    ("ideal_hwdecode", None, None),
-    ("empty", None, None),
-];
 
 /// `cargo xtask instructions [--lto]`.
 pub fn run(meta: &Metadata, lto: bool) -> Result<(), String> {
