@@ -63,8 +63,7 @@ fn check(meta: &Metadata, work: &Path) -> Result<(), String> {
             .env_remove("DESTDIR");
         command
     };
-    let facts = crate::files::read_text(Path::new("crates/nrtucode-facts/tables/getters.tsv"))?;
-    let want = crate::package::getter_size(&facts, "CAYMAN_NX_ACT_PERF_IRAM_get")?;
+    let want = crate::package::getter_size("CAYMAN_NX_ACT_PERF_IRAM_get")?;
 
     // The documented lines: every `cc ` line of the sh blocks of docs/c-abi.md; the READMEs may
     // only show some of them.

@@ -278,8 +278,7 @@ fn check(
         "package: the packaged CLI carved the look-alike's {getters} getters as its ground truth says, and checked them"
     );
 
-    let facts = crate::files::read_text(Path::new("crates/nrtucode-facts/tables/getters.tsv"))?;
-    let want = getter_size(&facts, GETTER)?;
+    let want = getter_size(GETTER)?;
     let entries = check_listing(&listing, want)?;
     if host_bytes.len() as u64 != want {
         return Err(format!(
@@ -363,26 +362,13 @@ pub fn unpublished_dependencies(manifest: &str, unpublished: &[String]) -> Vec<S
     named
 }
 
-/// The size (hex column `size`) of `symbol` in the facts' getters table.
-pub fn getter_size(tsv: &str, symbol: &str) -> Result<u64, String> {
-    let mut lines = tsv.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
-    let column = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .ok_or_else(|| format!("the getters table has no column {name}"))
-    };
-    let (sym, size) = (column("symbol")?, column("size")?);
-    for line in lines {
-        let fields: Vec<&str> = line.split('\t').collect();
-        if fields.get(sym) == Some(&symbol) {
-            let hex = fields.get(size).copied().unwrap_or("");
-            return u64::from_str_radix(hex.trim_start_matches("0x"), 16)
-                .map_err(|e| format!("the getters table's size of {symbol}, {hex:?}: {e}"));
-        }
-    }
-    Err(format!("the getters table has no {symbol}"))
+/// The size of `symbol` in the facts' getters table (`nrtucode_facts::facts::getters`).
+pub fn getter_size(symbol: &str) -> Result<u64, String> {
+    nrtucode_facts::facts::getters()
+        .into_iter()
+        .find(|g| g.symbol == symbol)
+        .map(|g| g.size as u64)
+        .ok_or_else(|| format!("the getters table has no {symbol}"))
 }
 
 /// Checks `nrtucode list --json`: image entries and the 76 others, and the listed size of
@@ -521,11 +507,10 @@ mod tests {
     }
 
     #[test]
-    fn the_getter_size_is_read_by_column_name_in_hex() {
-        let tsv = "gen\tsymbol\tsize\nA\tA_get\t0x10\nB\tCAYMAN_NX_ACT_PERF_IRAM_get\t0x13dc0\n";
-        assert_eq!(getter_size(tsv, GETTER).unwrap(), 0x13dc0);
-        assert!(getter_size(tsv, "C_get").is_err());
-        assert!(getter_size("symbol\tbytes\n", GETTER).is_err());
+    fn the_getter_size_comes_from_the_facts() {
+        // CAYMAN NX ACT PERF IRAM is the 81,344-byte image every consumer resolves.
+        assert_eq!(getter_size(GETTER).unwrap(), 81_344);
+        assert!(getter_size("C_get").is_err());
     }
 
     #[test]

@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use nrtucode_facts::facts::Getter;
+
 use crate::build::{self, path_str};
 use crate::elf::{self, SizeReport};
 use crate::metadata::Metadata;
@@ -112,10 +114,7 @@ fn measure(meta: &Metadata, work: &Path, build_cost: bool) -> Result<(), String>
         Err(e) => eprintln!("size: carve unavailable ({e}); real-blob row skipped"),
     }
 
-    let getters = meta.root.join("crates/nrtucode-facts/tables/getters.tsv");
-    let text = std::fs::read_to_string(&getters)
-        .map_err(|e| format!("cannot read {}: {e}", getters.display()))?;
-    let vendor = vendor_payload(&text)?;
+    let vendor = vendor_payload(&nrtucode_facts::facts::getters());
     print!("{}", tables(&rows, vendor, &[verify, verify_compact]));
 
     if build_cost {
@@ -149,35 +148,17 @@ fn consumer(
     elf::size_of(&elf, label)
 }
 
-/// (distinct blobs, their bytes) of the real getters the two resolvers reach: getters.tsv rows
-/// of class `R` other than `EXTISA_*`, one per blob address (the last row's size counts).
-fn vendor_payload(tsv: &str) -> Result<(usize, u64), String> {
-    let mut lines = tsv.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
-    let column = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .ok_or_else(|| format!("getters.tsv has no column {name}"))
-    };
-    let (class, region, va, size) = (
-        column("class")?,
-        column("region")?,
-        column("blob_va")?,
-        column("size")?,
-    );
-    let mut seen: BTreeMap<&str, u64> = BTreeMap::new();
-    for line in lines.filter(|l| !l.is_empty()) {
-        let row: Vec<&str> = line.split('\t').collect();
-        let cell = |i: usize| row.get(i).copied().unwrap_or("");
-        if cell(class) == "R" && !cell(region).starts_with("EXTISA") {
-            let hex = cell(size);
-            let bytes = u64::from_str_radix(hex.strip_prefix("0x").unwrap_or(hex), 16)
-                .map_err(|e| format!("getters.tsv: size {hex:?}: {e}"))?;
-            seen.insert(cell(va), bytes);
-        }
+/// (distinct blobs, their bytes) of the real getters the two resolvers reach: the facts'
+/// getters of class `R` other than `EXTISA_*`, one per blob address (the last row's size counts).
+fn vendor_payload(getters: &[Getter]) -> (usize, u64) {
+    let mut seen: BTreeMap<u64, u64> = BTreeMap::new();
+    for g in getters
+        .iter()
+        .filter(|g| g.real && !g.region.starts_with("EXTISA"))
+    {
+        seen.insert(g.blob_va, g.size as u64);
     }
-    Ok((seen.len(), seen.values().sum()))
+    (seen.len(), seen.values().sum())
 }
 
 /// `n` with a comma every three digits (Python's `{:,}`).
@@ -383,14 +364,28 @@ mod tests {
 
     #[test]
     fn the_vendor_payload_counts_each_real_blob_once() {
-        let tsv = "gen\tregion\tblob_va\tsize\tclass\n\
-                   A\tIRAM\t0x10\t0x100\tR\n\
-                   A\tIRAM\t0x10\t0x100\tR\n\
-                   A\tDRAM\t0x20\t0x20\tR\n\
-                   A\tEXTISA_X\t0x30\t0x1000\tR\n\
-                   A\tIRAM\t0x40\t0x1000\tS\n";
-        assert_eq!(vendor_payload(tsv).unwrap(), (2, 0x120));
-        assert!(vendor_payload("gen\tsize\n").is_err());
+        let getter = |region, blob_va, size, real| Getter {
+            id: nrtucode_facts::facts::GetterId {
+                symbol: "A_get",
+                gen_name: "A",
+                class: "NX",
+                engine: "ACT",
+                variant: "PERF",
+                region,
+            },
+            accessor_va: 0,
+            blob_va,
+            size,
+            real,
+        };
+        let getters = [
+            getter("IRAM", 0x10, 0x100, true),
+            getter("IRAM", 0x10, 0x100, true),
+            getter("DRAM", 0x20, 0x20, true),
+            getter("EXTISA_X", 0x30, 0x1000, true),
+            getter("IRAM", 0x40, 0x1000, false),
+        ];
+        assert_eq!(vendor_payload(&getters), (2, 0x120));
     }
 
     #[test]
