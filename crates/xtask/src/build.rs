@@ -201,6 +201,33 @@ pub fn rustc_executable(
         .ok_or_else(|| format!("{shown} built no executable {name}"))
 }
 
+/// `cargo run --quiet -p PACKAGE -- ARGS` from the workspace root, its standard output
+/// discarded.
+pub fn run_quiet(package: &str, args: &[&str]) -> Result<(), String> {
+    crate::status(
+        cargo()
+            .args(["run", "--quiet", "-p", package, "--"])
+            .args(args)
+            .stdout(Stdio::null()),
+    )
+}
+
+/// Builds the full look-alike of the vendor library into `work/la` and carves it with the
+/// workspace's CLI into `work/blobs`; returns the blob directory.
+pub fn carved_lookalike(work: &Path) -> Result<PathBuf, String> {
+    let (la, blobs) = (work.join("la"), work.join("blobs"));
+    run_quiet(
+        "nrtucode-lookalike",
+        &["--library", "full", "--out", path_str(&la)?, "--build"],
+    )?;
+    let so = la.join("libnrtucode_internal.so");
+    run_quiet(
+        "nrtucode-cli",
+        &["carve", path_str(&so)?, "--out", path_str(&blobs)?],
+    )?;
+    Ok(blobs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -199,48 +199,8 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             Box::new(|| {
                 cargo(&["test", "-p", "nrtucode", "--features", "verify"])?;
                 let work = scratch(meta, "verify")?;
-                let la = work.join("la");
-                let blobs = work.join("blobs");
-                let quiet = |args: &[&str]| {
-                    status(
-                        Command::new("cargo")
-                            .args(args)
-                            .stdout(std::process::Stdio::null()),
-                    )
-                };
-                quiet(&[
-                    "run",
-                    "--quiet",
-                    "-p",
-                    "nrtucode-lookalike",
-                    "--",
-                    "--library",
-                    "full",
-                    "--out",
-                    path_str(&la)?,
-                    "--build",
-                ])?;
-                let so = la.join("libnrtucode_internal.so");
-                quiet(&[
-                    "run",
-                    "--quiet",
-                    "-p",
-                    "nrtucode-cli",
-                    "--",
-                    "carve",
-                    path_str(&so)?,
-                    "--out",
-                    path_str(&blobs)?,
-                ])?;
-                quiet(&[
-                    "run",
-                    "--quiet",
-                    "-p",
-                    "nrtucode-cli",
-                    "--",
-                    "check",
-                    path_str(&blobs)?,
-                ])?;
+                let blobs = crate::build::carved_lookalike(&work)?;
+                crate::build::run_quiet("nrtucode-cli", &["check", path_str(&blobs)?])?;
                 cargo_env(
                     "NRTUCODE_BLOB_DIR",
                     &blobs,

@@ -75,36 +75,9 @@ fn measure(meta: &Metadata, work: &Path, build_cost: bool) -> Result<(), String>
 
     eprintln!("building the look-alike, carving it, building the real-blob consumer...");
     let mut rows = vec![fixtures];
-    let (la, blobs) = (work.join("la"), work.join("blobs"));
-    let quiet = |args: &[&str]| {
-        status(
-            build::cargo()
-                .args(["run", "--quiet", "-p"])
-                .args(args)
-                .stdout(Stdio::null()),
-        )
-    };
-    let carved = quiet(&[
-        "nrtucode-lookalike",
-        "--",
-        "--library",
-        "full",
-        "--out",
-        path_str(&la)?,
-        "--build",
-    ])
-    .and_then(|()| {
-        quiet(&[
-            "nrtucode-cli",
-            "--",
-            "carve",
-            path_str(&la.join("libnrtucode_internal.so"))?,
-            "--out",
-            path_str(&blobs)?,
-        ])
-    });
+    let carved = build::carved_lookalike(work);
     match carved {
-        Ok(()) => rows.push(consumer(
+        Ok(blobs) => rows.push(consumer(
             meta,
             "carved look-alike",
             "nopanic-check-carved",
