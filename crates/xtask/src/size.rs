@@ -75,17 +75,15 @@ fn measure(meta: &Metadata, work: &Path, build_cost: bool) -> Result<(), String>
 
     eprintln!("building the look-alike, carving it, building the real-blob consumer...");
     let mut rows = vec![fixtures];
-    let carved = build::carved_lookalike(work);
-    match carved {
-        Ok(blobs) => rows.push(consumer(
-            meta,
-            "carved look-alike",
-            "nopanic-check-carved",
-            "",
-            &[("NRTUCODE_BLOB_DIR", path_str(&blobs)?)],
-        )?),
-        Err(e) => eprintln!("size: carve unavailable ({e}); real-blob row skipped"),
-    }
+    // The workspace's own look-alike and CLI: a failure here is a failure of the report.
+    let blobs = build::carved_lookalike(work)?;
+    rows.push(consumer(
+        meta,
+        "carved look-alike",
+        "nopanic-check-carved",
+        "",
+        &[("NRTUCODE_BLOB_DIR", path_str(&blobs)?)],
+    )?);
 
     let vendor = vendor_payload(&nrtucode_facts::facts::getters());
     print!("{}", tables(&rows, vendor, &[verify, verify_compact]));
