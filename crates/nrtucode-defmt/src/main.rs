@@ -33,7 +33,7 @@ fn line(level: Option<&str>, message: &str) -> String {
     }
 }
 
-/// Decodes `input` with `table` into `out`; returns the number of malformed frames skipped.
+/// Decodes `input` with `table` into `out`; returns the number of malformed frames it could not decode (it reads on past each).
 fn decode(table: &Table, input: &mut dyn Read, out: &mut dyn Write) -> Result<usize, String> {
     let mut decoder = table.new_stream_decoder();
     let mut buffer = [0u8; 4096];
@@ -57,7 +57,7 @@ fn decode(table: &Table, input: &mut dyn Read, out: &mut dyn Write) -> Result<us
                 Err(DecodeError::UnexpectedEof) => break,
                 Err(DecodeError::Malformed) if table.encoding().can_recover() => {
                     malformed += 1;
-                    eprintln!("nrtucode-defmt: warning: a malformed frame was skipped");
+                    eprintln!("nrtucode-defmt: warning: a malformed frame could not be decoded");
                 }
                 Err(DecodeError::Malformed) => {
                     return Err("a malformed frame, and this encoding cannot resynchronise".into());
@@ -95,7 +95,7 @@ fn main() -> ExitCode {
     match decode(&table, &mut std::io::stdin().lock(), &mut out) {
         Ok(0) => ExitCode::SUCCESS,
         Ok(malformed) => {
-            eprintln!("nrtucode-defmt: error: {malformed} malformed frames skipped");
+            eprintln!("nrtucode-defmt: error: {malformed} malformed frames could not be decoded");
             ExitCode::FAILURE
         }
         Err(message) => {
