@@ -62,7 +62,7 @@ enum Task {
     Ci {
         /// Seconds of fuzzing in all, split evenly over the fuzz targets (a smoke run on fresh
         /// corpora: longer runs are `cargo xtask fuzz --seconds N`).
-        #[arg(long, default_value_t = 80)]
+        #[arg(long, default_value_t = 60)]
         fuzz_seconds: u64,
         /// Leave out README's test command (`cargo test --workspace`): `.ci/run` runs it itself,
         /// in so many words, before this.
