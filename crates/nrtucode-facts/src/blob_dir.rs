@@ -696,6 +696,15 @@ mod tests {
         manifest
     }
 
+    /// Makes a FIFO at `path` (with mkfifo(1): the crate has no unsafe code for mkfifo(3)).
+    fn mkfifo(path: &Path) {
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    }
+
     fn problems(dir: &Path) -> Vec<BlobDirProblem> {
         verify_blob_dir(dir).map(drop).unwrap_err().problems
     }
@@ -814,11 +823,7 @@ mod tests {
         fs::write(&m, manifest.render()).unwrap();
         let blob = dir.join(manifest.rows[0].file.as_ref().unwrap());
         fs::remove_file(&blob).unwrap();
-        let made = std::process::Command::new("mkfifo")
-            .arg(&blob)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        mkfifo(&blob);
         let p = problems(&dir);
         assert!(
             matches!(&p[..], [BlobDirProblem::NotRegular { kind, .. }] if kind == "a FIFO"),
@@ -827,11 +832,7 @@ mod tests {
         // A FIFO manifest.
         fs::remove_file(&blob).unwrap();
         fs::remove_file(&m).unwrap();
-        let made = std::process::Command::new("mkfifo")
-            .arg(&m)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        mkfifo(&m);
         let p = problems(&dir);
         assert!(
             matches!(&p[..], [BlobDirProblem::NotRegular { kind, .. }] if kind == "a FIFO"),

@@ -166,32 +166,20 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "front-library feature selection: core, C ABI and differential oracle",
             Box::new(|| {
-                // Doc examples assume the full set: --tests.
-                cargo(&[
-                    "test",
-                    "-p",
-                    "nrtucode",
-                    "--tests",
-                    "--no-default-features",
-                    "--features",
-                    "front",
-                ])?;
-                cargo(&[
-                    "test",
-                    "-p",
-                    "nrtucode-capi",
-                    "--no-default-features",
-                    "--features",
-                    "front",
-                ])?;
-                cargo(&[
-                    "test",
-                    "-p",
-                    "nrtucode-conformance",
-                    "--no-default-features",
-                    "--features",
-                    "front",
-                ])
+                // The core's doc examples assume the full set: its tests only (`--tests`).
+                for (package, tests_only) in [
+                    ("nrtucode", true),
+                    ("nrtucode-capi", false),
+                    ("nrtucode-conformance", false),
+                ] {
+                    let mut args = vec!["test", "-p", package];
+                    if tests_only {
+                        args.push("--tests");
+                    }
+                    args.extend(["--no-default-features", "--features", "front"]);
+                    cargo(&args)?;
+                }
+                Ok(())
             }),
         ),
         (

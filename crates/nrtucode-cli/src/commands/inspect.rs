@@ -370,8 +370,7 @@ pub(crate) fn run(
         min_counter,
     );
     if json {
-        let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        s.push('\n');
+        let s = crate::commands::output::json_document(&doc);
         out_fmt!("{s}");
     } else {
         out_fmt!("{}", text(&doc));

@@ -155,9 +155,7 @@ pub fn render_from(tables: &Tables, gen_filter: Option<Generation>, json: bool) 
             blob_source: tables.blob_source(),
             entries,
         };
-        let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        s.push('\n');
-        return s;
+        return crate::commands::output::json_document(&doc);
     }
     let rows: Vec<Vec<String>> = entries
         .iter()

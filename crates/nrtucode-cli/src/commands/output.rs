@@ -14,6 +14,15 @@ use std::sync::Mutex;
 
 use crate::commands::exit::Exit;
 
+/// `doc` as the `--json` output prints it: pretty JSON and a newline. (Our documents are
+/// plain structs of strings and numbers, which always serialize; the empty string is the
+/// unreachable fallback.)
+pub(crate) fn json_document(doc: &impl serde::Serialize) -> String {
+    let mut s = serde_json::to_string_pretty(doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
 /// How standard output has fared.
 #[derive(Debug)]
 enum StdoutState {

@@ -188,9 +188,7 @@ pub fn render_arg_from(tables: &Tables, text: &str, json: bool) -> ProfOutput {
             error: message.clone(),
             exit_code: Exit::Usage.code(),
         };
-        let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        s.push('\n');
-        s
+        crate::commands::output::json_document(&doc)
     } else {
         String::new()
     };
@@ -244,9 +242,7 @@ fn failure_output(
             resolver_code,
             exit_code: code,
         };
-        let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        s.push('\n');
-        s
+        crate::commands::output::json_document(&doc)
     } else {
         String::new()
     };
@@ -366,8 +362,7 @@ pub fn render_from(tables: &Tables, idx: ImageIndex, json: bool) -> ProfOutput {
         })
         .unwrap_or_default();
     if json {
-        let mut stdout = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        stdout.push('\n');
+        let stdout = crate::commands::output::json_document(&doc);
         return ProfOutput {
             stdout,
             stderr,
