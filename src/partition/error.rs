@@ -155,6 +155,18 @@ pub enum PartitionError {
         /// The digest of the bytes.
         actual: Sha256Digest,
     },
+    /// A compressed blob's stored bytes (its deflate stream) do not hash to the digest of the
+    /// stored bytes in the table of contents: refused before the decoder reads any of them.
+    StoredDigestMismatch {
+        /// Table-of-contents entry.
+        blob: u16,
+        /// The first getter that uses it.
+        used_by: Option<BlobUse>,
+        /// The digest of the stored bytes in the table of contents.
+        expected: Sha256Digest,
+        /// The digest of the stored bytes.
+        actual: Sha256Digest,
+    },
     /// The destination buffer of a verified copy is shorter than the blob.
     BufferTooSmall {
         /// Bytes needed.
@@ -250,6 +262,23 @@ impl fmt::Display for PartitionError {
                 write!(
                     f,
                     ": SHA-256 mismatch: the table of contents says {}, the bytes hash to {}",
+                    Hex32(&expected),
+                    Hex32(&actual)
+                )
+            }
+            PartitionError::StoredDigestMismatch {
+                blob,
+                used_by,
+                expected,
+                actual,
+            } => {
+                write!(f, "blob {blob}")?;
+                if let Some(user) = used_by {
+                    write!(f, " ({user})")?;
+                }
+                write!(
+                    f,
+                    ": SHA-256 mismatch of the compressed bytes (not decoded): the table of contents says {}, the bytes hash to {}",
                     Hex32(&expected),
                     Hex32(&actual)
                 )

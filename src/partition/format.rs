@@ -1,16 +1,20 @@
-//! The partition format, version 1, as constants: every offset and size of
+//! The partition format, version 2, as constants: every offset and size of
 //! `docs/partition.md`, in one place, for the parser here and the writer (`nrtucode-pack`).
 //!
 //! All integers are little-endian. The file is: the header ([`HEADER_LEN`] bytes), the
 //! `image_list` slots, the descriptors, the `hwdecode_table_list` slots, the table of contents,
 //! the signature, zero padding to [`BLOB_ALIGN`], then the blobs, each at a multiple of
 //! [`BLOB_ALIGN`]. The signature covers every byte before it; the blob bytes are covered by the
-//! SHA-256 digests in the table of contents.
+//! SHA-256 digests in the table of contents: one of the bytes as stored (checked before anything
+//! reads them, a decoder included) and one of the bytes as decoded.
 
 /// The first eight bytes of a partition.
 pub const MAGIC: [u8; 8] = *b"NRTUPART";
 /// The format version this crate reads and `nrtucode pack` writes.
-pub const VERSION: u16 = 1;
+/// Version 1 had one digest per table-of-contents entry, of the decoded bytes only: a changed
+/// byte of a compressed stream that still decoded to the same bytes went unnoticed, and every
+/// stored byte reached the inflater before anything vouched for it.
+pub const VERSION: u16 = 2;
 /// Bytes of the header.
 pub const HEADER_LEN: usize = 96;
 /// Alignment of the blob area and of every blob (the same as the embedded blobs').
@@ -91,7 +95,7 @@ pub const DESC_LEN: usize = 4 + 4 * GETTER_LEN;
 /// Bytes of one `hwdecode_table_list` slot: two getters (PROF_CAM, PROF_TABLE).
 pub const PROF_LEN: usize = 2 * GETTER_LEN;
 /// Bytes of one table-of-contents entry.
-pub const TOC_LEN: usize = 48;
+pub const TOC_LEN: usize = 80;
 /// Bytes of the signature block.
 pub const SIG_LEN: usize = 64;
 
@@ -113,8 +117,23 @@ pub const T_STORED_LEN: usize = 4;
 pub const T_DECODED_LEN: usize = 8;
 /// `u8` codec.
 pub const T_CODEC: usize = 12;
-/// `[u8; 32]` SHA-256 of the decoded bytes.
+/// `[u8; 32]` SHA-256 of the decoded bytes (the blob the resolvers answer with).
 pub const T_SHA256: usize = 16;
+/// `[u8; 32]` SHA-256 of the stored bytes (equal to [`T_SHA256`]'s for [`CODEC_STORED`]).
+pub const T_STORED_SHA256: usize = 48;
+
+/// The largest decoded blob a partition may hold: 1 MiB, eight times the vendor's largest
+/// (126,720 B, MARIANA_PLUS Q7 POOL DEBUG IRAM; the IRAM images are the largest class, the
+/// profiler tables are 8 KiB). A reader sizes nothing from a length above it.
+pub const MAX_BLOB_LEN: usize = 1 << 20;
+/// The most decoded bytes a partition may hold, all its blobs added up: 64 MiB (the vendor's
+/// distinct blobs add up to about 9.7 MB). What a host that decodes every blob allocates at most.
+pub const MAX_DECODED_TOTAL: usize = 64 << 20;
+/// Deflate's ceiling: no raw-deflate stream decodes to more than 1032 bytes per stored byte (a
+/// match needs at least two bits, a length code and a distance code, and copies at most 258
+/// bytes; a literal needs at least one bit for one byte). A deflate entry whose decoded length
+/// is above `stored_len * DEFLATE_MAX_RATIO` is refused before any decoding.
+pub const DEFLATE_MAX_RATIO: usize = 1032;
 
 /// Codec: stored as is (stored length = decoded length).
 pub const CODEC_STORED: u8 = 0;

@@ -6,7 +6,7 @@ use core::fmt;
 
 use super::error::PartitionError;
 use super::format::{CODEC_DEFLATE, CODEC_STORED};
-use super::parse::{Getter, Partition};
+use super::parse::Getter;
 use super::verify::VerifiedPartition;
 use crate::deflate::{DecodeError, Inflater, decode_verified_with};
 use crate::env::Env;
@@ -61,8 +61,10 @@ impl core::error::Error for IntoError {}
 
 impl<'a> VerifiedPartition<'a> {
     /// What `getter` returns, written to the start of `out` and checked against the digest in
-    /// the signed table of contents: a stored blob copy-verified, a deflate blob
-    /// decode-verified (with `inflater`, the caller's ~11 KB state), a cursor as an empty slice.
+    /// the signed table of contents: a stored blob copy-verified; a deflate blob's stream first
+    /// hashed in place against the digest of its stored bytes (nothing unauthenticated reaches
+    /// the inflater), then decode-verified against the digest of the decoded bytes (with
+    /// `inflater`, the caller's ~11 KB state); a cursor as an empty slice.
     /// Returns the bytes written, `&out[..decoded_len]`; never writes past them.
     pub fn getter_into_with<'o, H: Sha256Hasher + ?Sized>(
         &self,
@@ -94,7 +96,16 @@ impl<'a> VerifiedPartition<'a> {
                 Err(VerifyError::NotEmbedded { len }) => Err(PartitionError::NotABlob { len }),
             },
             CODEC_DEFLATE => {
+                // Authenticate, then decode: the stream's own digest (signed, in the table of
+                // contents) before the inflater reads a byte of it.
                 let decoded_len = usize::try_from(e.decoded_len).unwrap_or(usize::MAX);
+                if out.len() < decoded_len {
+                    return Err(PartitionError::BufferTooSmall {
+                        needed: decoded_len,
+                        available: out.len(),
+                    });
+                }
+                self.check_blob_with(n, hasher)?;
                 decode_verified_with(stored, decoded_len, &e.sha256, out, inflater, hasher).map_err(
                     |error| match error {
                         DecodeError::BufferTooSmall { needed, available } => {
@@ -166,22 +177,5 @@ impl<'a> VerifiedPartition<'a> {
         inflater: &mut Inflater,
     ) -> Result<&'o [u8], IntoError> {
         self.get_hwdecode_table_into(idx.raw(), kind.raw(), out, inflater)
-    }
-}
-
-impl<'a> Partition<'a> {
-    /// For inspection tools: blob `n` of a partition whose signature was not checked, resolved
-    /// into `out` as [`VerifiedPartition::getter_into_with`] does (decode-verified when it is
-    /// compressed): whether its bytes match the digest in the table of contents (which, unsigned,
-    /// vouches for nothing).
-    pub fn untrusted_check_blob_into(
-        &self,
-        n: u16,
-        out: &mut [u8],
-        inflater: &mut Inflater,
-    ) -> Result<(), PartitionError> {
-        VerifiedPartition { p: *self }
-            .getter_into_with(Getter::Blob(n), out, inflater, &mut SoftSha256::new())
-            .map(|_| ())
     }
 }

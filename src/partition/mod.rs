@@ -100,6 +100,8 @@ pub enum Source<'a> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
 
     /// The reader alone (`--no-default-features --features partition`, as CI tests it) embeds
@@ -135,7 +137,7 @@ mod tests {
             Partition::parse(&head),
             Err(PartitionError::UnsupportedVersion { found: 9 })
         );
-        head[format::H_VERSION] = 1;
+        head[format::H_VERSION] = format::VERSION as u8;
         assert_eq!(
             Partition::parse(&head[..50]),
             Err(PartitionError::Truncated {
@@ -158,9 +160,89 @@ mod tests {
     #[test]
     fn the_layout_follows_the_counts() {
         assert_eq!(format::DESCS_OFF, 248);
-        assert_eq!(format::layout(102, 177), Some([2288, 2592, 11088, 11152]));
+        assert_eq!(format::layout(102, 177), Some([2288, 2592, 16752, 16816]));
         assert_eq!(format::layout(0, 0), Some([248, 552, 552, 624]));
         assert_eq!(format::layout(usize::MAX, 1), None);
         assert_eq!(format::align_up(usize::MAX), None);
+    }
+
+    /// An unsigned partition with no descriptor, every profiler getter NULL and one table-of-
+    /// contents entry per `(codec, stored_len, decoded_len)`, its stored bytes zero and both
+    /// digests zero (`parse` reads no blob byte and hashes nothing).
+    fn synthetic(entries: &[(u8, usize, usize)]) -> std::vec::Vec<u8> {
+        use format::*;
+        let [_, toc_off, _, blobs_off] = layout(0, entries.len()).unwrap();
+        let mut toc = std::vec::Vec::new();
+        let mut at = blobs_off;
+        for &(codec, stored, decoded) in entries {
+            toc.extend((at as u32).to_le_bytes());
+            toc.extend((stored as u32).to_le_bytes());
+            toc.extend((decoded as u32).to_le_bytes());
+            toc.extend([codec, 0, 0, 0]);
+            toc.extend([0u8; 64]);
+            at = align_up(at + stored).unwrap();
+        }
+        let mut out = std::vec![0u8; at];
+        out[..8].copy_from_slice(&MAGIC);
+        out[H_VERSION..H_VERSION + 2].copy_from_slice(&VERSION.to_le_bytes());
+        out[H_HEADER_LEN..H_HEADER_LEN + 2].copy_from_slice(&(HEADER_LEN as u16).to_le_bytes());
+        out[H_TOTAL_LEN..H_TOTAL_LEN + 4].copy_from_slice(&(at as u32).to_le_bytes());
+        out[H_BLOBS_OFF..H_BLOBS_OFF + 4].copy_from_slice(&(blobs_off as u32).to_le_bytes());
+        out[H_CLASS] = CLASS_FULL;
+        out[H_SOURCE] = SOURCE_NO_BUILD_ID;
+        out[H_SLOT_COUNT..H_SLOT_COUNT + 2].copy_from_slice(&(SLOT_COUNT as u16).to_le_bytes());
+        out[H_PROF_COUNT..H_PROF_COUNT + 2].copy_from_slice(&(SLOT_COUNT as u16).to_le_bytes());
+        out[H_TOC_COUNT..H_TOC_COUNT + 2].copy_from_slice(&(entries.len() as u16).to_le_bytes());
+        out[toc_off..toc_off + toc.len()].copy_from_slice(&toc);
+        out
+    }
+
+    fn toc_refusal(bytes: &[u8]) -> Option<(usize, &'static str)> {
+        match Partition::parse(bytes) {
+            Err(PartitionError::Table {
+                table: TableName::Toc,
+                entry,
+                reason,
+            }) => Some((entry, reason)),
+            _ => None,
+        }
+    }
+
+    /// No decoded length a reader could size a buffer from is left unbounded: not one blob's
+    /// (1 MiB), not deflate's ratio (1032 per stored byte), not all of them together (64 MiB).
+    #[test]
+    fn decoded_lengths_are_bounded_before_anything_is_sized_from_them() {
+        use format::{CODEC_DEFLATE as Z, CODEC_STORED as S, MAX_BLOB_LEN};
+        assert!(Partition::parse(&synthetic(&[(S, 32, 32), (Z, 1017, MAX_BLOB_LEN)])).is_ok());
+        // The 4 GiB allocation of issue 27: a decoded length of 0xffff_ffff.
+        let (entry, reason) =
+            toc_refusal(&synthetic(&[(S, 32, 32), (Z, 64, u32::MAX as usize)])).expect("refused");
+        assert_eq!(entry, 1);
+        assert!(reason.contains("largest blob"), "{reason}");
+        let (_, reason) = toc_refusal(&synthetic(&[(Z, 4096, MAX_BLOB_LEN + 1)])).expect("refused");
+        assert!(reason.contains("largest blob"), "{reason}");
+        // Deflate's ceiling: 1032 bytes per stored byte, exactly.
+        assert!(Partition::parse(&synthetic(&[(Z, 100, 103_200)])).is_ok());
+        let (_, reason) = toc_refusal(&synthetic(&[(Z, 100, 103_201)])).expect("refused");
+        assert!(reason.contains("ceiling"), "{reason}");
+        // 64 blobs of 1 MiB add up to the limit; one more byte is refused, naming the entry.
+        let mut many = std::vec![(Z, 1017, MAX_BLOB_LEN); 64];
+        assert!(Partition::parse(&synthetic(&many)).is_ok());
+        many.push((Z, 16, 1));
+        let (entry, reason) = toc_refusal(&synthetic(&many)).expect("refused");
+        assert_eq!(entry, 64);
+        assert!(reason.contains("64 MiB"), "{reason}");
+    }
+
+    /// A stored blob has one set of bytes, so its two digests are one: a table of contents
+    /// that says otherwise is refused.
+    #[test]
+    fn a_stored_blob_whose_two_digests_differ_is_refused() {
+        let mut bytes = synthetic(&[(format::CODEC_STORED, 32, 32)]);
+        assert!(Partition::parse(&bytes).is_ok());
+        let [_, toc_off, _, _] = format::layout(0, 1).unwrap();
+        bytes[toc_off + format::T_STORED_SHA256] = 1;
+        let (_, reason) = toc_refusal(&bytes).expect("refused");
+        assert!(reason.contains("digests differ"), "{reason}");
     }
 }

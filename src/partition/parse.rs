@@ -92,8 +92,11 @@ pub struct TocEntry {
     pub decoded_len: u32,
     /// Codec ([`CODEC_STORED`], [`CODEC_DEFLATE`]).
     pub codec: u8,
-    /// SHA-256 of the decoded bytes.
+    /// SHA-256 of the decoded bytes: the blob the resolvers answer with.
     pub sha256: [u8; 32],
+    /// SHA-256 of the stored bytes, checked before anything reads them (a decoder included);
+    /// the same as [`sha256`](Self::sha256) for a stored blob.
+    pub stored_sha256: [u8; 32],
 }
 
 impl fmt::Debug for TocEntry {
@@ -377,6 +380,7 @@ impl<'a> Partition<'a> {
 
     fn check_toc(&self, blobs_off: usize, total: usize) -> Result<(), PartitionError> {
         let mut expected_at = blobs_off;
+        let mut decoded_total = 0usize;
         for n in 0..self.toc_count {
             let bad = |reason| table(TableName::Toc, n, reason);
             let e = self.toc_entry_unchecked(n).ok_or(bad("truncated"))?;
@@ -386,6 +390,9 @@ impl<'a> Partition<'a> {
             match e.codec {
                 CODEC_STORED if e.stored_len != e.decoded_len => {
                     return Err(bad("a stored blob's stored and decoded lengths differ"));
+                }
+                CODEC_STORED if e.stored_sha256 != e.sha256 => {
+                    return Err(bad("a stored blob's stored and decoded digests differ"));
                 }
                 CODEC_STORED | CODEC_DEFLATE => {}
                 codec => {
@@ -397,6 +404,27 @@ impl<'a> Partition<'a> {
             }
             if e.decoded_len == 0 || e.stored_len == 0 {
                 return Err(bad("an empty blob (a cursor is a getter, not a blob)"));
+            }
+            // Every decoded length is bounded before anything is sized from it.
+            let decoded = usize::try_from(e.decoded_len).map_err(|_| bad("decoded_len"))?;
+            if decoded > MAX_BLOB_LEN {
+                return Err(bad(
+                    "decoded_len is over the largest blob the format allows (1 MiB)",
+                ));
+            }
+            let ceiling = usize::try_from(e.stored_len)
+                .ok()
+                .and_then(|stored| stored.checked_mul(DEFLATE_MAX_RATIO));
+            if e.codec == CODEC_DEFLATE && ceiling.is_none_or(|c| decoded > c) {
+                return Err(bad(
+                    "decoded_len is over deflate's ceiling (1032 bytes per stored byte)",
+                ));
+            }
+            decoded_total = decoded_total.saturating_add(decoded);
+            if decoded_total > MAX_DECODED_TOTAL {
+                return Err(bad(
+                    "the blobs' decoded lengths add up to more than the format allows (64 MiB)",
+                ));
             }
             let offset = usize::try_from(e.offset).map_err(|_| bad("offset"))?;
             if offset % BLOB_ALIGN != 0 {
@@ -444,6 +472,7 @@ impl<'a> Partition<'a> {
             decoded_len: le32(self.bytes, at + T_DECODED_LEN)?,
             codec: byte(self.bytes, at + T_CODEC)?,
             sha256: array::<32>(self.bytes, at + T_SHA256)?,
+            stored_sha256: array::<32>(self.bytes, at + T_STORED_SHA256)?,
         })
     }
 

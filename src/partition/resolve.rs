@@ -49,6 +49,7 @@ impl<'a> VerifiedPartition<'a> {
             decoded_len: le32(self.p.bytes, at + T_DECODED_LEN)?,
             codec: self.p.bytes.get(at + T_CODEC).copied()?,
             sha256: array::<32>(self.p.bytes, at + T_SHA256)?,
+            stored_sha256: array::<32>(self.p.bytes, at + T_STORED_SHA256)?,
         })
     }
 
@@ -233,42 +234,42 @@ impl<'a> VerifiedPartition<'a> {
         }
     }
 
-    /// Hashes stored blob `n` in place with `hasher` and compares with its digest.
+    /// Hashes the stored bytes of blob `n` in place with `hasher` and compares them with the
+    /// digest of the stored bytes in the signed table of contents: for a stored blob, its
+    /// bytes ([`PartitionError::DigestMismatch`]); for a compressed one, its compressed stream
+    /// ([`PartitionError::StoredDigestMismatch`]), which is what vouches for it before a
+    /// decoder reads it.
     pub fn check_blob_with<H: Sha256Hasher + ?Sized>(
         &self,
         n: u16,
         hasher: &mut H,
     ) -> Result<(), PartitionError> {
-        let e = self
-            .toc_entry(n)
-            .ok_or(PartitionError::NotABlob { len: 0 })?;
-        if e.codec != CODEC_STORED {
-            return Err(PartitionError::NotStored {
-                blob: n,
-                codec: e.codec,
-            });
-        }
+        let (Some(e), Some(stored)) = (self.toc_entry(n), self.stored_bytes(n)) else {
+            return Err(PartitionError::NotABlob { len: 0 });
+        };
         hasher.reset();
-        hasher.update(self.stored_bytes(n).unwrap_or(&[]));
+        hasher.update(stored);
         let actual = hasher.finish();
-        if actual == e.sha256 {
+        if actual == e.stored_sha256 {
             Ok(())
+        } else if e.codec == CODEC_STORED {
+            Err(self.mismatch(n, e.stored_sha256, actual))
         } else {
-            Err(self.mismatch(n, e.sha256, actual))
+            Err(PartitionError::StoredDigestMismatch {
+                blob: n,
+                used_by: self.first_use(n),
+                expected: e.stored_sha256,
+                actual,
+            })
         }
     }
 
-    /// Hashes every stored blob in place (software SHA-256): the first mismatch, naming the
-    /// blob and its first user. Compressed blobs are checked when they are decoded.
+    /// Hashes the stored bytes of every blob in place (software SHA-256), compressed ones
+    /// included (their stream; their decoded bytes are checked again when they are decoded):
+    /// the first mismatch, naming the blob and its first user.
     pub fn check_blobs(&self) -> Result<(), PartitionError> {
         let mut hasher = SoftSha256::new();
-        for n in 0..self.p.toc_count as u16 {
-            match self.check_blob_with(n, &mut hasher) {
-                Ok(()) | Err(PartitionError::NotStored { .. }) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
+        (0..self.p.toc_count as u16).try_for_each(|n| self.check_blob_with(n, &mut hasher))
     }
 
     /// Copies `blob`, a slice a resolver of this partition returned, to the start of `dst`,

@@ -215,8 +215,8 @@ fn inspect_checks_structure_signature_counter_and_digests() {
     assert!(out.contains("yes, key ID 5065d9189b5b8976"), "{out}");
     let o = run!(t, "inspect", part, "--json", "--public-key", public());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["format"], "nrtucode-inspect/1");
-    assert_eq!(v["valid"], true);
+    assert_eq!(v["format"], "nrtucode-inspect/2");
+    assert_eq!(v["verdict"], "verified");
     assert_eq!(v["checks"]["signature"], "ok");
     assert_eq!(v["header"]["security_counter"], 4);
     assert_eq!(v["image_list"].as_array().unwrap().len(), 38);
@@ -415,5 +415,5 @@ fn a_library_and_its_carved_directory_pack_to_the_same_bytes() {
     );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["header"]["class"], "front", "{v}");
-    assert_eq!(v["valid"], true);
+    assert_eq!(v["verdict"], "verified");
 }

@@ -1,6 +1,6 @@
 //! Writes small partitions for the `partition` fuzz target (`cargo xtask fuzz`): the full and front
-//! tables of the fixtures with every blob cut to its first 32 bytes (digests recomputed, the
-//! layout redone), unsigned and signed with the committed test key; and the same with every
+//! tables of the fixtures with every blob cut to its first 32 bytes (both digests recomputed,
+//! the layout redone), unsigned and signed with the committed test key; and the same with every
 //! blob made compressible (its 32 bytes repeated 8 times) and stored as raw deflate (codec 1),
 //! for the resolvers into a buffer. Usage:
 //! `cargo run -p nrtucode-pack --example partition_fuzz_seeds -- DIR`.
@@ -42,6 +42,7 @@ fn shrink(full: &[u8], keep: usize, key: Option<&SigningKey>, deflate: bool) -> 
         out[e + T_DECODED_LEN..e + T_DECODED_LEN + 4]
             .copy_from_slice(&(decoded.len() as u32).to_le_bytes());
         out[e + T_SHA256..e + T_SHA256 + 32].copy_from_slice(&Sha256::digest(&decoded));
+        out[e + T_STORED_SHA256..e + T_STORED_SHA256 + 32].copy_from_slice(&Sha256::digest(&bytes));
         let end = at + bytes.len();
         blobs.push((at, bytes));
         at = align_up(end).unwrap();

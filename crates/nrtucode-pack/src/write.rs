@@ -96,8 +96,8 @@ pub fn pack(blobs: &Blobs, options: &PackOptions<'_>) -> Result<Vec<u8>, PackErr
 
 /// [`pack`], keeping the blobs as `compression` says; also returns what compression did (every
 /// distinct blob added up: how many were kept as deflate, bytes before and after). The table of
-/// contents records, per blob, the stored and decoded lengths, the codec and the SHA-256 of the
-/// decoded bytes.
+/// contents records, per blob, the stored and decoded lengths, the codec, the SHA-256 of the
+/// decoded bytes and the SHA-256 of the stored bytes.
 pub fn pack_with(
     blobs: &Blobs,
     options: &PackOptions<'_>,
@@ -173,6 +173,7 @@ pub fn pack_with(
     let mut at = blobs_off;
     let mut placed: Vec<(usize, std::borrow::Cow<'_, [u8]>)> = Vec::with_capacity(toc_count);
     let mut summary = Summary::default();
+    let mut decoded_total = 0usize;
     for blob in &tables.blobs {
         let bytes = blobs
             .get(&blob.path)
@@ -192,12 +193,26 @@ pub fn pack_with(
                 }
             }
         };
+        if bytes.len() > MAX_BLOB_LEN {
+            return Err(PackError::TooLarge("a blob over 1 MiB (MAX_BLOB_LEN)"));
+        }
+        decoded_total += bytes.len();
+        if decoded_total > MAX_DECODED_TOTAL {
+            return Err(PackError::TooLarge(
+                "blobs adding up to more than 64 MiB (MAX_DECODED_TOTAL)",
+            ));
+        }
+        let stored_sha256: [u8; 32] = match codec {
+            CODEC_STORED => sha256,
+            _ => Sha256::digest(&stored).into(),
+        };
         toc.extend(u32_of(at, "a partition over 4 GiB")?.to_le_bytes());
         let decoded = u32_of(bytes.len(), "a blob over 4 GiB")?;
         toc.extend(u32_of(stored.len(), "a blob over 4 GiB")?.to_le_bytes());
         toc.extend(decoded.to_le_bytes());
         toc.extend([codec, 0, 0, 0]);
         toc.extend(sha256); // of the decoded bytes, whatever the codec
+        toc.extend(stored_sha256); // of the bytes as stored: what a reader checks first
         let end = at + stored.len();
         placed.push((at, stored));
         at = align_up(end).ok_or(PackError::TooLarge("partition"))?;

@@ -227,11 +227,14 @@ fn every_refusal_has_its_error() {
     bad[0] = b'X';
     assert_eq!(verify(&bad, &pol), Err(PartitionError::BadMagic));
     let mut bad = good.clone();
-    bad[format::H_VERSION] = 2;
-    assert_eq!(
-        verify(&bad, &pol),
-        Err(PartitionError::UnsupportedVersion { found: 2 })
-    );
+    // Version 1 (one digest per blob, of the decoded bytes) is no longer read, nor any other.
+    for version in [1, format::VERSION + 1] {
+        bad[format::H_VERSION..format::H_VERSION + 2].copy_from_slice(&version.to_le_bytes());
+        assert_eq!(
+            verify(&bad, &pol),
+            Err(PartitionError::UnsupportedVersion { found: version })
+        );
+    }
     // A longer region (the rest of a flash partition) is fine.
     let mut longer = good.clone();
     longer.extend([0xff; 100]);

@@ -12,7 +12,7 @@
 //! | intact | exit 0, "signature ok", 4 of 4 loaded |
 //! | intact, compressed | exit 0, the two tables decoded from deflate |
 //! | flipped blob byte | exit 1, IRAM: DigestMismatch, the other three load |
-//! | flipped deflate byte | exit 1, the table fails (Decode or DigestMismatch), the others load |
+//! | flipped deflate byte | exit 1, the table fails (StoredDigestMismatch: refused before decoding), the others load |
 //! | flipped table byte | exit 1, the partition refused: BadSignature |
 //! | another key | exit 1, refused: UnknownKey |
 //! | lower security counter | exit 1, refused: Rollback (the firmware's minimum is 1) |
@@ -295,10 +295,9 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     )?;
     let log = run.expect("zblob", &zblob, 1)?;
     let failed = "ERROR hwdecode table CAYMAN_NX_ACT Perf TABLE: verification failed: Load(";
-    if !(log.contains(&format!("{failed}Decode"))
-        || log.contains(&format!("{failed}DigestMismatch")))
-    {
-        return run.fail("zblob: the flipped deflate table was not refused");
+    // The stream's own signed digest refuses it before the inflater reads a byte.
+    if !log.contains(&format!("{failed}StoredDigestMismatch")) {
+        return run.fail("zblob: the flipped deflate table was not refused by its stored digest");
     }
     if device::count(&log, "verification failed") != 1 || device::count(&log, " verified: ") != 3 {
         return run.fail("zblob: want TABLE failed and the other three loaded");

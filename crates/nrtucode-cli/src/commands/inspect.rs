@@ -1,33 +1,45 @@
 //! `nrtucode inspect FILE [--public-key PUB.pem] [--min-security-counter N] [--json]`: the
-//! header, tables and table of contents of a partition, and its checks: structure, signature
-//! (when a key is given), security counter (when a minimum is given) and every blob's digest.
-//! Exit 0 only when every check made holds, 65 with the reason otherwise (66: unreadable).
+//! header, tables and table of contents of a partition, and its checks, in this order:
+//! structure, signature (when a key is given), security counter (when a minimum is given),
+//! then the digests: with a key, only once the signature holds (every blob's stored bytes
+//! hashed, then each compressed blob decoded and its decoded bytes hashed); after a failed
+//! signature, none, and nothing is decoded; with no key, the stored bytes are hashed in place
+//! and nothing is decoded, and the verdict says that the signature was not checked.
+//! Exit 0 only when every check made holds, 65 with the reason otherwise (66: unreadable); a
+//! file inspected with no key exits 0 when its structure and stored digests hold, with a
+//! warning on stderr that nothing was vouched for.
 //!
 //! JSON (`--json`), one object, keys in this order:
 //!
 //! ```text
-//! { "format": "nrtucode-inspect/1", "file": "...", "valid": true | false,
+//! { "format": "nrtucode-inspect/2", "file": "...",
+//!   "verdict": "verified" | "refused" | "signature not checked",
 //!   "error": null | "<the first check that failed>",
-//!   "checks": { "structure": "ok" | "<why>", "signature": "ok" | "not checked" | "<why>",
+//!   "checks": { "structure": "ok" | "<why>",
+//!               "signature": "ok" | "NOT CHECKED (no --public-key): …" | "<why>",
 //!               "security_counter": "ok" | "not checked" | "<why>",
-//!               "digests": "ok" | "not checked" | "<why>" },
-//!   "header": { "version": 1, "total_len": 123, "class": "full" | "front",
+//!               "digests": "ok" | "not checked: …" | "stored bytes match …, nothing decoded" | "<why>" },
+//!   "header": { "version": 2, "total_len": 123, "class": "full" | "front",
 //!               "source": "build-id" | "no-build-id" | "fixtures", "build_id": "<hex>" | null,
 //!               "security_counter": 0, "signed": true, "key_id": "<16 hex>" },
 //!   "image_list": [ { "slot": 0, "descriptors": [ { "flavor": 1,
 //!                     "getters": ["blob 0", "blob 1", "cursor-end 1", "null"] } ] } ],
 //!   "hwdecode_table_list": [ { "slot": 7, "cam": "blob 5" | "null", "table": "blob 6" | "null" } ],
 //!   "toc": [ { "blob": 0, "offset": 9232, "stored_len": 36640, "decoded_len": 36640,
-//!              "codec": 0, "sha256": "<64 hex>", "first_use": "image_list slot 0 flavor 1 IRAM" } ] }
+//!              "codec": 0, "sha256": "<64 hex: decoded>", "stored_sha256": "<64 hex: stored>",
+//!              "first_use": "image_list slot 0 flavor 1 IRAM" } ] }
 //! ```
 //!
 //! `header`, `image_list`, `hwdecode_table_list` and `toc` are null when the structure check
-//! failed.
+//! failed. Only `"verdict": "verified"` means the file was checked with a key.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use nrtucode::partition::{Getter, Partition, PartitionError, Source};
+use nrtucode::deflate::Inflater;
+use nrtucode::partition::format::CODEC_STORED;
+use nrtucode::partition::{Getter, Partition, PartitionError, Source, VerifiedPartition};
+use nrtucode::verify::SoftSha256;
 use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 
@@ -83,6 +95,7 @@ struct Toc {
     decoded_len: u32,
     codec: u8,
     sha256: String,
+    stored_sha256: String,
     first_use: Option<String>,
 }
 
@@ -90,7 +103,7 @@ struct Toc {
 struct Doc {
     format: &'static str,
     file: String,
-    valid: bool,
+    verdict: &'static str,
     error: Option<String>,
     checks: Checks,
     header: Option<Header>,
@@ -109,6 +122,31 @@ fn getter(g: Option<Getter>) -> String {
 }
 
 const NOT_CHECKED: &str = "not checked";
+/// The signature check's line without `--public-key`.
+const SIGNATURE_NOT_CHECKED: &str =
+    "NOT CHECKED (no --public-key): nothing in this file is vouched for";
+/// The verdict without `--public-key`.
+const UNVERIFIED: &str = "signature not checked";
+/// The digests line without `--public-key`: the stored bytes were hashed, nothing decoded.
+const UNVOUCHED_DIGESTS: &str = "stored bytes match the table of contents, which nothing vouches for (signature not checked); nothing decoded";
+
+/// Every blob of a verified partition: the stored bytes of each hashed in place (a compressed
+/// blob's stream included), then each compressed blob decoded into a buffer of its decoded
+/// length (bounded by the format: at most 1 MiB a blob, 64 MiB in all) and its decoded bytes
+/// hashed. The first failure.
+fn check_and_decode(v: &VerifiedPartition<'_>) -> Result<(), PartitionError> {
+    v.check_blobs()?;
+    let mut inflater: Option<Box<Inflater>> = None;
+    for n in 0..v.partition().blob_count() as u16 {
+        let Some(e) = v.toc_entry(n).filter(|e| e.codec != CODEC_STORED) else {
+            continue;
+        };
+        let inflater = inflater.get_or_insert_with(|| Box::new(Inflater::new()));
+        let mut out = vec![0u8; e.decoded_len as usize];
+        v.getter_into_with(Getter::Blob(n), &mut out, inflater, &mut SoftSha256::new())?;
+    }
+    Ok(())
+}
 
 fn describe(p: &Partition<'_>, doc: &mut Doc) {
     let (source, build_id) = match p.source() {
@@ -163,6 +201,7 @@ fn describe(p: &Partition<'_>, doc: &mut Doc) {
                     decoded_len: e.decoded_len,
                     codec: e.codec,
                     sha256: lower_hex(&e.sha256),
+                    stored_sha256: lower_hex(&e.stored_sha256),
                     first_use: p.untrusted_first_use(n).map(|u| u.to_string()),
                 })
             })
@@ -178,13 +217,13 @@ fn inspect(
     min_counter: Option<u32>,
 ) -> Doc {
     let mut doc = Doc {
-        format: "nrtucode-inspect/1",
+        format: "nrtucode-inspect/2",
         file: file.to_owned(),
-        valid: false,
+        verdict: "refused",
         error: None,
         checks: Checks {
             structure: NOT_CHECKED.into(),
-            signature: NOT_CHECKED.into(),
+            signature: SIGNATURE_NOT_CHECKED.into(),
             security_counter: NOT_CHECKED.into(),
             digests: NOT_CHECKED.into(),
         },
@@ -204,19 +243,21 @@ fn inspect(
     };
     doc.checks.structure = "ok".into();
     describe(&p, &mut doc);
-    if let Some(key) = key {
+    let verified = key.map(|key| {
         let policy = nrtucode::partition::Policy {
             min_security_counter: 0,
             expected_class: p.class(),
         };
-        doc.checks.signature = match p.verify(key, &policy) {
-            Ok(_) => "ok".into(),
-            Err(e) => {
-                errors.push(e.to_string());
-                e.to_string()
-            }
-        };
-    }
+        p.verify(key, &policy)
+    });
+    doc.checks.signature = match &verified {
+        Some(Ok(_)) => "ok".into(),
+        Some(Err(e)) => {
+            errors.push(e.to_string());
+            e.to_string()
+        }
+        None => SIGNATURE_NOT_CHECKED.into(),
+    };
     if let Some(minimum) = min_counter {
         let found = p.security_counter();
         doc.checks.security_counter = if found >= minimum {
@@ -227,31 +268,51 @@ fn inspect(
             e
         };
     }
-    // Stored blobs in place; compressed ones decoded, and their decoded bytes hashed.
-    let compressed = p.untrusted_check_blobs().and_then(|()| {
-        let mut inflater = Box::new(nrtucode::deflate::Inflater::new());
-        (0..p.blob_count() as u16)
-            .filter_map(|n| p.untrusted_toc_entry(n).map(|e| (n, e)))
-            .filter(|(_, e)| e.codec != nrtucode::partition::format::CODEC_STORED)
-            .try_for_each(|(n, e)| {
-                let mut out = vec![0u8; e.decoded_len as usize];
-                p.untrusted_check_blob_into(n, &mut out, &mut inflater)
-            })
-    });
-    doc.checks.digests = match compressed {
-        Ok(()) => "ok".into(),
-        Err(e) => {
-            errors.push(e.to_string());
-            e.to_string()
-        }
+    // Authenticate, then decode: the digests only after the signature held (or, with no key,
+    // the stored bytes hashed in place and nothing decoded), never after it failed.
+    doc.checks.digests = match &verified {
+        Some(Ok(v)) => match check_and_decode(v) {
+            Ok(()) => "ok".into(),
+            Err(e) => {
+                errors.push(e.to_string());
+                e.to_string()
+            }
+        },
+        Some(Err(_)) => "not checked: the signature did not verify".into(),
+        None => match p.untrusted_check_blobs() {
+            Ok(()) => UNVOUCHED_DIGESTS.into(),
+            Err(e) => {
+                errors.push(e.to_string());
+                e.to_string()
+            }
+        },
     };
-    doc.valid = errors.is_empty();
+    doc.verdict = if !errors.is_empty() {
+        "refused"
+    } else if matches!(verified, Some(Ok(_))) {
+        "verified"
+    } else {
+        UNVERIFIED
+    };
     doc.error = errors.into_iter().next();
     doc
 }
 
 fn text(doc: &Doc) -> String {
-    let mut rows = vec![vec!["file".to_owned(), doc.file.clone()]];
+    let verdict = match (doc.verdict, &doc.error) {
+        ("verified", _) => {
+            "VERIFIED: the signature, the tables and every blob's digests hold".into()
+        }
+        (UNVERIFIED, _) => {
+            "SIGNATURE NOT CHECKED (no --public-key): nothing in this file is vouched for".into()
+        }
+        (_, Some(e)) => format!("REFUSED: {e}"),
+        (_, None) => "REFUSED".into(),
+    };
+    let mut rows = vec![
+        vec!["verdict".to_owned(), verdict],
+        vec!["file".to_owned(), doc.file.clone()],
+    ];
     if let Some(h) = &doc.header {
         rows.push(vec!["format version".into(), h.version.to_string()]);
         rows.push(vec![
@@ -376,6 +437,13 @@ pub(crate) fn run(
         out_fmt!("{}", text(&doc));
     }
     match &doc.error {
+        None if doc.verdict == UNVERIFIED => {
+            err_line!(
+                "nrtucode: warning: {}: signature not checked (no --public-key): nothing in this file is vouched for",
+                path.display()
+            );
+            ExitCode::SUCCESS
+        }
         None => ExitCode::SUCCESS,
         Some(e) => {
             err_line!("nrtucode: error: {}: {e}", path.display());
