@@ -3,13 +3,17 @@
 //! signature) or the unsigned test door, then every resolver over a grid of arguments and
 //! environments, the digest check of every blob and a verified copy, and every resolver into a
 //! buffer (`*_into`: copy-verify, or decode-verify a deflate blob). Nothing may panic; every
-//! refusal must be a typed `PartitionError`. Seeds: `cargo xtask fuzz` (small partitions from
+//! refusal must be a typed `PartitionError`. Properties: every decoded length `parse` lets
+//! through is within the format's bounds (1 MiB a blob, deflate's 1032:1, 64 MiB in all), so
+//! sizing a buffer from it is safe; and once the signature and the stored digests hold (a
+//! mutated stored byte under a valid signature must fail `check_blobs`), every blob decodes
+//! and verifies. Seeds: `cargo xtask fuzz` (small partitions from
 //! `nrtucode-pack`'s `partition_fuzz_seeds` example).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use nrtucode::NoEnv;
-use nrtucode::partition::{Partition, Policy, PublicKey};
+use nrtucode::partition::{Getter, Partition, Policy, PublicKey, format};
 
 /// The committed test key's public half (keys/test-ed25519.pub.pem).
 const TEST_KEY: PublicKey = PublicKey::from_bytes([
@@ -26,6 +30,19 @@ fuzz_target!(|data: &[u8]| {
         expected_class: parsed.class(),
     };
     let _ = parsed.untrusted_check_blobs();
+    let mut decoded_total = 0usize;
+    for n in 0..parsed.blob_count() as u16 {
+        let e = parsed.untrusted_toc_entry(n).expect("every entry of a parsed partition");
+        let (stored, decoded) = (e.stored_len as usize, e.decoded_len as usize);
+        assert!(decoded <= format::MAX_BLOB_LEN, "blob {n}: decoded_len {decoded}");
+        if e.codec == format::CODEC_DEFLATE {
+            assert!(decoded <= stored * format::DEFLATE_MAX_RATIO, "blob {n}: over the ceiling");
+        } else {
+            assert_eq!((stored, e.stored_sha256), (decoded, e.sha256), "blob {n}");
+        }
+        decoded_total += decoded;
+    }
+    assert!(decoded_total <= format::MAX_DECODED_TOTAL);
     let verified = match parsed.verify(&TEST_KEY, &policy) {
         Ok(v) => v,
         Err(_) => match parsed.trust_unsigned_for_testing(&policy) {
@@ -56,10 +73,21 @@ fuzz_target!(|data: &[u8]| {
         let _ = verified.descriptors(idx).count();
         let _ = verified.prof_getters(idx);
     }
-    let _ = verified.check_blobs();
+    // Authenticated stored bytes decode: a blob whose stream matches its signed digest is the
+    // packer's, so it decodes and verifies; a changed one never reaches the inflater.
+    let mut inflater = Box::new(nrtucode::deflate::Inflater::new());
+    if verified.check_blobs().is_ok() && parsed.is_signed() {
+        for n in 0..parsed.blob_count() as u16 {
+            let e = verified.toc_entry(n).expect("every entry");
+            let mut out = vec![0u8; e.decoded_len as usize];
+            let mut hasher = nrtucode::verify::SoftSha256::new();
+            verified
+                .getter_into_with(Getter::Blob(n), &mut out, &mut inflater, &mut hasher)
+                .expect("signed, stored digest held: the blob decodes and verifies");
+        }
+    }
     let _ = verified.get_memory_image(7, 0, 1, &NoEnv);
     // Into a buffer (stored: copy-verify; deflate: decode-verify), never past the blob.
-    let mut inflater = Box::new(nrtucode::deflate::Inflater::new());
     let mut out = vec![0xa5u8; 0x1000];
     for idx in [0, 7, 13, 37] {
         for region in 0..4 {
