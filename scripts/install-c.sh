@@ -16,12 +16,23 @@
 # above, and one that exists and is neither listed, unchanged, in the manifest of an earlier
 # install nor identical to what it would write (the vendor's front library is also called
 # libnrtucode.so) stops the install, naming the file; nothing is changed. --force replaces such
-# files. --uninstall removes what the manifest lists, except a file changed since (kept, named).
-# DESTDIR (environment) stages the install for packaging; --libdir and --includedir default to
-# DIR/lib and DIR/include, and a relative one is taken under DIR. --front builds the vendor's
-# reduced front selection. CARGO_TARGET_DIR and the other cargo settings are honoured.
-# Everything is built and checked first; only then are the files renamed into place, so a failed
-# build, a bad argument or a foreign file installs nothing. Linux (ELF) only.
+# files, never a directory (refused, --force or not).
+# Paths: --prefix must be absolute; --libdir and --includedir default to DIR/lib and
+# DIR/include, and a relative one is taken under DIR. DESTDIR (environment) stages the install
+# for packaging; a relative DESTDIR is taken from the caller's working directory. It writes and
+# removes only under $DESTDIR$prefix, `..` and symlinks resolved: a --libdir or --includedir
+# that leads elsewhere is refused. A path may hold spaces (the .pc escapes them, and pkg-config
+# prints them escaped, for a Makefile or `eval` to read back), not control characters nor any
+# of $ \ " ' ` # , : ; & | < > ( ) * ? [ ] { } ! ~ (refused).
+# --uninstall removes a file the manifest lists only when it lies under $DESTDIR$prefix (`..`
+# and symlinks resolved) and is as install-c.sh left it (same SHA-256, same link target); it
+# keeps and names any other, and removes the rest. Then the manifest lists the changed files it
+# kept under the prefix, or is removed when there are none; the exit status is 1 when anything
+# listed was kept. --force has no effect on --uninstall.
+# --front builds the vendor's reduced front selection. CARGO_TARGET_DIR and the other cargo
+# settings are honoured. Everything is built and checked first, every destination at once;
+# only then are the files renamed into place, so a failed build, a bad argument, a foreign file
+# or a directory in the way installs nothing. Linux (ELF) only.
 set -euo pipefail
 
 usage() {
@@ -42,7 +53,7 @@ while (($#)); do
     --front) features=(--no-default-features --features front); shift ;;
     --force) force=1; shift ;;
     --uninstall) uninstall=1; shift ;;
-    -h | --help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set -euo pipefail$/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-c.sh: unknown argument '$1'" >&2; usage ;;
   esac
 done
@@ -52,10 +63,30 @@ done
 under_prefix() { [[ $1 == /* ]] && echo "$1" || echo "$prefix/$1"; }
 libdir=$(under_prefix "${libdir:-lib}")
 includedir=$(under_prefix "${includedir:-include}")
+# What the .pc, the manifest (tab-separated lines) and a compiler's command line can hold.
+for path in "$prefix" "$libdir" "$includedir"; do
+  if [[ $path =~ [[:cntrl:]] || $path == *[\$\\\"\'\`\#,:\;\&\|\<\>\(\)\*\?\[\]\{\}\!~]* ]]; then
+    die "'$path' holds a character install-c.sh refuses in a path (a control character or one of \$ \\ \" ' \` # , : ; & | < > ( ) * ? [ ] { } ! ~); nothing was changed" 64
+  fi
+done
+# DESTDIR as the caller meant it: a relative one from the caller's directory (the install
+# changes directory to the repository).
 destdir=${DESTDIR:-}
+[[ -z $destdir || $destdir == /* ]] || destdir="$PWD/$destdir"
 manifest="$prefix/share/nrtucode/install-manifest.tsv"
 manifest_magic="# nrtucode install-c.sh manifest v1"
+# The prefix on disk, `..` and symlinks resolved: everything written or removed lies under it.
+root=$(realpath -m -- "$destdir$prefix") || die "cannot resolve $destdir$prefix"
 
+# Whether path $1 (on disk, DESTDIR included) lies under the prefix: its directory, `..` and
+# symlinks resolved, is the prefix or below it, and its last component is a name (the file
+# itself may be a link: that link is what is written or removed).
+inside() {
+  local base=${1##*/} dir
+  [[ $1 == /* && -n $base && $base != . && $base != .. ]] || return 1
+  dir=$(realpath -m -- "${1%/*}/") || return 1
+  [[ ${dir%/}/ == "${root%/}"/* ]]
+}
 # What a path holds, to compare with the manifest and with what would be written: a link's
 # target, a regular file's SHA-256.
 fingerprint() {
@@ -67,58 +98,93 @@ fingerprint() {
     echo "other"
   fi
 }
-# The SONAME of ELF file $1 (nothing when it has none), read from its dynamic segment with od
-# (coreutils), so that the install needs no binutils; fails when $1 is not an ELF file.
+# The SONAME of ELF file $1 (nothing when it has none, or when its tables are not where a
+# library's are), read from its dynamic segment with od (coreutils), so that the install needs
+# no binutils; fails when $1 is not an ELF file. Bounded whatever the file says: the program
+# header table is read with one od, only when it lies inside the file, its entries have the
+# class's size and there are at most 256 of them (PN_XNUM, 65535, is not followed); at most
+# 16 KiB of the dynamic segment are read. Every number is read as 32-bit words, a 64-bit one
+# composed of two (one above 2^52 counts as absent), so bash's signed arithmetic never wraps.
 elf_soname() {
-  local f=$1 endian width
+  local f=$1 endian width size
   [[ -f $f && $(od -An -tx1 -N4 "$f" 2>/dev/null | tr -d ' \n') == 7f454c46 ]] || return 1
   case $(od -An -tu1 -j4 -N2 "$f" | tr -s ' ' | sed 's/^ //; s/ $//') in
     "1 1") width=4 endian=little ;; "1 2") width=4 endian=big ;;
     "2 1") width=8 endian=little ;; "2 2") width=8 endian=big ;;
     *) return 0 ;;
   esac
-  elf_num() { od -An -v --endian="$endian" -tu"$2" -j "$1" -N "$2" "$f" 2>/dev/null | tr -d ' \n'; }
-  local phoff phentsize phnum
-  if ((width == 8)); then
-    phoff=$(elf_num 32 8) phentsize=$(elf_num 54 2) phnum=$(elf_num 56 2)
-  else
-    phoff=$(elf_num 28 4) phentsize=$(elf_num 42 2) phnum=$(elf_num 44 2)
-  fi
-  # Program headers: the loadable segments (to map an address to a file offset) and the
-  # dynamic one.
-  local i h type offset vaddr filesz loads="" dynamic=""
-  for ((i = 0; i < ${phnum:-0}; i++)); do
-    h=$((phoff + i * phentsize))
-    type=$(elf_num "$h" 4)
-    if ((width == 8)); then
-      offset=$(elf_num $((h + 8)) 8) vaddr=$(elf_num $((h + 16)) 8) filesz=$(elf_num $((h + 32)) 8)
+  size=$(wc -c <"$f")
+  local -a w
+  # words OFFSET BYTES: the 32-bit words there, into w (fewer at the end of the file).
+  words() {
+    # shellcheck disable=SC2207 # numbers, one word each
+    w=($(od -An -v --endian="$endian" -tu4 -j "$1" -N "$2" "$f" 2>/dev/null))
+  }
+  # num I: into n, the number (of the class's width) at word I of w, or -1.
+  num() {
+    local a=${w[$1]:--1} b=${w[$1 + 1]:--1}
+    [[ $endian == little ]] || ((width == 4)) || { local t=$a; a=$b b=$t; }
+    if ((width == 4 || a < 0)); then
+      n=$a
+    elif ((b >= 0 && b < 1048576)); then
+      n=$((b * 4294967296 + a))
     else
-      offset=$(elf_num $((h + 4)) 4) vaddr=$(elf_num $((h + 8)) 4) filesz=$(elf_num $((h + 16)) 4)
+      n=-1
     fi
-    case ${type:-0} in
-      1) loads+="${offset:-0} ${vaddr:-0} ${filesz:-0}"$'\n' ;;
-      2) dynamic="${offset:-0} ${filesz:-0}" ;;
+  }
+  local n k phoff phentsize phnum
+  words 0 64
+  # e_phoff; e_ehsize and e_phentsize share word k, e_phnum and e_shentsize word k + 1.
+  if ((width == 8)); then num 8; k=13; else num 7; k=10; fi
+  phoff=$n
+  local a=${w[$k]:-0} b=${w[$k + 1]:-0}
+  if [[ $endian == little ]]; then
+    phentsize=$((a >> 16)) phnum=$((b & 65535))
+  else
+    phentsize=$((a & 65535)) phnum=$((b >> 16))
+  fi
+  ((phoff > 0 && phentsize == (width == 8 ? 56 : 32) && phnum > 0 && phnum <= 256)) || return 0
+  ((phoff + phnum * phentsize <= size)) || return 0
+  # Program headers: the loadable segments (to map an address to a file offset) and the
+  # dynamic one. Words of an entry: type, then (64-bit) flags, offset, vaddr, paddr, filesz or
+  # (32-bit) offset, vaddr, paddr, filesz.
+  words "$phoff" $((phnum * phentsize))
+  local i e offset vaddr filesz load_offset=() load_vaddr=() load_size=() dynamic=-1 dynsize=0
+  for ((i = 0; i < phnum; i++)); do
+    e=$((i * phentsize / 4))
+    if ((width == 8)); then
+      num $((e + 2)); offset=$n; num $((e + 4)); vaddr=$n; num $((e + 8)); filesz=$n
+    else
+      num $((e + 1)); offset=$n; num $((e + 2)); vaddr=$n; num $((e + 4)); filesz=$n
+    fi
+    ((offset >= 0 && vaddr >= 0 && filesz >= 0)) || continue
+    case ${w[$e]:-0} in
+      1) load_offset+=("$offset") load_vaddr+=("$vaddr") load_size+=("$filesz") ;;
+      2) dynamic=$offset dynsize=$filesz ;;
     esac
   done
-  [[ -n $dynamic ]] || return 0
+  ((dynamic >= 0 && dynamic < size)) || return 0
+  ((dynsize <= 16384)) || dynsize=16384
   # The dynamic entries (tag, value): DT_STRTAB (5) is an address, DT_SONAME (14) an offset in it.
-  local tag value strtab="" soname="" entries
-  entries=$(od -An -v --endian="$endian" -tu"$width" -j "${dynamic% *}" -N "${dynamic#* }" "$f" 2>/dev/null)
-  # shellcheck disable=SC2086 # the numbers, one word each
-  set -- $entries
-  while (($# >= 2)); do
-    tag=$1 value=$2
-    shift 2
-    case $tag in 0) break ;; 5) strtab=$value ;; 14) soname=$value ;; esac
+  words "$dynamic" "$dynsize"
+  local step=$((width / 2)) strtab=-1 soname=-1
+  for ((i = 0; i + step <= ${#w[@]}; i += step)); do
+    num "$i"
+    case $n in
+      0) break ;;
+      5) num $((i + step / 2)); strtab=$n ;;
+      14) num $((i + step / 2)); soname=$n ;;
+    esac
   done
-  [[ -n $strtab && -n $soname ]] || return 0
-  local at=""
-  while read -r offset vaddr filesz; do
-    [[ -n $offset ]] || continue
-    if ((strtab >= vaddr && strtab < vaddr + filesz)); then at=$((strtab - vaddr + offset + soname)); fi
-  done <<<"$loads"
-  [[ -n $at ]] || return 0
-  dd if="$f" bs=1 skip="$at" count=256 2>/dev/null | tr '\0' '\n' | sed -n 1p
+  ((strtab >= 0 && soname >= 0)) || return 0
+  local at=-1
+  for i in "${!load_offset[@]}"; do
+    if ((strtab >= load_vaddr[i] && strtab < load_vaddr[i] + load_size[i])); then
+      at=$((strtab - load_vaddr[i] + load_offset[i] + soname))
+    fi
+  done
+  ((at >= 0 && at < size)) || return 0
+  dd if="$f" bs=1 skip="$at" count=256 2>/dev/null | tr '\0' '\n' | sed -n 1p | tr -d '[:cntrl:]'
 }
 # What a path is, for a refusal.
 describe() {
@@ -133,6 +199,15 @@ describe() {
     echo "a file"
   fi
 }
+# Writes manifest lines (stdin) to the manifest, through a temporary name beside it.
+write_manifest() {
+  local tmp
+  tmp=$(mktemp "$destdir${manifest%/*}/.install-manifest.tsv.XXXXXX") || return 1
+  if ! { cat >"$tmp" && chmod 644 "$tmp" && mv -fT "$tmp" "$destdir$manifest"; }; then
+    rm -f "$tmp"
+    return 1
+  fi
+}
 # The earlier install's manifest: path -> fingerprint.
 declare -A recorded=()
 if [[ -f $destdir$manifest ]]; then
@@ -145,21 +220,41 @@ fi
 
 if ((uninstall)); then
   [[ -f $destdir$manifest ]] || die "no install manifest at $destdir$manifest: nothing installed under $prefix"
-  kept=0
+  # Decide about every listed file first, then remove; --force changes nothing here.
+  remove=() keep=() kept=0
   for path in "${!recorded[@]}"; do
     file="$destdir$path"
+    [[ $path != "$manifest" ]] || continue
+    if ! inside "$file"; then
+      echo "install-c.sh: kept $file: it lies outside $destdir$prefix (once .. and symlinks are resolved); install-c.sh removes files under the prefix only" >&2
+      kept=1
+      continue
+    fi
     [[ -e $file || -L $file ]] || continue
-    if [[ $(fingerprint "$file") == "${recorded[$path]}" ]] || ((force)); then
-      rm -f "$file"
+    now=$(fingerprint "$file")
+    if [[ $now == "${recorded[$path]}" && $now != other ]]; then
+      remove+=("$file")
     else
-      echo "install-c.sh: kept $file: changed since install-c.sh installed it (--force removes it)" >&2
+      echo "install-c.sh: kept $file: it is $(describe "$file"), changed since install-c.sh installed it" >&2
+      keep+=("$path")
       kept=1
     fi
   done
-  if ((kept)); then die "uninstall incomplete; the manifest $destdir$manifest stays"; fi
-  rm -f "$destdir$manifest"
+  if ((${#remove[@]})); then rm -f -- "${remove[@]}"; fi
+  if ((${#keep[@]})); then
+    for path in "${keep[@]}"; do printf '%s\t%s\n' "${recorded[$path]}" "$path"; done |
+      { echo "$manifest_magic"; cat; } | write_manifest || die "cannot rewrite $destdir$manifest"
+  else
+    rm -f "$destdir$manifest"
+  fi
   # The directories of our own name, once empty.
   rmdir "$destdir$prefix/share/nrtucode" "$destdir$includedir/nrtucode" 2>/dev/null || true
+  if ((kept)); then
+    if ((${#keep[@]})); then
+      die "uninstall incomplete: removed ${#remove[@]} files, kept those named above; $destdir$manifest now lists the ${#keep[@]} kept under the prefix"
+    fi
+    die "uninstall incomplete: removed ${#remove[@]} files, kept those named above (outside the prefix, never removed); the manifest is removed"
+  fi
   echo "install-c.sh: removed what the manifest listed under $destdir$prefix"
   exit 0
 fi
@@ -210,11 +305,13 @@ install -m 755 "$shared" "$work/lib$name.so.$version"
 ln -s "lib$name.so.$version" "$work/$soname"
 ln -s "lib$name.so.$version" "$work/lib$name.so" # the development link, as cargo-c makes it
 # shellcheck disable=SC2016 # ${prefix} is pkg-config's variable, written as is
-pc_path() { # a pkg-config variable for $1 relative to prefix where it lies under it
-  case $1 in "$prefix") echo '${prefix}' ;; "$prefix"/*) echo "\${prefix}/${1#"$prefix"/}" ;; *) echo "$1" ;; esac
+pc_path() { # a pkg-config variable for $1 relative to prefix where it lies under it, spaces escaped
+  local value
+  case $1 in "$prefix") value='${prefix}' ;; "$prefix"/*) value="\${prefix}/${1#"$prefix"/}" ;; *) value=$1 ;; esac
+  echo "${value// /\\ }"
 }
 cat >"$work/$name.pc" <<PC
-prefix=$prefix
+prefix=${prefix// /\\ }
 exec_prefix=\${prefix}
 libdir=$(pc_path "$libdir")
 includedir=$(pc_path "$includedir")
@@ -238,52 +335,61 @@ declare -A dest=(
 )
 order=(nrtucode.h "$name.pc" "lib$name.a" "lib$name.so.$version" "$soname" "lib$name.so")
 
-# Refuse before writing anything: a path that exists and is not ours.
-refused=0
-for file in "${order[@]}"; do
-  path=${dest[$file]}
+# Refuse before writing anything, every problem at once: a destination outside the prefix, a
+# directory in the way (never replaced, --force or not), a path that exists and is not ours
+# (unless --force), a parent that is not a directory.
+problems=() replacing=() forceable=0
+refuse() { echo "install-c.sh: refusing to replace $1" >&2; problems+=("$1"); }
+# The nearest existing ancestor of $1, when it is not a directory.
+blocked() {
+  local d=${1%/*}
+  while [[ -n $d && ! -e $d && ! -L $d ]]; do d=${d%/*}; done
+  [[ -z $d || -d $d ]] || echo "$d"
+}
+for file in "${order[@]}" install-manifest.tsv; do
+  if [[ $file == install-manifest.tsv ]]; then path=$manifest; else path=${dest[$file]}; fi
   target="$destdir$path"
+  if ! inside "$target"; then
+    echo "install-c.sh: refusing $target: it lies outside $destdir$prefix (once .. and symlinks are resolved); install-c.sh writes under the prefix only" >&2
+    problems+=("$target")
+    continue
+  fi
+  in_the_way=$(blocked "$target")
+  if [[ -n $in_the_way ]]; then
+    echo "install-c.sh: refusing $target: $in_the_way is $(describe "$in_the_way"), not a directory" >&2
+    problems+=("$target")
+    continue
+  fi
   [[ -e $target || -L $target ]] || continue
+  if [[ -d $target && ! -L $target ]]; then
+    refuse "$target: it is a directory (--force never replaces a directory)"
+    continue
+  fi
+  [[ $file != install-manifest.tsv ]] || continue
   now=$(fingerprint "$target")
   [[ $now == "${recorded[$path]:-}" || $now == "$(fingerprint "$work/$file")" ]] && continue
   if ((force)); then
-    echo "install-c.sh: --force: replacing $target ($(describe "$target"))" >&2
+    replacing+=("$target ($(describe "$target"))")
     continue
   fi
-  if [[ -d $target ]]; then die "$target is a directory; nothing was changed"; fi
   if [[ -n ${recorded[$path]:-} ]]; then
     why="changed since install-c.sh installed it (its manifest $destdir$manifest records ${recorded[$path]})"
   else
     why="which install-c.sh did not install (not in its manifest $destdir$manifest)"
   fi
-  echo "install-c.sh: refusing to replace $target: it is $(describe "$target"), $why" >&2
-  refused=1
+  refuse "$target: it is $(describe "$target"), $why"
+  forceable=1
 done
-if ((refused)); then
+if ((${#problems[@]})); then
+  ((forceable)) ||
+    die "nothing was changed; --force never replaces a directory nor writes outside the prefix"
   die "nothing was changed; install into another --prefix (or --libdir), or pass --force to replace these files"
 fi
-[[ ! -d "$destdir$manifest" ]] || die "$destdir$manifest is a directory; nothing was changed"
-
-# The manifest: what this install writes, plus what an earlier one wrote elsewhere and is
-# still as it left it (an older versioned library), so --uninstall removes both.
-{
-  echo "$manifest_magic"
-  for file in "${order[@]}"; do
-    printf '%s\t%s\n' "$(fingerprint "$work/$file")" "${dest[$file]}"
-  done
-  for path in "${!recorded[@]}"; do
-    for file in "${order[@]}"; do
-      if [[ ${dest[$file]} == "$path" ]]; then continue 2; fi
-    done
-    if [[ $(fingerprint "$destdir$path") == "${recorded[$path]}" ]]; then
-      printf '%s\t%s\n' "${recorded[$path]}" "$path"
-    fi
-  done
-} >"$work/install-manifest.tsv"
+for target in "${replacing[@]}"; do echo "install-c.sh: --force: replacing $target" >&2; done
 
 # Stage every library file beside its destination (same file system), then rename each into
-# place; the header, the .pc and the manifest go to directories of their own: copy each to a
-# temporary name there, then rename it.
+# place; the header and the .pc go to directories of their own: copy each to a temporary name
+# there, then rename it.
 mkdir -p "$destdir$libdir/pkgconfig" "$destdir$includedir/$header_subdir" "$destdir${manifest%/*}"
 stage=$(mktemp -d "$destdir$libdir/.nrtucode-install.XXXXXX")
 for file in "lib$name.a" "lib$name.so.$version" "$soname" "lib$name.so"; do
@@ -291,16 +397,45 @@ for file in "lib$name.a" "lib$name.so.$version" "$soname" "lib$name.so"; do
 done
 place() { # file destination-dir
   local tmp
-  tmp=$(mktemp "$2/.$(basename "$1").XXXXXX")
+  tmp=$(mktemp "$2/.$(basename "$1").XXXXXX") || return 1
   if ! { cat "$1" >"$tmp" && chmod 644 "$tmp" && mv -fT "$tmp" "$2/$(basename "$1")"; }; then
     rm -f "$tmp"
     return 1
   fi
 }
-place "$work/nrtucode.h" "$destdir$includedir/$header_subdir"
-place "$work/$name.pc" "$destdir$libdir/pkgconfig"
-for file in "lib$name.a" "lib$name.so.$version" "$soname" "lib$name.so"; do
-  mv -fT "$stage/$file" "$destdir$libdir/$file"
-done
-place "$work/install-manifest.tsv" "$destdir${manifest%/*}"
+failed=""
+if ! place "$work/nrtucode.h" "$destdir$includedir/$header_subdir"; then
+  failed=nrtucode.h
+elif ! place "$work/$name.pc" "$destdir$libdir/pkgconfig"; then
+  failed=$name.pc
+else
+  for file in "lib$name.a" "lib$name.so.$version" "$soname" "lib$name.so"; do
+    mv -fT "$stage/$file" "$destdir$libdir/$file" || { failed=$file; break; }
+  done
+fi
+
+# The manifest, from what is in place: each destination holding what this install wrote, or
+# still what an earlier install wrote, and what an earlier install wrote elsewhere and is still
+# as it left it (an older versioned library), so --uninstall removes them all (also after a
+# rename that failed half-way).
+{
+  echo "$manifest_magic"
+  for file in "${order[@]}"; do
+    path=${dest[$file]}
+    now=$(fingerprint "$destdir$path")
+    if [[ $now == "$(fingerprint "$work/$file")" || ($now != other && $now == "${recorded[$path]:-}") ]]; then
+      printf '%s\t%s\n' "$now" "$path"
+    fi
+  done
+  for path in "${!recorded[@]}"; do
+    for file in "${order[@]}"; do
+      if [[ ${dest[$file]} == "$path" ]]; then continue 2; fi
+    done
+    now=$(fingerprint "$destdir$path")
+    if [[ $now != other && $now == "${recorded[$path]}" ]] && inside "$destdir$path"; then
+      printf '%s\t%s\n' "${recorded[$path]}" "$path"
+    fi
+  done
+} | write_manifest || die "cannot write $destdir$manifest"
+[[ -z $failed ]] || die "could not put ${dest[$failed]} in place under $destdir; $destdir$manifest lists what is in place"
 echo "install-c.sh: installed lib$name ($version, SONAME $soname) under $destdir$prefix; manifest $destdir$manifest"
