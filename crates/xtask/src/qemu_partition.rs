@@ -165,15 +165,18 @@ pub fn flipped(data: &[u8], at: usize) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// The offset of a byte of the signed tables that parse does not read: the digest of
-/// table-of-contents entry 0 (after the 248 header and list bytes, the 20-byte descriptors,
-/// 304 bytes of hwdecode table list and the entry's first 16 bytes).
-pub fn toc_digest_byte(part: &[u8]) -> Result<usize, String> {
+/// The offsets of a signed byte that parse checks only for equality: the first byte of both
+/// digests of table-of-contents entry 0 (after the 248 header and list bytes, the 20-byte
+/// descriptors, 304 bytes of hwdecode table list; the decoded digest at +16, the stored one at
+/// +48). Entry 0 is stored as is, so its two digests are equal and flipping both keeps them so:
+/// only the signature can tell.
+pub fn toc_digest_bytes(part: &[u8]) -> Result<[usize; 2], String> {
     let count = part
         .get(0x4a..0x4c)
         .map(|b| u16::from_le_bytes([b[0], b[1]]))
         .ok_or("the partition is shorter than its header")?;
-    Ok(248 + 20 * usize::from(count) + 304 + 16)
+    let entry = 248 + 20 * usize::from(count) + 304;
+    Ok([entry + 16, entry + 48])
 }
 
 /// Every case, then the README's three commands.
@@ -306,7 +309,9 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     let table_part = run.part("table.part");
     elf::write_whole(
         &table_part,
-        &flipped(&intact_bytes, toc_digest_byte(&intact_bytes)?)?,
+        &toc_digest_bytes(&intact_bytes)?
+            .into_iter()
+            .try_fold(intact_bytes.clone(), |bytes, at| flipped(&bytes, at))?,
     )?;
     run.refused("table", &table_part, "BadSignature")?;
 
@@ -514,7 +519,10 @@ mod tests {
         assert!(flipped(&[0, 1, 2], 3).is_err());
         let mut header = vec![0; 0x4c];
         header[0x4a] = 102;
-        assert_eq!(toc_digest_byte(&header).unwrap(), 248 + 2040 + 304 + 16);
-        assert!(toc_digest_byte(&header[..0x4b]).is_err());
+        assert_eq!(
+            toc_digest_bytes(&header).unwrap(),
+            [248 + 2040 + 304 + 16, 248 + 2040 + 304 + 48]
+        );
+        assert!(toc_digest_bytes(&header[..0x4b]).is_err());
     }
 }

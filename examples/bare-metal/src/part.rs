@@ -157,6 +157,7 @@ const EMPTY: TocEntry = TocEntry {
     decoded_len: 0,
     codec: CODEC_STORED,
     sha256: [0; 32],
+    stored_sha256: [0; 32],
 };
 
 /// The table-of-contents entry (number and entry) an item's getter names.
