@@ -42,7 +42,7 @@ mod verify;
 
 pub use error::{BlobUse, InPlaceError, NOT_STORED_CODE, PartitionError, TableName};
 #[cfg(feature = "std")]
-pub use file::PartitionFile;
+pub use file::{MAX_FILE_BYTES, PartitionFile, ReadError};
 #[cfg(feature = "deflate")]
 pub use into::IntoError;
 pub use parse::{Getter, Partition, TocEntry};

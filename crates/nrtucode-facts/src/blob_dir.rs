@@ -21,6 +21,9 @@
 //! * [`verify_blob_dir`] is all three, reporting every problem found: what `nrtucode check`
 //!   and the build script accept. A re-carve needs only the first two (a carve of a library
 //!   the facts do not describe is still a carve).
+//! * [`read_verified_blob_dir`] is [`verify_blob_dir`] keeping the bytes it hashed, for a
+//!   packer: each file is opened once (non-blocking, no link followed), read within its
+//!   row's size, and the bytes checked are the bytes used; nothing is read again by name.
 //!
 //! ```no_run
 //! use std::path::Path;
@@ -361,6 +364,47 @@ pub fn verify_blob_dir(dir: &Path) -> Result<BlobDir, BlobDirError> {
     }
 }
 
+/// A blob directory [`read_verified_blob_dir`] accepted, with the bytes it checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifiedBlobDir {
+    /// The directory's structure.
+    pub dir: BlobDir,
+    /// The bytes of every file a row names, by file name: the bytes whose SHA-256 was checked
+    /// against the name, read once through the descriptor that was checked (never re-opened
+    /// by name, no symbolic link followed), each at most its row's size.
+    pub contents: BTreeMap<String, Vec<u8>>,
+}
+
+/// [`verify_blob_dir`], keeping the bytes it hashed: what a packer packs is exactly what was
+/// verified, even if a file is replaced (by a symbolic link, a FIFO, other bytes) afterwards.
+pub fn read_verified_blob_dir(dir: &Path) -> Result<VerifiedBlobDir, BlobDirError> {
+    let (read, mut problems) = read_structure(dir);
+    let Some(blob_dir) = read else {
+        return Err(BlobDirError {
+            dir: dir.to_owned(),
+            problems,
+        });
+    };
+    problems.extend(blob_dir.facts_problems());
+    let mut contents = BTreeMap::new();
+    if problems.is_empty() {
+        let (content_problems, kept) = blob_dir.contents(true);
+        problems.extend(content_problems);
+        contents = kept;
+    }
+    if problems.is_empty() {
+        Ok(VerifiedBlobDir {
+            dir: blob_dir,
+            contents,
+        })
+    } else {
+        Err(BlobDirError {
+            dir: dir.to_owned(),
+            problems,
+        })
+    }
+}
+
 /// The directory as read (when the manifest parsed) and the structural problems found.
 fn read_structure(dir: &Path) -> (Option<BlobDir>, Vec<BlobDirProblem>) {
     let mut problems = Vec::new();
@@ -460,14 +504,23 @@ fn read_structure(dir: &Path) -> (Option<BlobDir>, Vec<BlobDirProblem>) {
 }
 
 /// The SHA-256 of the regular file `path`, which must hold `size` bytes (checked on the
-/// descriptor before reading), read in pieces.
-fn hash_file(path: &Path, size: u64) -> Result<String, HashError> {
+/// descriptor before reading), read in pieces; with `keep`, also the bytes read (the bytes
+/// hashed: the file is opened once, never again by name).
+fn hash_file(path: &Path, size: u64, keep: bool) -> Result<(String, Vec<u8>), HashError> {
     let (mut file, actual) = open_regular(path).map_err(|e| match e {
         OpenError::NotRegular(kind) => HashError::NotRegular(kind),
         OpenError::Io(e) => HashError::Io(e),
     })?;
     if actual != size {
         return Err(HashError::Size(actual));
+    }
+    let mut kept = Vec::new();
+    if keep {
+        // `size` is the file's, checked against the manifest and (before contents are read)
+        // against the facts: bounded.
+        let size = usize::try_from(size).map_err(|_| HashError::Size(size))?;
+        kept.try_reserve_exact(size)
+            .map_err(|e| HashError::Io(std::io::Error::other(e)))?;
     }
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
@@ -484,11 +537,14 @@ fn hash_file(path: &Path, size: u64) -> Result<String, HashError> {
             return Err(HashError::Size(total));
         }
         hasher.update(&buf[..n]);
+        if keep {
+            kept.extend_from_slice(&buf[..n]);
+        }
     }
     if total != size {
         return Err(HashError::Size(total));
     }
-    Ok(lower_hex(&hasher.finalize()))
+    Ok((lower_hex(&hasher.finalize()), kept))
 }
 
 enum HashError {
@@ -509,14 +565,25 @@ impl BlobDir {
     }
 
     fn content_problems(&self) -> Vec<BlobDirProblem> {
+        self.contents(false).0
+    }
+
+    /// Hashes every named file against its name; with `keep`, also returns the bytes hashed
+    /// (by file name).
+    fn contents(&self, keep: bool) -> (Vec<BlobDirProblem>, BTreeMap<String, Vec<u8>>) {
         let mut problems = Vec::new();
+        let mut contents = BTreeMap::new();
         for (name, &size) in &self.files {
             let path = self.dir.join(name);
             let symbol = self.symbol_of(name);
             let expected = name.trim_end_matches(".bin");
-            match hash_file(&path, size) {
-                Ok(actual) if actual == expected => {}
-                Ok(actual) => problems.push(BlobDirProblem::FileHash {
+            match hash_file(&path, size, keep) {
+                Ok((actual, bytes)) if actual == expected => {
+                    if keep {
+                        contents.insert(name.clone(), bytes);
+                    }
+                }
+                Ok((actual, _)) => problems.push(BlobDirProblem::FileHash {
                     symbol,
                     file: path,
                     expected: expected.to_owned(),
@@ -538,7 +605,7 @@ impl BlobDir {
                 }),
             }
         }
-        problems
+        (problems, contents)
     }
 
     /// Hashes every file the manifest names against its name (see the module

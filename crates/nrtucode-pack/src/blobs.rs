@@ -2,13 +2,12 @@
 //! the fixtures.
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use nrtucode::partition::TableClass;
 use nrtucode_facts::facts::in_front_library;
 use nrtucode_facts::manifest::MANIFEST_FILE;
 use nrtucode_facts::{Getter, fixture_bytes, getters};
-use sha2::Digest as _;
 
 use crate::error::PackError;
 
@@ -52,6 +51,7 @@ pub struct Blobs {
     pub source: BlobSourceId,
     contents: Vec<Vec<u8>>,
     by_symbol: HashMap<String, usize>,
+    inputs: Vec<PathBuf>,
 }
 
 /// The resolver-reachable getters of `class`, from the facts.
@@ -106,6 +106,7 @@ impl Blobs {
             source: BlobSourceId::Fixtures,
             contents: Vec::new(),
             by_symbol: HashMap::new(),
+            inputs: Vec::new(),
         };
         let mut seen = HashMap::new();
         for g in class_getters(class) {
@@ -119,14 +120,16 @@ impl Blobs {
         blobs
     }
 
-    /// The blobs of a blob directory (`nrtucode carve` wrote it), after
-    /// `nrtucode_facts::blob_dir::verify_blob_dir` found nothing wrong with it; the class is the one whose
-    /// getters the manifest lists.
+    /// The blobs of a blob directory (`nrtucode carve` wrote it), as
+    /// `nrtucode_facts::blob_dir::read_verified_blob_dir` read and checked them (structure, file
+    /// kinds, sizes, digests and the facts): the bytes packed are the bytes verified, each file
+    /// opened once without following a link; the class is the one whose getters the manifest
+    /// lists.
     pub fn from_dir(dir: &Path) -> Result<Self, PackError> {
         // The one reading of a blob directory that the build script, `verify` and `carve`
-        // share: structure, file kinds, sizes from metadata, digests and the facts.
-        let read =
-            nrtucode_facts::blob_dir::verify_blob_dir(dir).map_err(|e| PackError::BadBlobDir {
+        // share, keeping the bytes it hashed.
+        let read = nrtucode_facts::blob_dir::read_verified_blob_dir(dir).map_err(|e| {
+            PackError::BadBlobDir {
                 dir: dir.to_owned(),
                 problems: e
                     .problems
@@ -134,12 +137,9 @@ impl Blobs {
                     .map(|p| p.to_string())
                     .collect::<Vec<_>>()
                     .join("\n"),
-            })?;
-        let io = |path: &Path| {
-            let path = path.to_owned();
-            move |source| PackError::Io { path, source }
-        };
-        let manifest = read.manifest;
+            }
+        })?;
+        let manifest = &read.dir.manifest;
         let present: BTreeSet<String> = manifest.rows.iter().map(|r| r.symbol.clone()).collect();
         let class = class_of(&present)?;
         let mut blobs = Blobs {
@@ -147,33 +147,23 @@ impl Blobs {
             source: BlobSourceId::from_hex(&manifest.header.build_id),
             contents: Vec::new(),
             by_symbol: HashMap::new(),
+            inputs: Vec::new(),
         };
+        blobs.inputs.push(dir.join(MANIFEST_FILE));
+        blobs
+            .inputs
+            .extend(read.contents.keys().map(|file| dir.join(file)));
         let mut seen = HashMap::new();
-        let mut files: HashMap<String, Vec<u8>> = HashMap::new();
         for row in &manifest.rows {
             let bytes = match &row.file {
                 None => Vec::new(),
-                Some(file) => match files.get(file) {
-                    Some(b) => b.clone(),
-                    None => {
-                        let path = dir.join(file);
-                        let b = std::fs::read(&path).map_err(io(&path))?;
-                        // The file may have changed since the check: hash what is packed.
-                        let sha = nrtucode_facts::hex::lower_hex(&sha2::Sha256::digest(&b));
-                        if sha != row.sha256 {
-                            return Err(PackError::BadBlobDir {
-                                dir: dir.to_owned(),
-                                problems: format!(
-                                    "{}: sha256 {sha}, {MANIFEST_FILE} says {} (changed while packing?)",
-                                    path.display(),
-                                    row.sha256
-                                ),
-                            });
-                        }
-                        files.insert(file.clone(), b.clone());
-                        b
+                Some(file) => read.contents.get(file).cloned().ok_or_else(|| {
+                    // Not reached: every file a row names was read, or the check failed.
+                    PackError::BadBlobDir {
+                        dir: dir.to_owned(),
+                        problems: format!("{MANIFEST_FILE}: {}: {file} was not read", row.symbol),
                     }
-                },
+                })?,
             };
             blobs.insert(&row.symbol, bytes, &mut seen);
         }
@@ -195,7 +185,9 @@ impl Blobs {
             source: BlobSourceId::from_hex(&carve.header.build_id),
             contents: Vec::new(),
             by_symbol: HashMap::new(),
+            inputs: Vec::new(),
         };
+        blobs.inputs.push(path.to_owned());
         let mut seen = HashMap::new();
         for g in &carve.getters {
             let bytes = carve.blob(&data, g).ok_or_else(|| {
@@ -204,6 +196,12 @@ impl Blobs {
             blobs.insert(&g.name.symbol, bytes.to_vec(), &mut seen);
         }
         Ok(blobs)
+    }
+
+    /// The files the blobs were read from: the library, or the blob directory's manifest and
+    /// blob files (none for the fixtures). A writer can refuse to overwrite one of them.
+    pub fn inputs(&self) -> &[PathBuf] {
+        &self.inputs
     }
 
     /// The bytes of `symbol`'s getter (empty for a cursor), if present.

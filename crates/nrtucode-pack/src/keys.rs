@@ -6,6 +6,21 @@ use nrtucode::partition::PublicKey;
 
 use crate::error::PackError;
 
+/// The longest PEM text a key is read from (an ed25519 PKCS#8 or SPKI PEM is about 120
+/// bytes; a key file larger than this is not a key, and is refused before it is parsed).
+pub const MAX_PEM_BYTES: usize = 16 << 10;
+
+/// Refuses a text longer than [`MAX_PEM_BYTES`].
+fn bounded(text: &str, what: &str) -> Result<(), PackError> {
+    if text.len() > MAX_PEM_BYTES {
+        return Err(PackError::Key(format!(
+            "{} bytes, more than the {MAX_PEM_BYTES} bytes of the largest {what} PEM read; not a key",
+            text.len()
+        )));
+    }
+    Ok(())
+}
+
 /// An ed25519 signing key (a key pair).
 #[derive(Clone)]
 pub struct SigningKey(KeyPair);
@@ -23,8 +38,9 @@ impl SigningKey {
     }
 
     /// The key of a PKCS#8 PEM file (`-----BEGIN PRIVATE KEY-----`, as `openssl genpkey
-    /// -algorithm ed25519` writes it).
+    /// -algorithm ed25519` writes it), of at most [`MAX_PEM_BYTES`].
     pub fn from_pem(text: &str) -> Result<Self, PackError> {
+        bounded(text, "private key")?;
         KeyPair::from_pem(text.trim())
             .map(SigningKey)
             .map_err(|e| PackError::Key(format!("not an ed25519 PKCS#8 PEM private key: {e}")))
@@ -51,8 +67,9 @@ pub fn public_key_pem(key: &PublicKey) -> String {
     EdPublicKey::new(*key.as_bytes()).to_pem()
 }
 
-/// The public key of an SPKI PEM file.
+/// The public key of an SPKI PEM file, of at most [`MAX_PEM_BYTES`].
 pub fn public_key_from_pem(text: &str) -> Result<PublicKey, PackError> {
+    bounded(text, "public key")?;
     let key = EdPublicKey::from_pem(text.trim())
         .map_err(|e| PackError::Key(format!("not an ed25519 SPKI PEM public key: {e}")))?;
     Ok(PublicKey::from_bytes(*key))
@@ -75,4 +92,41 @@ pub fn public_key_rust(key: &PublicKey, name: &str) -> String {
         nrtucode_facts::hex::lower_hex(&key.key_id()),
         lines.join("\n")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_long_text_is_refused_before_it_is_parsed() {
+        let long = "A".repeat(MAX_PEM_BYTES + 1);
+        let e = SigningKey::from_pem(&long).unwrap_err().to_string();
+        assert!(e.contains("16384"), "{e}");
+        assert!(public_key_from_pem(&long).is_err());
+    }
+
+    proptest! {
+        /// Any text, and any change to a real key's text, is a key or an error: never a panic.
+        #[test]
+        fn key_parsing_never_panics(
+            bytes in proptest::collection::vec(any::<u8>(), 0..400),
+            at in any::<usize>(),
+            byte in any::<u8>(),
+        ) {
+            let text = String::from_utf8_lossy(&bytes);
+            let _ = SigningKey::from_pem(&text);
+            let _ = public_key_from_pem(&text);
+            let key = SigningKey::from_pem(&SigningKey::generate().to_pem()).unwrap();
+            for pem in [key.to_pem(), public_key_pem(&key.public_key())] {
+                let mut bytes = pem.into_bytes();
+                let n = at % bytes.len();
+                bytes[n] = byte;
+                let text = String::from_utf8_lossy(&bytes);
+                let _ = SigningKey::from_pem(&text);
+                let _ = public_key_from_pem(&text);
+            }
+        }
+    }
 }

@@ -44,6 +44,6 @@ mod write;
 
 pub use blobs::{BlobSourceId, Blobs};
 pub use error::PackError;
-pub use keys::{SigningKey, public_key_from_pem, public_key_pem, public_key_rust};
+pub use keys::{MAX_PEM_BYTES, SigningKey, public_key_from_pem, public_key_pem, public_key_rust};
 pub use nrtucode_deflate::Summary;
 pub use write::{Compression, PackOptions, pack, pack_with};

@@ -28,13 +28,15 @@ use crate::metadata::Metadata;
 use crate::status;
 
 /// The fuzz targets, in the order they run by default.
-pub const TARGETS: [&str; 4] = ["carve", "blob_dir", "partition", "inflate"];
+pub const TARGETS: [&str; 5] = ["carve", "blob_dir", "partition", "inflate", "key_file"];
 
 /// libFuzzer's `-max_len` for `target`, or `None` for a target this task does not know.
 fn max_len(target: &str) -> Option<u32> {
     match target {
         "carve" | "blob_dir" | "inflate" => Some(16384),
         "partition" => Some(32768),
+        // A little past the CLI's MAX_PEM_BYTES (16 KiB).
+        "key_file" => Some(16400),
         _ => None,
     }
 }
@@ -141,6 +143,14 @@ fn seed(meta: &Metadata, target: &str, corpus: &Path) -> Result<(), String> {
         }
         "partition" => example("nrtucode-pack", "partition_fuzz_seeds", corpus, true),
         "inflate" => example("nrtucode-deflate", "inflate_fuzz_seeds", corpus, false),
+        "key_file" => ["test-ed25519.pem", "test-ed25519.pub.pem"]
+            .into_iter()
+            .try_for_each(|name| {
+                let from = meta.root.join("keys").join(name);
+                std::fs::copy(&from, corpus.join(name))
+                    .map(drop)
+                    .map_err(|e| format!("cannot copy {}: {e}", from.display()))
+            }),
         _ => Err(format!("fuzz: unknown target {target}")),
     }
 }

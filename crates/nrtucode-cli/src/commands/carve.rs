@@ -13,6 +13,7 @@ use crate::commands::carve_diagnosis::Holds;
 use crate::commands::exit::{self, Exit};
 use crate::commands::interrupt::{clean_up_on_signals, interruptible};
 use crate::commands::output::{err_line, fail, out_fmt, out_line};
+use crate::commands::output_file::{note_input_path, refuse_input};
 use crate::commands::text_table;
 
 fn found(f: &Found) -> String {
@@ -136,6 +137,12 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool, verbose: boo
             Exit::IoErr,
             format!("cannot handle interrupts (SIGINT, SIGTERM, SIGHUP, Ctrl-C): {e}"),
         );
+    }
+    // The destination may not be the library, nor a directory holding it (a carve replaces
+    // the directory's content).
+    note_input_path(lib);
+    if let Err((exit, message)) = refuse_input(out, "--out", true) {
+        return fail(exit, message);
     }
     let carve = match interruptible(|cancel| carve_into_dir_cancellable(lib, out, cancel)) {
         Ok((carve, leftovers)) => {

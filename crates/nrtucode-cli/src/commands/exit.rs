@@ -45,13 +45,16 @@ Exit codes:
   64   usage error: bad arguments (an integer outside its C type is one; any other integer goes
        to the resolver)
   65   bad data: malformed library, failed blob-directory check, invalid profiler pair, --strict disagreement,
-       a partition refused (structure, signature, key, security counter, class, digest)
+       a partition refused (structure, signature, key, security counter, class, digest), a bad key file
+       (not a regular file, over 16 KiB, not UTF-8, not an ed25519 PEM)
   66   no input: a file or directory is missing or unreadable
-  73   cannot create an output file or directory
+  73   cannot create an output file or directory, or the output is one of the inputs (the key, the
+       partition, the library, a blob directory's file): refused before anything is written
   74   I/O error while reading or writing (also: standard output cannot be written; a reader
        that closes the pipe early, as head does, is not an error: the code is what it would be)
   130  interrupted by SIGINT (Ctrl-C); 143: by SIGTERM; 128 + N: by signal N (SIGHUP 129,
-       SIGQUIT 131, SIGUSR1 138, SIGUSR2 140, SIGALRM 142). carve removes its staging directory first";
+       SIGQUIT 131, SIGUSR1 138, SIGUSR2 140, SIGALRM 142). carve removes its staging directory first,
+       a command writing an output file its temporary file";
 
 /// The exit code of an I/O error reading an input: 66 when it is missing or unreadable, 74
 /// otherwise.

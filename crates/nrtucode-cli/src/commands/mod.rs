@@ -1,15 +1,16 @@
 //! The command line: `cli` defines the arguments and dispatches to one module per
 //! subcommand (`carve`, `check`, `pack`, `key`, `inspect`, [`list`], [`resolve`], [`prof`]);
 //! [`tables`] is where `list`, `resolve` and `prof` read the tables from (embedded, or a
-//! verified partition); `atomic` writes output files all or nothing; [`exit`] names the exit
-//! codes; `interrupt` stops an interrupted carve (the signal handler and the carve's cancellation token); [`values`] holds
+//! verified partition); `output_file` writes every output file (all or nothing, never
+//! replacing a link, device or FIFO, never onto an input); [`exit`] names the exit
+//! codes; `interrupt` stops an interrupted carve or write (the signal handler, the carve's
+//! cancellation token, the temporary files to remove); [`values`] holds
 //! the `clap` value enums built from the core's names; `output` writes to stdout/stderr;
 //! `text_table` renders aligned plain-text tables.
 //!
 //! `list`, `resolve` and `prof` render to strings, which the golden tests check; they are
 //! public for that reason.
 
-pub(crate) mod atomic;
 pub(crate) mod carve;
 pub(crate) mod carve_diagnosis;
 pub(crate) mod check;
@@ -20,6 +21,7 @@ pub(crate) mod interrupt;
 pub(crate) mod key;
 pub mod list;
 pub(crate) mod output;
+pub(crate) mod output_file;
 pub(crate) mod pack;
 pub mod prof;
 pub mod resolve;

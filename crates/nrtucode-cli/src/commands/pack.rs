@@ -1,5 +1,6 @@
 //! `nrtucode pack`: write a signed blob partition (docs/partition.md) from a library, a blob
-//! directory or the built-in fixtures, atomically.
+//! directory or the built-in fixtures, atomically, through `output_file` (the output may not
+//! be the key, the library or a file of the blob directory).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -7,10 +8,10 @@ use std::process::ExitCode;
 use nrtucode::partition::{Partition, TableClass};
 use nrtucode_pack::{Blobs, Compression, PackError, PackOptions, pack_with};
 
-use crate::commands::atomic::write_atomic;
 use crate::commands::exit::{self, Exit};
 use crate::commands::key::read_signing_key;
 use crate::commands::output::{fail, out_line};
+use crate::commands::output_file::{Mode, note_input_path, refuse_input, write_output};
 
 /// What to pack.
 #[derive(Clone, Debug)]
@@ -40,12 +41,20 @@ fn run_inner(
     compression: Compression,
 ) -> Result<String, (Exit, String)> {
     let key = key.map(read_signing_key).transpose()?;
+    if let Input::Library(lib) = input {
+        note_input_path(lib);
+    }
+    // Early, before the blobs are read and packed; `write_output` checks again with them.
+    refuse_input(out, "-o", false)?;
     let blobs = match input {
         Input::Library(lib) => Blobs::from_library(lib),
         Input::BlobDir(dir) => Blobs::from_dir(dir),
         Input::Fixtures(class) => Ok(Blobs::fixtures(*class)),
     }
     .map_err(pack_error)?;
+    for input in blobs.inputs() {
+        note_input_path(input);
+    }
     let (bytes, summary) = pack_with(
         &blobs,
         &PackOptions {
@@ -61,7 +70,7 @@ fn run_inner(
             format!("the packed partition does not parse: {e}"),
         )
     })?;
-    write_atomic(out, &bytes, false, true)?;
+    write_output(out, &bytes, Mode::Replace)?;
     let signed = match &key {
         Some(k) => format!(
             "signed, key ID {}",

@@ -7,12 +7,12 @@
 //!
 //! The summary names the request as `nrtucode::Request` prints it, with the flavor the
 //! environment selected when the flavor is auto. With `-o -` the bytes, and nothing else, go to
-//! stdout; the summary goes to stderr. `-o FILE` writes a temporary file next to FILE and
-//! renames it, so a failure never leaves a half-written FILE; onto a device, FIFO or terminal
-//! it writes to it, and through a symbolic link onto its target, never replacing the link
-//! (`write_file`).
+//! stdout; the summary goes to stderr. `-o FILE` goes through the writer every command shares
+//! (`output_file`): a temporary file next to FILE, renamed over it, so a failure or a signal
+//! never leaves a half-written FILE; onto a device, FIFO or terminal it writes to it, and
+//! through a symbolic link onto its target, never replacing the link; never onto the
+//! `--partition` or `--public-key` file.
 
-use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -20,8 +20,8 @@ use nrtucode::{Env, FLAVOR_VAR, Request};
 use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
-use crate::commands::exit::{self, Exit};
 use crate::commands::output::{err_fmt, exit_code, fail, out_fmt, write_out_bytes};
+use crate::commands::output_file::{Mode, write_output};
 use crate::commands::tables::Tables;
 
 /// How to show the bytes.
@@ -144,114 +144,6 @@ pub fn resolve_from<E: Env + ?Sized>(
     }
 }
 
-/// Writes `bytes` where `path` points, never replacing what is not a regular file:
-///
-/// * absent, or a regular file: through a temporary file in the same directory, renamed into
-///   place only once complete (a failure never leaves a half-written file);
-/// * a symbolic link: through it, never replacing the link: onto its target by the rules
-///   here (a link to nothing is refused);
-/// * a device, FIFO, socket or terminal (`/dev/null`, `/proc/self/fd/1`): opened and written
-///   to, as `cp` and `dd` do (`/dev/full` gives exit 74);
-/// * a directory: refused.
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), (Exit, String)> {
-    let shown = path.display();
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(meta) => Some(meta),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err((exit::creating(&e), format!("{shown}: {e}"))),
-    };
-    let Some(meta) = meta else {
-        return replace_regular(path, path, bytes);
-    };
-    let meta = if meta.file_type().is_symlink() {
-        match std::fs::metadata(path) {
-            Ok(target) => target,
-            Err(e) => {
-                return Err((
-                    exit::creating(&e),
-                    format!(
-                        "{shown}: is a symbolic link to a file that cannot be reached ({e}); -o writes through a link but does not create its target"
-                    ),
-                ));
-            }
-        }
-    } else {
-        meta
-    };
-    if meta.is_dir() {
-        return Err((
-            Exit::CantCreate,
-            format!("{shown}: is a directory; -o names the file to write"),
-        ));
-    }
-    if meta.is_file() {
-        // Through a link: replace its target, in the target's directory, keeping the link.
-        let target = std::fs::canonicalize(path)
-            .map_err(|e| (exit::creating(&e), format!("{shown}: {e}")))?;
-        return replace_regular(path, &target, bytes);
-    }
-    // A device, FIFO, socket or terminal: write to it, as cp and dd do.
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(|e| {
-            (
-                exit::creating(&e),
-                format!("cannot open {shown} for writing: {e}"),
-            )
-        })?;
-    file.write_all(bytes)
-        .and_then(|()| file.flush())
-        .map_err(|e| (Exit::IoErr, format!("{shown}: {e}")))
-}
-
-/// Writes `bytes` to the regular (or absent) file `target` through a temporary file beside it,
-/// renamed into place once complete; `shown` names it in messages.
-fn replace_regular(shown: &Path, target: &Path, bytes: &[u8]) -> Result<(), (Exit, String)> {
-    let Some(name) = target.file_name() else {
-        return Err((
-            Exit::CantCreate,
-            format!("{}: not a file name", shown.display()),
-        ));
-    };
-    // Short enough for any name the filesystem accepts (255 bytes): not the name itself.
-    let _ = name;
-    // A random part, so that a temporary file a killed run left never blocks this one.
-    let random = || {
-        use std::hash::BuildHasher as _;
-        std::collections::hash_map::RandomState::new().hash_one(std::process::id())
-    };
-    let mut attempt = 0;
-    let (temp, mut file) = loop {
-        let temp = target.with_file_name(format!(
-            ".nrtucode-out-{}-{:016x}.tmp",
-            std::process::id(),
-            random()
-        ));
-        match std::fs::File::create_new(&temp) {
-            Ok(file) => break (temp, file),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => {
-                attempt += 1;
-            }
-            Err(e) => {
-                return Err((
-                    exit::creating(&e),
-                    format!("cannot create {}: {e}", shown.display()),
-                ));
-            }
-        }
-    };
-    let written = file.write_all(bytes).and_then(|()| file.sync_all());
-    drop(file);
-    written
-        .map_err(|e| (Exit::IoErr, e))
-        .and_then(|()| std::fs::rename(&temp, target).map_err(|e| (exit::creating(&e), e)))
-        .map_err(|(exit, e)| {
-            let _ = std::fs::remove_file(&temp);
-            (exit, format!("{}: {e}", shown.display()))
-        })
-}
-
 /// Resolves `request` with the process environment, prints the result and, on success, writes
 /// the bytes to `output` (`-`: stdout, and the summary to stderr); the exit code is the
 /// resolver's code, or 73/74 when the output cannot be written.
@@ -272,7 +164,7 @@ pub(crate) fn run(
             write_out_bytes(r.bytes);
         }
         Some(path) => {
-            if let Err((exit, message)) = write_file(path, r.bytes) {
+            if let Err((exit, message)) = write_output(path, r.bytes, Mode::Replace) {
                 return fail(exit, message);
             }
             out_fmt!("{}", r.summary);

@@ -19,7 +19,7 @@ use nrtucode::catalog::{
 };
 use nrtucode::deflate::Inflater;
 use nrtucode::partition::{
-    Getter, InPlaceError, Partition, PartitionError, PartitionFile, Policy, Source,
+    Getter, InPlaceError, Partition, PartitionError, PartitionFile, Policy, ReadError, Source,
     VerifiedPartition, format::CODEC_STORED,
 };
 use nrtucode::{Env, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
@@ -52,21 +52,30 @@ pub enum Tables {
     Partition(VerifiedPartition<'static>, &'static [Option<&'static [u8]>]),
 }
 
-/// Reads the SPKI PEM public key at `path`.
+/// Reads the SPKI PEM public key at `path` (bounded, as `key` reads every key file).
 pub(crate) fn read_public_key(
     path: &Path,
 ) -> Result<nrtucode::partition::PublicKey, (Exit, String)> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| (exit::reading(&e), format!("{}: {e}", path.display())))?;
+    let text = crate::commands::key::read_key_file(path, "public")?;
     nrtucode_pack::public_key_from_pem(&text)
         .map_err(|e| (Exit::DataErr, format!("{}: {e}", path.display())))
 }
 
-/// Reads the partition file at `path` for the life of the process.
+/// Reads the partition file at `path` for the life of the process (the buffer read, leaked,
+/// not copied). A file refused by its header gives that header, whose parse says why.
 pub(crate) fn read_partition(path: &Path) -> Result<&'static [u8], (Exit, String)> {
-    let file = PartitionFile::read(path)
-        .map_err(|e| (exit::reading(&e), format!("{}: {e}", path.display())))?;
-    Ok(Box::leak(file.bytes().to_vec().into_boxed_slice()))
+    let shown = path.display();
+    let bytes = match PartitionFile::read(path) {
+        Ok(file) => file.into_bytes(),
+        Err(ReadError::Header { header, .. }) => header,
+        Err(ReadError::Io(e)) => return Err((exit::reading(&e), format!("{shown}: {e}"))),
+        Err(e @ ReadError::NotRegular { .. }) => {
+            return Err((Exit::NoInput, format!("{shown}: {e}")));
+        }
+        Err(e) => return Err((Exit::DataErr, format!("{shown}: {e}"))),
+    };
+    crate::commands::output_file::note_input_path(path);
+    Ok(Box::leak(bytes))
 }
 
 /// A partition refusal: exit 65 with the file and the reason.
