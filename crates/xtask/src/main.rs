@@ -24,6 +24,7 @@ mod hostile_cases;
 mod install_c_check;
 mod instructions;
 mod links;
+mod md_tables;
 mod metadata;
 mod miri;
 mod msrv;

@@ -9,7 +9,8 @@
 //! * no crate of the workspace has an import circle between its top-level modules
 //!   ([`crate::circles`]);
 //! * the core's unsafe budget ([`crate::unsafe_audit`]): one `unsafe`, the blobs' link-section
-//!   attribute in one definition.
+//!   attribute in one definition;
+//! * every Markdown table renders whole ([`crate::md_tables`]).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -163,9 +164,10 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     let srcs: Vec<&Path> = srcs.iter().map(|p| p.as_path()).collect();
     crate::circles::check(&srcs, &mut problems)?;
     crate::unsafe_audit::check(&meta.root, &mut problems)?;
+    problems.extend(crate::md_tables::check(&meta.root).err());
     if problems.is_empty() {
         println!(
-            "policy: README layout, relative links, the front feature, no import circle in {} crates, the core's unsafe budget: all hold",
+            "policy: README layout, relative links, the front feature, no import circle in {} crates, the core's unsafe budget, Markdown tables: all hold",
             srcs.len()
         );
         Ok(())
