@@ -38,6 +38,9 @@ fn cargo_env(key: &str, value: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Re
     status(Command::new("cargo").env(key, value).args(args))
 }
 
+/// The CLI's test files with cases ignored unless run as root (`#[ignore = "needs root…"]`).
+pub const ROOT_TESTS: [&str; 3] = ["atomic_write", "hostile", "bounded_io"];
+
 /// The name of the step that runs README's test command.
 const WORKSPACE_TESTS: &str = "tests: cargo test --workspace (README's test command)";
 
@@ -126,31 +129,16 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             }),
         ),
         (
-            "tests ignored where they cannot run, run here as root: tmpfs mounts, carving as nobody",
+            "the CLI's tests ignored where they cannot run, run here as root: tmpfs mounts, carving as nobody, resolve, pack and key -o onto device nodes made with mknod",
             Box::new(|| {
-                cargo(&[
-                    "test",
-                    "-p",
-                    "nrtucode-cli",
-                    "--test",
-                    "atomic_write",
-                    "--",
-                    "--ignored",
-                ])
-            }),
-        ),
-        (
-            "hostile-input tests that need root: resolve -o onto device nodes made with mknod (issue 20)",
-            Box::new(|| {
-                cargo(&[
-                    "test",
-                    "-p",
-                    "nrtucode-cli",
-                    "--test",
-                    "hostile",
-                    "--",
-                    "--ignored",
-                ])
+                // One run of every test file with `#[ignore = "needs root…"]` cases; a new such
+                // file goes into this list.
+                let mut args = vec!["test", "-p", "nrtucode-cli"];
+                for test in ROOT_TESTS {
+                    args.extend(["--test", test]);
+                }
+                args.extend(["--", "--ignored"]);
+                cargo(&args)
             }),
         ),
         (
@@ -498,4 +486,24 @@ fn bare_core(target: &str, features: &str) -> Result<(), String> {
         args.extend_from_slice(&["--features", features]);
     }
     cargo(&args)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_cli_test_file_with_root_only_cases_is_run_as_root() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../nrtucode-cli/tests");
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if text.contains("#[ignore = \"needs root") {
+                found.push(path.file_stem().unwrap().to_string_lossy().into_owned());
+            }
+        }
+        found.sort();
+        let mut listed = super::ROOT_TESTS.to_vec();
+        listed.sort_unstable();
+        assert_eq!(found, listed);
+    }
 }

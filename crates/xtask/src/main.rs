@@ -20,7 +20,6 @@ mod elf;
 mod env30;
 mod files;
 mod fuzz;
-mod hostile_cases;
 mod install_c_check;
 mod instructions;
 mod links;
@@ -204,12 +203,6 @@ enum Task {
         /// Targets (default: carve blob_dir partition inflate).
         targets: Vec<String>,
     },
-    /// The hostile-input cases against the CLI (issue 20), one line each; the device-node cases
-    /// as root only.
-    HostileCases {
-        /// The `nrtucode` binary to test (default: one this run builds).
-        nrtucode: Option<PathBuf>,
-    },
     /// The core's tests and the StdEnv race under miri (nightly).
     Miri,
     /// Edit a template ELF's external flash (`.nrtucode_blobs`) as a bad write or an erased chip
@@ -320,7 +313,6 @@ fn run(task: Task) -> Result<(), String> {
         Task::CarveVsBinutils { lib } => carve::vs_binutils(&meta, lib.as_deref()),
         Task::CarveMatrix => carve::matrix(),
         Task::Fuzz { seconds, targets } => fuzz::run(&meta, seconds, &targets),
-        Task::HostileCases { nrtucode } => hostile_cases::run(&meta, nrtucode.as_deref()),
         Task::Miri => miri::run(),
         Task::ElfFlash { edit } => elf::flash(&edit),
         Task::ElfSegments { a, b } => elf::segments(&a, &b),
