@@ -99,10 +99,6 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             }),
         ),
         (
-            "generated tables up to date: src/catalog/generated.rs is what the fact tables give",
-            Box::new(|| codegen(true)),
-        ),
-        (
             "repository policy: README's layout table, relative links, the front feature, no import circle, the core's unsafe budget",
             Box::new(|| crate::policy::run(meta)),
         ),
@@ -450,16 +446,6 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             }),
         ),
     ]
-}
-
-/// Regenerates the committed tables, or with `check` fails naming each stale file
-/// (`cargo run -p nrtucode-codegen`, the generator crate).
-pub fn codegen(check: bool) -> Result<(), String> {
-    if check {
-        cargo(&["run", "--quiet", "-p", "nrtucode-codegen", "--", "--check"])
-    } else {
-        cargo(&["run", "--quiet", "-p", "nrtucode-codegen"])
-    }
 }
 
 /// `cargo clippy --quiet --release --locked ARGS -- -D warnings` in the separate workspace `dir`

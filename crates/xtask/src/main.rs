@@ -106,13 +106,6 @@ enum Task {
     QemuPartition,
     /// The instructions and flash a partition boot costs on the device (QEMU mps2-an386).
     PartitionCost,
-    /// Regenerates the committed tables (`src/catalog/generated.rs`) from the fact tables;
-    /// `--check` fails naming each stale file instead.
-    Codegen {
-        /// Check only: fail when a generated file differs from what the fact tables give.
-        #[arg(long)]
-        check: bool,
-    },
     /// Two checkouts of the template put the same bytes into flash.
     Reproducible,
     /// The flash cost of the resolvers on thumbv7em (code, table metadata, blob payload; what
@@ -289,7 +282,6 @@ fn run(task: Task) -> Result<(), String> {
         Task::Walkthrough => walkthrough::run(&meta),
         Task::QemuPartition => qemu_partition::run(&meta),
         Task::PartitionCost => partition_cost::run(&meta),
-        Task::Codegen { check } => ci::codegen(check),
         Task::Reproducible => reproducible::run(&meta),
         Task::Size { no_build_cost } => size::run(&meta, !no_build_cost),
         Task::Instructions { lto } => instructions::run(&meta, lto),
