@@ -12,7 +12,6 @@ mod bench;
 mod build;
 mod carve;
 mod ci;
-mod circles;
 mod deflate_cost;
 mod device;
 mod device_cost;
@@ -31,12 +30,10 @@ mod package;
 mod panic;
 mod partition_cost;
 mod partition_size;
-mod policy;
 mod qemu;
 mod qemu_partition;
 mod reproducible;
 mod size;
-mod unsafe_audit;
 mod walkthrough;
 
 use std::path::PathBuf;
@@ -164,9 +161,6 @@ enum Task {
         #[arg(long)]
         allow: Vec<String>,
     },
-    /// The repository's rules: README's Layout table, relative links, the core's front feature, no
-    /// import circle between a crate's modules, the core's unsafe budget.
-    Policy,
     /// The version of a workspace crate (from `cargo metadata`).
     Version {
         /// The crate.
@@ -293,7 +287,6 @@ fn run(task: Task) -> Result<(), String> {
         Task::DocLinks { crates } => links::doc_links(&meta, &crates),
         Task::PackageLinks { packages } => links::package_links(&packages),
         Task::PanicCallers { elf, allow } => panic::panic_callers(&elf, &allow),
-        Task::Policy => policy::run(&meta),
         Task::Version { name } => {
             let version = meta
                 .version(&name)
