@@ -65,14 +65,6 @@ enum Task {
         #[arg(long)]
         skip_workspace_tests: bool,
     },
-    /// The crates published to the registry, dependencies first (from `cargo metadata`).
-    Published {
-        /// List the workspace's other crates instead (`publish = false`).
-        #[arg(long)]
-        unpublished: bool,
-    },
-    /// Cargo's target directory for this workspace (honours `CARGO_TARGET_DIR`).
-    TargetDir,
     /// `cargo package` of the published crates, checked and used from fresh consumer crates.
     Package {
         /// Extra `cargo package` arguments (e.g. `--allow-dirty`).
@@ -146,26 +138,6 @@ enum Task {
         /// Crates to check, as rustdoc names them (default: every library of the workspace).
         crates: Vec<String>,
     },
-    /// No relative link in the Markdown of unpacked `.crate`s leaves its package.
-    PackageLinks {
-        /// The unpacked package directories.
-        #[arg(required = true)]
-        packages: Vec<PathBuf>,
-    },
-    /// The functions of a linked no_std ELF that call into the panic machinery (call graph from
-    /// `llvm-objdump -d`); fails unless each one's name contains an `--allow` string.
-    PanicCallers {
-        /// The ELF.
-        elf: PathBuf,
-        /// A substring of the functions allowed to call a panic entry (repeatable).
-        #[arg(long)]
-        allow: Vec<String>,
-    },
-    /// The version of a workspace crate (from `cargo metadata`).
-    Version {
-        /// The crate.
-        name: String,
-    },
     /// Carve speed against `cat | sha256sum` (target: ratio at or below 1.0).
     CarveSpeed {
         /// The library to carve (default: the full look-alike, gcc -O2, built first).
@@ -192,26 +164,6 @@ enum Task {
     },
     /// The core's tests and the StdEnv race under miri (nightly).
     Miri,
-    /// Edit a template ELF's external flash (`.nrtucode_blobs`) as a bad write or an erased chip
-    /// would leave it.
-    ElfFlash {
-        #[command(subcommand)]
-        edit: elf::FlashEdit,
-    },
-    /// Compare what two firmware ELFs put into flash (loadable segments), then the whole files.
-    ElfSegments {
-        /// One build.
-        a: PathBuf,
-        /// The other.
-        b: PathBuf,
-    },
-    /// Split a thumbv7em consumer ELF into code, table metadata and blob payload (one JSON line).
-    SizeReport {
-        /// The ELF.
-        elf: PathBuf,
-        /// The label of the row.
-        label: String,
-    },
 }
 
 /// The QEMU machines.
@@ -244,21 +196,6 @@ fn run(task: Task) -> Result<(), String> {
             fuzz_seconds,
             skip_workspace_tests,
         } => ci::run(&meta, fuzz_seconds, skip_workspace_tests),
-        Task::Published { unpublished } => {
-            let names = if unpublished {
-                meta.unpublished()
-            } else {
-                meta.published()
-            };
-            for name in names {
-                println!("{name}");
-            }
-            Ok(())
-        }
-        Task::TargetDir => {
-            println!("{}", meta.target_dir.display());
-            Ok(())
-        }
         Task::Package { args } => package::run(&meta, &args),
         Task::Msrv => msrv::run(&meta),
         Task::Docsrs => docsrs(&meta),
@@ -285,23 +222,11 @@ fn run(task: Task) -> Result<(), String> {
         Task::PartitionSize => partition_size::run(&meta),
         Task::Nopanic => nopanic::run(&meta),
         Task::DocLinks { crates } => links::doc_links(&meta, &crates),
-        Task::PackageLinks { packages } => links::package_links(&packages),
-        Task::PanicCallers { elf, allow } => panic::panic_callers(&elf, &allow),
-        Task::Version { name } => {
-            let version = meta
-                .version(&name)
-                .ok_or_else(|| format!("no crate {name} in the workspace"))?;
-            println!("{version}");
-            Ok(())
-        }
         Task::CarveSpeed { lib, rounds } => carve::speed(&meta, lib.as_deref(), rounds),
         Task::CarveVsBinutils { lib } => carve::vs_binutils(&meta, lib.as_deref()),
         Task::CarveMatrix => carve::matrix(),
         Task::Fuzz { seconds, targets } => fuzz::run(&meta, seconds, &targets),
         Task::Miri => miri::run(),
-        Task::ElfFlash { edit } => elf::flash(&edit),
-        Task::ElfSegments { a, b } => elf::segments(&a, &b),
-        Task::SizeReport { elf, label } => elf::size_report(&elf, &label),
     }
 }
 
