@@ -1,11 +1,11 @@
-//! `cargo xtask deflate-cost [--flash-only]`: what decoding a compressed blob costs on the
+//! `cargo xtask cost --what deflate [--flash-only]`: what decoding a compressed blob costs on the
 //! Cortex-M, in instructions and flash. Writes the inputs of examples/bare-metal's
 //! `examples/deflate_cost.rs` (the CYW43439 Wi-Fi firmware of the `cyw43-firmware` crate, a
 //! dev-dependency of nrtucode-deflate, and its first 64 KiB; raw deflate at the packer's best
 //! level, and stored) into a scratch directory (never committed), builds it (opt-level s, LTO,
 //! sha2 compact as the template's `.cargo/config.toml` sets, then unrolled) and boots it under
 //! QEMU (mps2-an386, Cortex-M4) with one guest instruction per translation block, counting the
-//! instructions between its markers as `cargo xtask device-cost` does. (difference in
+//! instructions between its markers as `cargo xtask cost --what device` does. (difference in
 //! instructions) / (difference in decoded bytes) is the cost per output byte, free of the fixed
 //! cost of a call. QEMU does not model cycles: these are instructions executed. Then the flash
 //! the inflaters take in that ELF (their crates' named symbols, read with `object`), the

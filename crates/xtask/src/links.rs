@@ -1,5 +1,5 @@
 //! Link checks: the Markdown of unpacked `.crate`s (for `package`) and the rendered rustdoc
-//! (`doc-links`). A relative link must stay inside what is published: the package, or the
+//! (`docs --case links`). A relative link must stay inside what is published: the package, or the
 //! rendered docs.
 
 use std::path::{Component, Path, PathBuf};
@@ -214,7 +214,7 @@ pub fn package_links(packages: &[PathBuf]) -> Result<(), String> {
     Ok(())
 }
 
-/// `cargo xtask doc-links [CRATE…]`: the rendered rustdoc (`cargo doc --workspace --no-deps`,
+/// `cargo xtask docs --case links [CRATE…]`: the rendered rustdoc (`cargo doc --workspace --no-deps`,
 /// in cargo's target directory) has the pages of every library of the workspace (or of the
 /// crates named), and no link (href or src) in them leaves the rendered tree.
 pub fn doc_links(meta: &Metadata, crates: &[String]) -> Result<(), String> {
@@ -280,7 +280,7 @@ pub fn doc_links(meta: &Metadata, crates: &[String]) -> Result<(), String> {
     }
     if problems.is_empty() {
         println!(
-            "doc-links: {} crates' rendered docs link only inside {}",
+            "docs: {} crates' rendered docs link only inside {}",
             crates.len(),
             doc.display()
         );
