@@ -521,3 +521,68 @@ fn resolve_writes_to_devices_and_a_full_one_is_exit_74() {
     );
     assert_eq!(names(tmp.path()), ["full", "null"]);
 }
+
+/// `nrtucode verify DIR` under at most 1 GiB of address space (`ulimit -v`): a blob read whole
+/// fails its allocation instead of passing.
+fn verify_bounded(dir: &Path, what: &str) -> Output {
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1048576 && exec \"$0\" verify \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_nrtucode"))
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    finish(child, what)
+}
+
+#[test]
+fn a_repeated_row_and_an_oversized_blob_are_refused_by_verify() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tiny = tiny_lib(tmp.path());
+    let dir = tmp.path().join("blobs");
+    assert!(carve(&tiny, &dir).status.success());
+    let manifest = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
+    // A second row for a getter, taking another row's bytes (a row of the same size where
+    // there is one): the set is ambiguous, whichever row is read first.
+    let rows: Vec<&str> = manifest.lines().filter(|l| l.contains("_get\t")).collect();
+    let field = |row: &str, i: usize| row.split('\t').nth(i).unwrap_or("").to_owned();
+    let first = rows[0];
+    let other = rows[1..]
+        .iter()
+        .find(|r| field(r, 6) == field(first, 6))
+        .unwrap_or(&first);
+    let mut fake: Vec<String> = first.split('\t').map(str::to_owned).collect();
+    fake[7] = field(other, 7);
+    fake[9] = field(other, 9);
+    let forged = manifest.replacen(first, &format!("{}\n{first}", fake.join("\t")), 1);
+    std::fs::write(dir.join("manifest.tsv"), forged).unwrap();
+    let o = verify_bounded(&dir, "verify with a repeated row");
+    assert_eq!(o.status.code(), Some(65), "{}", stderr(&o));
+    let getter = field(first, 0);
+    assert!(
+        stderr(&o).contains(&format!("{getter} has more than one row")),
+        "{}",
+        stderr(&o)
+    );
+    // A blob grown (sparse) to 2 GiB: refused by its size, in bounded memory and at once.
+    std::fs::write(dir.join("manifest.tsv"), &manifest).unwrap();
+    let blob = names(&dir)
+        .into_iter()
+        .find(|n| n.ends_with(".bin"))
+        .unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(dir.join(&blob))
+        .unwrap()
+        .set_len(2 << 30)
+        .expect("this test needs a filesystem with sparse files");
+    let o = verify_bounded(&dir, "verify with a 2 GiB blob");
+    assert_eq!(o.status.code(), Some(65), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("2147483648 bytes, expected"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -1,5 +1,5 @@
 //! Writes the inputs of the bare-metal template's `deflate_cost` example (`cargo xtask
-//! deflate-cost`) into the directory given: the CYW43439 Wi-Fi firmware (the `cyw43-firmware`
+//! cost --what deflate`) into the directory given: the CYW43439 Wi-Fi firmware (the `cyw43-firmware`
 //! crate, a dev-dependency) and its first 64 KiB, each as the packer keeps it (raw deflate, best
 //! level) and stored, and `inputs.rs`, which the example `include!`s: per input the two files, the
 //! decoded length and the SHA-256 of the decoded bytes. Prints one line per input.

@@ -201,7 +201,7 @@ pub const VARIANT_FEATURES: [(&str, &str); 7] = [
 /// The cargo features whose selection reproduces the vendor's reduced front library
 /// (`libnrtucode.so`): PERF/RELEASE and DKL_PERF images of SUNDA, CAYMAN, MARIANA and
 /// MARIANA_PLUS. This is the one definition of the front selection: the core's `front` feature
-/// mirrors it (checked against `cargo metadata` by `cargo xtask policy`), the
+/// mirrors it (checked against `cargo metadata` by the test crates/xtask/tests/policy), the
 /// look-alike's front build links exactly [`in_front_library`] getters, and the tests derive
 /// from it.
 pub const FRONT_FEATURES: [&str; 6] = [

@@ -1,14 +1,14 @@
 //! The carve measurements and the build matrix:
 //!
-//! - `cargo xtask carve-speed [LIB] [--rounds N]`: `nrtucode carve` (parse, decode, sha256 of
+//! - `cargo xtask carve-bench --case speed [LIB] [--rounds N]`: `nrtucode carve` (parse, decode, sha256 of
 //!   the input and of every blob, write the blob directory all or nothing with fsync) against
 //!   the floor for reading and hashing the same file, `cat LIB | sha256sum`, side by side, and
 //!   their ratio. Target: ratio <= 1.0.
-//! - `cargo xtask carve-vs-binutils [LIB]`: `nrtucode carve` against the binutils pipeline of
+//! - `cargo xtask carve-bench --case binutils [LIB]`: `nrtucode carve` against the binutils pipeline of
 //!   the seed's reproduction section (`objdump -d` + `readelf -rW` + one `dd` per blob, then
 //!   `sha256sum` of the blobs), best of 3 each. That pipeline stays the shell and binutils
 //!   programs it is ([`BINUTILS`]): it is the baseline being measured, not a parser of ours.
-//! - `cargo xtask carve-matrix`: the build-matrix test alone, with its cell counts.
+//! - `cargo xtask carve-bench --case matrix`: the build-matrix test alone, with its cell counts.
 //!
 //! LIB defaults to the full look-alike built with gcc -O2 (about 10 MB, unstripped), built
 //! first; the release `nrtucode` is built first too (both outside any timing), and the one timed
@@ -22,7 +22,7 @@ use crate::build::{self, path_str};
 use crate::metadata::Metadata;
 use crate::status;
 
-/// The binutils side of `carve-vs-binutils`, run by `bash -c` with the library as `$1` and a
+/// The binutils side of `carve-bench --case binutils`, run by `bash -c` with the library as `$1` and a
 /// scratch directory as `$2`: the disassembly and relocations, the getter stubs' (blob VA,
 /// size) from the `lea` target and the `movq` immediate, each VA turned into a file offset
 /// through its section, one `dd` per blob, then `sha256sum` of the blobs (POSIX awk: runs with
@@ -151,7 +151,7 @@ fn carve(bin: &Path, lib: &Path, out: &Path) -> f64 {
     )
 }
 
-/// `cargo xtask carve-speed [LIB] [--rounds N]`.
+/// `cargo xtask carve-bench --case speed [LIB] [--rounds N]`.
 pub fn speed(meta: &Metadata, lib: Option<&Path>, rounds: u32) -> Result<(), String> {
     let s = setup(meta, "carve-speed", lib)?;
     let result = speed_of(&s, rounds);
@@ -227,7 +227,7 @@ fn speed_of(s: &Setup, rounds: u32) -> Result<(), String> {
     Ok(())
 }
 
-/// `cargo xtask carve-vs-binutils [LIB]`.
+/// `cargo xtask carve-bench --case binutils [LIB]`.
 pub fn vs_binutils(meta: &Metadata, lib: Option<&Path>) -> Result<(), String> {
     for tool in ["objdump", "readelf", "dd", "sha256sum", "awk"] {
         let found = Command::new(tool)
@@ -291,7 +291,7 @@ fn vs_binutils_of(s: &Setup) -> Result<(), String> {
     Ok(())
 }
 
-/// `cargo xtask carve-matrix`: the look-alike (full and front) under every build condition of
+/// `cargo xtask carve-bench --case matrix`: the look-alike (full and front) under every build condition of
 /// `nrtucode_lookalike::CONDITIONS`, each unstripped, `strip --strip-all`ed and without a
 /// section header table, byte-exact against the builder's ground truth (the same test
 /// `cargo test` runs), with its cell counts.

@@ -38,6 +38,9 @@ fn cargo_env(key: &str, value: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Re
     status(Command::new("cargo").env(key, value).args(args))
 }
 
+/// The CLI's test files with cases ignored unless run as root (`#[ignore = "needs root…"]`).
+pub const ROOT_TESTS: [&str; 3] = ["atomic_write", "hostile", "bounded_io"];
+
 /// The name of the step that runs README's test command.
 const WORKSPACE_TESTS: &str = "tests: cargo test --workspace (README's test command)";
 
@@ -96,14 +99,6 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             }),
         ),
         (
-            "generated tables up to date: src/catalog/generated.rs is what the fact tables give",
-            Box::new(|| codegen(true)),
-        ),
-        (
-            "repository policy: README's layout table, relative links, the front feature, no import circle, the core's unsafe budget",
-            Box::new(|| crate::policy::run(meta)),
-        ),
-        (
             "clippy (-D warnings, all targets, all features)",
             Box::new(|| {
                 cargo(&[
@@ -122,35 +117,22 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             Box::new(|| {
                 // Includes crates/nrtucode-env-stress: StdEnv racing std::env::set_var on another
                 // thread in an edition-2021 safe program, 3 s (issue 9).
+                // Also the repository policy (crates/xtask/tests/policy.rs) and the generated
+                // tables up to date (crates/nrtucode-codegen/tests/up_to_date.rs).
                 cargo(&["test", "--workspace"])
             }),
         ),
         (
-            "tests ignored where they cannot run, run here as root: tmpfs mounts, carving as nobody",
+            "the CLI's tests ignored where they cannot run, run here as root: tmpfs mounts, carving as nobody, resolve, pack and key -o onto device nodes made with mknod",
             Box::new(|| {
-                cargo(&[
-                    "test",
-                    "-p",
-                    "nrtucode-cli",
-                    "--test",
-                    "atomic_write",
-                    "--",
-                    "--ignored",
-                ])
-            }),
-        ),
-        (
-            "hostile-input tests that need root: resolve -o onto device nodes made with mknod (issue 20)",
-            Box::new(|| {
-                cargo(&[
-                    "test",
-                    "-p",
-                    "nrtucode-cli",
-                    "--test",
-                    "hostile",
-                    "--",
-                    "--ignored",
-                ])
+                // One run of every test file with `#[ignore = "needs root…"]` cases; a new such
+                // file goes into this list.
+                let mut args = vec!["test", "-p", "nrtucode-cli"];
+                for test in ROOT_TESTS {
+                    args.extend(["--test", test]);
+                }
+                args.extend(["--", "--ignored"]);
+                cargo(&args)
             }),
         ),
         (
@@ -464,16 +446,6 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
     ]
 }
 
-/// Regenerates the committed tables, or with `check` fails naming each stale file
-/// (`cargo run -p nrtucode-codegen`, the generator crate).
-pub fn codegen(check: bool) -> Result<(), String> {
-    if check {
-        cargo(&["run", "--quiet", "-p", "nrtucode-codegen", "--", "--check"])
-    } else {
-        cargo(&["run", "--quiet", "-p", "nrtucode-codegen"])
-    }
-}
-
 /// `cargo clippy --quiet --release --locked ARGS -- -D warnings` in the separate workspace `dir`
 /// (the bare-metal template, the RISC-V loader).
 fn clippy_release(dir: &str, args: &[&str]) -> Result<(), String> {
@@ -498,4 +470,24 @@ fn bare_core(target: &str, features: &str) -> Result<(), String> {
         args.extend_from_slice(&["--features", features]);
     }
     cargo(&args)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_cli_test_file_with_root_only_cases_is_run_as_root() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../nrtucode-cli/tests");
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if text.contains("#[ignore = \"needs root") {
+                found.push(path.file_stem().unwrap().to_string_lossy().into_owned());
+            }
+        }
+        found.sort();
+        let mut listed = super::ROOT_TESTS.to_vec();
+        listed.sort_unstable();
+        assert_eq!(found, listed);
+    }
 }

@@ -1,21 +1,20 @@
-//! `cargo xtask deflate-cost [--flash-only]`: what decoding a compressed blob costs on the
+//! `cargo xtask cost --what deflate [--flash-only]`: what decoding a compressed blob costs on the
 //! Cortex-M, in instructions and flash. Writes the inputs of examples/bare-metal's
 //! `examples/deflate_cost.rs` (the CYW43439 Wi-Fi firmware of the `cyw43-firmware` crate, a
 //! dev-dependency of nrtucode-deflate, and its first 64 KiB; raw deflate at the packer's best
 //! level, and stored) into a scratch directory (never committed), builds it (opt-level s, LTO,
 //! sha2 compact as the template's `.cargo/config.toml` sets, then unrolled) and boots it under
 //! QEMU (mps2-an386, Cortex-M4) with one guest instruction per translation block, counting the
-//! instructions between its markers as `cargo xtask device-cost` does. (difference in
+//! instructions between its markers as `cargo xtask cost --what device` does. (difference in
 //! instructions) / (difference in decoded bytes) is the cost per output byte, free of the fixed
 //! cost of a call. QEMU does not model cycles: these are instructions executed. Then the flash
 //! the inflaters take in that ELF (their crates' named symbols, read with `object`), the
-//! functions that keep a panic path (`cargo xtask panic-callers`), and what feature `deflate`
+//! functions that keep a panic path (the call graph `cargo xtask nopanic` reads), and what feature `deflate`
 //! adds to the no_std consumer tests/no_std. `--flash-only`: build and print the flash lines, no
 //! QEMU run.
 
 use std::ffi::OsStr;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use crate::build;
@@ -146,7 +145,7 @@ fn consumer(meta: &Metadata, features: &str) -> Result<(u64, u64), String> {
 /// The measurement (unless `flash_only`) and the flash lines.
 pub fn run(meta: &Metadata, flash_only: bool) -> Result<(), String> {
     device::require("qemu-system-arm", "qemu-system-arm")?;
-    device::require("llvm-objdump", "llvm")?; // panic-callers
+    device::require("llvm-objdump", "llvm")?; // the call graph
     device::rustup_target(device::THUMB);
     let counting = device::counting()?;
     let work = build::scratch(meta, "deflate-cost")?;
@@ -236,7 +235,7 @@ pub fn run(meta: &Metadata, flash_only: bool) -> Result<(), String> {
         );
     }
     println!();
-    println!("Functions with a panic path (cargo xtask panic-callers):");
+    println!("Functions with a panic path (the call graph nopanic reads):");
     for line in panic_paths(&elf)? {
         println!("{line}");
     }
@@ -255,18 +254,12 @@ pub fn run(meta: &Metadata, flash_only: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// The inflaters' and nrtucode's functions `cargo xtask panic-callers` reports (`- NAME -> …`;
-/// the task itself fails on them, which is what it reports, not an error here).
+/// The inflaters' and nrtucode's functions that call a panic entry (`- NAME -> …`, from
+/// [`panic::callers`] with nothing allowed: what it reports, not an error here).
 fn panic_paths(elf: &Path) -> Result<Vec<String>, String> {
-    let me = std::env::current_exe().map_err(|e| format!("cannot find xtask itself: {e}"))?;
-    let out = Command::new(me)
-        .arg("panic-callers")
-        .arg(elf)
-        .stderr(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run xtask panic-callers: {e}"))?;
-    Ok(String::from_utf8_lossy(&out.stdout)
-        .lines()
+    Ok(crate::panic::callers(elf, &[])?
+        .lines
+        .iter()
         .filter(|l| {
             ["miniz_oxide", "zune_inflate", "nrtucode"]
                 .iter()

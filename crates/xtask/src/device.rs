@@ -1,5 +1,4 @@
-//! What the device tasks share (`qemu`, `qemu-partition`, `bare-metal`, `walkthrough`,
-//! `reproducible`, the `*-cost` tasks): building the separate workspaces (the bare-metal template
+//! What the device tasks share (`qemu`, `bare-metal`, `reproducible`, `cost`): building the separate workspaces (the bare-metal template
 //! `examples/bare-metal`, the RISC-V loader `examples/riscv-virt`, `tests/no_std`) into a target
 //! directory under the workspace's (so `CARGO_TARGET_DIR` moves them too), booting an ELF under
 //! QEMU with a timeout, decoding its defmt log with the workspace's `nrtucode-defmt`, counting

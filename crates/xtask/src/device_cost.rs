@@ -1,4 +1,4 @@
-//! `cargo xtask device-cost`: what verification costs on the Cortex-M, in instructions. Boots
+//! `cargo xtask cost --what device`: what verification costs on the Cortex-M, in instructions. Boots
 //! examples/bare-metal's `examples/verify_cost.rs` under QEMU (mps2-an386, Cortex-M4) with one
 //! guest instruction per translation block and a log line per block executed, and counts the
 //! instructions between its markers `cost_begin` and `cost_end` ([`device::count_between_markers`]).

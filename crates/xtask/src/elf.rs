@@ -1,8 +1,7 @@
-//! The ELF tasks, read with `object` (no `readelf` text): edit a template's external flash,
+//! ELF files read with `object` (no `readelf` text): edit a template's external flash,
 //! compare what two builds put into flash, split a consumer's size into code, metadata and
 //! payload.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use object::elf::{
@@ -14,35 +13,17 @@ use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SectionKind, Sym
 /// The template's external-flash section.
 const SECTION: &str = ".nrtucode_blobs";
 
-/// How `elf-flash` edits the external flash.
-#[derive(clap::Subcommand)]
+/// How the QEMU cases edit the external flash: as a bad write or an erased chip leaves it.
 pub enum FlashEdit {
-    /// Flip every bit of the byte at load address ADDR (hex, inside `.nrtucode_blobs`).
-    Flip {
-        /// The ELF to read.
-        input: PathBuf,
-        /// The ELF to write (whole or not at all).
-        output: PathBuf,
-        /// The load address, hex (`0x…`).
-        addr: String,
-    },
-    /// Flip the middle byte of the first image LOG says was verified
-    /// (`[LEVEL] [image ]NAME verified: N bytes from 0xADDR`) and print that image's NAME.
+    /// Flip the middle byte of the first image `log` says was verified
+    /// (`[LEVEL] [image ]NAME verified: N bytes from 0xADDR`).
     FlipVerified {
-        /// The ELF to read.
         input: PathBuf,
-        /// The ELF to write (whole or not at all).
         output: PathBuf,
-        /// The boot log of the intact ELF.
         log: PathBuf,
     },
     /// Every byte of `.nrtucode_blobs` 0xFF (an erased NOR flash).
-    Erase {
-        /// The ELF to read.
-        input: PathBuf,
-        /// The ELF to write (whole or not at all).
-        output: PathBuf,
-    },
+    Erase { input: PathBuf, output: PathBuf },
 }
 
 fn parse<'a>(path: &Path, data: &'a [u8]) -> Result<object::File<'a>, String> {
@@ -117,20 +98,12 @@ pub fn write_whole(dst: &Path, data: &[u8]) -> Result<(), String> {
     })
 }
 
-/// `cargo xtask elf-flash …`: the edit, then (`flip-verified`) the name of the image flipped.
-pub fn flash(edit: &FlashEdit) -> Result<(), String> {
-    if let Some(name) = edit_flash(edit)? {
-        println!("{name}");
-    }
-    Ok(())
-}
-
 /// Makes `edit`; for `flip-verified`, returns the name of the image whose byte it flipped.
 pub fn edit_flash(edit: &FlashEdit) -> Result<Option<String>, String> {
     let (src, dst) = match edit {
-        FlashEdit::Flip { input, output, .. }
-        | FlashEdit::FlipVerified { input, output, .. }
-        | FlashEdit::Erase { input, output } => (input, output),
+        FlashEdit::FlipVerified { input, output, .. } | FlashEdit::Erase { input, output } => {
+            (input, output)
+        }
     };
     let mut data = crate::files::read(src)?;
     let (addr, offset, size) = {
@@ -152,9 +125,6 @@ pub fn edit_flash(edit: &FlashEdit) -> Result<Option<String>, String> {
         .ok_or_else(|| format!("{SECTION} runs past the end of {}", src.display()))?;
     let mut name = None;
     let target = match edit {
-        FlashEdit::Flip { addr: a, .. } => {
-            Some(parse_hex(a).ok_or_else(|| format!("{a:?} is not a hex address"))?)
-        }
         FlashEdit::FlipVerified { log, .. } => {
             let (n, middle) = first_verified(log)?;
             name = Some(n);
@@ -251,7 +221,7 @@ fn list(segments: &[(u64, u64, Vec<u8>)]) -> String {
         .join(", ")
 }
 
-/// `cargo xtask elf-segments A B`: exit 0 when the loadable segments are identical.
+/// Compares what builds `a` and `b` put into flash: `Ok` when the loadable segments are identical.
 pub fn segments(a: &Path, b: &Path) -> Result<(), String> {
     let (data_a, data_b) = (crate::files::read(a)?, crate::files::read(b)?);
     let (seg_a, seg_b) = (loadable(a, &data_a)?, loadable(b, &data_b)?);
@@ -321,7 +291,7 @@ fn union(mut ranges: Vec<(u64, u64)>) -> u64 {
     total
 }
 
-/// How a thumbv7em consumer's flash splits (see [`size_report`]).
+/// How a thumbv7em consumer's flash splits ([`size_of`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SizeReport {
     /// The label of the row.
@@ -344,33 +314,6 @@ pub struct SizeReport {
     pub metadata: u64,
     /// (bytes, name) of every function in `.text*`, largest first.
     pub functions: Vec<(u64, String)>,
-}
-
-impl SizeReport {
-    /// The report as one JSON line.
-    pub fn json(&self) -> String {
-        let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
-        let mut out = format!(
-            "{{\"label\": {}, \"alloc\": {}, \"text\": {}, \"code\": {}, \"panic\": {}, \
-             \"data\": {}, \"payload\": {}, \"blobs\": {}, \"metadata\": {}, \
-             \"functions\": [",
-            q(&self.label),
-            self.alloc,
-            self.text,
-            self.code,
-            self.panic,
-            self.data,
-            self.payload,
-            self.blobs,
-            self.metadata
-        );
-        for (i, (n, name)) in self.functions.iter().enumerate() {
-            let sep = if i == 0 { "" } else { ", " };
-            let _ = write!(out, "{sep}[{n}, {}]", q(name));
-        }
-        out.push_str("]}");
-        out
-    }
 }
 
 /// Splits the thumbv7em consumer ELF at `path` into code, metadata and payload.
@@ -435,12 +378,6 @@ pub fn size_of(path: &Path, label: &str) -> Result<SizeReport, String> {
         metadata: data_bytes.saturating_sub(payload),
         functions,
     })
-}
-
-/// `cargo xtask size-report ELF LABEL`: one JSON line (what `cargo xtask size` tabulates).
-pub fn size_report(path: &Path, label: &str) -> Result<(), String> {
-    println!("{}", size_of(path, label)?.json());
-    Ok(())
 }
 
 /// One PT_LOAD program header: what a programmer writes (`paddr`, `filesz`) and where it runs.

@@ -1,4 +1,4 @@
-//! The fixed process environment the resolvers are measured in (`cargo xtask instructions`,
+//! The fixed process environment the resolvers are measured in (`cargo xtask bench --measure instructions`,
 //! `cargo xtask bench`): 30 variables of a typical host running the accelerator runtime (a login
 //! shell's, two `NEURON_RT_*` runtime settings that share the `NEURON_` prefix with
 //! `NEURON_UCODE_FLAVOR`, and neither of the two variables the resolver reads, so every getenv

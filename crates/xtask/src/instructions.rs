@@ -1,4 +1,4 @@
-//! `cargo xtask instructions [--lto]`: instruction counts per resolver call under
+//! `cargo xtask bench --measure instructions [--lto]`: instruction counts per resolver call under
 //! `valgrind --tool=callgrind`: ours, the C look-alike (gcc -O2, same binary) and the
 //! dense-array ideal, over the fixed input mix of crates/nrtucode-bench, in the fixed
 //! 30-variable environment of [`crate::env30`].
@@ -18,7 +18,7 @@ use crate::metadata::Metadata;
 /// Passes over the mix inside the measured function.
 const PASSES: &str = "2000";
 
-/// `cargo xtask instructions [--lto]`.
+/// `cargo xtask bench --measure instructions [--lto]`.
 pub fn run(meta: &Metadata, lto: bool) -> Result<(), String> {
     let valgrind = valgrind()?;
     let (target_dir, profile) = if lto {

@@ -1,5 +1,5 @@
-//! Link checks: the Markdown of unpacked `.crate`s (`package-links`) and the rendered rustdoc
-//! (`doc-links`). A relative link must stay inside what is published: the package, or the
+//! Link checks: the Markdown of unpacked `.crate`s (for `package`) and the rendered rustdoc
+//! (`docs --case links`). A relative link must stay inside what is published: the package, or the
 //! rendered docs.
 
 use std::path::{Component, Path, PathBuf};
@@ -173,7 +173,7 @@ fn leaves(root: &Path, folder: &Path, target: &str, must_exist: bool) -> Option<
     (!(real.starts_with(root) && (!must_exist || real.exists()))).then_some(resolved)
 }
 
-/// `cargo xtask package-links DIR…`: every relative link in the Markdown of the unpacked
+/// Every relative link in the Markdown of the unpacked
 /// packages names a path inside its package.
 pub fn package_links(packages: &[PathBuf]) -> Result<(), String> {
     let mut bad = Vec::new();
@@ -198,7 +198,7 @@ pub fn package_links(packages: &[PathBuf]) -> Result<(), String> {
         }
     }
     for line in &bad {
-        eprintln!("package-links: broken outside the repository: {line}");
+        eprintln!("package: broken outside the repository: {line}");
     }
     if !bad.is_empty() {
         return Err(format!(
@@ -208,13 +208,13 @@ pub fn package_links(packages: &[PathBuf]) -> Result<(), String> {
         ));
     }
     println!(
-        "package-links: every relative link of {} packages resolves inside its package",
+        "package: every relative link of {} packages resolves inside its package",
         packages.len()
     );
     Ok(())
 }
 
-/// `cargo xtask doc-links [CRATE…]`: the rendered rustdoc (`cargo doc --workspace --no-deps`,
+/// `cargo xtask docs --case links [CRATE…]`: the rendered rustdoc (`cargo doc --workspace --no-deps`,
 /// in cargo's target directory) has the pages of every library of the workspace (or of the
 /// crates named), and no link (href or src) in them leaves the rendered tree.
 pub fn doc_links(meta: &Metadata, crates: &[String]) -> Result<(), String> {
@@ -280,7 +280,7 @@ pub fn doc_links(meta: &Metadata, crates: &[String]) -> Result<(), String> {
     }
     if problems.is_empty() {
         println!(
-            "doc-links: {} crates' rendered docs link only inside {}",
+            "docs: {} crates' rendered docs link only inside {}",
             crates.len(),
             doc.display()
         );

@@ -12,7 +12,6 @@ mod bench;
 mod build;
 mod carve;
 mod ci;
-mod circles;
 mod deflate_cost;
 mod device;
 mod device_cost;
@@ -20,11 +19,9 @@ mod elf;
 mod env30;
 mod files;
 mod fuzz;
-mod hostile_cases;
 mod install_c_check;
 mod instructions;
 mod links;
-mod md_tables;
 mod metadata;
 mod miri;
 mod msrv;
@@ -33,12 +30,10 @@ mod package;
 mod panic;
 mod partition_cost;
 mod partition_size;
-mod policy;
 mod qemu;
 mod qemu_partition;
 mod reproducible;
 mod size;
-mod unsafe_audit;
 mod walkthrough;
 
 use std::path::PathBuf;
@@ -70,14 +65,6 @@ enum Task {
         #[arg(long)]
         skip_workspace_tests: bool,
     },
-    /// The crates published to the registry, dependencies first (from `cargo metadata`).
-    Published {
-        /// List the workspace's other crates instead (`publish = false`).
-        #[arg(long)]
-        unpublished: bool,
-    },
-    /// Cargo's target directory for this workspace (honours `CARGO_TARGET_DIR`).
-    TargetDir,
     /// `cargo package` of the published crates, checked and used from fresh consumer crates.
     Package {
         /// Extra `cargo package` arguments (e.g. `--allow-dirty`).
@@ -86,164 +73,190 @@ enum Task {
     },
     /// The oldest Rust the core builds with (its rust-version), host and thumbv7em.
     Msrv,
-    /// The published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, -D warnings).
-    Docsrs,
+    /// The rendered docs: no link leaves them (`cargo doc --workspace --no-deps`), and the
+    /// published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, -D warnings).
+    Docs {
+        #[arg(long, value_enum, default_value = "all")]
+        case: DocsCase,
+        /// With `--case links`: the crates to check, as rustdoc names them (default: every
+        /// library of the workspace).
+        crates: Vec<String>,
+    },
     /// scripts/install-c.sh into a temporary prefix; C programs through pkg-config (shared, then
     /// static); a DESTDIR install, refusals of foreign files, --force, --uninstall.
     InstallCCheck,
-    /// The bare-metal template under QEMU: mps2-an386 (Arm), and the RISC-V loader on virt.
+    /// The bare-metal template and the RISC-V loader under QEMU, one case each.
     Qemu {
-        /// Which machine: arm, riscv or both.
-        #[arg(long, default_value = "both")]
-        arch: Arch,
+        #[arg(long, value_enum, default_value = "all")]
+        case: QemuCase,
     },
     /// The bare-metal template's link checks (blobs in XFLASH, internal flash < 16 KiB, gc per
     /// blob), with the flash split of run-time vs compile-time resolution.
     BareMetal,
-    /// The template README's walkthrough, as written: carve the look-alike, build a copy of the
-    /// template from the carve, boot it under QEMU.
-    Walkthrough,
-    /// The template with feature `partition` under QEMU: the signed partition at 0x21000000,
-    /// every tamper case refused, the README's three commands as written.
-    QemuPartition,
-    /// The instructions and flash a partition boot costs on the device (QEMU mps2-an386).
-    PartitionCost,
-    /// Regenerates the committed tables (`src/catalog/generated.rs`) from the fact tables;
-    /// `--check` fails naming each stale file instead.
-    Codegen {
-        /// Check only: fail when a generated file differs from what the fact tables give.
-        #[arg(long)]
-        check: bool,
-    },
     /// Two checkouts of the template put the same bytes into flash.
     Reproducible,
-    /// The flash cost of the resolvers on thumbv7em (code, table metadata, blob payload; what
-    /// `verify` adds) and the build cost of embedding the payload.
+    /// Flash on thumbv7em: the resolvers (code, table metadata, blob payload; what `verify`
+    /// adds, and the build cost of embedding the payload), the partition reader and verifiers.
     Size {
-        /// Leave out the build-cost table (two timed release builds of the core).
+        #[arg(long, value_enum, default_value = "all")]
+        what: SizeCase,
+        /// Leave out the build-cost table of `core` (two timed release builds of the core).
         #[arg(long)]
         no_build_cost: bool,
     },
-    /// Instructions per resolver call under callgrind: ours, the C look-alike, the ideal.
-    Instructions {
+    /// Per resolver call, ours, the C look-alike and the ideal: instructions under callgrind,
+    /// or wall time (criterion).
+    Bench {
+        #[arg(long, value_enum, default_value = "time")]
+        measure: Measure,
         /// lto = "fat", codegen-units = 1 (typical firmware profile).
         #[arg(long)]
         lto: bool,
-    },
-    /// Wall time per resolver call (criterion): ours, the C look-alike, the ideal.
-    Bench {
-        /// lto = "fat", codegen-units = 1.
-        #[arg(long)]
-        lto: bool,
-        /// 0.5 s warm-up and 1 s measurement per path (default 1 s / 3 s).
+        /// With `--measure time`: 0.5 s warm-up and 1 s measurement per path (default 1 s / 3 s).
         #[arg(long)]
         quick: bool,
     },
-    /// The instructions verification costs on the Cortex-M (QEMU mps2-an386), sha2 compact and
-    /// unrolled, and the template's internal flash with each.
-    DeviceCost,
-    /// The instructions and flash the deflate decoder costs on the Cortex-M (QEMU mps2-an386).
-    DeflateCost {
-        /// Build and print the flash lines only, no QEMU run.
+    /// What the device pays, in instructions (QEMU mps2-an386, Cortex-M4) and flash.
+    Cost {
+        #[arg(long, value_enum, default_value = "all")]
+        what: CostCase,
+        /// With `--what deflate`: build and print the flash lines only, no QEMU run.
         #[arg(long)]
         flash_only: bool,
     },
-    /// The flash cost of the partition reader and the ed25519 verifiers on thumbv7em.
-    PartitionSize,
     /// No panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the
     /// deflate path and ed25519 verify by call graph).
     Nopanic,
-    /// No link in the rendered docs (`cargo doc --workspace --no-deps`) leaves them.
-    DocLinks {
-        /// Crates to check, as rustdoc names them (default: every library of the workspace).
-        crates: Vec<String>,
-    },
-    /// No relative link in the Markdown of unpacked `.crate`s leaves its package.
-    PackageLinks {
-        /// The unpacked package directories.
-        #[arg(required = true)]
-        packages: Vec<PathBuf>,
-    },
-    /// The functions of a linked no_std ELF that call into the panic machinery (call graph from
-    /// `llvm-objdump -d`); fails unless each one's name contains an `--allow` string.
-    PanicCallers {
-        /// The ELF.
-        elf: PathBuf,
-        /// A substring of the functions allowed to call a panic entry (repeatable).
-        #[arg(long)]
-        allow: Vec<String>,
-    },
-    /// The repository's rules: README's Layout table, relative links, the core's front feature, no
-    /// import circle between a crate's modules, the core's unsafe budget.
-    Policy,
-    /// The version of a workspace crate (from `cargo metadata`).
-    Version {
-        /// The crate.
-        name: String,
-    },
-    /// Carve speed against `cat | sha256sum` (target: ratio at or below 1.0).
-    CarveSpeed {
+    /// The carve's speed against other ways of the same job, or its build matrix alone.
+    CarveBench {
+        #[arg(long, value_enum)]
+        case: CarveCase,
         /// The library to carve (default: the full look-alike, gcc -O2, built first).
         lib: Option<PathBuf>,
-        /// Rounds of the two commands, alternating; the best time of each counts.
+        /// With `--case speed`: rounds of the two commands, alternating; the best of each counts.
         #[arg(long, default_value_t = 7)]
         rounds: u32,
     },
-    /// Carve speed against the binutils pipeline (objdump, readelf, dd, sha256sum).
-    CarveVsBinutils {
-        /// The library to carve (default: the full look-alike, gcc -O2, built first).
-        lib: Option<PathBuf>,
-    },
-    /// The carve build matrix alone (look-alike × build conditions × strip states), with its
-    /// cell counts.
-    CarveMatrix,
     /// Fuzz the carver, the blob directory check, the partition reader and the inflater.
     Fuzz {
         /// Seconds per target.
         #[arg(long, default_value_t = 30)]
         seconds: u64,
-        /// Targets (default: carve blob_dir partition inflate).
+        /// Targets (default: every one, `fuzz/fuzz_targets`).
         targets: Vec<String>,
-    },
-    /// The hostile-input cases against the CLI (issue 20), one line each; the device-node cases
-    /// as root only.
-    HostileCases {
-        /// The `nrtucode` binary to test (default: one this run builds).
-        nrtucode: Option<PathBuf>,
     },
     /// The core's tests and the StdEnv race under miri (nightly).
     Miri,
-    /// Edit a template ELF's external flash (`.nrtucode_blobs`) as a bad write or an erased chip
-    /// would leave it.
-    ElfFlash {
-        #[command(subcommand)]
-        edit: elf::FlashEdit,
-    },
-    /// Compare what two firmware ELFs put into flash (loadable segments), then the whole files.
-    ElfSegments {
-        /// One build.
-        a: PathBuf,
-        /// The other.
-        b: PathBuf,
-    },
-    /// Split a thumbv7em consumer ELF into code, table metadata and blob payload (one JSON line).
-    SizeReport {
-        /// The ELF.
-        elf: PathBuf,
-        /// The label of the row.
-        label: String,
-    },
 }
 
-/// The QEMU machines.
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Arch {
-    /// mps2-an386 (Cortex-M4).
-    Arm,
-    /// virt (riscv32).
-    Riscv,
+/// The cases of `docs`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum DocsCase {
+    /// No link in the rendered docs (`cargo doc --workspace --no-deps`) leaves them.
+    Links,
+    /// The published crates' docs as docs.rs builds them.
+    Docsrs,
     /// Both.
-    Both,
+    All,
+}
+
+/// The cases of `qemu`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum QemuCase {
+    /// The template on mps2-an386: intact, tampered and erased flash, decoded defmt log.
+    Arm,
+    /// The RISC-V loader on virt.
+    Riscv,
+    /// The template with feature `partition`: the signed partition at 0x21000000, every tamper
+    /// case refused, the README's three commands as written.
+    Partition,
+    /// The template README's walkthrough, as written: carve the look-alike, build a copy of
+    /// the template from the carve, boot it.
+    Walkthrough,
+    /// Every case.
+    All,
+}
+
+/// The cases of `size`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SizeCase {
+    /// The resolvers in a minimal no_std consumer.
+    Core,
+    /// The partition reader and the ed25519 verifiers.
+    Partition,
+    /// Both.
+    All,
+}
+
+/// What `bench` measures.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Measure {
+    /// Instructions per call under callgrind.
+    Instructions,
+    /// Wall time per call (criterion).
+    Time,
+}
+
+/// The cases of `cost`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum CostCase {
+    /// Verification, sha2 compact and unrolled, and the template's internal flash with each.
+    Device,
+    /// A partition boot, step by step.
+    Partition,
+    /// The deflate decoder (decode + hash per byte, its flash).
+    Deflate,
+    /// Every case.
+    All,
+}
+
+/// The cases of `carve-bench`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum CarveCase {
+    /// Against `cat | sha256sum` (target: ratio at or below 1.0).
+    Speed,
+    /// Against the binutils pipeline (objdump, readelf, dd, sha256sum).
+    Binutils,
+    /// The build matrix alone (look-alike × build conditions × strip states), its cell counts.
+    Matrix,
+}
+
+/// A task's case to run: the one asked for, or every one for `all`.
+type Case<'a, C> = (C, Box<dyn Fn() -> Result<(), String> + 'a>);
+
+/// Runs the cases that `asked` selects (`all` selects every one), in table order.
+fn run_cases<C: PartialEq>(asked: C, all: C, cases: Vec<Case<'_, C>>) -> Result<(), String> {
+    for (case, run) in cases {
+        if asked == all || asked == case {
+            run()?;
+        }
+    }
+    Ok(())
+}
+
+/// An option given to a case it does not apply to is an error, not silently ignored.
+fn refuse_options_that_do_not_apply(task: &Task) -> Result<(), String> {
+    let wrong = match task {
+        Task::Docs { case, crates } => !crates.is_empty() && *case == DocsCase::Docsrs,
+        Task::Size {
+            what,
+            no_build_cost,
+        } => *no_build_cost && *what == SizeCase::Partition,
+        Task::Bench { measure, quick, .. } => *quick && *measure == Measure::Instructions,
+        Task::Cost { what, flash_only } => {
+            *flash_only && !matches!(what, CostCase::Deflate | CostCase::All)
+        }
+        Task::CarveBench { case, lib, rounds } => {
+            (lib.is_some() && *case == CarveCase::Matrix)
+                || (*rounds != 7 && *case != CarveCase::Speed)
+        }
+        _ => false,
+    };
+    if wrong {
+        Err("an option was given to a case it does not apply to (see --help)".into())
+    } else {
+        Ok(())
+    }
 }
 
 fn main() -> ExitCode {
@@ -260,72 +273,78 @@ fn run(task: Task) -> Result<(), String> {
     let meta = Metadata::load()?;
     std::env::set_current_dir(&meta.root)
         .map_err(|e| format!("cannot enter {}: {e}", meta.root.display()))?;
+    let meta = &meta;
+    refuse_options_that_do_not_apply(&task)?;
     match task {
         Task::Ci {
             fuzz_seconds,
             skip_workspace_tests,
-        } => ci::run(&meta, fuzz_seconds, skip_workspace_tests),
-        Task::Published { unpublished } => {
-            let names = if unpublished {
-                meta.unpublished()
-            } else {
-                meta.published()
-            };
-            for name in names {
-                println!("{name}");
-            }
-            Ok(())
-        }
-        Task::TargetDir => {
-            println!("{}", meta.target_dir.display());
-            Ok(())
-        }
-        Task::Package { args } => package::run(&meta, &args),
-        Task::Msrv => msrv::run(&meta),
-        Task::Docsrs => docsrs(&meta),
-        Task::InstallCCheck => install_c_check::run(&meta),
-        Task::Qemu { arch } => {
-            if matches!(arch, Arch::Arm | Arch::Both) {
-                qemu::arm(&meta)?;
-            }
-            if matches!(arch, Arch::Riscv | Arch::Both) {
-                qemu::riscv(&meta)?;
-            }
-            Ok(())
-        }
-        Task::BareMetal => bare_metal::run(&meta),
-        Task::Walkthrough => walkthrough::run(&meta),
-        Task::QemuPartition => qemu_partition::run(&meta),
-        Task::PartitionCost => partition_cost::run(&meta),
-        Task::Codegen { check } => ci::codegen(check),
-        Task::Reproducible => reproducible::run(&meta),
-        Task::Size { no_build_cost } => size::run(&meta, !no_build_cost),
-        Task::Instructions { lto } => instructions::run(&meta, lto),
-        Task::Bench { lto, quick } => bench::run(&meta, lto, quick),
-        Task::DeviceCost => device_cost::run(&meta),
-        Task::DeflateCost { flash_only } => deflate_cost::run(&meta, flash_only),
-        Task::PartitionSize => partition_size::run(&meta),
-        Task::Nopanic => nopanic::run(&meta),
-        Task::DocLinks { crates } => links::doc_links(&meta, &crates),
-        Task::PackageLinks { packages } => links::package_links(&packages),
-        Task::PanicCallers { elf, allow } => panic::panic_callers(&elf, &allow),
-        Task::Policy => policy::run(&meta),
-        Task::Version { name } => {
-            let version = meta
-                .version(&name)
-                .ok_or_else(|| format!("no crate {name} in the workspace"))?;
-            println!("{version}");
-            Ok(())
-        }
-        Task::CarveSpeed { lib, rounds } => carve::speed(&meta, lib.as_deref(), rounds),
-        Task::CarveVsBinutils { lib } => carve::vs_binutils(&meta, lib.as_deref()),
-        Task::CarveMatrix => carve::matrix(),
-        Task::Fuzz { seconds, targets } => fuzz::run(&meta, seconds, &targets),
-        Task::HostileCases { nrtucode } => hostile_cases::run(&meta, nrtucode.as_deref()),
+        } => ci::run(meta, fuzz_seconds, skip_workspace_tests),
+        Task::Package { args } => package::run(meta, &args),
+        Task::Msrv => msrv::run(meta),
+        Task::Docs { case, crates } => run_cases(
+            case,
+            DocsCase::All,
+            vec![
+                (
+                    DocsCase::Links,
+                    Box::new(|| links::doc_links(meta, &crates)),
+                ),
+                (DocsCase::Docsrs, Box::new(|| docsrs(meta))),
+            ],
+        ),
+        Task::InstallCCheck => install_c_check::run(meta),
+        Task::Qemu { case } => run_cases(
+            case,
+            QemuCase::All,
+            vec![
+                (QemuCase::Arm, Box::new(|| qemu::arm(meta))),
+                (QemuCase::Riscv, Box::new(|| qemu::riscv(meta))),
+                (QemuCase::Partition, Box::new(|| qemu_partition::run(meta))),
+                (QemuCase::Walkthrough, Box::new(|| walkthrough::run(meta))),
+            ],
+        ),
+        Task::BareMetal => bare_metal::run(meta),
+        Task::Reproducible => reproducible::run(meta),
+        Task::Size {
+            what,
+            no_build_cost,
+        } => run_cases(
+            what,
+            SizeCase::All,
+            vec![
+                (SizeCase::Core, Box::new(|| size::run(meta, !no_build_cost))),
+                (SizeCase::Partition, Box::new(|| partition_size::run(meta))),
+            ],
+        ),
+        Task::Bench {
+            measure,
+            lto,
+            quick,
+        } => match measure {
+            Measure::Instructions => instructions::run(meta, lto),
+            Measure::Time => bench::run(meta, lto, quick),
+        },
+        Task::Cost { what, flash_only } => run_cases(
+            what,
+            CostCase::All,
+            vec![
+                (CostCase::Device, Box::new(|| device_cost::run(meta))),
+                (CostCase::Partition, Box::new(|| partition_cost::run(meta))),
+                (
+                    CostCase::Deflate,
+                    Box::new(|| deflate_cost::run(meta, flash_only)),
+                ),
+            ],
+        ),
+        Task::Nopanic => nopanic::run(meta),
+        Task::CarveBench { case, lib, rounds } => match case {
+            CarveCase::Speed => carve::speed(meta, lib.as_deref(), rounds),
+            CarveCase::Binutils => carve::vs_binutils(meta, lib.as_deref()),
+            CarveCase::Matrix => carve::matrix(),
+        },
+        Task::Fuzz { seconds, targets } => fuzz::run(meta, seconds, &targets),
         Task::Miri => miri::run(),
-        Task::ElfFlash { edit } => elf::flash(&edit),
-        Task::ElfSegments { a, b } => elf::segments(&a, &b),
-        Task::SizeReport { elf, label } => elf::size_report(&elf, &label),
     }
 }
 

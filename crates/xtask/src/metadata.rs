@@ -131,14 +131,6 @@ impl Metadata {
             .collect()
     }
 
-    /// The features of the workspace crate `crate_name` (feature -> what it enables).
-    pub fn features(&self, crate_name: &str) -> Option<serde_json::Map<String, Value>> {
-        self.packages
-            .iter()
-            .find(|p| p["name"].as_str() == Some(crate_name))
-            .and_then(|p| p["features"].as_object().cloned())
-    }
-
     /// The version of the workspace crate `crate_name`.
     pub fn version(&self, crate_name: &str) -> Option<String> {
         self.packages

@@ -7,7 +7,7 @@
 //! blob or binary (no NUL byte in any file); no packaged manifest names a `publish = false` crate
 //! (nrtucode-test-elf and the look-alike are unversioned dev-dependencies, which cargo package
 //! strips); no relative link in a packaged Markdown file names a path outside its package
-//! (`package-links`); a host consumer with default features builds once (a second build is
+//! ([`crate::links::package_links`]); a host consumer with default features builds once (a second build is
 //! fresh) and resolves CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's
 //! `resolve` writes and as long as the facts say; a `default-features = false` consumer with one
 //! generation builds for thumbv7em-none-eabihf; the CLI built from its package runs

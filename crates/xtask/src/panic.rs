@@ -1,5 +1,5 @@
-//! `cargo xtask panic-callers ELF [--allow S]…`: the functions of a linked no_std ELF that call
-//! into the panic machinery, and whether each is allowed to.
+//! The functions of a linked no_std ELF that call into the panic machinery (for `nopanic` and
+//! the deflate case of `cost`), and whether each is allowed to.
 //!
 //! The one call-graph checker of the repository (it replaced two Python scripts: one read
 //! the disassembly, the other `--emit=asm`). The ELF is
@@ -160,10 +160,10 @@ pub struct Callers {
 }
 
 impl Callers {
-    /// The count line `panic-callers` ends with.
+    /// One count line.
     pub fn summary(&self) -> String {
         format!(
-            "panic-callers: {} allowed functions call a panic entry, {} other functions do ({} functions)",
+            "call graph: {} allowed functions call a panic entry, {} other functions do ({} functions)",
             self.allowed, self.refused, self.functions
         )
     }
@@ -226,24 +226,6 @@ pub fn callers(elf: &Path, allow: &[String]) -> Result<Callers, String> {
             .push(format!("{verdict}: {f} -> {}", entries.join(", ")));
     }
     Ok(found)
-}
-
-/// Checks `elf`; prints one line per function calling into the panic machinery, then a count.
-pub fn panic_callers(elf: &Path, allow: &[String]) -> Result<(), String> {
-    let found = callers(elf, allow)?;
-    for line in &found.lines {
-        println!("{line}");
-    }
-    println!("{}", found.summary());
-    if found.refused == 0 {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} functions of {} call a panic entry and are not allowed to",
-            found.refused,
-            elf.display()
-        ))
-    }
 }
 
 #[cfg(test)]

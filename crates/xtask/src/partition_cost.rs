@@ -1,6 +1,6 @@
-//! `cargo xtask partition-cost`: what reading a signed partition costs on the Cortex-M
+//! `cargo xtask cost --what partition`: what reading a signed partition costs on the Cortex-M
 //! (informative; docs/performance.md and examples/bare-metal/README.md describe it).
-//! Instructions, not cycles, counted as `cargo xtask device-cost` counts them:
+//! Instructions, not cycles, counted as `cargo xtask cost --what device` counts them:
 //! examples/bare-metal's `examples/partition_cost.rs` under QEMU mps2-an386 with one guest
 //! instruction per translation block and a log line per block executed, the lines between its
 //! markers `cost_begin` and `cost_end`; the fixtures partition (`nrtucode pack --fixtures full

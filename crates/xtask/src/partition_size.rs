@@ -1,4 +1,4 @@
-//! `cargo xtask partition-size`: the flash cost of reading a signed partition on
+//! `cargo xtask size --what partition`: the flash cost of reading a signed partition on
 //! thumbv7em-none-eabihf (release, opt-level "s", LTO, codegen-units 1, panic = abort): three
 //! tiny no_std binaries built in a scratch directory, each with a looping panic handler,
 //! measured as binutils' `size` counts text (every allocated section that is code or read-only,
@@ -58,7 +58,7 @@ fn check(key: &[u8; 32], bytes: &'static [u8]) -> i32 {
     a + p.get_hwdecode_table(black_box(7), black_box(0)).map_or(0, |b| b.len() as i32)
 }"#;
 
-/// `cargo xtask partition-size`.
+/// `cargo xtask size --what partition`.
 pub fn run(meta: &Metadata) -> Result<(), String> {
     let _ = Command::new("rustup")
         .args(["target", "add", THUMB])

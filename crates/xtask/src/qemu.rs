@@ -1,4 +1,4 @@
-//! `cargo xtask qemu --arch arm|riscv|both`: bare metal under QEMU.
+//! `cargo xtask qemu --case arm` and `--case riscv`: bare metal under QEMU.
 //!
 //! Arm: the bare-metal template (examples/bare-metal, feature `qemu`) booted on mps2-an386
 //! (Cortex-M4), with run-time and with compile-time (`const-resolve`) resolution. Its defmt log

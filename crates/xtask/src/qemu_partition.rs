@@ -1,4 +1,4 @@
-//! `cargo xtask qemu-partition`: the bare-metal template with feature `partition` under QEMU's
+//! `cargo xtask qemu --case partition`: the bare-metal template with feature `partition` under QEMU's
 //! mps2-an386. No blob in the program; `nrtucode pack` writes a signed partition of the built-in
 //! fixtures, QEMU loads it on its own at 0x21000000 (`-device loader`, as `probe-rs download`
 //! writes it on a board), and the firmware checks its signature once, then copy-verifies

@@ -1,4 +1,4 @@
-//! `cargo xtask walkthrough`: the walkthrough of examples/bare-metal/README.md ("From the vendor
+//! `cargo xtask qemu --case walkthrough`: the walkthrough of examples/bare-metal/README.md ("From the vendor
 //! library to a running device") as written: the sh block after its `<!-- walkthrough: … -->`
 //! marker, run through bash from the repository's root ([`device::run_block`]), with `LOADER`
 //! pointing into a fresh scratch directory (the block's default is `$HOME/my-loader`). The

@@ -1,5 +1,6 @@
-//! `cargo xtask policy`: the repository's own rules, checked on its files and its
-//! `cargo metadata` (they were integration tests of the core, which linked the blob set for them):
+//! The repository's own rules, checked on its files and its `cargo metadata` by README's test
+//! command (`cargo test --workspace`; this was `cargo xtask policy`, and before that integration
+//! tests of the core, which linked the blob set for them). One row of [`CHECKS`] each:
 //!
 //! * README's Layout table matches the tree: every path it names exists, and every crate under
 //!   `crates/` and every top-level directory is named in it;
@@ -7,17 +8,57 @@
 //! * the core's `front` feature enables exactly the facts' front selection (`FRONT_FEATURES`),
 //!   as Cargo resolves it, however the manifest spells it;
 //! * no crate of the workspace has an import circle between its top-level modules
-//!   ([`crate::circles`]);
-//! * the core's unsafe budget ([`crate::unsafe_audit`]): one `unsafe`, the blobs' link-section
+//!   ([`circles`]);
+//! * the core's unsafe budget ([`unsafe_audit`]): one `unsafe`, the blobs' link-section
 //!   attribute in one definition;
-//! * every Markdown table renders whole ([`crate::md_tables`]).
+//! * every Markdown table renders whole ([`md_tables`]).
+
+mod circles;
+mod md_tables;
+mod unsafe_audit;
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use nrtucode_facts::facts::FRONT_FEATURES;
 
-use crate::metadata::Metadata;
+/// One rule: what it checks, and the check (pushes a message per broken rule; `Err` when it
+/// cannot read what it checks).
+type Check = fn(&Path, &mut Vec<String>) -> Result<(), String>;
+
+/// Every rule, in the order its messages are listed. A new rule is one more row.
+const CHECKS: [(&str, Check); 6] = [
+    ("README's layout table", layout),
+    ("relative links", links),
+    ("the front feature", front_feature),
+    ("no import circle", import_circles),
+    ("the core's unsafe budget", unsafe_audit::check),
+    ("Markdown tables", markdown_tables),
+];
+
+/// Every Markdown table renders whole ([`md_tables::check`]).
+fn markdown_tables(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
+    problems.extend(md_tables::check(root).err());
+    Ok(())
+}
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn the_repository_keeps_its_rules() {
+    let root = root();
+    let mut problems = Vec::new();
+    for (name, check) in CHECKS {
+        if let Err(e) = check(&root, &mut problems) {
+            problems.push(format!("{name}: {e}"));
+        }
+    }
+    assert!(problems.is_empty(), "policy:\n  {}", problems.join("\n  "));
+}
 
 /// The first-column paths of the table under `## Layout` in `readme`, without a trailing `/`.
 fn layout_paths(readme: &str) -> Result<Vec<String>, String> {
@@ -117,10 +158,30 @@ fn links(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
     Ok(())
 }
 
-fn front_feature(meta: &Metadata, problems: &mut Vec<String>) -> Result<(), String> {
-    let features = meta
-        .features("nrtucode")
-        .ok_or("no package nrtucode in cargo metadata")?;
+/// The core's features as `cargo metadata` resolves them (feature -> what it enables).
+fn core_features(root: &Path) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+        format!(
+            "cargo metadata printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )
+    })?;
+    json["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["name"].as_str() == Some("nrtucode"))
+        .and_then(|p| p["features"].as_object().cloned())
+        .ok_or_else(|| "no package nrtucode in cargo metadata".into())
+}
+
+fn front_feature(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
+    let features = core_features(root)?;
     let mut front: Vec<&str> = features
         .get("front")
         .and_then(|f| f.as_array())
@@ -148,50 +209,36 @@ fn front_feature(meta: &Metadata, problems: &mut Vec<String>) -> Result<(), Stri
     Ok(())
 }
 
-/// Runs every policy check, listing every broken rule.
-pub fn run(meta: &Metadata) -> Result<(), String> {
-    let mut problems = Vec::new();
-    layout(&meta.root, &mut problems)?;
-    links(&meta.root, &mut problems)?;
-    front_feature(meta, &mut problems)?;
-    let mut srcs = vec![meta.root.join("src")];
-    for krate in dirs(&meta.root.join("crates"), "")? {
-        let src = meta.root.join("crates").join(krate).join("src");
+/// The crates' `src/` directories: the core's and each one's under `crates/`.
+fn import_circles(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
+    let mut srcs = vec![root.join("src")];
+    for krate in dirs(&root.join("crates"), "")? {
+        let src = root.join("crates").join(krate).join("src");
         if src.is_dir() {
             srcs.push(src);
         }
     }
-    let srcs: Vec<&Path> = srcs.iter().map(|p| p.as_path()).collect();
-    crate::circles::check(&srcs, &mut problems)?;
-    crate::unsafe_audit::check(&meta.root, &mut problems)?;
-    problems.extend(crate::md_tables::check(&meta.root).err());
-    if problems.is_empty() {
-        println!(
-            "policy: README layout, relative links, the front feature, no import circle in {} crates, the core's unsafe budget, Markdown tables: all hold",
+    if srcs.len() < 5 {
+        problems.push(format!(
+            "only {} crates to check for import circles",
             srcs.len()
-        );
-        Ok(())
-    } else {
-        Err(format!("policy:\n  {}", problems.join("\n  ")))
+        ));
     }
+    let srcs: Vec<&Path> = srcs.iter().map(|p| p.as_path()).collect();
+    circles::check(&srcs, problems)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+#[test]
+fn the_layout_table_is_read_from_its_section_only() {
+    let readme = "# x\n| `no/` | before |\n## Layout\n| path | what |\n|---|---|\n| `src/` | core |\n| `a.rs` | file |\n## Next\n| `later/` | no |\n";
+    assert_eq!(layout_paths(readme).unwrap(), ["src", "a.rs"]);
+    assert!(layout_paths("# no layout\n").is_err());
+}
 
-    #[test]
-    fn the_layout_table_is_read_from_its_section_only() {
-        let readme = "# x\n| `no/` | before |\n## Layout\n| path | what |\n|---|---|\n| `src/` | core |\n| `a.rs` | file |\n## Next\n| `later/` | no |\n";
-        assert_eq!(layout_paths(readme).unwrap(), ["src", "a.rs"]);
-        assert!(layout_paths("# no layout\n").is_err());
-    }
-
-    #[test]
-    fn relative_links_drop_anchors_and_urls() {
-        assert_eq!(
-            relative_links("[a](docs/x.md#y) [b](https://h.invalid/z) [c](#top)"),
-            ["docs/x.md"]
-        );
-    }
+#[test]
+fn relative_links_drop_anchors_and_urls() {
+    assert_eq!(
+        relative_links("[a](docs/x.md#y) [b](https://h.invalid/z) [c](#top)"),
+        ["docs/x.md"]
+    );
 }

@@ -1,4 +1,4 @@
-//! No import circle between the top-level modules of a crate: a part of `cargo xtask policy`.
+//! No import circle between the top-level modules of a crate: a check of `tests/policy/main.rs`.
 //!
 //! Each `.rs` file under a crate's `src/` belongs to its top-level module (`src/catalog.rs` and
 //! `src/catalog/generated.rs` are both `catalog`); the crate root (`lib.rs`, `main.rs`) is not a

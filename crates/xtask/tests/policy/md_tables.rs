@@ -6,7 +6,7 @@
 //!
 //! Cells are counted as GFM splits them: on every `|` not escaped with a backslash, inside code
 //! spans too (`a \| b` is one cell; `` `a | b` `` is two), a leading and a trailing `|`
-//! optional. Self-contained: [`check`] is called by `cargo xtask policy`.
+//! optional. Self-contained: [`check`] is one row of the policy test's checks.
 
 use std::path::Path;
 use std::process::Command;

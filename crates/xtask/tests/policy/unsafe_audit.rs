@@ -1,4 +1,4 @@
-//! The core's `unsafe` budget, checked on its sources (a part of `cargo xtask policy`; it was an
+//! The core's `unsafe` budget, checked on its sources (a check of `tests/policy/main.rs`; it was an
 //! integration test of the core): no `unsafe` block, fn, impl or extern anywhere in `src/`, with
 //! every feature; the one `unsafe` is the `#[unsafe(link_section = …)]` attribute inside the
 //! hand-written `embed_blob!` in `src/catalog.rs`; `src/lib.rs` denies `unsafe_code`; the build
