@@ -53,7 +53,7 @@ use miniz_oxide::inflate::core::{
     inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
 };
 
-use crate::verify::{Hex, Sha256Digest, Sha256Hasher, SoftSha256};
+use crate::verify::{Sha256Digest, Sha256Hasher, SoftSha256};
 
 /// Bytes decoded, then hashed, per step: small enough to still be in cache when hashed, large
 /// enough that the inflater's per-call cost (saving and restoring its state) stays small.
@@ -85,6 +85,7 @@ impl fmt::Debug for Inflater {
 /// (nothing written), the bytes written into the buffer have been zeroed again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum DecodeError {
     /// The destination is shorter than the decoded length; nothing was written.
     BufferTooSmall {
@@ -123,13 +124,9 @@ pub enum DecodeError {
         /// How many.
         count: usize,
     },
-    /// The decoded bytes hash to something else than the recorded digest.
-    Mismatch {
-        /// The recorded digest (of the decoded bytes).
-        expected: Sha256Digest,
-        /// The digest of the bytes decoded.
-        actual: Sha256Digest,
-    },
+    /// The decoded bytes hash to something else than the recorded digest (the caller has it;
+    /// the digest of what was decoded is not kept: the bytes were zeroed).
+    Mismatch,
 }
 
 impl fmt::Display for DecodeError {
@@ -158,11 +155,8 @@ impl fmt::Display for DecodeError {
             DecodeError::TrailingBytes { count } => {
                 write!(f, "{count} stored bytes follow the final deflate block")
             }
-            DecodeError::Mismatch { expected, actual } => write!(
-                f,
-                "SHA-256 of the decoded bytes mismatch: expected {}, found {}",
-                Hex(expected),
-                Hex(actual)
+            DecodeError::Mismatch => f.write_str(
+                "SHA-256 mismatch: the decoded bytes do not hash to the recorded digest",
             ),
         }
     }
@@ -213,10 +207,7 @@ pub fn decode_verified_with<'o, H: Sha256Hasher + ?Sized>(
         if actual == *sha256 {
             Ok(())
         } else {
-            Err(DecodeError::Mismatch {
-                expected: *sha256,
-                actual,
-            })
+            Err(DecodeError::Mismatch)
         }
     });
     match outcome {
@@ -282,3 +273,7 @@ fn inflate_hashing<H: Sha256Hasher + ?Sized>(
         return (decoded, result);
     }
 }
+
+// Small enough to return by value on a microcontroller: the digests stay with the caller.
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert!(core::mem::size_of::<DecodeError>() <= 12);

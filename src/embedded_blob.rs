@@ -42,9 +42,9 @@ impl fmt::Debug for EmbeddedBlob {
     }
 }
 
-/// Prints a digest in lower-case hex. (The std-side `nrtucode_facts::hex::lower_hex` cannot serve
+/// Prints bytes (a digest, a key ID) in lower-case hex. (The std-side `nrtucode_facts::hex::lower_hex` cannot serve
 /// here: the facts crate is the core's build dependency and allocates; this one allocates nothing.)
-pub(crate) struct Hex<'a>(pub(crate) &'a Sha256Digest);
+pub(crate) struct Hex<'a>(pub(crate) &'a [u8]);
 
 impl fmt::Debug for Hex<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -50,6 +50,7 @@ const fn le32(bytes: &[u8], at: usize) -> u32 {
 /// A blob that breaks the documented format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum ProfError {
     /// The blob is not the size of its kind.
     WrongSize {
@@ -539,3 +540,6 @@ pub const fn validate_pair(
         control_records,
     })
 }
+
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert!(core::mem::size_of::<ProfError>() <= 16);

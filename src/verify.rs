@@ -34,7 +34,6 @@
 use core::fmt;
 
 use crate::catalog::blob_table;
-pub(crate) use crate::embedded_blob::Hex;
 pub use crate::embedded_blob::{EmbeddedBlob, Sha256Digest};
 
 /// SHA-256 of zero bytes: what an empty blob (a boundary cursor) is checked against.
@@ -92,8 +91,9 @@ impl Sha256Hasher for SoftSha256 {
 }
 
 /// Why a blob did not verify.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum VerifyError {
     /// The slice is not one of this build's embedded blobs (by address and length), so there is
     /// no recorded digest to check it against.
@@ -108,14 +108,9 @@ pub enum VerifyError {
         /// Bytes available.
         available: usize,
     },
-    /// The bytes hash to something else than the recorded digest. After a copy, the copied
-    /// bytes have been zeroed.
-    Mismatch {
-        /// The recorded digest.
-        expected: Sha256Digest,
-        /// The digest of the bytes checked.
-        actual: Sha256Digest,
-    },
+    /// The bytes hash to something else than the recorded digest (the caller has it:
+    /// [`expected_sha256`]). After a copy, the copied bytes have been zeroed.
+    Mismatch,
 }
 
 impl fmt::Display for VerifyError {
@@ -128,12 +123,9 @@ impl fmt::Display for VerifyError {
                 f,
                 "destination holds {available} bytes, the blob needs {needed}"
             ),
-            VerifyError::Mismatch { expected, actual } => write!(
-                f,
-                "SHA-256 mismatch: expected {}, found {}",
-                Hex(expected),
-                Hex(actual)
-            ),
+            VerifyError::Mismatch => {
+                f.write_str("SHA-256 mismatch: the bytes do not hash to the recorded digest")
+            }
         }
     }
 }
@@ -289,10 +281,7 @@ fn compare(expected: &Sha256Digest, actual: Sha256Digest) -> Result<(), VerifyEr
     if *expected == actual {
         Ok(())
     } else {
-        Err(VerifyError::Mismatch {
-            expected: *expected,
-            actual,
-        })
+        Err(VerifyError::Mismatch)
     }
 }
 
@@ -319,3 +308,7 @@ mod tests {
         assert_eq!(first[..4], [0xba, 0x78, 0x16, 0xbf]); // FIPS 180-2 "abc"
     }
 }
+
+// Small enough to return by value on a microcontroller: the digests stay with the caller.
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert!(core::mem::size_of::<VerifyError>() <= 12);

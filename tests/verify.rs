@@ -102,17 +102,12 @@ fn a_one_bit_flip_is_caught() {
         copy[bit / 8] ^= 1 << (bit % 8);
         // In place.
         let err = check_sha256(&copy, expected, &mut hasher).unwrap_err();
-        assert_eq!(
-            err,
-            VerifyError::Mismatch {
-                expected: *expected,
-                actual: sha256(&copy)
-            }
-        );
+        assert_eq!(err, VerifyError::Mismatch);
+        assert_ne!(&sha256(&copy), expected);
         // While copying: the destination is zeroed again, not left holding the bad bytes.
         let mut dst = vec![0xa5u8; blob.len() + 8];
         let err = copy_checked(&copy, &mut dst, expected, &mut hasher).unwrap_err();
-        assert!(matches!(err, VerifyError::Mismatch { .. }));
+        assert_eq!(err, VerifyError::Mismatch);
         assert!(dst[..blob.len()].iter().all(|&b| b == 0));
         assert!(dst[blob.len()..].iter().all(|&b| b == 0xa5));
         // The intact bytes pass through the same hasher.
@@ -121,16 +116,11 @@ fn a_one_bit_flip_is_caught() {
             Ok(blob.len())
         );
     }
-    assert!(err_display_names_both_digests(expected));
-}
-
-fn err_display_names_both_digests(expected: &Sha256Digest) -> bool {
-    let err = VerifyError::Mismatch {
-        expected: *expected,
-        actual: EMPTY_SHA256,
-    };
-    let text = err.to_string();
-    text.contains("e3b0c442") && text.contains(&format!("{:02x}{:02x}", expected[0], expected[1]))
+    assert!(
+        VerifyError::Mismatch
+            .to_string()
+            .starts_with("SHA-256 mismatch")
+    );
 }
 
 #[test]
@@ -234,7 +224,7 @@ fn a_custom_hasher_replaces_the_software_one() {
     hw.faulty = true;
     assert!(matches!(
         verify_blob_with(blob, &mut hw),
-        Err(VerifyError::Mismatch { .. })
+        Err(VerifyError::Mismatch)
     ));
 }
 

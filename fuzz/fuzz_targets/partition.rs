@@ -2,7 +2,7 @@
 //! seeds are signed with it, so mutations of their blob bytes reach the resolvers through the
 //! signature) or the unsigned test door, then every resolver over a grid of arguments and
 //! environments, the digest check of every blob and a verified copy, and every resolver into a
-//! buffer (`*_into`: copy-verify, or decode-verify a deflate blob). Nothing may panic; every
+//! buffer (`Blob::load_into`: copy-verify, or check then decode-verify a deflate blob). Nothing may panic; every
 //! refusal must be a typed `PartitionError`. Properties: every decoded length `parse` lets
 //! through is within the format's bounds (1 MiB a blob, deflate's 1032:1, 64 MiB in all), so
 //! sizing a buffer from it is safe; and once the signature and the stored digests hold (a
@@ -13,7 +13,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use nrtucode::NoEnv;
-use nrtucode::partition::{Getter, Partition, Policy, PublicKey, format};
+use nrtucode::partition::{Codec, Loader, Partition, Policy, PublicKey, format};
+use nrtucode::verify::SoftSha256;
 
 /// The committed test key's public half (keys/test-ed25519.pub.pem).
 const TEST_KEY: PublicKey = PublicKey::from_bytes([
@@ -29,23 +30,25 @@ fuzz_target!(|data: &[u8]| {
         min_security_counter: 0,
         expected_class: parsed.class(),
     };
-    let _ = parsed.untrusted_check_blobs();
+    let untrusted = parsed.untrusted_tables();
+    let _ = untrusted.check_stored_digests(&mut SoftSha256::new());
     let mut decoded_total = 0usize;
-    for n in 0..parsed.blob_count() as u16 {
-        let e = parsed.untrusted_toc_entry(n).expect("every entry of a parsed partition");
+    for n in untrusted.blob_ids() {
+        let e = untrusted.toc_entry(n).expect("every entry of a parsed partition");
         let (stored, decoded) = (e.stored_len as usize, e.decoded_len as usize);
-        assert!(decoded <= format::MAX_BLOB_LEN, "blob {n}: decoded_len {decoded}");
-        if e.codec == format::CODEC_DEFLATE {
-            assert!(decoded <= stored * format::DEFLATE_MAX_RATIO, "blob {n}: over the ceiling");
+        assert!(decoded <= format::MAX_BLOB_LEN, "{n}: decoded_len {decoded}");
+        if e.codec == Codec::Deflate {
+            assert!(decoded <= stored * format::DEFLATE_MAX_RATIO, "{n}: over the ceiling");
         } else {
-            assert_eq!((stored, e.stored_sha256), (decoded, e.sha256), "blob {n}");
+            assert_eq!((stored, e.stored_sha256), (decoded, e.sha256), "{n}");
         }
         decoded_total += decoded;
+        let _ = untrusted.first_use(n);
     }
     assert!(decoded_total <= format::MAX_DECODED_TOTAL);
     let verified = match parsed.verify(&TEST_KEY, &policy) {
         Ok(v) => v,
-        Err(_) => match parsed.trust_unsigned_for_testing(&policy) {
+        Err(_) => match parsed.insecure_trust_unsigned(&policy) {
             Ok(v) => v,
             Err(_) => return,
         },
@@ -55,12 +58,13 @@ fuzz_target!(|data: &[u8]| {
         &[("NEURON_UCODE_FLAVOR", "debug")],
         &[("NRTUCODE_MPLUS_ON_MARIANA", "1")],
     ];
-    let mut dst = [0u8; 64];
+    let mut hasher = SoftSha256::new();
     for idx in [0, 4, 7, 13, 21, 31, 36, 37, 38, u32::MAX] {
         for region in [-1, 0, 1, 2, 3, 4] {
             for flavor in [0, 1, 2, 3, 17, 19, -1] {
-                if let Ok(bytes) = verified.get_memory_image(idx, region, flavor, &envs[0]) {
-                    let _ = verified.copy_verified(bytes, &mut dst);
+                if let Ok(blob) = verified.get_memory_image(idx, region, flavor, &envs[0]) {
+                    let _ = blob.check(&mut hasher);
+                    let _ = blob.unchecked_in_place();
                 }
             }
         }
@@ -70,28 +74,29 @@ fuzz_target!(|data: &[u8]| {
         for kind in [-1, 0, 1, 2] {
             let _ = verified.get_hwdecode_table(idx, kind);
         }
-        let _ = verified.descriptors(idx).count();
-        let _ = verified.prof_getters(idx);
+        let _ = verified.tables().descriptors(idx).count();
+        let _ = verified.tables().prof_getters(idx);
     }
     // Authenticated stored bytes decode: a blob whose stream matches its signed digest is the
     // packer's, so it decodes and verifies; a changed one never reaches the inflater.
-    let mut inflater = Box::new(nrtucode::deflate::Inflater::new());
-    if verified.check_blobs().is_ok() && parsed.is_signed() {
-        for n in 0..parsed.blob_count() as u16 {
-            let e = verified.toc_entry(n).expect("every entry");
-            let mut out = vec![0u8; e.decoded_len as usize];
-            let mut hasher = nrtucode::verify::SoftSha256::new();
-            verified
-                .getter_into_with(Getter::Blob(n), &mut out, &mut inflater, &mut hasher)
+    let mut loader = Box::new(Loader::new());
+    if verified.check_blobs(&mut hasher).is_ok() && parsed.is_signed() {
+        for n in verified.tables().blob_ids() {
+            let blob = verified.blob(n).expect("every entry");
+            let mut out = vec![0u8; blob.len()];
+            blob.load_into(&mut out, &mut loader)
                 .expect("signed, stored digest held: the blob decodes and verifies");
         }
     }
-    let _ = verified.get_memory_image(7, 0, 1, &NoEnv);
-    // Into a buffer (stored: copy-verify; deflate: decode-verify), never past the blob.
+    // Into a buffer (stored: copy-verify; deflate: check, then decode-verify), never past the
+    // blob, nothing left behind on a refusal.
     let mut out = vec![0xa5u8; 0x1000];
     for idx in [0, 7, 13, 37] {
         for region in 0..4 {
-            match verified.get_memory_image_into(idx, region, 1, &NoEnv, &mut out, &mut inflater) {
+            let Ok(blob) = verified.get_memory_image(idx, region, 1, &NoEnv) else {
+                continue;
+            };
+            match blob.load_into(&mut out, &mut loader) {
                 Ok(bytes) => {
                     let n = bytes.len();
                     assert!(out[n..].iter().all(|&b| b == 0xa5), "written past the blob");
@@ -101,7 +106,9 @@ fuzz_target!(|data: &[u8]| {
             out.fill(0xa5);
         }
         for kind in [0, 1] {
-            let _ = verified.get_hwdecode_table_into(idx, kind, &mut out, &mut inflater);
+            if let Ok(blob) = verified.get_hwdecode_table(idx, kind) {
+                let _ = blob.load_into(&mut out, &mut loader);
+            }
             out.fill(0xa5);
         }
     }

@@ -1,18 +1,28 @@
-//! Why a partition was refused: [`PartitionError`], one small `Copy` enum with a precise
-//! message per case; and [`InPlaceError`], a resolver's answer over a partition that is not a
-//! blob.
+//! Why a partition, or one of its blobs, was refused: one error per step, each a small `Copy`
+//! enum (at most 12 bytes on a 32-bit target) with a precise message per case.
+//!
+//! - [`FormatError`]: [`Partition::parse`](super::Partition::parse), the structure;
+//! - [`TrustError`]: [`Partition::verify`](super::Partition::verify), the signature and policy;
+//! - [`LoadError`]: a [`Blob`](super::Blob)'s checks and loads, and
+//!   [`VerifiedPartition::check_blobs`](super::VerifiedPartition::check_blobs);
+//! - [`PartitionError`]: any of the three, for a function that does several steps (`?` converts).
+//!
+//! Digests are not carried: the caller that wants to show one has it (the expected digests are
+//! in [`TocEntry`](super::TocEntry)). Every enum may gain a reason (`#[non_exhaustive]`), and no
+//! variant depends on a cargo feature.
 
 use core::fmt;
 
-use crate::verify::Sha256Digest;
-use crate::{ProfKind, Region, ResolveErr};
+use super::TableClass;
+use super::blob::{BlobId, Codec};
+use crate::embedded_blob::Hex;
+use crate::{ProfKind, Region};
 
-/// A table of the partition, named in [`PartitionError::Table`].
+/// A table of the partition, named in [`FormatError::Table`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum TableName {
-    /// The header.
-    Header,
     /// The `image_list` slots.
     ImageList,
     /// The descriptors.
@@ -29,7 +39,6 @@ impl TableName {
     /// The table's name, as the format document spells it.
     pub const fn name(self) -> &'static str {
         match self {
-            TableName::Header => "header",
             TableName::ImageList => "image_list",
             TableName::Descriptors => "descriptors",
             TableName::ProfList => "hwdecode_table_list",
@@ -39,7 +48,8 @@ impl TableName {
     }
 }
 
-/// The first getter that uses a blob: how an error names the blob.
+/// The first getter that uses a blob ([`Tables::first_use`](super::Tables::first_use)): how a
+/// message names the blob to a person.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum BlobUse {
@@ -76,10 +86,12 @@ impl fmt::Display for BlobUse {
     }
 }
 
-/// Why a partition is refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Why [`Partition::parse`](super::Partition::parse) refused the bytes: they are not a
+/// partition of this format, byte for byte (`docs/partition.md`, "What a reader checks").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum PartitionError {
+#[non_exhaustive]
+pub enum FormatError {
     /// Fewer bytes than the header, or than the header's total length.
     Truncated {
         /// Bytes the partition needs.
@@ -106,25 +118,63 @@ pub enum PartitionError {
         /// Which table.
         table: TableName,
         /// Entry number in it.
-        entry: usize,
+        entry: u16,
         /// The rule broken.
         reason: &'static str,
     },
     /// A table-of-contents entry with a codec this reader does not know.
     UnknownCodec {
-        /// Entry number.
-        blob: u16,
+        /// The entry.
+        blob: BlobId,
         /// The codec byte.
         codec: u8,
     },
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            FormatError::Truncated { needed, available } => write!(
+                f,
+                "truncated partition: {available} bytes, the partition needs {needed}"
+            ),
+            FormatError::Erased => {
+                f.write_str("erased flash (magic bytes are 0xff): no partition was written")
+            }
+            FormatError::BadMagic => f.write_str("bad magic: not an nrtucode partition"),
+            FormatError::UnsupportedVersion { found } => write!(
+                f,
+                "unsupported partition format version {found} (this reader reads {})",
+                super::format::VERSION
+            ),
+            FormatError::BadHeader { field } => write!(f, "bad header field {field}"),
+            FormatError::Table {
+                table,
+                entry,
+                reason,
+            } => write!(f, "{} entry {entry}: {reason}", table.name()),
+            FormatError::UnknownCodec { blob, codec } => {
+                write!(f, "{blob}: unknown codec {codec}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for FormatError {}
+
+/// Why [`Partition::verify`](super::Partition::verify) did not trust a well-formed partition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum TrustError {
     /// `verify` on a partition whose header says it is unsigned.
     Unsigned,
-    /// `trust_unsigned_for_testing` on a signed partition: verify it instead.
+    /// The insecure unsigned read (feature `insecure-unsigned`) on a signed partition: verify
+    /// it instead.
     Signed,
-    /// The partition was signed with another key (its key ID is not the given key's).
+    /// The partition was signed with another key: its key ID is not the given key's (which the
+    /// caller has: [`PublicKey::key_id`](super::PublicKey::key_id)).
     UnknownKey {
-        /// The key ID of the given public key.
-        expected: [u8; 8],
         /// The key ID in the header.
         found: [u8; 8],
     },
@@ -144,231 +194,218 @@ pub enum PartitionError {
         /// The class the policy expects.
         expected: TableClass,
     },
-    /// A blob's SHA-256 is not the one in the table of contents.
+}
+
+impl fmt::Display for TrustError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            TrustError::Unsigned => f.write_str(
+                "the partition is unsigned; only the insecure unsigned read (feature insecure-unsigned) takes it",
+            ),
+            TrustError::Signed => {
+                f.write_str("the partition is signed: verify it with its public key")
+            }
+            TrustError::UnknownKey { found } => write!(
+                f,
+                "signed by an unknown key: key ID {}, not the given public key's",
+                Hex(&found)
+            ),
+            TrustError::BadSignature => f.write_str(
+                "bad signature: the signed bytes were changed or not signed by this key",
+            ),
+            TrustError::Rollback { found, minimum } => write!(
+                f,
+                "rollback refused: security counter {found} is below the minimum {minimum}"
+            ),
+            TrustError::WrongClass { found, expected } => write!(
+                f,
+                "wrong table class: the partition follows the {} tables, {} expected",
+                found.name(),
+                expected.name()
+            ),
+        }
+    }
+}
+
+impl core::error::Error for TrustError {}
+
+/// How a compressed blob's stream failed to decode to its recorded bytes
+/// ([`LoadError::Decode`]); the decoder's own error, with positions, is
+/// `nrtucode::deflate::DecodeError` (feature `deflate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum DecodeFailure {
+    /// Not a valid raw-deflate stream.
+    Corrupt,
+    /// The stream ends before its final block does.
+    Truncated,
+    /// It decodes to more bytes than the recorded decoded length.
+    TooLong,
+    /// It decodes to fewer bytes than the recorded decoded length.
+    TooShort,
+    /// Stored bytes follow the final block.
+    TrailingBytes,
+}
+
+impl DecodeFailure {
+    /// What it means, in a few words.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            DecodeFailure::Corrupt => "bad deflate data",
+            DecodeFailure::Truncated => "the deflate stream is truncated",
+            DecodeFailure::TooLong => "the stream decodes to more than its decoded length",
+            DecodeFailure::TooShort => "the stream decodes to less than its decoded length",
+            DecodeFailure::TrailingBytes => "bytes follow the stream's final block",
+        }
+    }
+}
+
+/// Why a blob of a verified partition was not handed out: a digest, the buffer, or the codec.
+/// Whatever was written to a buffer before the error has been zeroed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The blob's bytes (stored as is) do not hash to the digest in the table of contents, or,
+    /// for a compressed blob, its decoded bytes do not.
     DigestMismatch {
-        /// Table-of-contents entry.
-        blob: u16,
-        /// The first getter that uses it.
-        used_by: Option<BlobUse>,
-        /// The digest in the table of contents.
-        expected: Sha256Digest,
-        /// The digest of the bytes.
-        actual: Sha256Digest,
+        /// The blob.
+        blob: BlobId,
     },
     /// A compressed blob's stored bytes (its deflate stream) do not hash to the digest of the
     /// stored bytes in the table of contents: refused before the decoder reads any of them.
     StoredDigestMismatch {
-        /// Table-of-contents entry.
-        blob: u16,
-        /// The first getter that uses it.
-        used_by: Option<BlobUse>,
-        /// The digest of the stored bytes in the table of contents.
-        expected: Sha256Digest,
-        /// The digest of the stored bytes.
-        actual: Sha256Digest,
+        /// The blob.
+        blob: BlobId,
     },
-    /// The destination buffer of a verified copy is shorter than the blob.
+    /// The destination buffer is shorter than the blob; nothing was written.
     BufferTooSmall {
         /// Bytes needed.
         needed: usize,
         /// Bytes available.
         available: usize,
     },
-    /// The slice is not a blob of this partition (by address and length).
-    NotABlob {
-        /// Its length.
-        len: usize,
-    },
-    /// The blob is not stored as is (its codec is not 0): it cannot be read in place.
-    NotStored {
-        /// Table-of-contents entry.
-        blob: u16,
-        /// Its codec.
-        codec: u8,
-    },
-    /// A compressed blob's stored bytes do not decode to its recorded length (feature
-    /// `deflate`): corrupt, truncated, too long or too short, or bytes after its final block.
-    #[cfg(feature = "deflate")]
+    /// A compressed blob's authenticated stream does not decode to its recorded length (the
+    /// packer wrote a bad stream).
     Decode {
-        /// Table-of-contents entry.
-        blob: u16,
-        /// What the decoder found.
-        error: crate::deflate::DecodeError,
+        /// The blob.
+        blob: BlobId,
+        /// How.
+        failure: DecodeFailure,
+    },
+    /// The blob is compressed: it has no bytes in place to check ([`Blob::check`](
+    /// super::Blob::check)); [`Blob::load_into`](super::Blob::load_into) decodes it.
+    NotStored {
+        /// The blob.
+        blob: BlobId,
+        /// Its codec.
+        codec: Codec,
+    },
+    /// The blob is compressed and this build has no decoder for it (feature `deflate`).
+    NoDecoder {
+        /// The blob.
+        blob: BlobId,
+        /// Its codec.
+        codec: Codec,
     },
 }
 
-use super::TableClass;
+impl LoadError {
+    /// The blob it is about, when it is about one.
+    pub const fn blob(&self) -> Option<BlobId> {
+        match *self {
+            LoadError::DigestMismatch { blob }
+            | LoadError::StoredDigestMismatch { blob }
+            | LoadError::Decode { blob, .. }
+            | LoadError::NotStored { blob, .. }
+            | LoadError::NoDecoder { blob, .. } => Some(blob),
+            LoadError::BufferTooSmall { .. } => None,
+        }
+    }
+}
 
-impl fmt::Display for PartitionError {
+impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            PartitionError::Truncated { needed, available } => write!(
+            LoadError::DigestMismatch { blob } => write!(
                 f,
-                "truncated partition: {available} bytes, the partition needs {needed}"
+                "{blob}: SHA-256 mismatch: its bytes do not hash to the digest in the table of contents"
             ),
-            PartitionError::Erased => {
-                f.write_str("erased flash (magic bytes are 0xff): no partition was written")
-            }
-            PartitionError::BadMagic => f.write_str("bad magic: not an nrtucode partition"),
-            PartitionError::UnsupportedVersion { found } => write!(
+            LoadError::StoredDigestMismatch { blob } => write!(
                 f,
-                "unsupported partition format version {found} (this reader reads {})",
-                super::format::VERSION
+                "{blob}: SHA-256 mismatch of the compressed bytes (not decoded): they do not hash to the digest in the table of contents"
             ),
-            PartitionError::BadHeader { field } => write!(f, "bad header field {field}"),
-            PartitionError::Table {
-                table,
-                entry,
-                reason,
-            } => write!(f, "{} entry {entry}: {reason}", table.name()),
-            PartitionError::UnknownCodec { blob, codec } => {
-                write!(f, "blob {blob}: unknown codec {codec}")
-            }
-            PartitionError::Unsigned => {
-                f.write_str("the partition is unsigned; only trust_unsigned_for_testing reads it")
-            }
-            PartitionError::Signed => {
-                f.write_str("the partition is signed: verify it with its public key")
-            }
-            PartitionError::UnknownKey { expected, found } => write!(
-                f,
-                "signed by an unknown key: key ID {}, the given public key's is {}",
-                Hex8(&found),
-                Hex8(&expected)
-            ),
-            PartitionError::BadSignature => f.write_str(
-                "bad signature: the signed bytes were changed or not signed by this key",
-            ),
-            PartitionError::Rollback { found, minimum } => write!(
-                f,
-                "rollback refused: security counter {found} is below the minimum {minimum}"
-            ),
-            PartitionError::WrongClass { found, expected } => write!(
-                f,
-                "wrong table class: the partition follows the {} tables, {} expected",
-                found.name(),
-                expected.name()
-            ),
-            PartitionError::DigestMismatch {
-                blob,
-                used_by,
-                expected,
-                actual,
-            } => {
-                write!(f, "blob {blob}")?;
-                if let Some(user) = used_by {
-                    write!(f, " ({user})")?;
-                }
-                write!(
-                    f,
-                    ": SHA-256 mismatch: the table of contents says {}, the bytes hash to {}",
-                    Hex32(&expected),
-                    Hex32(&actual)
-                )
-            }
-            PartitionError::StoredDigestMismatch {
-                blob,
-                used_by,
-                expected,
-                actual,
-            } => {
-                write!(f, "blob {blob}")?;
-                if let Some(user) = used_by {
-                    write!(f, " ({user})")?;
-                }
-                write!(
-                    f,
-                    ": SHA-256 mismatch of the compressed bytes (not decoded): the table of contents says {}, the bytes hash to {}",
-                    Hex32(&expected),
-                    Hex32(&actual)
-                )
-            }
-            PartitionError::BufferTooSmall { needed, available } => write!(
+            LoadError::BufferTooSmall { needed, available } => write!(
                 f,
                 "destination holds {available} bytes, the blob needs {needed}"
             ),
-            PartitionError::NotABlob { len } => {
-                write!(f, "the {len}-byte slice is not a blob of this partition")
-            }
-            PartitionError::NotStored { blob, codec } => write!(
+            LoadError::Decode { blob, failure } => write!(f, "{blob}: {}", failure.describe()),
+            LoadError::NotStored { blob, codec } => write!(
                 f,
-                "blob {blob} is compressed (codec {codec}) and cannot be read in place"
+                "{blob} is compressed ({}) and cannot be read in place: load it into a buffer",
+                codec.name()
             ),
-            #[cfg(feature = "deflate")]
-            PartitionError::Decode { blob, error } => write!(f, "blob {blob}: {error}"),
+            LoadError::NoDecoder { blob, codec } => write!(
+                f,
+                "{blob} is compressed ({}) and this build has no decoder for it (feature deflate)",
+                codec.name()
+            ),
+        }
+    }
+}
+
+impl core::error::Error for LoadError {}
+
+/// Any step's refusal, for a function that parses, verifies and loads (`?` converts each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum PartitionError {
+    /// The structure ([`Partition::parse`](super::Partition::parse)).
+    Format(FormatError),
+    /// The signature or policy ([`Partition::verify`](super::Partition::verify)).
+    Trust(TrustError),
+    /// A blob.
+    Load(LoadError),
+}
+
+impl From<FormatError> for PartitionError {
+    fn from(e: FormatError) -> Self {
+        PartitionError::Format(e)
+    }
+}
+
+impl From<TrustError> for PartitionError {
+    fn from(e: TrustError) -> Self {
+        PartitionError::Trust(e)
+    }
+}
+
+impl From<LoadError> for PartitionError {
+    fn from(e: LoadError) -> Self {
+        PartitionError::Load(e)
+    }
+}
+
+impl fmt::Display for PartitionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PartitionError::Format(e) => fmt::Display::fmt(e, f),
+            PartitionError::Trust(e) => fmt::Display::fmt(e, f),
+            PartitionError::Load(e) => fmt::Display::fmt(e, f),
         }
     }
 }
 
 impl core::error::Error for PartitionError {}
 
-struct Hex8<'a>(&'a [u8; 8]);
-impl fmt::Display for Hex8<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
-    }
-}
-struct Hex32<'a>(&'a [u8; 32]);
-impl fmt::Display for Hex32<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
-    }
-}
-
-/// The code [`InPlaceError::code`] gives a blob that cannot be read in place: not a vendor
-/// code (those are 1, 2, 3 and 8).
-pub const NOT_STORED_CODE: i32 = 16;
-
-/// A resolver's answer over a partition that is not a blob: the vendor's answer, or a blob
-/// the partition holds compressed, which only a decoding read returns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum InPlaceError {
-    /// The vendor's answer (codes 1, 2, 3, 8), exactly as the embedded tables give it.
-    Resolve(ResolveErr),
-    /// The getter's blob is stored with a codec other than 0 ([`NOT_STORED_CODE`]).
-    NotStored {
-        /// Table-of-contents entry.
-        blob: u16,
-        /// Its codec.
-        codec: u8,
-    },
-}
-
-impl InPlaceError {
-    /// The vendor's code, or [`NOT_STORED_CODE`].
-    pub const fn code(&self) -> i32 {
-        match self {
-            InPlaceError::Resolve(e) => e.code(),
-            InPlaceError::NotStored { .. } => NOT_STORED_CODE,
-        }
-    }
-
-    /// The vendor's answer, when it is one.
-    pub const fn resolve_err(&self) -> Option<ResolveErr> {
-        match self {
-            InPlaceError::Resolve(e) => Some(*e),
-            InPlaceError::NotStored { .. } => None,
-        }
-    }
-}
-
-impl From<ResolveErr> for InPlaceError {
-    fn from(e: ResolveErr) -> Self {
-        InPlaceError::Resolve(e)
-    }
-}
-
-impl fmt::Display for InPlaceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InPlaceError::Resolve(e) => fmt::Display::fmt(e, f),
-            InPlaceError::NotStored { blob, codec } => write!(
-                f,
-                "blob {blob} is compressed (codec {codec}) and cannot be read in place (code {NOT_STORED_CODE})"
-            ),
-        }
-    }
-}
-
-impl core::error::Error for InPlaceError {}
+// Small enough to return by value on a microcontroller: digests stay with the caller.
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert!(core::mem::size_of::<FormatError>() <= 12);
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert!(core::mem::size_of::<TrustError>() <= 12);
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert!(core::mem::size_of::<LoadError>() <= 12);
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert!(core::mem::size_of::<PartitionError>() <= 16);

@@ -8,7 +8,7 @@ use std::io::Read as _;
 use std::path::Path;
 use std::vec::Vec;
 
-use super::error::PartitionError;
+use super::error::FormatError;
 use super::format::{H_MAGIC, H_TOTAL_LEN, H_VERSION, HEADER_LEN, MAGIC, VERSION};
 use super::parse::{Partition, le16, le32};
 
@@ -59,7 +59,7 @@ pub enum ReadError {
     /// version): the file was read no further.
     Header {
         /// Why, as [`Partition::parse`] says it.
-        error: PartitionError,
+        error: FormatError,
         /// The bytes read: the header (or as much of it as the file holds).
         /// [`Partition::parse`] of them gives `error` again.
         header: Box<[u8]>,
@@ -185,7 +185,7 @@ impl PartitionFile {
             let error = match Partition::parse(header) {
                 Err(error) => error,
                 // Not reached: the magic or the version is wrong.
-                Ok(_) => PartitionError::BadMagic,
+                Ok(_) => FormatError::BadMagic,
             };
             return Err(ReadError::Header {
                 error,
@@ -229,7 +229,7 @@ impl PartitionFile {
     }
 
     /// [`Partition::parse`] over the bytes.
-    pub fn parse(&self) -> Result<Partition<'_>, PartitionError> {
+    pub fn parse(&self) -> Result<Partition<'_>, FormatError> {
         Partition::parse(&self.bytes)
     }
 }
@@ -267,7 +267,7 @@ mod tests {
         file.set_len(MAX_FILE_BYTES + 1).unwrap();
         match PartitionFile::read(&path) {
             Err(ReadError::Header { error, header }) => {
-                assert_eq!(error, PartitionError::BadMagic);
+                assert_eq!(error, FormatError::BadMagic);
                 assert_eq!(header.len(), HEADER_LEN);
             }
             other => panic!("{other:?}"),
@@ -295,7 +295,7 @@ mod tests {
         assert_eq!(file.bytes().len(), HEADER_LEN);
         assert!(matches!(
             file.parse(),
-            Err(PartitionError::Truncated { needed: 200, .. })
+            Err(FormatError::Truncated { needed: 200, .. })
         ));
         // Shorter than a header.
         std::fs::write(&path, &head[..10]).unwrap();

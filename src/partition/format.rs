@@ -138,7 +138,7 @@ pub const DEFLATE_MAX_RATIO: usize = 1032;
 /// Codec: stored as is (stored length = decoded length).
 pub const CODEC_STORED: u8 = 0;
 /// Codec: raw deflate (RFC 1951); not readable in place: the decoding reads (features
-/// `partition` and `deflate`, `VerifiedPartition::resolve_into`) decode it into a buffer.
+/// `partition` and `deflate`, `Blob::load_into`) decode it into a buffer.
 pub const CODEC_DEFLATE: u8 = 1;
 
 /// Offset of the `image_list` slots.

@@ -3,49 +3,60 @@
 //! answers. `no_std`, no allocation, no `unsafe`; the byte-for-byte format is in
 //! `docs/partition.md` and in [`format`].
 //!
-//! Three steps, each a type, so that nothing reads a table before it is checked and trusted:
+//! Three steps, each a type, so that nothing reads a table before it is checked and trusted,
+//! and no blob byte before it is hashed:
 //!
 //! 1. [`Partition::parse`] checks every bound, overlap, alignment, count and version of the
-//!    bytes (never trusting a length before checking it against the input);
+//!    bytes, and bounds every decoded length, never trusting a length before checking it
+//!    against the input ([`FormatError`]);
 //! 2. [`Partition::verify`] checks the ed25519 signature with your [`PublicKey`], then the
 //!    [`Policy`] (minimum security counter, expected table class), giving a
-//!    [`VerifiedPartition`]. An unsigned partition is read only by
-//!    [`Partition::trust_unsigned_for_testing`];
+//!    [`VerifiedPartition`] ([`TrustError`]). An unsigned partition is read only by
+//!    `insecure_trust_unsigned`, with feature `insecure-unsigned`;
 //! 3. the [`VerifiedPartition`] resolvers answer like the embedded ones (the same body of checks:
 //!    index bound, removed flag, auto flavor, empty slot, flavor scan, region bound, NULL getter)
-//!    with a `&'a [u8]` into the partition. The blob bytes are vouched for by their SHA-256 in
-//!    the signed table of contents: [`VerifiedPartition::copy_verified`] copies and checks one,
-//!    [`VerifiedPartition::check_blobs`] checks them all.
+//!    with a [`Blob`]: the blob bytes lie outside the signed bytes and are vouched for only by
+//!    their SHA-256 in the signed table of contents, so a `Blob` gives them only through a
+//!    check ([`Blob::check`] in place, [`Blob::load_into`] into your buffer, either codec,
+//!    [`LoadError`]); [`VerifiedPartition::check_blobs`] checks them all at once.
+//!
+//! The embedded tables answer `&'static [u8]` instead: their blobs are part of the program
+//! image, vouched for with it by whoever flashed it; a partition is updated on its own.
 //!
 //! ```
-//! use nrtucode::partition::{Partition, Policy, PublicKey, TableClass};
+//! use nrtucode::partition::{Loader, Partition, PartitionError, Policy, PublicKey, TableClass};
 //! use nrtucode::NoEnv;
-//! # fn run(flash: &'static [u8], key: PublicKey) -> Result<(), Box<dyn core::error::Error>> {
+//! # fn run(flash: &'static [u8], key: PublicKey) -> Result<(), PartitionError> {
 //! let policy = Policy { min_security_counter: 3, expected_class: TableClass::Full };
 //! let partition = Partition::parse(flash)?.verify(&key, &policy)?;
-//! let iram: &'static [u8] = partition.get_memory_image(7, 0, 1, &NoEnv)?;
+//! let Ok(iram) = partition.get_memory_image(7, 0, 1, &NoEnv) else { return Ok(()) };
 //! let mut device = [0u8; 0x14000];
-//! partition.copy_verified(iram, &mut device)?;
+//! let mut loader = Loader::new(); // SHA-256, and the inflater with feature `deflate`
+//! let written: &[u8] = iram.load_into(&mut device, &mut loader)?; // copied and checked
 //! # Ok(()) }
 //! ```
 
 pub mod format;
 
+mod blob;
 mod error;
 #[cfg(feature = "std")]
 mod file;
-#[cfg(feature = "deflate")]
-mod into;
+mod load;
 mod parse;
 mod resolve;
+mod tables;
 mod verify;
 
-pub use error::{BlobUse, InPlaceError, NOT_STORED_CODE, PartitionError, TableName};
+pub use blob::{Blob, BlobId, Codec, Cursor, TocEntry};
+pub use error::{
+    BlobUse, DecodeFailure, FormatError, LoadError, PartitionError, TableName, TrustError,
+};
 #[cfg(feature = "std")]
 pub use file::{MAX_FILE_BYTES, PartitionFile, ReadError};
-#[cfg(feature = "deflate")]
-pub use into::IntoError;
-pub use parse::{Getter, Partition, TocEntry};
+pub use load::Loader;
+pub use parse::Partition;
+pub use tables::{Getter, Tables};
 pub use verify::{Policy, PublicKey, VerifiedPartition};
 
 /// The vendor table set a partition follows: which getters are NULL.
@@ -123,24 +134,24 @@ mod tests {
     fn short_and_foreign_bytes_are_refused_by_name() {
         assert_eq!(
             Partition::parse(&[]),
-            Err(PartitionError::Truncated {
+            Err(FormatError::Truncated {
                 needed: format::HEADER_LEN,
                 available: 0
             })
         );
-        assert_eq!(Partition::parse(&[0xff; 8]), Err(PartitionError::Erased));
-        assert_eq!(Partition::parse(&[0; 200]), Err(PartitionError::BadMagic));
+        assert_eq!(Partition::parse(&[0xff; 8]), Err(FormatError::Erased));
+        assert_eq!(Partition::parse(&[0; 200]), Err(FormatError::BadMagic));
         let mut head = [0u8; format::HEADER_LEN];
         head[..8].copy_from_slice(&format::MAGIC);
         head[format::H_VERSION] = 9;
         assert_eq!(
             Partition::parse(&head),
-            Err(PartitionError::UnsupportedVersion { found: 9 })
+            Err(FormatError::UnsupportedVersion { found: 9 })
         );
         head[format::H_VERSION] = format::VERSION as u8;
         assert_eq!(
             Partition::parse(&head[..50]),
-            Err(PartitionError::Truncated {
+            Err(FormatError::Truncated {
                 needed: format::HEADER_LEN,
                 available: 50
             })
@@ -150,7 +161,7 @@ mod tests {
         head[format::H_TOTAL_LEN + 1] = 1; // 256
         assert_eq!(
             Partition::parse(&head),
-            Err(PartitionError::Truncated {
+            Err(FormatError::Truncated {
                 needed: 256,
                 available: format::HEADER_LEN
             })
@@ -197,9 +208,9 @@ mod tests {
         out
     }
 
-    fn toc_refusal(bytes: &[u8]) -> Option<(usize, &'static str)> {
+    fn toc_refusal(bytes: &[u8]) -> Option<(u16, &'static str)> {
         match Partition::parse(bytes) {
-            Err(PartitionError::Table {
+            Err(FormatError::Table {
                 table: TableName::Toc,
                 entry,
                 reason,

@@ -2,8 +2,10 @@
 
 use core::fmt;
 
-use super::error::{PartitionError, TableName};
+use super::blob::BlobId;
+use super::error::{FormatError, TableName};
 use super::format::*;
+use super::tables::Tables;
 use super::{Source, TableClass};
 
 /// The little-endian `u16` at `at`, if in bounds.
@@ -49,71 +51,21 @@ pub(super) fn range(bytes: &[u8], at: usize, len: usize) -> Option<&[u8]> {
     bytes.get(at..at.checked_add(len)?)
 }
 
-/// One getter of a table: what a region or profiler getter returns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Getter {
-    /// The whole blob of this table-of-contents entry.
-    Blob(u16),
-    /// A boundary cursor at the first byte of this entry's blob (present, zero bytes).
-    CursorStart(u16),
-    /// A boundary cursor one past the last byte of this entry's blob.
-    CursorEnd(u16),
+/// A table-of-contents entry as `parse` reads it, before its codec is known to be one.
+struct RawEntry {
+    offset: u32,
+    stored_len: u32,
+    decoded_len: u32,
+    codec: u8,
+    sha256: [u8; 32],
+    stored_sha256: [u8; 32],
 }
 
-impl Getter {
-    /// The table-of-contents entry it refers to.
-    pub const fn blob(self) -> u16 {
-        match self {
-            Getter::Blob(n) | Getter::CursorStart(n) | Getter::CursorEnd(n) => n,
-        }
-    }
-}
-
-/// A getter as stored: `None` for NULL. Only called on checked tables.
-pub(super) fn getter_at(bytes: &[u8], at: usize) -> Option<Getter> {
-    let index = le16(bytes, at + 2).unwrap_or(0);
-    match byte(bytes, at) {
-        Some(GETTER_BLOB) => Some(Getter::Blob(index)),
-        Some(GETTER_CURSOR_START) => Some(Getter::CursorStart(index)),
-        Some(GETTER_CURSOR_END) => Some(Getter::CursorEnd(index)),
-        _ => None,
-    }
-}
-
-/// One table-of-contents entry.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TocEntry {
-    /// Offset of the stored bytes from the start of the partition.
-    pub offset: u32,
-    /// Stored length.
-    pub stored_len: u32,
-    /// Decoded length.
-    pub decoded_len: u32,
-    /// Codec ([`CODEC_STORED`], [`CODEC_DEFLATE`]).
-    pub codec: u8,
-    /// SHA-256 of the decoded bytes: the blob the resolvers answer with.
-    pub sha256: [u8; 32],
-    /// SHA-256 of the stored bytes, checked before anything reads them (a decoder included);
-    /// the same as [`sha256`](Self::sha256) for a stored blob.
-    pub stored_sha256: [u8; 32],
-}
-
-impl fmt::Debug for TocEntry {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TocEntry")
-            .field("offset", &self.offset)
-            .field("stored_len", &self.stored_len)
-            .field("decoded_len", &self.decoded_len)
-            .field("codec", &self.codec)
-            .finish_non_exhaustive()
-    }
-}
-
-/// A structurally valid partition, not yet trusted: its tables cannot be read until
-/// [`verify`](Partition::verify) (or, for an unsigned test pack,
-/// [`trust_unsigned_for_testing`](Partition::trust_unsigned_for_testing)) succeeds. `Debug`
-/// prints the header, not the bytes.
+/// A structurally valid partition, not yet trusted: its resolvers exist only on the
+/// [`VerifiedPartition`](super::VerifiedPartition) that [`verify`](Partition::verify) (or, with
+/// feature `insecure-unsigned`, `insecure_trust_unsigned`) gives; inspection tools read its
+/// tables through [`untrusted_tables`](Partition::untrusted_tables). `Debug` prints the header,
+/// not the bytes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Partition<'a> {
     pub(super) bytes: &'a [u8],
@@ -137,16 +89,17 @@ impl fmt::Debug for Partition<'_> {
     }
 }
 
-fn table(table: TableName, entry: usize, reason: &'static str) -> PartitionError {
-    PartitionError::Table {
+fn table(table: TableName, entry: usize, reason: &'static str) -> FormatError {
+    FormatError::Table {
         table,
-        entry,
+        // Entries are counted in u16 (38 slots, 1024 descriptors, 4096 blobs at most).
+        entry: u16::try_from(entry).unwrap_or(u16::MAX),
         reason,
     }
 }
 
-fn header(field: &'static str) -> PartitionError {
-    PartitionError::BadHeader { field }
+fn header(field: &'static str) -> FormatError {
+    FormatError::BadHeader { field }
 }
 
 impl<'a> Partition<'a> {
@@ -156,8 +109,8 @@ impl<'a> Partition<'a> {
     /// descriptor and getter (counts, kinds, references into the table of contents), every
     /// table-of-contents entry (codec, lengths, 16-byte alignment, order, no overlap, inside
     /// the partition) and every padding byte. Nothing is hashed and nothing is trusted yet.
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, PartitionError> {
-        let truncated = |needed: usize| PartitionError::Truncated {
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, FormatError> {
+        let truncated = |needed: usize| FormatError::Truncated {
             needed,
             available: bytes.len(),
         };
@@ -165,14 +118,14 @@ impl<'a> Partition<'a> {
             return Err(truncated(HEADER_LEN));
         };
         if magic == [0xff; 8] {
-            return Err(PartitionError::Erased);
+            return Err(FormatError::Erased);
         }
         if magic != MAGIC {
-            return Err(PartitionError::BadMagic);
+            return Err(FormatError::BadMagic);
         }
         let version = le16(bytes, H_VERSION).ok_or(truncated(HEADER_LEN))?;
         if version != VERSION {
-            return Err(PartitionError::UnsupportedVersion { found: version });
+            return Err(FormatError::UnsupportedVersion { found: version });
         }
         let head = bytes.get(..HEADER_LEN).ok_or(truncated(HEADER_LEN))?;
         let u16_at = |at| le16(head, at).map_or(0, usize::from);
@@ -250,7 +203,7 @@ impl<'a> Partition<'a> {
         Ok(p)
     }
 
-    fn check_signature_block(&self, signed: bool, blobs_off: usize) -> Result<(), PartitionError> {
+    fn check_signature_block(&self, signed: bool, blobs_off: usize) -> Result<(), FormatError> {
         let sig = range(self.bytes, self.sig_off, SIG_LEN).ok_or(header("blobs_off"))?;
         if !signed && sig.iter().any(|&b| b != 0) {
             return Err(table(
@@ -277,7 +230,7 @@ impl<'a> Partition<'a> {
         which: TableName,
         entry: usize,
         cursors: bool,
-    ) -> Result<(), PartitionError> {
+    ) -> Result<(), FormatError> {
         let kind = byte(self.bytes, at).ok_or(table(which, entry, "truncated"))?;
         let reserved = byte(self.bytes, at + 1).ok_or(table(which, entry, "truncated"))?;
         let index =
@@ -308,7 +261,7 @@ impl<'a> Partition<'a> {
         }
     }
 
-    fn check_slots(&self) -> Result<(), PartitionError> {
+    fn check_slots(&self) -> Result<(), FormatError> {
         let mut next = 0usize;
         for slot in 0..SLOT_COUNT {
             let at = SLOTS_OFF + slot * SLOT_LEN;
@@ -350,7 +303,7 @@ impl<'a> Partition<'a> {
         Ok(())
     }
 
-    fn check_descriptors(&self) -> Result<(), PartitionError> {
+    fn check_descriptors(&self) -> Result<(), FormatError> {
         for d in 0..self.desc_count {
             let at = DESCS_OFF + d * DESC_LEN;
             let key = le32(self.bytes, at).ok_or(table(TableName::Descriptors, d, "truncated"))?;
@@ -368,7 +321,7 @@ impl<'a> Partition<'a> {
         Ok(())
     }
 
-    fn check_prof(&self) -> Result<(), PartitionError> {
+    fn check_prof(&self) -> Result<(), FormatError> {
         for slot in 0..SLOT_COUNT {
             for k in 0..2 {
                 let at = self.prof_off + slot * PROF_LEN + k * GETTER_LEN;
@@ -378,7 +331,7 @@ impl<'a> Partition<'a> {
         Ok(())
     }
 
-    fn check_toc(&self, blobs_off: usize, total: usize) -> Result<(), PartitionError> {
+    fn check_toc(&self, blobs_off: usize, total: usize) -> Result<(), FormatError> {
         let mut expected_at = blobs_off;
         let mut decoded_total = 0usize;
         for n in 0..self.toc_count {
@@ -396,8 +349,8 @@ impl<'a> Partition<'a> {
                 }
                 CODEC_STORED | CODEC_DEFLATE => {}
                 codec => {
-                    return Err(PartitionError::UnknownCodec {
-                        blob: n as u16,
+                    return Err(FormatError::UnknownCodec {
+                        blob: BlobId::new(n as u16),
                         codec,
                     });
                 }
@@ -464,9 +417,9 @@ impl<'a> Partition<'a> {
     }
 
     /// The table-of-contents entry `n`, read without the checks (for `parse` itself).
-    fn toc_entry_unchecked(&self, n: usize) -> Option<TocEntry> {
+    fn toc_entry_unchecked(&self, n: usize) -> Option<RawEntry> {
         let at = self.toc_off.checked_add(n.checked_mul(TOC_LEN)?)?;
-        Some(TocEntry {
+        Some(RawEntry {
             offset: le32(self.bytes, at + T_OFFSET)?,
             stored_len: le32(self.bytes, at + T_STORED_LEN)?,
             decoded_len: le32(self.bytes, at + T_DECODED_LEN)?,
@@ -474,6 +427,12 @@ impl<'a> Partition<'a> {
             sha256: array::<32>(self.bytes, at + T_SHA256)?,
             stored_sha256: array::<32>(self.bytes, at + T_STORED_SHA256)?,
         })
+    }
+
+    /// For inspection tools (`nrtucode inspect`): the tables of a partition whose signature
+    /// was not checked. Parse vouches for their structure; nothing vouches for their content.
+    pub const fn untrusted_tables(&self) -> Tables<'a> {
+        Tables { p: *self }
     }
 
     /// The bytes of the partition (its total length; the input may have been longer).
@@ -514,12 +473,12 @@ impl<'a> Partition<'a> {
     }
 
     /// The bytes the signature covers: everything before the signature block.
-    pub fn signed_bytes(&self) -> &'a [u8] {
+    pub(super) fn signed_bytes(&self) -> &'a [u8] {
         self.bytes.get(..self.sig_off).unwrap_or(&[])
     }
 
     /// The signature block.
-    pub fn signature(&self) -> [u8; SIG_LEN] {
+    pub(super) fn signature(&self) -> [u8; SIG_LEN] {
         array::<SIG_LEN>(self.bytes, self.sig_off).unwrap_or([0; SIG_LEN])
     }
 

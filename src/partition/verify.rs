@@ -3,9 +3,10 @@
 
 use core::fmt;
 
-use super::error::PartitionError;
+use super::TableClass;
+use super::error::TrustError;
 use super::parse::Partition;
-use super::{Source, TableClass};
+use super::tables::Tables;
 use crate::verify::{Sha256Hasher, SoftSha256};
 
 /// An ed25519 public key (32 bytes), the one a partition's signature must verify with.
@@ -56,9 +57,9 @@ impl fmt::Debug for PublicKey {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Policy {
     /// The lowest security counter accepted: a partition with a lower one is a downgrade
-    /// ([`PartitionError::Rollback`]). Keep it in storage the partition cannot rewrite.
+    /// ([`TrustError::Rollback`]). Keep it in storage the partition cannot rewrite.
     pub min_security_counter: u32,
-    /// The table class the program was built for ([`PartitionError::WrongClass`] otherwise).
+    /// The table class the program was built for ([`TrustError::WrongClass`] otherwise).
     pub expected_class: TableClass,
 }
 
@@ -88,90 +89,58 @@ fn ed25519_verify(key: &[u8; 32], message: &[u8], signature: [u8; 64]) -> bool {
 }
 
 impl<'a> Partition<'a> {
-    /// Checks, in this order: that the partition is signed ([`PartitionError::Unsigned`]), that
-    /// its key ID is `key`'s ([`PartitionError::UnknownKey`]), the ed25519 signature over every
-    /// byte before the signature block ([`PartitionError::BadSignature`]), then `policy`: the
-    /// security counter ([`PartitionError::Rollback`]) and the class
-    /// ([`PartitionError::WrongClass`]). The counter and class are read from signed bytes only
+    /// Checks, in this order: that the partition is signed ([`TrustError::Unsigned`]), that
+    /// its key ID is `key`'s ([`TrustError::UnknownKey`]), the ed25519 signature over every
+    /// byte before the signature block ([`TrustError::BadSignature`]), then `policy`: the
+    /// security counter ([`TrustError::Rollback`]) and the class
+    /// ([`TrustError::WrongClass`]). The counter and class are read from signed bytes only
     /// after the signature holds.
     pub fn verify(
         self,
         key: &PublicKey,
         policy: &Policy,
-    ) -> Result<VerifiedPartition<'a>, PartitionError> {
+    ) -> Result<VerifiedPartition<'a>, TrustError> {
         if !self.is_signed() {
-            return Err(PartitionError::Unsigned);
+            return Err(TrustError::Unsigned);
         }
         let expected = key.key_id();
         let found = self.key_id();
         if found != expected {
-            return Err(PartitionError::UnknownKey { expected, found });
+            return Err(TrustError::UnknownKey { found });
         }
         if !ed25519_verify(&key.0, self.signed_bytes(), self.signature()) {
-            return Err(PartitionError::BadSignature);
+            return Err(TrustError::BadSignature);
         }
         self.check_policy(policy)
     }
 
-    /// Trusts an **unsigned** partition (one `nrtucode pack --unsigned` wrote) without any
-    /// signature, for tests and bring-up only: anyone who can write the partition chooses
-    /// what it answers. Refuses a signed partition ([`PartitionError::Signed`]: verify it), and
-    /// still checks `policy`.
-    pub fn trust_unsigned_for_testing(
+    /// **Insecure**: trusts an **unsigned** partition (one `nrtucode pack --unsigned` wrote)
+    /// without any signature, for tests and bring-up only: anyone who can write the partition
+    /// chooses what it answers. Only with feature `insecure-unsigned`, so that a release build
+    /// cannot link it by mistake. Refuses a signed partition ([`TrustError::Signed`]: verify
+    /// it), and still checks `policy`.
+    #[cfg(feature = "insecure-unsigned")]
+    pub fn insecure_trust_unsigned(
         self,
         policy: &Policy,
-    ) -> Result<VerifiedPartition<'a>, PartitionError> {
+    ) -> Result<VerifiedPartition<'a>, TrustError> {
         if self.is_signed() {
-            return Err(PartitionError::Signed);
+            return Err(TrustError::Signed);
         }
         self.check_policy(policy)
     }
 
-    /// For inspection tools (`nrtucode inspect`): the table-of-contents entry `n` of a
-    /// partition whose signature was not checked. Nothing read this way is trustworthy.
-    pub fn untrusted_toc_entry(&self, n: u16) -> Option<super::TocEntry> {
-        VerifiedPartition { p: *self }.toc_entry(n)
-    }
-
-    /// For inspection tools: the descriptors of slot `idx` of a partition whose signature was
-    /// not checked (see [`VerifiedPartition::descriptors`]). Nothing read this way is
-    /// trustworthy.
-    pub fn untrusted_descriptors(
-        &self,
-        idx: u32,
-    ) -> impl Iterator<Item = (i32, [Option<super::Getter>; 4])> + use<'a> {
-        VerifiedPartition { p: *self }.descriptors(idx)
-    }
-
-    /// For inspection tools: the profiler getters of slot `idx` of a partition whose signature
-    /// was not checked.
-    pub fn untrusted_prof_getters(&self, idx: u32) -> Option<[Option<super::Getter>; 2]> {
-        VerifiedPartition { p: *self }.prof_getters(idx)
-    }
-
-    /// For inspection tools: the first getter using blob `n` of a partition whose signature was
-    /// not checked.
-    pub fn untrusted_first_use(&self, n: u16) -> Option<super::BlobUse> {
-        VerifiedPartition { p: *self }.first_use(n)
-    }
-
-    /// For inspection tools: [`VerifiedPartition::check_blobs`] on a partition whose signature
-    /// was not checked (the digests themselves are then not vouched for).
-    pub fn untrusted_check_blobs(&self) -> Result<(), PartitionError> {
-        VerifiedPartition { p: *self }.check_blobs()
-    }
-
-    fn check_policy(self, policy: &Policy) -> Result<VerifiedPartition<'a>, PartitionError> {
+    fn check_policy(self, policy: &Policy) -> Result<VerifiedPartition<'a>, TrustError> {
         let found = self.security_counter();
         if found < policy.min_security_counter {
-            return Err(PartitionError::Rollback {
+            return Err(TrustError::Rollback {
                 found,
                 minimum: policy.min_security_counter,
             });
         }
         let class = self.class();
         if class != policy.expected_class {
-            return Err(PartitionError::WrongClass {
+            return Err(TrustError::WrongClass {
                 found: class,
                 expected: policy.expected_class,
             });
@@ -186,18 +155,8 @@ impl<'a> VerifiedPartition<'a> {
         &self.p
     }
 
-    /// The table class.
-    pub fn class(&self) -> TableClass {
-        self.p.class()
-    }
-
-    /// Where the blobs come from.
-    pub fn source(&self) -> Source<'a> {
-        self.p.source()
-    }
-
-    /// The security counter.
-    pub fn security_counter(&self) -> u32 {
-        self.p.security_counter()
+    /// Its tables, read only (trusted: the signature covers them).
+    pub const fn tables(&self) -> Tables<'a> {
+        Tables { p: self.p }
     }
 }

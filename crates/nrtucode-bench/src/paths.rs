@@ -14,6 +14,8 @@ use std::sync::LazyLock;
 
 use nrtucode::{EnvSnapshot, NoEnv, StdEnv, get_hwdecode_table, get_memory_image};
 
+#[cfg(feature = "partition")]
+use crate::blob_answer;
 use crate::mix::{AUTO_MIX, HWDECODE_MIX, IMAGE_MIX};
 use crate::{Answer, answer, c, fold, ideal};
 
@@ -226,9 +228,14 @@ static PARTITION: LazyLock<nrtucode::partition::VerifiedPartition<'static>> = La
         min_security_counter: 0,
         expected_class: TableClass::Full,
     };
-    Partition::parse(bytes)
-        .and_then(|p| p.verify(&key.public_key(), &policy))
-        .expect("a verified partition")
+    let verified = Partition::parse(bytes)
+        .expect("a partition")
+        .verify(&key.public_key(), &policy)
+        .expect("a verified partition");
+    verified
+        .check_blobs(&mut nrtucode::verify::SoftSha256::new())
+        .expect("every blob checks");
+    verified
 });
 
 /// Ours over a signed partition, explicit flavor, nothing in the environment.
@@ -237,7 +244,7 @@ static PARTITION: LazyLock<nrtucode::partition::VerifiedPartition<'static>> = La
 pub fn partition_explicit() -> u64 {
     let p = &*PARTITION;
     image_pass(&IMAGE_MIX, |i, r, f| {
-        answer(p.get_memory_image(i, r, f, &NoEnv))
+        blob_answer(p.get_memory_image(i, r, f, &NoEnv))
     })
 }
 
@@ -246,7 +253,9 @@ pub fn partition_explicit() -> u64 {
 #[inline(never)]
 pub fn partition_hwdecode() -> u64 {
     let p = &*PARTITION;
-    hwdecode_pass(&HWDECODE_MIX, |i, k| answer(p.get_hwdecode_table(i, k)))
+    hwdecode_pass(&HWDECODE_MIX, |i, k| {
+        blob_answer(p.get_hwdecode_table(i, k))
+    })
 }
 
 /// The partition paths (feature `partition`).

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use nrtucode::deflate::{Inflater, decode_verified};
-use nrtucode::partition::{Partition, format};
+use nrtucode::partition::{Codec, Partition, format};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -63,22 +63,14 @@ fn pack(dir: &Path, name: &str, signed: bool) -> PathBuf {
 /// decoded length, decoded digest) of every deflate entry.
 fn deflate_entries(bytes: &[u8]) -> Vec<(u16, usize, usize, usize, usize, [u8; 32])> {
     let p = Partition::parse(bytes).expect("an intact pack parses");
-    let toc_off = p.signed_bytes().len() - p.blob_count() * format::TOC_LEN;
-    let v = p
-        .trust_unsigned_for_testing(&nrtucode::partition::Policy {
-            min_security_counter: 0,
-            expected_class: p.class(),
-        })
-        .ok();
-    (0..p.blob_count() as u16)
+    let [_, toc_off, _, _] = format::layout(p.descriptor_count(), p.blob_count()).unwrap();
+    let t = p.untrusted_tables();
+    t.blob_ids()
         .filter_map(|n| {
-            let e = match &v {
-                Some(v) => v.toc_entry(n)?,
-                None => p.untrusted_toc_entry(n)?,
-            };
-            (e.codec == format::CODEC_DEFLATE).then_some((
-                n,
-                toc_off + usize::from(n) * format::TOC_LEN,
+            let e = t.toc_entry(n)?;
+            (e.codec == Codec::Deflate).then_some((
+                n.raw(),
+                toc_off + n.index() * format::TOC_LEN,
                 e.offset as usize,
                 e.stored_len as usize,
                 e.decoded_len as usize,

@@ -13,7 +13,7 @@
 //!   in place through `nrtucode::partition` (its code, length, bytes, cursor places and
 //!   pointer aliasing against the look-alike's and ours),
 //! * the same packed with `--compress deflate` (blobs kept as raw deflate where that saves
-//!   space), answered into a buffer through `get_memory_image_into` / `get_hwdecode_table_into`
+//!   space), answered into a buffer through the resolvers' `Blob::load_into`
 //!   (decode-verify for a deflate blob, copy-verify for a stored one): its code, length and
 //!   bytes against ours,
 //!
@@ -34,9 +34,10 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use nrtucode::deflate::Inflater;
-use nrtucode::partition::format::CODEC_DEFLATE;
-use nrtucode::partition::{Getter, IntoError, Partition, Policy, TableClass, VerifiedPartition};
+use nrtucode::partition::{
+    Blob, BlobId, Codec, LoadError, Loader, Partition, PartitionError, Policy, TableClass,
+    VerifiedPartition,
+};
 use nrtucode::{EnvSnapshot, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
 use nrtucode_conformance::{
@@ -94,7 +95,7 @@ fn call_hw(f: HwFn, idx: u32, kind: i32) -> Answer {
 }
 
 /// A resolver into a buffer over the compressed partition: the bytes it wrote, or why not.
-type IntoFn<'a> = dyn Fn(&mut [u8], &mut Inflater) -> Result<Vec<u8>, IntoError> + 'a;
+type IntoFn<'a> = dyn Fn(&mut [u8], &mut Loader) -> Result<Vec<u8>, LoadError> + 'a;
 
 /// Where a cursor lies among its image's regions: each `(region, "start" | "end")` it equals.
 type Place = Vec<(i32, &'static str)>;
@@ -126,11 +127,12 @@ struct Oracle {
     compressed_answers: u64,
     /// Blobs of the compressed partition already resolved into a buffer and byte-compared
     /// (table-of-contents entry -> our pointer).
-    compressed_verified: HashMap<u16, usize>,
+    compressed_verified: HashMap<BlobId, usize>,
     /// Of those, how many were deflate.
     compressed_decoded: u64,
-    /// The compressed partition's inflater state (held for the run, as firmware would).
-    inflater: Box<Inflater>,
+    /// The compressed partition's loader (SHA-256 and inflater state, held for the run, as
+    /// firmware would).
+    loader: Box<Loader>,
 }
 
 impl Oracle {
@@ -153,18 +155,18 @@ impl Oracle {
             compressed_answers: 0,
             compressed_verified: HashMap::new(),
             compressed_decoded: 0,
-            inflater: Box::new(Inflater::new()),
+            loader: Box::new(Loader::new()),
         }
     }
 
     /// The compressed partition's answer compared with ours: code; for a blob, the first time
-    /// it is reached, the bytes `into` writes (through the public `_into` resolver), then its
+    /// it is reached, the bytes `into` writes (through `Blob::load_into`), then its
     /// recorded length.
     fn compressed_answer(
         &mut self,
         what: &dyn Fn() -> String,
         ours: Result<&'static [u8], ResolveErr>,
-        getter: Result<Getter, ResolveErr>,
+        getter: Result<Blob<'static>, ResolveErr>,
         into: &IntoFn<'_>,
     ) {
         let Some(p) = self.compressed else { return };
@@ -189,14 +191,17 @@ impl Oracle {
                 return;
             }
         };
-        let (bytes, getter) = getter;
-        let n = getter.blob();
-        let Some(entry) = p.toc_entry(n) else {
+        let (bytes, blob) = getter;
+        let n = blob.id();
+        let Some(entry) = p.tables().toc_entry(n) else {
             self.tally
                 .check(false, || format!("{}: no entry {n}", what()));
             return;
         };
-        let is_blob = matches!(getter, Getter::Blob(_));
+        let is_blob = blob.cursor().is_none();
+        self.tally.check(blob.len() == bytes.len(), || {
+            format!("{}: compressed handle length {}", what(), blob.len())
+        });
         let expected_len = if is_blob {
             entry.decoded_len as usize
         } else {
@@ -211,7 +216,7 @@ impl Oracle {
         });
         if is_blob && !self.compressed_verified.contains_key(&n) {
             let mut out = vec![0xa5u8; bytes.len() + 16];
-            let got = into(&mut out, &mut self.inflater);
+            let got = into(&mut out, &mut self.loader);
             let same = got.as_deref() == Ok(bytes);
             self.tally.check(same, || {
                 format!(
@@ -226,7 +231,7 @@ impl Oracle {
                 });
             if same {
                 self.compressed_verified.insert(n, bytes.as_ptr() as usize);
-                self.compressed_decoded += u64::from(entry.codec == CODEC_DEFLATE);
+                self.compressed_decoded += u64::from(entry.codec == Codec::Deflate);
             }
         } else if is_blob {
             let seen = self.compressed_verified[&n];
@@ -386,9 +391,11 @@ impl Oracle {
             }
         }
         if let Some(p) = self.partition {
+            // In place: `signed_partition_of` checked every blob's digest once, so the
+            // unchecked bytes are the signed ones (the check itself is `check_blobs`'s).
             let in_place = |region: i32| {
                 p.get_memory_image(idx, region, flavor, env)
-                    .map_err(|e| e.resolve_err().unwrap_or(ResolveErr::NullGetter))
+                    .and_then(|b| b.unchecked_in_place().ok_or(ResolveErr::NullGetter))
             };
             let part = in_place(region);
             let place_of = match (raw, part) {
@@ -407,10 +414,10 @@ impl Oracle {
             self.partition_answer(&what, c, raw, part, place_of);
         }
         if let Some(q) = self.compressed {
-            let getter = q.image_getter(idx, region, flavor, env);
-            self.compressed_answer(&what, raw, getter, &|out, inflater| {
-                q.get_memory_image_into(idx, region, flavor, env, out, inflater)
-                    .map(<[u8]>::to_vec)
+            let blob = q.get_memory_image(idx, region, flavor, env);
+            self.compressed_answer(&what, raw, blob, &|out, loader| match blob {
+                Ok(b) => b.load_into(out, loader).map(<[u8]>::to_vec),
+                Err(_) => Ok(Vec::new()),
             });
         }
         if let Some(twin) = twin_of(idx) {
@@ -474,14 +481,14 @@ impl Oracle {
         if let Some(p) = self.partition {
             let part = p
                 .get_hwdecode_table(idx, kind)
-                .map_err(|e| e.resolve_err().unwrap_or(ResolveErr::NullGetter));
+                .and_then(|b| b.unchecked_in_place().ok_or(ResolveErr::NullGetter));
             self.partition_answer(&what, c, raw, part, None);
         }
         if let Some(q) = self.compressed {
-            let getter = q.prof_getter(idx, kind);
-            self.compressed_answer(&what, raw, getter, &|out, inflater| {
-                q.get_hwdecode_table_into(idx, kind, out, inflater)
-                    .map(<[u8]>::to_vec)
+            let blob = q.get_hwdecode_table(idx, kind);
+            self.compressed_answer(&what, raw, blob, &|out, loader| match blob {
+                Ok(b) => b.load_into(out, loader).map(<[u8]>::to_vec),
+                Err(_) => Ok(Vec::new()),
             });
         }
     }
@@ -515,9 +522,12 @@ fn signed_partition_of(
         expected_class: expected,
     };
     let partition = Partition::parse(bytes)
-        .and_then(|p| p.verify(&key.public_key(), &policy))
+        .map_err(PartitionError::from)
+        .and_then(|p| Ok(p.verify(&key.public_key(), &policy)?))
         .map_err(|e| e.to_string())?;
-    partition.check_blobs().map_err(|e| e.to_string())?;
+    partition
+        .check_blobs(&mut nrtucode::verify::SoftSha256::new())
+        .map_err(|e| e.to_string())?;
     Ok(partition)
 }
 

@@ -204,20 +204,14 @@ fn wrong_digest_is_refused_and_the_buffer_zeroed() {
     let mut digest = sha256(&data);
     digest[31] ^= 1;
     let (result, out) = decode(&stored, data.len(), &digest, data.len());
-    assert_eq!(
-        result,
-        Err(DecodeError::Mismatch {
-            expected: digest,
-            actual: sha256(&data)
-        })
-    );
+    assert_eq!(result, Err(DecodeError::Mismatch));
     assert!(
         out.iter().all(|&b| b == 0),
         "a mismatching image left in the buffer"
     );
     let message = result.unwrap_err().to_string();
     assert!(
-        message.contains("SHA-256 of the decoded bytes mismatch"),
+        message.starts_with("SHA-256 mismatch: the decoded bytes"),
         "{message}"
     );
 }

@@ -31,7 +31,7 @@ pub struct PackOptions<'k> {
     /// The security counter in the header: a reader's policy refuses a lower one.
     pub security_counter: u32,
     /// The signing key; `None` writes an unsigned partition, which a reader accepts only
-    /// through `trust_unsigned_for_testing`.
+    /// through `insecure_trust_unsigned` (feature `insecure-unsigned`).
     pub key: Option<&'k SigningKey>,
 }
 

@@ -1,13 +1,13 @@
-//! Partitions packed with `Compression::Deflate`: every answer through `resolve_into` and its
+//! Partitions packed with `Compression::Deflate`: every answer through `Blob::load_into` and its
 //! raw forms equals the embedded tables' (decode-verify for a deflate blob, copy-verify for a
 //! stored one); what is kept as deflate; refusals (short buffer, a flipped byte of a compressed
 //! blob, a wrong decoded length) with nothing left behind.
 
-use nrtucode::deflate::Inflater;
 use nrtucode::partition::{
-    Getter, InPlaceError, IntoError, Partition, PartitionError, Policy, TableClass,
-    VerifiedPartition, format,
+    Blob, BlobId, Codec, LoadError, Loader, Partition, Policy, TableClass, TocEntry,
+    VerifiedPartition,
 };
+use nrtucode::verify::SoftSha256;
 use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region};
 use nrtucode_pack::{Blobs, Compression, PackOptions, SigningKey, Summary, pack_with};
 
@@ -39,10 +39,11 @@ fn verified(bytes: &[u8], class: TableClass) -> VerifiedPartition<'_> {
 }
 
 /// The entries (codec, stored length, decoded length) of a partition.
-fn codecs(p: &VerifiedPartition<'_>) -> Vec<(u8, u32, u32)> {
-    (0..p.partition().blob_count() as u16)
+fn codecs(p: &VerifiedPartition<'_>) -> Vec<(Codec, u32, u32)> {
+    p.tables()
+        .blob_ids()
         .map(|n| {
-            let e = p.toc_entry(n).unwrap();
+            let e = p.tables().toc_entry(n).unwrap();
             (e.codec, e.stored_len, e.decoded_len)
         })
         .collect()
@@ -64,18 +65,19 @@ fn deflate_keeps_only_what_saves_space() {
     let mut deflated = 0;
     for (n, ((_, stored, decoded), (codec, c_stored, c_decoded))) in a.iter().zip(&b).enumerate() {
         assert_eq!(decoded, c_decoded, "blob {n}");
+        let n16 = BlobId::new(n as u16);
         assert_eq!(
-            p.toc_entry(n as u16).unwrap().sha256,
-            q.toc_entry(n as u16).unwrap().sha256,
+            p.tables().toc_entry(n16).unwrap().sha256,
+            q.tables().toc_entry(n16).unwrap().sha256,
             "blob {n}: the digest is of the decoded bytes, whatever the codec"
         );
         match *codec {
-            format::CODEC_DEFLATE => {
+            Codec::Deflate => {
                 deflated += 1;
                 assert!(c_stored.div_ceil(16) < stored.div_ceil(16), "blob {n}");
             }
-            format::CODEC_STORED => assert_eq!(c_stored, stored, "blob {n}"),
-            other => panic!("blob {n}: codec {other}"),
+            Codec::Stored => assert_eq!(c_stored, stored, "blob {n}"),
+            other => panic!("blob {n}: codec {other:?}"),
         }
     }
     assert_eq!(deflated, 14, "the 14 distinct PROF blobs");
@@ -102,77 +104,77 @@ fn deflate_keeps_only_what_saves_space() {
     assert_eq!(packed(TableClass::Full, Compression::Deflate).0, small);
 }
 
-/// Every (slot, region, flavor) and profiler table: `resolve_into` over the compressed pack
-/// gives what the stored pack of the same class answers in place (which round_trip.rs compares
-/// with the embedded tables), code or bytes, into a buffer whose bytes past the blob stay
-/// untouched; for the full class, also the embedded answer itself. A deflate blob is not
-/// readable in place; a stored one still is.
+/// What a stored pack's blob answers, checked in place (a cursor: its empty slice).
+fn in_place(blob: Blob<'_>) -> &[u8] {
+    blob.check(&mut SoftSha256::new())
+        .expect("a stored pack's blob checks")
+}
+
+/// Every (slot, region, flavor) and profiler table: `load_into` over the compressed pack gives
+/// what the stored pack of the same class answers in place, checked (which round_trip.rs
+/// compares with the embedded tables), code or bytes, into a buffer whose bytes past the blob
+/// stay untouched; for the full class, also the embedded answer itself. A deflate blob has no
+/// bytes in place (`check` refuses it); a stored one still does.
 fn compare_everything(class: TableClass) {
     let (plain_bytes, _) = packed(class, Compression::Stored);
     let (bytes, _) = packed(class, Compression::Deflate);
     let (plain, p) = (verified(&plain_bytes, class), verified(&bytes, class));
-    let mut inflater = Box::new(Inflater::new());
+    let mut loader = Box::new(Loader::new());
     let mut out = vec![0u8; 0x40000];
     let (mut answers, mut decoded) = (0, 0);
+    let mut compare =
+        |what: &str,
+         expected: Result<Blob<'_>, nrtucode::ResolveErr>,
+         got: Result<Blob<'_>, nrtucode::ResolveErr>,
+         embedded: Option<Result<&'static [u8], nrtucode::ResolveErr>>| {
+            answers += 1;
+            let expected = expected.map(in_place);
+            if let Some(embedded) = embedded {
+                assert_eq!(expected, embedded, "{what}");
+            }
+            match (expected, got) {
+                (Ok(e), Ok(g)) => {
+                    out.fill(0xa5);
+                    let loaded = g.load_into(&mut out, &mut loader).expect(what);
+                    assert_eq!(loaded, e, "{what}");
+                    assert!(out[e.len()..].iter().all(|&b| b == 0xa5), "{what}");
+                    if g.cursor().is_none() && g.codec() == Codec::Deflate {
+                        decoded += 1;
+                        assert_eq!(
+                            g.check(&mut SoftSha256::new()),
+                            Err(LoadError::NotStored {
+                                blob: g.id(),
+                                codec: Codec::Deflate
+                            }),
+                            "{what}"
+                        );
+                    } else {
+                        assert_eq!(in_place(g), e, "{what}");
+                    }
+                }
+                (Err(e), Err(g)) => assert_eq!(g, e, "{what}"),
+                (e, g) => panic!("{what}: stored pack {e:?}, compressed {g:?}"),
+            }
+        };
     for idx in ImageIndex::ALL {
         for region in Region::ALL {
             for flavor in Flavor::ALL.into_iter().filter(|f| *f != Flavor::Auto) {
-                let what = format!("{idx:?} {region:?} {flavor:?}");
-                let expected = plain.resolve_image(idx, region, flavor, &NoEnv);
-                if class == TableClass::Full {
-                    let embedded = nrtucode::resolve_image(idx, region, flavor, &NoEnv);
-                    assert_eq!(expected, embedded.map_err(InPlaceError::Resolve), "{what}");
-                }
-                out.fill(0xa5);
-                let got = p.resolve_into(idx, region, flavor, &NoEnv, &mut out, &mut inflater);
-                answers += 1;
-                match (expected, got) {
-                    (Ok(e), Ok(g)) => {
-                        assert_eq!(g, e, "{what}");
-                        assert!(out[e.len()..].iter().all(|&b| b == 0xa5), "{what}");
-                        let getter = p
-                            .image_getter(idx.raw(), region.raw(), flavor.raw(), &NoEnv)
-                            .unwrap();
-                        if let Getter::Blob(n) = getter {
-                            let codec = p.toc_entry(n).unwrap().codec;
-                            let in_place = p.resolve_image(idx, region, flavor, &NoEnv);
-                            if codec == format::CODEC_DEFLATE {
-                                decoded += 1;
-                                assert_eq!(
-                                    in_place,
-                                    Err(InPlaceError::NotStored { blob: n, codec })
-                                );
-                            } else {
-                                assert_eq!(in_place, Ok(e), "{what}");
-                            }
-                        }
-                    }
-                    (Err(InPlaceError::Resolve(e)), Err(g)) => {
-                        assert_eq!(g, IntoError::Resolve(e), "{what}")
-                    }
-                    (e, g) => panic!("{what}: stored pack {e:?}, into {g:?}"),
-                }
+                compare(
+                    &format!("{idx:?} {region:?} {flavor:?}"),
+                    plain.resolve_image(idx, region, flavor, &NoEnv),
+                    p.resolve_image(idx, region, flavor, &NoEnv),
+                    (class == TableClass::Full)
+                        .then(|| nrtucode::resolve_image(idx, region, flavor, &NoEnv)),
+                );
             }
         }
         for kind in ProfKind::ALL {
-            let what = format!("{idx:?} {kind:?}");
-            let expected = plain.resolve_hwdecode(idx, kind);
-            if class == TableClass::Full {
-                let embedded = nrtucode::resolve_hwdecode(idx, kind);
-                assert_eq!(expected, embedded.map_err(InPlaceError::Resolve), "{what}");
-            }
-            let got = p.resolve_hwdecode_into(idx, kind, &mut out, &mut inflater);
-            answers += 1;
-            match (expected, got) {
-                (Ok(e), Ok(g)) => {
-                    assert_eq!(g, e, "{what}");
-                    decoded += usize::from(!e.is_empty());
-                }
-                (Err(InPlaceError::Resolve(e)), Err(g)) => {
-                    assert_eq!(g, IntoError::Resolve(e), "{what}")
-                }
-                (e, g) => panic!("{what}: stored pack {e:?}, into {g:?}"),
-            }
+            compare(
+                &format!("{idx:?} {kind:?}"),
+                plain.resolve_hwdecode(idx, kind),
+                p.resolve_hwdecode(idx, kind),
+                (class == TableClass::Full).then(|| nrtucode::resolve_hwdecode(idx, kind)),
+            );
         }
     }
     assert_eq!(answers, 38 * 4 * 6 + 38 * 2);
@@ -189,41 +191,44 @@ fn front_compressed_partition_answers_like_the_front_library() {
     compare_everything(TableClass::Front);
 }
 
-/// The first deflate blob: its entry number and (offset, stored length, decoded length).
-fn first_deflate(p: &VerifiedPartition<'_>) -> (u16, usize, usize, usize) {
-    (0..p.partition().blob_count() as u16)
+/// The first deflate blob: its handle's number and entry.
+fn first_deflate(p: &VerifiedPartition<'_>) -> (BlobId, TocEntry) {
+    p.tables()
+        .blob_ids()
         .find_map(|n| {
-            let e = p.toc_entry(n)?;
-            (e.codec == format::CODEC_DEFLATE).then_some((
-                n,
-                e.offset as usize,
-                e.stored_len as usize,
-                e.decoded_len as usize,
-            ))
+            let e = p.tables().toc_entry(n)?;
+            (e.codec == Codec::Deflate).then_some((n, e))
         })
         .expect("a deflate blob")
+}
+
+fn unsigned_policy() -> Policy {
+    Policy {
+        min_security_counter: 0,
+        expected_class: TableClass::Full,
+    }
 }
 
 #[test]
 fn a_short_buffer_gets_the_size_needed_and_nothing_written() {
     let (bytes, _) = packed(TableClass::Full, Compression::Deflate);
     let p = verified(&bytes, TableClass::Full);
-    let (n, _, _, decoded_len) = first_deflate(&p);
-    let mut inflater = Box::new(Inflater::new());
+    let (n, e) = first_deflate(&p);
+    let decoded_len = e.decoded_len as usize;
     let mut out = vec![0xa5u8; decoded_len - 1];
     assert_eq!(
-        p.getter_into_with(
-            Getter::Blob(n),
-            &mut out,
-            &mut inflater,
-            &mut nrtucode::verify::SoftSha256::new()
-        ),
-        Err(PartitionError::BufferTooSmall {
+        p.blob(n).unwrap().load_into(&mut out, &mut Loader::new()),
+        Err(LoadError::BufferTooSmall {
             needed: decoded_len,
             available: decoded_len - 1
         })
     );
     assert!(out.iter().all(|&b| b == 0xa5));
+    assert_eq!(
+        p.blob(BlobId::new(60000)),
+        None,
+        "no blob past the table of contents"
+    );
 }
 
 /// A flipped byte inside a compressed blob (an unsigned pack, so that only the blob changes):
@@ -237,18 +242,18 @@ fn a_flipped_byte_of_a_compressed_blob_is_refused_naming_it() {
         Compression::Deflate,
     )
     .unwrap();
-    let policy = Policy {
-        min_security_counter: 0,
-        expected_class: TableClass::Full,
-    };
-    let (n, offset, stored_len, decoded_len) = {
-        let p = Partition::parse(&bytes)
+    let (n, e) = first_deflate(
+        &Partition::parse(&bytes)
             .unwrap()
-            .trust_unsigned_for_testing(&policy)
-            .unwrap();
-        first_deflate(&p)
-    };
-    let mut inflater = Box::new(Inflater::new());
+            .insecure_trust_unsigned(&unsigned_policy())
+            .unwrap(),
+    );
+    let (offset, stored_len, decoded_len) = (
+        e.offset as usize,
+        e.stored_len as usize,
+        e.decoded_len as usize,
+    );
+    let mut loader = Box::new(Loader::new());
     for at in [
         offset,
         offset + 1,
@@ -258,22 +263,27 @@ fn a_flipped_byte_of_a_compressed_blob_is_refused_naming_it() {
         bytes[at] ^= 0x10;
         let p = Partition::parse(&bytes)
             .unwrap()
-            .trust_unsigned_for_testing(&policy)
+            .insecure_trust_unsigned(&unsigned_policy())
             .unwrap();
         let mut out = vec![0xa5u8; decoded_len + 8];
-        let got = p.getter_into_with(
-            Getter::Blob(n),
-            &mut out,
-            &mut inflater,
-            &mut nrtucode::verify::SoftSha256::new(),
+        let got = p
+            .blob(n)
+            .unwrap()
+            .load_into(&mut out, &mut loader)
+            .map(|_| ());
+        assert_eq!(
+            got,
+            Err(LoadError::StoredDigestMismatch { blob: n }),
+            "byte {at}"
         );
-        let Err(e @ PartitionError::StoredDigestMismatch { blob, .. }) = got else {
-            panic!("byte {at}: {got:?}");
-        };
-        assert_eq!(blob, n);
         assert!(out.iter().all(|&b| b == 0xa5), "byte {at}: written");
-        assert!(e.to_string().starts_with(&format!("blob {n} ")), "{e}");
-        assert_eq!(p.check_blobs(), Err(e), "byte {at}");
+        let message = got.unwrap_err().to_string();
+        assert!(message.starts_with(&format!("{n}: ")), "{message}");
+        assert_eq!(
+            p.check_blobs(&mut SoftSha256::new()),
+            Err(LoadError::StoredDigestMismatch { blob: n }),
+            "byte {at}"
+        );
         bytes[at] ^= 0x10;
     }
 }
@@ -286,14 +296,15 @@ fn a_flipped_byte_of_a_compressed_blob_is_refused_naming_it() {
 #[test]
 fn a_change_to_a_compressed_stream_that_decodes_the_same_is_refused() {
     let (mut bytes, _) = packed(TableClass::Full, Compression::Deflate);
-    let entries: Vec<(u16, nrtucode::partition::TocEntry)> = {
+    let entries: Vec<(BlobId, TocEntry)> = {
         let p = verified(&bytes, TableClass::Full);
-        (0..p.partition().blob_count() as u16)
-            .filter_map(|n| p.toc_entry(n).map(|e| (n, e)))
-            .filter(|(_, e)| e.codec == format::CODEC_DEFLATE)
+        let t = p.tables();
+        t.blob_ids()
+            .filter_map(|n| t.toc_entry(n).map(|e| (n, e)))
+            .filter(|(_, e)| e.codec == Codec::Deflate)
             .collect()
     };
-    let mut inflater = Box::new(Inflater::new());
+    let mut inflater = Box::new(nrtucode::deflate::Inflater::new());
     // The first (blob, byte, bit) whose flip the decoder alone cannot tell.
     let silent = entries.iter().find_map(|&(n, e)| {
         let (offset, decoded_len) = (e.offset as usize, e.decoded_len as usize);
@@ -317,21 +328,13 @@ fn a_change_to_a_compressed_stream_that_decodes_the_same_is_refused() {
     let (n, at, bit) = silent.expect("a compressed stream with padding bits after its final block");
     bytes[at] ^= 1 << bit;
     let p = verified(&bytes, TableClass::Full); // the signature still holds
-    let e = p.check_blobs().expect_err("a changed stored byte");
-    assert!(
-        matches!(e, PartitionError::StoredDigestMismatch { blob, .. } if blob == n),
-        "{e:?}"
-    );
-    let decoded_len = p.toc_entry(n).unwrap().decoded_len as usize;
-    let mut out = vec![0xa5u8; decoded_len];
+    let refused = Err(LoadError::StoredDigestMismatch { blob: n });
+    assert_eq!(p.check_blobs(&mut SoftSha256::new()), refused);
+    let blob = p.blob(n).unwrap();
+    let mut out = vec![0xa5u8; blob.len()];
     assert_eq!(
-        p.getter_into_with(
-            Getter::Blob(n),
-            &mut out,
-            &mut inflater,
-            &mut nrtucode::verify::SoftSha256::new()
-        ),
-        Err(e)
+        blob.load_into(&mut out, &mut Loader::new()).map(|_| ()),
+        refused
     );
     assert!(
         out.iter().all(|&b| b == 0xa5),

@@ -2,9 +2,10 @@
 //! compares every answer with the embedded tables; then every refusal.
 
 use nrtucode::partition::{
-    BlobUse, InPlaceError, Partition, PartitionError, Policy, PublicKey, TableClass, TableName,
-    format,
+    BlobId, BlobUse, Codec, FormatError, LoadError, Loader, Partition, PartitionError, Policy,
+    PublicKey, TableClass, TableName, TrustError, format,
 };
+use nrtucode::verify::SoftSha256;
 use nrtucode::{Generation, ImageIndex, NoEnv, Region, ResolveErr};
 use nrtucode_pack::{Blobs, PackOptions, SigningKey, pack, public_key_from_pem, public_key_pem};
 
@@ -79,7 +80,8 @@ fn compare_everything(class: TableClass) {
         .unwrap()
         .verify(&key, &policy(class))
         .unwrap();
-    p.check_blobs().unwrap();
+    p.check_blobs(&mut SoftSha256::new()).unwrap();
+    let mut hasher = SoftSha256::new();
     let envs: [&[(&str, &str)]; 4] = [
         &[],
         &[("NEURON_UCODE_FLAVOR", "debug")],
@@ -113,7 +115,7 @@ fn compare_everything(class: TableClass) {
                 for region in regions {
                     let got = p
                         .get_memory_image(idx, region, flavor, env)
-                        .map_err(|e| e.resolve_err().unwrap());
+                        .map(|b| b.check(&mut hasher).expect("a signed blob checks"));
                     let want = expected_image(class, idx, region, flavor, env);
                     assert_eq!(
                         got, want,
@@ -145,7 +147,7 @@ fn compare_everything(class: TableClass) {
         for kind in [-1, 0, 1, 2, i32::MAX] {
             let got = p
                 .get_hwdecode_table(idx, kind)
-                .map_err(|e| e.resolve_err().unwrap());
+                .map(|b| b.check(&mut hasher).expect("a signed blob checks"));
             let mut want = nrtucode::get_hwdecode_table(idx, kind);
             let maverick =
                 ImageIndex::from_raw(idx).map(ImageIndex::generation) == Some(Generation::Maverick);
@@ -179,7 +181,12 @@ fn identical_blobs_are_stored_once_and_twins_share_pointers() {
         .unwrap();
     let a = v.get_memory_image(4, 0, 1, &NoEnv).unwrap();
     let b = v.get_memory_image(5, 0, 1, &NoEnv).unwrap();
-    assert_eq!(a.as_ptr(), b.as_ptr());
+    assert_eq!(a.id(), b.id());
+    let mut h = SoftSha256::new();
+    assert_eq!(
+        a.check(&mut h).unwrap().as_ptr(),
+        b.check(&mut h).unwrap().as_ptr()
+    );
 }
 
 #[test]
@@ -203,36 +210,37 @@ fn every_refusal_has_its_error() {
     let good = packed(TableClass::Full, 5);
     let key = key().public_key();
     let pol = policy(TableClass::Full);
-    let verify = |b: &[u8], pol: &Policy| {
-        Partition::parse(b)
-            .and_then(|p| p.verify(&key, pol))
-            .map(drop)
+    let verify = |b: &[u8], pol: &Policy| -> Result<(), PartitionError> {
+        Partition::parse(b)?.verify(&key, pol)?;
+        Ok(())
     };
+    let format = |e: FormatError| Err(PartitionError::Format(e));
+    let trust = |e: TrustError| Err(PartitionError::Trust(e));
     assert_eq!(verify(&good, &pol), Ok(()));
 
     // Structure.
     assert_eq!(
         verify(&good[..10], &pol),
-        Err(PartitionError::Truncated {
+        format(FormatError::Truncated {
             needed: 96,
             available: 10
         })
     );
     assert!(matches!(
         verify(&good[..good.len() - 1], &pol),
-        Err(PartitionError::Truncated { .. })
+        Err(PartitionError::Format(FormatError::Truncated { .. }))
     ));
-    assert_eq!(verify(&[0xff; 4096], &pol), Err(PartitionError::Erased));
+    assert_eq!(verify(&[0xff; 4096], &pol), format(FormatError::Erased));
     let mut bad = good.clone();
     bad[0] = b'X';
-    assert_eq!(verify(&bad, &pol), Err(PartitionError::BadMagic));
+    assert_eq!(verify(&bad, &pol), format(FormatError::BadMagic));
     let mut bad = good.clone();
     // Version 1 (one digest per blob, of the decoded bytes) is no longer read, nor any other.
     for version in [1, format::VERSION + 1] {
         bad[format::H_VERSION..format::H_VERSION + 2].copy_from_slice(&version.to_le_bytes());
         assert_eq!(
             verify(&bad, &pol),
-            Err(PartitionError::UnsupportedVersion { found: version })
+            format(FormatError::UnsupportedVersion { found: version })
         );
     }
     // A longer region (the rest of a flash partition) is fine.
@@ -243,31 +251,34 @@ fn every_refusal_has_its_error() {
     // Signature, key, counter, class.
     let mut bad = good.clone();
     bad[format::H_SECURITY_COUNTER] = 9; // a signed byte
-    assert_eq!(verify(&bad, &pol), Err(PartitionError::BadSignature));
+    assert_eq!(verify(&bad, &pol), trust(TrustError::BadSignature));
     let other = SigningKey::generate().public_key();
-    assert!(matches!(
+    assert_eq!(
         Partition::parse(&good).unwrap().verify(&other, &pol),
-        Err(PartitionError::UnknownKey { .. })
-    ));
+        Err(TrustError::UnknownKey {
+            found: key.key_id()
+        })
+    );
     // A key with the right ID but not the signer's key cannot be made; a wrong signature can.
     let mut bad = good.clone();
-    let sig = Partition::parse(&good).unwrap().signed_bytes().len();
+    let p = Partition::parse(&good).unwrap();
+    let [_, _, sig, _] = format::layout(p.descriptor_count(), p.blob_count()).unwrap();
     bad[sig] ^= 1;
-    assert_eq!(verify(&bad, &pol), Err(PartitionError::BadSignature));
+    assert_eq!(verify(&bad, &pol), trust(TrustError::BadSignature));
     let strict = Policy {
         min_security_counter: 6,
         ..pol
     };
     assert_eq!(
         verify(&good, &strict),
-        Err(PartitionError::Rollback {
+        trust(TrustError::Rollback {
             found: 5,
             minimum: 6
         })
     );
     assert_eq!(
         verify(&good, &policy(TableClass::Front)),
-        Err(PartitionError::WrongClass {
+        trust(TrustError::WrongClass {
             found: TableClass::Full,
             expected: TableClass::Front
         })
@@ -277,17 +288,17 @@ fn every_refusal_has_its_error() {
     let u = unsigned(TableClass::Front);
     assert_eq!(
         verify(&u, &policy(TableClass::Front)),
-        Err(PartitionError::Unsigned)
+        trust(TrustError::Unsigned)
     );
     let trusted = Partition::parse(&u)
         .unwrap()
-        .trust_unsigned_for_testing(&policy(TableClass::Front));
+        .insecure_trust_unsigned(&policy(TableClass::Front));
     assert!(trusted.is_ok());
     assert_eq!(
         Partition::parse(&good)
             .unwrap()
-            .trust_unsigned_for_testing(&pol),
-        Err(PartitionError::Signed)
+            .insecure_trust_unsigned(&pol),
+        Err(TrustError::Signed)
     );
 }
 
@@ -307,63 +318,77 @@ fn a_changed_blob_byte_is_a_digest_mismatch_naming_the_blob() {
         .unwrap()
         .verify(&key, &policy(TableClass::Full))
         .unwrap();
-    let err = v.check_blobs().unwrap_err();
-    let PartitionError::DigestMismatch { blob, used_by, .. } = err else {
-        panic!("{err:?}")
-    };
-    assert_eq!(blob, 0);
+    let err = v.check_blobs(&mut SoftSha256::new()).unwrap_err();
+    let blob0 = BlobId::new(0);
+    assert_eq!(err, LoadError::DigestMismatch { blob: blob0 });
+    // The message names the blob; its first user is the caller's to show.
+    assert!(
+        err.to_string().starts_with("blob 0: SHA-256 mismatch"),
+        "{err}"
+    );
     assert_eq!(
-        used_by,
+        v.tables().first_use(blob0),
         Some(BlobUse::Image {
             idx: 0,
             flavor: 1,
             region: Region::Iram
         })
     );
-    assert!(
-        err.to_string()
-            .starts_with("blob 0 (image_list slot 0 flavor 1 IRAM): SHA-256 mismatch"),
-        "{err}"
-    );
-    // The copy-verify of the same blob zeroes what it wrote.
+    // Every checked way refuses it: in place, and the copy (which zeroes what it wrote).
     let iram = v.get_memory_image(0, 0, 1, &NoEnv).unwrap();
-    let mut dst = vec![0u8; iram.len()];
-    assert!(matches!(
-        v.copy_verified(iram, &mut dst),
-        Err(PartitionError::DigestMismatch { blob: 0, .. })
-    ));
+    assert_eq!(iram.check(&mut SoftSha256::new()), Err(err));
+    let mut dst = vec![0xa5u8; iram.len()];
+    assert_eq!(
+        iram.load_into(&mut dst, &mut Loader::new()).map(|_| ()),
+        Err(err)
+    );
     assert!(dst.iter().all(|&b| b == 0));
-    // A good blob copies.
+    // A good blob copies; a short buffer is refused before anything is written.
     let dram = v.get_memory_image(0, 1, 1, &NoEnv).unwrap();
     let mut dst = vec![0u8; dram.len()];
-    assert_eq!(v.copy_verified(dram, &mut dst), Ok(dram.len()));
-    assert_eq!(dst, dram);
+    let copied = dram
+        .load_into(&mut dst, &mut Loader::new())
+        .unwrap()
+        .to_vec();
+    assert_eq!(&copied[..], dram.check(&mut SoftSha256::new()).unwrap());
     assert_eq!(
-        v.copy_verified(&dst, &mut [0u8; 1]),
-        Err(PartitionError::NotABlob { len: dram.len() })
+        dram.load_into(&mut [0u8; 1], &mut Loader::new()),
+        Err(LoadError::BufferTooSmall {
+            needed: dram.len(),
+            available: 1
+        })
     );
 }
 
 #[test]
 fn a_compressed_blob_is_not_readable_in_place() {
-    // Mark blob 0 as deflate (codec 1, reserved for issue 22) in an unsigned pack.
+    // Mark blob 0 as deflate in an unsigned pack.
     let mut bytes = unsigned(TableClass::Full);
     let p = Partition::parse(&bytes).unwrap();
-    let toc_off = p.signed_bytes().len() - p.blob_count() * format::TOC_LEN;
+    let [_, toc_off, _, _] = format::layout(p.descriptor_count(), p.blob_count()).unwrap();
     bytes[toc_off + format::T_CODEC] = format::CODEC_DEFLATE;
     let v = Partition::parse(&bytes)
         .unwrap()
-        .trust_unsigned_for_testing(&policy(TableClass::Full))
+        .insecure_trust_unsigned(&policy(TableClass::Full))
         .unwrap();
+    let blob = v.get_memory_image(0, 0, 1, &NoEnv).unwrap();
+    let blob0 = BlobId::new(0);
+    assert_eq!(blob.codec(), Codec::Deflate);
+    assert_eq!(blob.unchecked_in_place(), None);
     assert_eq!(
-        v.get_memory_image(0, 0, 1, &NoEnv),
-        Err(InPlaceError::NotStored { blob: 0, codec: 1 })
+        blob.check(&mut SoftSha256::new()),
+        Err(LoadError::NotStored {
+            blob: blob0,
+            codec: Codec::Deflate
+        })
     );
-    assert_eq!(InPlaceError::NotStored { blob: 0, codec: 1 }.code(), 16);
     bytes[toc_off + format::T_CODEC] = 7;
     assert_eq!(
         Partition::parse(&bytes).map(drop),
-        Err(PartitionError::UnknownCodec { blob: 0, codec: 7 })
+        Err(FormatError::UnknownCodec {
+            blob: blob0,
+            codec: 7
+        })
     );
 }
 
@@ -377,7 +402,7 @@ fn broken_tables_are_refused_by_parse() {
     bad[at + 1] = 0xff;
     assert!(matches!(
         Partition::parse(&bad),
-        Err(PartitionError::Table {
+        Err(FormatError::Table {
             table: TableName::Descriptors,
             entry: 0,
             ..
@@ -388,20 +413,21 @@ fn broken_tables_are_refused_by_parse() {
     bad[format::SLOTS_OFF + 37 * 4 + 2] = 200;
     assert!(matches!(
         Partition::parse(&bad),
-        Err(PartitionError::Table {
+        Err(FormatError::Table {
             table: TableName::ImageList,
             ..
         })
     ));
     // Every single-byte change of the tables is either refused or still answers without
     // panicking.
-    let tables_end = Partition::parse(&good).unwrap().signed_bytes().len();
+    let p = Partition::parse(&good).unwrap();
+    let [_, _, tables_end, _] = format::layout(p.descriptor_count(), p.blob_count()).unwrap();
     for at in 0..tables_end {
         for flip in [0x01u8, 0x80, 0xff] {
             let mut bad = good.clone();
             bad[at] ^= flip;
             if let Ok(p) = Partition::parse(&bad)
-                && let Ok(v) = p.trust_unsigned_for_testing(&policy(p.class()))
+                && let Ok(v) = p.insecure_trust_unsigned(&policy(p.class()))
             {
                 for idx in [0, 7, 13, 36, 37, 38] {
                     for flavor in [0, 1, 2, 17] {
@@ -434,10 +460,9 @@ fn a_partition_file_reads_and_answers_on_the_host() {
         .verify(&key().public_key(), &policy(TableClass::Front))
         .unwrap();
     assert_eq!(
-        p.get_memory_image(13, 0, 17, &NoEnv).map(<[u8]>::len),
+        p.get_memory_image(13, 0, 17, &NoEnv)
+            .map(|b| b.check(&mut SoftSha256::new()).unwrap()),
         nrtucode::get_memory_image(13, 0, 17, &NoEnv)
-            .map(<[u8]>::len)
-            .map_err(Into::into)
     );
     assert!(nrtucode::partition::PartitionFile::read(dir.path()).is_err());
 }

@@ -20,7 +20,7 @@
 //! without `verify` (features envs,prof).
 //!
 //! The deflate decode path (`nrtucode::deflate`, consumer feature `deflate`, with the
-//! partition's `get_memory_image_into` / `get_hwdecode_table_into` over it) cannot pass the link
+//! partition's resolvers and `Blob::load_into` over it) cannot pass the link
 //! check: miniz_oxide's inflater keeps bounds checks (slice indexing in `decompress_with_limit`,
 //! `decompress_fast` and `transfer`) that the optimiser cannot prove dead. It is checked by its
 //! call graph instead, under the same LTO profiles: linked with the panic symbol left

@@ -35,7 +35,7 @@ const ROWS: [(&str, &[&str]); 6] = [
         &["nrtucode::partition::parse"],
     ),
     (
-        "partition resolve and digests (getters, copy_verified, check)",
+        "partition resolve and digests (lookups, load_into, check)",
         &["nrtucode::partition"],
     ),
     (

@@ -7,7 +7,7 @@
 //! - `compact`: `ed25519_compact::PublicKey::verify` alone (default-features off, opt_size)
 //! - `dalek`: `ed25519_dalek::VerifyingKey::verify_strict` alone (default-features off)
 //! - `reader`: nrtucode `--no-default-features --features partition`: `Partition::parse`,
-//!   verify (ed25519-compact), `get_memory_image` / `get_hwdecode_table`, `copy_verified`
+//!   verify (ed25519-compact), `get_memory_image` / `get_hwdecode_table`, `load_into`
 //!   (SHA-256); no blob embedded
 //!
 //! and, for each, whether the no-panic link (a panic handler calling an undefined symbol)
@@ -43,16 +43,16 @@ fn check(key: &[u8; 32], bytes: &[u8]) -> bool {
 
 /// The `check` function of the partition reader's binary.
 const READER: &str = r#"
-use nrtucode::partition::{Partition, Policy, PublicKey, TableClass};
+use nrtucode::partition::{Loader, Partition, Policy, PublicKey, TableClass};
 #[inline(never)]
 fn check(key: &[u8; 32], bytes: &'static [u8]) -> i32 {
     let policy = Policy { min_security_counter: black_box(1), expected_class: TableClass::Full };
-    let Ok(p) = Partition::parse(bytes).and_then(|p| p.verify(&PublicKey::from_bytes(*key), &policy)) else {
-        return -1;
-    };
+    let Ok(parsed) = Partition::parse(bytes) else { return -1 };
+    let Ok(p) = parsed.verify(&PublicKey::from_bytes(*key), &policy) else { return -1 };
     let mut dst = [0u8; 256];
+    let mut loader = Loader::new();
     let a = match p.get_memory_image(black_box(7), black_box(0), black_box(1), &nrtucode::NoEnv) {
-        Ok(b) => p.copy_verified(b, &mut dst).map_or(-2, |n| n as i32),
+        Ok(b) => b.load_into(&mut dst, &mut loader).map_or(-2, |b| b.len() as i32),
         Err(e) => e.code(),
     };
     a + p.get_hwdecode_table(black_box(7), black_box(0)).map_or(0, |b| b.len() as i32)

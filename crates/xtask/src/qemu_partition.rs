@@ -19,7 +19,7 @@
 //! | truncated in the tables / in the blobs | exit 1, refused (the rest of PSRAM reads 0) / the cut images fail |
 //! | erased flash (0xFF) | exit 1, refused: Erased |
 //! | wrong class (front) | exit 1, refused: WrongClass |
-//! | without `deflate` | a compressed partition: the images load, the tables NotStored |
+//! | without `deflate` | a compressed partition: the images load, the tables NoDecoder |
 //!
 //! The build must refuse a private key as `NRTUCODE_PARTITION_KEY`. Then runs the template
 //! README's three commands ("A partition apart from the program") as written
@@ -408,10 +408,10 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
         return run.fail("stored-only: no 'engine ready' line");
     }
     let log = run.expect("no-decoder", &deflate, 1)?;
-    if device::count(&log, "verification failed: Resolve(NotStored") != 2
+    if device::count(&log, "verification failed: Load(NoDecoder") != 2
         || device::count(&log, " verified: ") != 2
     {
-        return run.fail("no-decoder: want the images loaded and both compressed tables NotStored");
+        return run.fail("no-decoder: want the images loaded and both compressed tables NoDecoder");
     }
 
     println!("== the template README's three commands, as written");

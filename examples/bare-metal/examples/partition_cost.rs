@@ -2,8 +2,9 @@
 //! (`cargo xtask partition-cost`, which loads a fixtures partition packed with
 //! `--compress deflate` at 0x21000000): each step runs once between the markers `cost_begin`
 //! and `cost_end`, as a boot runs it: parse the structure, verify (the ed25519 signature over
-//! the tables, then the policy), resolve one image in place, copy-verify it, and decode-verify
-//! the engine's deflate-compressed PROF_TABLE (`resolve_hwdecode_into`). Feature `deflate`
+//! the tables, then the policy), resolve one image (its handle), copy-verify it into its window
+//! (`load_into`), and load the engine's deflate-compressed PROF_TABLE (its stream checked,
+//! then decode-verified). Feature `deflate`
 //! (with `partition` and `qemu`), `--no-default-features`.
 #![no_std]
 #![no_main]
@@ -16,8 +17,7 @@ mod flash;
 use core::hint::black_box;
 
 use cortex_m_rt::entry;
-use nrtucode::deflate::Inflater;
-use nrtucode::partition::{Partition, Policy, TableClass};
+use nrtucode::partition::{Loader, Partition, Policy, TableClass};
 use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region};
 
 use crate::board::Outcome;
@@ -29,8 +29,8 @@ const STEPS: [&str; 5] = [
     "parse",
     "verify (signature, policy)",
     "resolve_image",
-    "copy_verified",
-    "resolve_hwdecode_into (deflate)",
+    "load_into (stored: copy-verify)",
+    "resolve_hwdecode, load_into (deflate: check, decode-verify)",
 ];
 
 /// Marks the start of a measured step (QEMU's exec log shows the symbol).
@@ -47,11 +47,11 @@ extern "C" fn cost_end(ok: bool) {
     black_box(ok);
 }
 
-/// The buffers: the IRAM image's window, PROF_TABLE's, and the inflater.
+/// The buffers: the IRAM image's window, PROF_TABLE's, and the loader (SHA-256, inflater).
 struct Memory {
     image: [u8; 96 * 1024],
     table: [u8; 8 * 1024],
-    inflater: Inflater,
+    loader: Loader,
 }
 
 #[entry]
@@ -59,7 +59,7 @@ fn main() -> ! {
     let Some(memory) = cortex_m::singleton!(: Memory = Memory {
         image: [0; 96 * 1024],
         table: [0; 8 * 1024],
-        inflater: Inflater::new(),
+        loader: Loader::new(),
     }) else {
         board::finish(Outcome::Failed);
     };
@@ -96,17 +96,19 @@ fn main() -> ! {
     ok[2] = true;
 
     cost_begin(3);
-    let copied = partition.copy_verified(black_box(image), &mut memory.image);
+    let copied = black_box(image).load_into(&mut memory.image, &mut memory.loader);
     cost_end(copied.is_ok());
     ok[3] = copied.is_ok();
 
     cost_begin(4);
-    let decoded = partition.resolve_hwdecode_into(
-        engine,
-        ProfKind::Table,
-        &mut memory.table,
-        &mut memory.inflater,
-    );
+    let decoded = partition
+        .resolve_hwdecode(engine, ProfKind::Table)
+        .map_err(|_| ())
+        .and_then(|table| {
+            table
+                .load_into(&mut memory.table, &mut memory.loader)
+                .map_err(|_| ())
+        });
     cost_end(decoded.is_ok());
     ok[4] = decoded.is_ok();
 

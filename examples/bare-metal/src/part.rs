@@ -4,9 +4,10 @@
 //! image is then copy-verified (stored) or decode-verified (deflate, feature `deflate`) into its
 //! window against the SHA-256 in the signed table of contents ([`load`]).
 
-use nrtucode::partition::format::CODEC_STORED;
-use nrtucode::partition::{Getter, Partition, Policy, TableClass, TocEntry, VerifiedPartition};
-use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region};
+use nrtucode::partition::{
+    Blob, LoadError, Loader, Partition, Policy, TableClass, VerifiedPartition,
+};
+use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region, ResolveErr};
 
 use crate::Loaded;
 
@@ -23,18 +24,13 @@ const POLICY: Policy = Policy {
     expected_class: TableClass::Full,
 };
 
-/// The state a decode lends to the reader: the inflater with `deflate` (~11 KB, kept in the
-/// device-memory static), nothing without.
-#[cfg(feature = "deflate")]
-pub type Scratch = nrtucode::deflate::Inflater;
-/// The state a decode lends to the reader: the inflater with `deflate` (~11 KB, kept in the
-/// device-memory static), nothing without.
-#[cfg(not(feature = "deflate"))]
-pub type Scratch = ();
+/// What loading an item lends the reader: the software SHA-256 and, with `deflate`, the
+/// inflater's ~11 KB (kept in the device-memory static).
+pub type Scratch = Loader;
 
 /// A fresh [`Scratch`].
 pub fn scratch() -> Scratch {
-    Scratch::default()
+    Loader::new()
 }
 
 /// Parses the partition and checks its signature, key, security counter and class, once.
@@ -45,18 +41,25 @@ pub fn open() -> Option<VerifiedPartition<'static>> {
     if TEST_KEY {
         defmt::warn!("partition key: the repository's test key, never for real firmware");
     }
-    let checked = Partition::parse(flash).and_then(|p| p.verify(&PARTITION_KEY, &POLICY));
-    match checked {
+    // Each step's own error in the log (`Erased`, `BadSignature`, `Rollback { … }`).
+    let parsed = match Partition::parse(flash) {
+        Ok(p) => p,
+        Err(e) => {
+            defmt::error!("partition at {:#010x} refused: {}", at, e);
+            return None;
+        }
+    };
+    match parsed.verify(&PARTITION_KEY, &POLICY) {
         Ok(p) => {
             defmt::info!(
                 "partition at {:#010x}: {} bytes, {} blobs, class {=str}, security counter {} (minimum {}), source {}, signature ok",
                 at,
                 p.partition().bytes().len(),
                 p.partition().blob_count(),
-                p.class().name(),
-                p.security_counter(),
+                p.partition().class().name(),
+                p.partition().security_counter(),
                 MIN_SECURITY_COUNTER,
-                p.source()
+                p.partition().source()
             );
             Some(p)
         }
@@ -104,7 +107,7 @@ pub fn load(
     let (what, part) = item.names();
     let at = window.as_ptr() as usize;
     match read(partition, engine, item, flavor, window, scratch) {
-        Ok(0) => {
+        Ok((0, _)) => {
             defmt::info!(
                 "{=str} {=str} {} {=str}: none, nothing to load",
                 what,
@@ -114,9 +117,10 @@ pub fn load(
             );
             Ok(Loaded::Nothing)
         }
-        Ok(n) => {
+        Ok((n, blob)) => {
             // Where it came from: its table-of-contents entry (the signed tables, trusted now).
-            let (blob, entry) = stored(partition, engine, item, flavor).unwrap_or((0, EMPTY));
+            let entry = partition.tables().toc_entry(blob.id());
+            let (offset, stored_len) = entry.map_or((0, 0), |e| (e.offset, e.stored_len));
             defmt::info!(
                 "{=str} {=str} {} {=str} verified: {} bytes to {:#010x}, SHA-256 ok; blob {} at partition offset {:#x}, {=str}, {} bytes stored",
                 what,
@@ -125,14 +129,10 @@ pub fn load(
                 part,
                 n,
                 at,
-                blob,
-                entry.offset,
-                if entry.codec == CODEC_STORED {
-                    "stored"
-                } else {
-                    "deflate"
-                },
-                entry.stored_len
+                blob.id().raw(),
+                offset,
+                blob.codec().name(),
+                stored_len
             );
             Ok(Loaded::Image)
         }
@@ -150,83 +150,31 @@ pub fn load(
     }
 }
 
-/// What the log shows of an entry it could not look up (never, after a successful read).
-const EMPTY: TocEntry = TocEntry {
-    offset: 0,
-    stored_len: 0,
-    decoded_len: 0,
-    codec: CODEC_STORED,
-    sha256: [0; 32],
-    stored_sha256: [0; 32],
-};
-
-/// The table-of-contents entry (number and entry) an item's getter names.
-fn stored(
-    partition: &VerifiedPartition<'static>,
-    engine: ImageIndex,
-    item: Item,
-    flavor: Flavor,
-) -> Option<(u16, TocEntry)> {
-    let getter = match item {
-        Item::Image(region) => {
-            partition.image_getter(engine.raw(), region.raw(), flavor.raw(), &NoEnv)
-        }
-        Item::Table(kind) => partition.prof_getter(engine.raw(), kind.raw()),
-    };
-    match getter {
-        Ok(Getter::Blob(n)) => Some((n, partition.toc_entry(n)?)),
-        _ => None,
-    }
-}
-
-/// Decode-verifies (deflate) or copy-verifies (stored) the item into `window`: its length.
-#[cfg(feature = "deflate")]
+/// Resolves the item, then loads it into `window` through its checked way (stored:
+/// copy-verified; deflate: its stream checked, then decode-verified, or refused without the
+/// `deflate` feature): the bytes written and the blob.
 fn read(
     partition: &VerifiedPartition<'static>,
     engine: ImageIndex,
     item: Item,
     flavor: Flavor,
     window: &mut [u8],
-    inflater: &mut Scratch,
-) -> Result<usize, nrtucode::partition::IntoError> {
-    let read = match item {
-        Item::Image(region) => {
-            partition.resolve_into(engine, region, flavor, &NoEnv, window, inflater)
-        }
-        Item::Table(kind) => partition.resolve_hwdecode_into(engine, kind, window, inflater),
-    };
-    read.map(<[u8]>::len)
-}
-
-/// Copy-verifies the stored item into `window`: its length.
-#[cfg(not(feature = "deflate"))]
-fn read(
-    partition: &VerifiedPartition<'static>,
-    engine: ImageIndex,
-    item: Item,
-    flavor: Flavor,
-    window: &mut [u8],
-    _: &mut Scratch,
-) -> Result<usize, ReadError> {
+    loader: &mut Scratch,
+) -> Result<(usize, Blob<'static>), ReadError> {
     let blob = match item {
         Item::Image(region) => partition.resolve_image(engine, region, flavor, &NoEnv),
         Item::Table(kind) => partition.resolve_hwdecode(engine, kind),
     }
     .map_err(ReadError::Resolve)?;
-    if blob.is_empty() {
-        return Ok(0);
-    }
-    partition
-        .copy_verified(blob, window)
-        .map_err(ReadError::Load)
+    let written = blob.load_into(window, loader).map_err(ReadError::Load)?;
+    Ok((written.len(), blob))
 }
 
-/// Why an item was not read (without `deflate`).
-#[cfg(not(feature = "deflate"))]
+/// Why an item was not read.
 #[derive(defmt::Format)]
 enum ReadError {
-    /// The resolver's answer (the vendor's code), or a compressed blob (`NotStored`).
-    Resolve(nrtucode::partition::InPlaceError),
-    /// The copy did not verify.
-    Load(nrtucode::partition::PartitionError),
+    /// The resolver's answer (the vendor's code).
+    Resolve(ResolveErr),
+    /// The blob did not load: a digest, the window's size, or no decoder for its codec.
+    Load(LoadError),
 }

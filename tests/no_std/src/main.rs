@@ -282,27 +282,27 @@ mod deflate {
             min_security_counter: black_box(1),
             expected_class: TableClass::Full,
         };
-        let Ok(verified) = Partition::parse(black_box(&FLASH[..]))
-            .and_then(|p| p.trust_unsigned_for_testing(&policy))
-        else {
+        let Ok(parsed) = Partition::parse(black_box(&FLASH[..])) else {
             return -1;
         };
-        let mut inflater = Inflater::new();
-        let mut device = [0u8; 512];
-        let mut acc = match verified.get_memory_image_into(
-            idx,
-            region,
-            flavor,
-            &NoEnv,
-            &mut device,
-            &mut inflater,
-        ) {
-            Ok(image) => image.len() as i32,
-            Err(_) => -2,
+        let Ok(verified) = parsed.insecure_trust_unsigned(&policy) else {
+            return -1;
         };
-        acc += match verified.get_hwdecode_table_into(idx, kind, &mut device, &mut inflater) {
-            Ok(table) => table.len() as i32,
-            Err(_) => -3,
+        let mut loader = nrtucode::partition::Loader::new();
+        let mut device = [0u8; 512];
+        let mut acc = match verified.get_memory_image(idx, region, flavor, &NoEnv) {
+            Ok(image) => match image.load_into(&mut device, &mut loader) {
+                Ok(image) => image.len() as i32,
+                Err(_) => -2,
+            },
+            Err(e) => e.code(),
+        };
+        acc += match verified.get_hwdecode_table(idx, kind) {
+            Ok(table) => match table.load_into(&mut device, &mut loader) {
+                Ok(table) => table.len() as i32,
+                Err(_) => -3,
+            },
+            Err(e) => e.code(),
         };
         acc ^ i32::from(black_box(device[0]))
     }
@@ -335,30 +335,34 @@ mod partition {
         #[cfg(not(feature = "partition-verify"))]
         let verified = {
             let _ = key;
-            parsed.trust_unsigned_for_testing(&policy)
+            parsed.insecure_trust_unsigned(&policy)
         };
         let Ok(verified) = verified else {
             return -2;
         };
+        let mut hasher = nrtucode::verify::SoftSha256::new();
+        let mut loader = nrtucode::partition::Loader::new();
         let mut acc = match verified.get_memory_image(idx, region, flavor, &NoEnv) {
-            Ok(bytes) => {
-                *blob = Blob {
-                    ptr: bytes.as_ptr(),
-                    len: bytes.len(),
-                };
+            Ok(image) => {
+                if let Ok(bytes) = image.check(&mut hasher) {
+                    *blob = Blob {
+                        ptr: bytes.as_ptr(),
+                        len: bytes.len(),
+                    };
+                }
                 let mut device = [0u8; 512];
-                match verified.copy_verified(bytes, &mut device) {
-                    Ok(n) => n as i32,
+                match image.load_into(&mut device, &mut loader) {
+                    Ok(copied) => copied.len() as i32,
                     Err(_) => -3,
                 }
             }
             Err(e) => e.code(),
         };
         acc += match verified.get_hwdecode_table(idx, region) {
-            Ok(bytes) => bytes.len() as i32,
+            Ok(table) => table.len() as i32,
             Err(e) => e.code(),
         };
-        acc += i32::from(verified.check_blobs().is_ok());
+        acc += i32::from(verified.check_blobs(&mut hasher).is_ok());
         acc
     }
 }

@@ -36,16 +36,14 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use nrtucode::deflate::Inflater;
-use nrtucode::partition::format::CODEC_STORED;
-use nrtucode::partition::{Getter, Partition, PartitionError, Source, VerifiedPartition};
+use nrtucode::partition::{Getter, Partition, Source, Tables, TrustError};
 use nrtucode::verify::SoftSha256;
 use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 
 use crate::commands::exit::Exit;
 use crate::commands::output::{err_line, out_fmt};
-use crate::commands::tables::{read_partition, read_public_key};
+use crate::commands::tables::{check_every_blob, load_refusal, read_partition, read_public_key};
 use crate::commands::text_table;
 
 #[derive(Serialize)]
@@ -130,25 +128,9 @@ const UNVERIFIED: &str = "signature not checked";
 /// The digests line without `--public-key`: the stored bytes were hashed, nothing decoded.
 const UNVOUCHED_DIGESTS: &str = "stored bytes match the table of contents, which nothing vouches for (signature not checked); nothing decoded";
 
-/// Every blob of a verified partition: the stored bytes of each hashed in place (a compressed
-/// blob's stream included), then each compressed blob decoded into a buffer of its decoded
-/// length (bounded by the format: at most 1 MiB a blob, 64 MiB in all) and its decoded bytes
-/// hashed. The first failure.
-fn check_and_decode(v: &VerifiedPartition<'_>) -> Result<(), PartitionError> {
-    v.check_blobs()?;
-    let mut inflater: Option<Box<Inflater>> = None;
-    for n in 0..v.partition().blob_count() as u16 {
-        let Some(e) = v.toc_entry(n).filter(|e| e.codec != CODEC_STORED) else {
-            continue;
-        };
-        let inflater = inflater.get_or_insert_with(|| Box::new(Inflater::new()));
-        let mut out = vec![0u8; e.decoded_len as usize];
-        v.getter_into_with(Getter::Blob(n), &mut out, inflater, &mut SoftSha256::new())?;
-    }
-    Ok(())
-}
-
 fn describe(p: &Partition<'_>, doc: &mut Doc) {
+    // Read only, for the report: nothing read here is vouched for until the signature holds.
+    let t: Tables<'_> = p.untrusted_tables();
     let (source, build_id) = match p.source() {
         Source::BuildId(id) => ("build-id", Some(lower_hex(id))),
         Source::NoBuildId => ("no-build-id", None),
@@ -168,8 +150,8 @@ fn describe(p: &Partition<'_>, doc: &mut Doc) {
         (0..38)
             .map(|slot| Slot {
                 slot,
-                descriptors: p
-                    .untrusted_descriptors(slot)
+                descriptors: t
+                    .descriptors(slot)
                     .map(|(flavor, getters)| Descriptor {
                         flavor,
                         getters: getters.into_iter().map(getter).collect(),
@@ -181,7 +163,7 @@ fn describe(p: &Partition<'_>, doc: &mut Doc) {
     doc.hwdecode_table_list = Some(
         (0..38)
             .map(|slot| {
-                let [cam, table] = p.untrusted_prof_getters(slot).unwrap_or([None, None]);
+                let [cam, table] = t.prof_getters(slot).unwrap_or([None, None]);
                 ProfSlot {
                     slot,
                     cam: getter(cam),
@@ -191,18 +173,18 @@ fn describe(p: &Partition<'_>, doc: &mut Doc) {
             .collect(),
     );
     doc.toc = Some(
-        (0..p.blob_count() as u16)
+        t.blob_ids()
             .filter_map(|n| {
-                let e = p.untrusted_toc_entry(n)?;
+                let e = t.toc_entry(n)?;
                 Some(Toc {
-                    blob: n,
+                    blob: n.raw(),
                     offset: e.offset,
                     stored_len: e.stored_len,
                     decoded_len: e.decoded_len,
-                    codec: e.codec,
+                    codec: e.codec.raw(),
                     sha256: lower_hex(&e.sha256),
                     stored_sha256: lower_hex(&e.stored_sha256),
-                    first_use: p.untrusted_first_use(n).map(|u| u.to_string()),
+                    first_use: t.first_use(n).map(|u| u.to_string()),
                 })
             })
             .collect(),
@@ -263,7 +245,7 @@ fn inspect(
         doc.checks.security_counter = if found >= minimum {
             "ok".into()
         } else {
-            let e = PartitionError::Rollback { found, minimum }.to_string();
+            let e = TrustError::Rollback { found, minimum }.to_string();
             errors.push(e.clone());
             e
         };
@@ -271,19 +253,24 @@ fn inspect(
     // Authenticate, then decode: the digests only after the signature held (or, with no key,
     // the stored bytes hashed in place and nothing decoded), never after it failed.
     doc.checks.digests = match &verified {
-        Some(Ok(v)) => match check_and_decode(v) {
-            Ok(()) => "ok".into(),
+        Some(Ok(v)) => match check_every_blob(v) {
+            Ok(_) => "ok".into(),
             Err(e) => {
-                errors.push(e.to_string());
-                e.to_string()
+                let said = load_refusal(&v.tables(), e);
+                errors.push(said.clone());
+                said
             }
         },
         Some(Err(_)) => "not checked: the signature did not verify".into(),
-        None => match p.untrusted_check_blobs() {
+        None => match p
+            .untrusted_tables()
+            .check_stored_digests(&mut SoftSha256::new())
+        {
             Ok(()) => UNVOUCHED_DIGESTS.into(),
             Err(e) => {
-                errors.push(e.to_string());
-                e.to_string()
+                let said = load_refusal(&p.untrusted_tables(), e);
+                errors.push(said.clone());
+                said
             }
         },
     };

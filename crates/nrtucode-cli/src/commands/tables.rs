@@ -7,9 +7,10 @@
 //! answers are `&'static [u8]` like the embedded ones and the commands render both the same
 //! way. It is refused unless its signature verifies with the given public key, or, for an
 //! unsigned pack only, unless `--insecure-skip-signature` says in so many words to skip it;
-//! every blob's SHA-256 is then checked: a stored blob's in place, a compressed (deflate) blob's
-//! while it is decoded, once, into memory held for the process (`nrtucode::deflate`), from which
-//! its answers come.
+//! then every blob goes through its checked way once, at load: a stored blob hashed in place
+//! ([`Blob::check`]), a compressed (deflate) one's stream checked and decoded while hashing into
+//! memory held for the process ([`Blob::load_into`]). Every answer comes from those checked
+//! bytes.
 
 use std::path::{Path, PathBuf};
 
@@ -17,11 +18,11 @@ use clap::Args;
 use nrtucode::catalog::{
     BLOB_SOURCE, BlobSource, ImageEntry, ProfEntry, image_entries, prof_entries,
 };
-use nrtucode::deflate::Inflater;
 use nrtucode::partition::{
-    Getter, InPlaceError, Partition, PartitionError, PartitionFile, Policy, ReadError, Source,
-    VerifiedPartition, format::CODEC_STORED,
+    Blob, Codec, Cursor, Getter, LoadError, Loader, Partition, PartitionError, PartitionFile,
+    Policy, ReadError, Source, VerifiedPartition,
 };
+use nrtucode::verify::SoftSha256;
 use nrtucode::{Env, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 
 use crate::commands::exit::{self, Exit};
@@ -47,9 +48,9 @@ pub struct PartitionArgs {
 pub enum Tables {
     /// The tables embedded in this build.
     Embedded,
-    /// A verified partition, held for the life of the process, and its compressed blobs
-    /// decoded (by table-of-contents entry; `None` for a stored blob).
-    Partition(VerifiedPartition<'static>, &'static [Option<&'static [u8]>]),
+    /// A verified partition, held for the life of the process, and the checked bytes of every
+    /// blob (by table-of-contents entry: a stored blob's in place, a compressed one's decoded).
+    Partition(VerifiedPartition<'static>, &'static [&'static [u8]]),
 }
 
 /// Reads the SPKI PEM public key at `path` (bounded, as `key` reads every key file).
@@ -79,8 +80,55 @@ pub(crate) fn read_partition(path: &Path) -> Result<&'static [u8], (Exit, String
 }
 
 /// A partition refusal: exit 65 with the file and the reason.
-pub(crate) fn refused(path: &Path, e: PartitionError) -> (Exit, String) {
-    (Exit::DataErr, format!("{}: {e}", path.display()))
+pub(crate) fn refused(path: &Path, e: impl Into<PartitionError>) -> (Exit, String) {
+    (Exit::DataErr, format!("{}: {}", path.display(), e.into()))
+}
+
+/// A blob's bytes after its check: in place (stored) or decoded into memory of our own.
+pub(crate) enum Checked<'a> {
+    /// A stored blob, hashed in place.
+    InPlace(&'a [u8]),
+    /// A compressed blob, its stream checked, decoded while hashing.
+    Decoded(Box<[u8]>),
+}
+
+/// A blob's refusal as the tool says it: the blob named with its first user, as in
+/// `blob 15 (hwdecode_table_list slot 7 PROF_CAM): SHA-256 mismatch …`.
+pub(crate) fn load_refusal(tables: &nrtucode::partition::Tables<'_>, e: LoadError) -> String {
+    let text = e.to_string();
+    match e.blob().and_then(|b| Some((b, tables.first_use(b)?))) {
+        Some((blob, user)) => match text.strip_prefix(&blob.to_string()) {
+            Some(rest) => format!("{blob} ({user}){rest}"),
+            None => text,
+        },
+        None => text,
+    }
+}
+
+/// Every blob of `verified` through its checked way, in table-of-contents order: a stored one
+/// hashed in place, a compressed one's stream checked and then decoded (into a buffer of its
+/// decoded length, which parse bounded: 1 MiB a blob, 64 MiB in all) while hashing. The first
+/// refusal. What `--partition` answers from, and what `inspect` checks.
+pub(crate) fn check_every_blob<'a>(
+    verified: &VerifiedPartition<'a>,
+) -> Result<Vec<Checked<'a>>, LoadError> {
+    let mut loader: Option<Box<Loader>> = None;
+    let mut hasher = SoftSha256::new();
+    let mut out = Vec::new();
+    for n in verified.tables().blob_ids() {
+        let Some(blob) = verified.blob(n) else {
+            continue; // never: blob_ids() lists the table of contents
+        };
+        out.push(if blob.codec() == Codec::Stored {
+            Checked::InPlace(blob.check(&mut hasher)?)
+        } else {
+            let loader = loader.get_or_insert_with(|| Box::new(Loader::new()));
+            let mut decoded = vec![0u8; blob.len()].into_boxed_slice();
+            blob.load_into(&mut decoded, loader)?;
+            Checked::Decoded(decoded)
+        });
+    }
+    Ok(out)
 }
 
 impl PartitionArgs {
@@ -98,7 +146,7 @@ impl PartitionArgs {
         };
         let verified = match (&self.public_key, self.insecure_skip_signature) {
             (Some(key), _) => parsed.verify(&read_public_key(key)?, &policy),
-            (None, true) => parsed.trust_unsigned_for_testing(&policy),
+            (None, true) => parsed.insecure_trust_unsigned(&policy),
             (None, false) => {
                 return Err((
                     Exit::Usage,
@@ -110,54 +158,43 @@ impl PartitionArgs {
             }
         }
         .map_err(|e| refused(path, e))?;
-        verified.check_blobs().map_err(|e| refused(path, e))?;
-        let mut inflater = Box::new(Inflater::new());
-        let mut decoded = Vec::new();
-        for n in 0..verified.partition().blob_count() as u16 {
-            let Some(entry) = verified.toc_entry(n) else {
-                decoded.push(None);
-                continue;
-            };
-            if entry.codec == CODEC_STORED {
-                decoded.push(None);
-                continue;
-            }
-            // Decode-verify once (the digest of the decoded bytes, in the signed TOC).
-            let mut out = vec![0u8; entry.decoded_len as usize].into_boxed_slice();
-            let mut hasher = nrtucode::verify::SoftSha256::new();
-            verified
-                .getter_into_with(Getter::Blob(n), &mut out, &mut inflater, &mut hasher)
-                .map_err(|e| refused(path, e))?;
-            decoded.push(Some(&*Box::leak(out)));
-        }
+        let checked: Vec<&'static [u8]> = check_every_blob(&verified)
+            .map_err(|e| {
+                let said = load_refusal(&verified.tables(), e);
+                (Exit::DataErr, format!("{}: {said}", path.display()))
+            })?
+            .into_iter()
+            .map(|c| match c {
+                Checked::InPlace(bytes) => bytes,
+                Checked::Decoded(bytes) => &*Box::leak(bytes),
+            })
+            .collect();
         Ok(Tables::Partition(
             verified,
-            Box::leak(decoded.into_boxed_slice()),
+            Box::leak(checked.into_boxed_slice()),
         ))
     }
 }
 
-/// A partition answer as a vendor answer. A compressed blob does not reach here:
-/// [`getter_bytes`] answers it from its decoded copy.
-fn vendor(result: Result<&'static [u8], InPlaceError>) -> Result<&'static [u8], ResolveErr> {
-    result.map_err(|e| e.resolve_err().unwrap_or(ResolveErr::NullGetter))
+/// What a getter answers, from the checked bytes of its blob: the blob, or an empty slice at
+/// its start or one past its end (the vendor's cursor address).
+fn getter_bytes(checked: &'static [&'static [u8]], getter: Getter) -> &'static [u8] {
+    let bytes = checked.get(getter.blob().index()).copied().unwrap_or(&[]);
+    match getter {
+        Getter::Blob(_) => bytes,
+        Getter::CursorStart(_) => bytes.split_at(0).0,
+        Getter::CursorEnd(_) => bytes.split_at(bytes.len()).1,
+    }
 }
 
-/// What `getter` returns: in place for a stored blob, from the decoded copy for a compressed
-/// one (a cursor at the start or one past the end of that copy).
-fn getter_bytes(
-    p: &VerifiedPartition<'static>,
-    decoded: &'static [Option<&'static [u8]>],
-    getter: Getter,
-) -> Result<&'static [u8], ResolveErr> {
-    match decoded.get(usize::from(getter.blob())).copied().flatten() {
-        None => vendor(p.getter_bytes(getter)),
-        Some(bytes) => Ok(match getter {
-            Getter::Blob(_) => bytes,
-            Getter::CursorStart(_) => bytes.split_at(0).0,
-            Getter::CursorEnd(_) => bytes.split_at(bytes.len()).1,
-        }),
-    }
+/// What a resolver's blob answers, from the checked bytes.
+fn answer(checked: &'static [&'static [u8]], blob: Blob<'static>) -> &'static [u8] {
+    let getter = match blob.cursor() {
+        None => Getter::Blob(blob.id()),
+        Some(Cursor::Start) => Getter::CursorStart(blob.id()),
+        Some(Cursor::End) => Getter::CursorEnd(blob.id()),
+    };
+    getter_bytes(checked, getter)
 }
 
 impl Tables {
@@ -171,9 +208,10 @@ impl Tables {
     ) -> Result<&'static [u8], ResolveErr> {
         match self {
             Tables::Embedded => nrtucode::get_memory_image(idx, region, flavor, env),
-            Tables::Partition(p, decoded) => {
-                getter_bytes(p, decoded, p.image_getter(idx, region, flavor, env)?)
-            }
+            Tables::Partition(p, checked) => Ok(answer(
+                checked,
+                p.get_memory_image(idx, region, flavor, env)?,
+            )),
         }
     }
 
@@ -181,7 +219,7 @@ impl Tables {
     pub fn get_hwdecode_table(&self, idx: u32, kind: i32) -> Result<&'static [u8], ResolveErr> {
         match self {
             Tables::Embedded => nrtucode::get_hwdecode_table(idx, kind),
-            Tables::Partition(p, decoded) => getter_bytes(p, decoded, p.prof_getter(idx, kind)?),
+            Tables::Partition(p, checked) => Ok(answer(checked, p.get_hwdecode_table(idx, kind)?)),
         }
     }
 
@@ -196,13 +234,13 @@ impl Tables {
 
     /// Every (slot, descriptor, region) of the `image_list`, in table order.
     pub fn image_entries(&self) -> Vec<ImageEntry> {
-        let Tables::Partition(p, decoded) = *self else {
+        let Tables::Partition(p, checked) = *self else {
             return image_entries().collect();
         };
         let mut out = Vec::new();
         for index in ImageIndex::ALL {
             let Some(slot) = index.slot() else { continue };
-            for (position, (key, getters)) in p.descriptors(index.raw()).enumerate() {
+            for (position, (key, getters)) in p.tables().descriptors(index.raw()).enumerate() {
                 let Some(flavor) = Flavor::from_raw(key) else {
                     continue;
                 };
@@ -213,7 +251,7 @@ impl Tables {
                         position,
                         flavor,
                         region,
-                        blob: getter.map(|g| getter_bytes(&p, decoded, g).unwrap_or(&[])),
+                        blob: getter.map(|g| getter_bytes(checked, g)),
                     });
                 }
             }
@@ -244,7 +282,7 @@ impl Tables {
     pub fn blob_source(&self) -> &'static str {
         let fixtures = match self {
             Tables::Embedded => BLOB_SOURCE == BlobSource::Fixtures,
-            Tables::Partition(p, _) => p.source() == Source::Fixtures,
+            Tables::Partition(p, _) => p.partition().source() == Source::Fixtures,
         };
         if fixtures { "fixtures" } else { "directory" }
     }

@@ -1,0 +1,174 @@
+//! The checked ways to a [`Blob`]'s bytes: [`Blob::check`] (in place) and [`Blob::load_into`]
+//! (into the caller's buffer, either codec), with the [`Loader`] that lends them a SHA-256 and,
+//! with feature `deflate`, the inflater's state.
+
+use super::blob::{Blob, Codec, Cursor};
+use super::error::LoadError;
+use crate::verify::{Sha256Hasher, SoftSha256, VerifyError, copy_checked};
+
+/// What loading a blob needs and keeps between blobs: a SHA-256 (`H`, the software one by
+/// default, or your hardware block) and, with feature `deflate`, the inflater's state
+/// (`nrtucode::deflate::Inflater`, about 11 KB: construct a `Loader` where it is to live, a
+/// `static` cell or a `Box`, not on a small stack).
+pub struct Loader<H = SoftSha256> {
+    hasher: H,
+    #[cfg(feature = "deflate")]
+    inflater: crate::deflate::Inflater,
+}
+
+impl Loader<SoftSha256> {
+    /// A loader with the software SHA-256.
+    pub fn new() -> Self {
+        Self::with_hasher(SoftSha256::new())
+    }
+}
+
+impl Default for Loader<SoftSha256> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<H: Sha256Hasher> Loader<H> {
+    /// A loader with your SHA-256.
+    pub fn with_hasher(hasher: H) -> Self {
+        Self {
+            hasher,
+            #[cfg(feature = "deflate")]
+            inflater: crate::deflate::Inflater::new(),
+        }
+    }
+
+    /// The SHA-256 it lends ([`Blob::check`] takes one too).
+    pub fn hasher(&mut self) -> &mut H {
+        &mut self.hasher
+    }
+}
+
+impl<H> core::fmt::Debug for Loader<H> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Loader")
+    }
+}
+
+impl<'a> Blob<'a> {
+    /// A stored blob's bytes in place, after hashing them with `hasher` and comparing with the
+    /// digest in the signed table of contents ([`LoadError::DigestMismatch`] otherwise). A
+    /// cursor answers its empty slice (no bytes to vouch for); a compressed blob has no bytes
+    /// in place ([`LoadError::NotStored`]: [`load_into`](Self::load_into) decodes it).
+    pub fn check<H: Sha256Hasher + ?Sized>(&self, hasher: &mut H) -> Result<&'a [u8], LoadError> {
+        if self.codec != Codec::Stored {
+            return Err(LoadError::NotStored {
+                blob: self.id,
+                codec: self.codec,
+            });
+        }
+        match self.cursor {
+            Some(Cursor::Start) => return Ok(self.stored.split_at(0).0),
+            Some(Cursor::End) => return Ok(self.stored.split_at(self.stored.len()).1),
+            None => {}
+        }
+        self.check_stored(hasher)?;
+        Ok(self.stored)
+    }
+
+    /// Hashes the stored bytes in place against the signed digest of the stored bytes: for a
+    /// stored blob its bytes ([`LoadError::DigestMismatch`]), for a compressed one its stream
+    /// ([`LoadError::StoredDigestMismatch`]). What vouches for a stream before it is decoded.
+    pub(super) fn check_stored<H: Sha256Hasher + ?Sized>(
+        &self,
+        hasher: &mut H,
+    ) -> Result<(), LoadError> {
+        hasher.reset();
+        hasher.update(self.stored);
+        if hasher.finish() == self.stored_sha256() {
+            Ok(())
+        } else if self.codec == Codec::Stored {
+            Err(LoadError::DigestMismatch { blob: self.id })
+        } else {
+            Err(LoadError::StoredDigestMismatch { blob: self.id })
+        }
+    }
+
+    /// The blob written to the start of `out` and checked, whatever its codec: a stored blob
+    /// copied while hashing what was written; a compressed one's stream first hashed in place
+    /// against its signed digest (nothing unauthenticated reaches the inflater), then decoded
+    /// while hashing the output (feature `deflate`; [`LoadError::NoDecoder`] without it).
+    /// Returns `&out[..len]`; never writes past it. A buffer shorter than the blob is refused
+    /// before anything is written ([`LoadError::BufferTooSmall`]); on any other error what was
+    /// written is zeroed. A cursor writes nothing and answers an empty slice.
+    pub fn load_into<'o, H: Sha256Hasher>(
+        &self,
+        out: &'o mut [u8],
+        loader: &mut Loader<H>,
+    ) -> Result<&'o [u8], LoadError> {
+        if self.cursor.is_some() {
+            return Ok(out.split_at(0).0);
+        }
+        let needed = self.decoded_len as usize;
+        let available = out.len();
+        let Some(out) = out.get_mut(..needed) else {
+            return Err(LoadError::BufferTooSmall { needed, available });
+        };
+        match self.codec {
+            Codec::Stored => {
+                match copy_checked(self.stored, out, &self.sha256(), &mut loader.hasher) {
+                    Ok(_) => Ok(out),
+                    Err(VerifyError::BufferTooSmall { needed, available }) => {
+                        Err(LoadError::BufferTooSmall { needed, available })
+                    }
+                    Err(_) => Err(LoadError::DigestMismatch { blob: self.id }),
+                }
+            }
+            Codec::Deflate => self.decode_into(out, loader),
+        }
+    }
+
+    #[cfg(feature = "deflate")]
+    fn decode_into<'o, H: Sha256Hasher>(
+        &self,
+        out: &'o mut [u8],
+        loader: &mut Loader<H>,
+    ) -> Result<&'o [u8], LoadError> {
+        use super::error::DecodeFailure;
+        use crate::deflate::{DecodeError, decode_verified_with};
+        // Authenticate, then decode.
+        self.check_stored(&mut loader.hasher)?;
+        let blob = self.id;
+        let len = out.len();
+        decode_verified_with(
+            self.stored,
+            len,
+            &self.sha256(),
+            out,
+            &mut loader.inflater,
+            &mut loader.hasher,
+        )
+        .map_err(|e| {
+            let failure = match e {
+                DecodeError::BufferTooSmall { needed, available } => {
+                    return LoadError::BufferTooSmall { needed, available };
+                }
+                DecodeError::Mismatch => return LoadError::DigestMismatch { blob },
+                DecodeError::Truncated { .. } => DecodeFailure::Truncated,
+                DecodeError::TooLong { .. } => DecodeFailure::TooLong,
+                DecodeError::TooShort { .. } => DecodeFailure::TooShort,
+                DecodeError::TrailingBytes { .. } => DecodeFailure::TrailingBytes,
+                _ => DecodeFailure::Corrupt,
+            };
+            LoadError::Decode { blob, failure }
+        })
+    }
+
+    #[cfg(not(feature = "deflate"))]
+    fn decode_into<'o, H: Sha256Hasher>(
+        &self,
+        _: &'o mut [u8],
+        _: &mut Loader<H>,
+    ) -> Result<&'o [u8], LoadError> {
+        Err(LoadError::NoDecoder {
+            blob: self.id,
+            codec: self.codec,
+        })
+    }
+}

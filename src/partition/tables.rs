@@ -1,0 +1,200 @@
+//! [`Tables`]: a read-only view of a parsed partition's tables (slots, descriptors, profiler
+//! getters, table of contents), and the lookups the resolvers are made of. Parse checked every
+//! bound, reference and count, so a lookup reads only what is there.
+//!
+//! A [`VerifiedPartition`](super::VerifiedPartition) gives its view with
+//! [`tables`](super::VerifiedPartition::tables); an inspection tool reads an unverified one's
+//! with [`Partition::untrusted_tables`](super::Partition::untrusted_tables): the same view,
+//! vouched for by nothing.
+
+use super::blob::{Blob, BlobId, Codec, Cursor, TocEntry};
+use super::error::{BlobUse, LoadError};
+use super::format::*;
+use super::parse::{Partition, array, byte, le16, le32, range};
+use crate::verify::Sha256Hasher;
+use crate::{ProfKind, Region};
+
+/// One getter of a table: what a region or profiler getter returns (`None` where the vendor's
+/// is NULL).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Getter {
+    /// The whole blob of this table-of-contents entry.
+    Blob(BlobId),
+    /// A boundary cursor at the first byte of this entry's blob (present, zero bytes).
+    CursorStart(BlobId),
+    /// A boundary cursor one past the last byte of this entry's blob.
+    CursorEnd(BlobId),
+}
+
+impl Getter {
+    /// The table-of-contents entry it refers to.
+    pub const fn blob(self) -> BlobId {
+        match self {
+            Getter::Blob(n) | Getter::CursorStart(n) | Getter::CursorEnd(n) => n,
+        }
+    }
+}
+
+/// The tables of a parsed partition, read only. `Copy`: a view, not a copy of the tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tables<'a> {
+    pub(super) p: Partition<'a>,
+}
+
+/// A getter as stored: `None` for NULL. Only called on checked tables.
+fn getter_at(bytes: &[u8], at: usize) -> Option<Getter> {
+    let index = BlobId::new(le16(bytes, at + 2).unwrap_or(0));
+    match byte(bytes, at) {
+        Some(GETTER_BLOB) => Some(Getter::Blob(index)),
+        Some(GETTER_CURSOR_START) => Some(Getter::CursorStart(index)),
+        Some(GETTER_CURSOR_END) => Some(Getter::CursorEnd(index)),
+        _ => None,
+    }
+}
+
+impl<'a> Tables<'a> {
+    /// The `image_list` slot `idx`: (first descriptor, count); `None` past the slots.
+    pub(super) fn slot(&self, idx: usize) -> Option<(usize, usize)> {
+        let at = SLOTS_OFF.checked_add(idx.checked_mul(SLOT_LEN)?)?;
+        let first = le16(self.p.bytes, at)?;
+        let count = le16(self.p.bytes, at + 2)?;
+        Some((usize::from(first), usize::from(count)))
+    }
+
+    /// Descriptor `d`: its flavor key and four getters.
+    fn descriptor(&self, d: usize) -> Option<(i32, [Option<Getter>; 4])> {
+        let at = DESCS_OFF.checked_add(d.checked_mul(DESC_LEN)?)?;
+        let key = le32(self.p.bytes, at)? as i32;
+        let g = |r: usize| getter_at(self.p.bytes, at + 4 + r * GETTER_LEN);
+        Some((key, [g(0), g(1), g(2), g(3)]))
+    }
+
+    /// The first descriptor of slot `idx` with key `flavor` (the vendor's linear scan): its
+    /// four getters; `Err(true)` for an empty slot, `Err(false)` when none has the key.
+    pub(super) fn scan(&self, idx: usize, flavor: i32) -> Result<[Option<Getter>; 4], bool> {
+        let (first, count) = self.slot(idx).ok_or(false)?;
+        if count == 0 {
+            return Err(true);
+        }
+        // Keys only, until the first match; then that descriptor's four getters.
+        let at = |d: usize| DESCS_OFF.checked_add(d.checked_mul(DESC_LEN)?);
+        (first..first.saturating_add(count))
+            .find(|&d| at(d).and_then(|at| le32(self.p.bytes, at)) == Some(flavor as u32))
+            .and_then(|d| self.descriptor(d))
+            .map(|(_, getters)| getters)
+            .ok_or(false)
+    }
+
+    /// The two profiler getters of slot `idx` (`idx` below the slot count).
+    pub(super) fn prof_pair(&self, idx: usize) -> [Option<Getter>; 2] {
+        let at = self.p.prof_off + idx * PROF_LEN;
+        [
+            getter_at(self.p.bytes, at),
+            getter_at(self.p.bytes, at + GETTER_LEN),
+        ]
+    }
+
+    /// The bytes of entry `n`'s table-of-contents record; `None` past the table of contents.
+    fn entry_bytes(&self, n: BlobId) -> Option<&'a [u8]> {
+        if n.index() >= self.p.toc_count {
+            return None;
+        }
+        range(self.p.bytes, self.p.toc_off + n.index() * TOC_LEN, TOC_LEN)
+    }
+
+    /// What `getter` answers: the blob handle, reading only the lengths, the codec and where
+    /// the bytes are (the lookup's path: digests are read when a check needs them).
+    pub(super) fn blob(&self, getter: Getter) -> Option<Blob<'a>> {
+        let id = getter.blob();
+        let entry = self.entry_bytes(id)?;
+        let start = usize::try_from(le32(entry, T_OFFSET)?).ok()?;
+        let len = usize::try_from(le32(entry, T_STORED_LEN)?).ok()?;
+        Some(Blob {
+            id,
+            cursor: match getter {
+                Getter::Blob(_) => None,
+                Getter::CursorStart(_) => Some(Cursor::Start),
+                Getter::CursorEnd(_) => Some(Cursor::End),
+            },
+            codec: Codec::from_raw(byte(entry, T_CODEC)?)?,
+            decoded_len: le32(entry, T_DECODED_LEN)?,
+            stored: self.p.bytes.get(start..start.checked_add(len)?)?,
+            entry,
+        })
+    }
+
+    /// Table-of-contents entry `blob`; `None` past the table of contents.
+    pub fn toc_entry(&self, blob: BlobId) -> Option<TocEntry> {
+        let e = self.entry_bytes(blob)?;
+        Some(TocEntry {
+            offset: le32(e, T_OFFSET)?,
+            stored_len: le32(e, T_STORED_LEN)?,
+            decoded_len: le32(e, T_DECODED_LEN)?,
+            codec: Codec::from_raw(byte(e, T_CODEC)?)?,
+            sha256: array::<32>(e, T_SHA256)?,
+            stored_sha256: array::<32>(e, T_STORED_SHA256)?,
+        })
+    }
+
+    /// Every blob, in table-of-contents order.
+    pub fn blob_ids(&self) -> impl Iterator<Item = BlobId> + use<> {
+        (0..self.p.toc_count as u16).map(BlobId::new)
+    }
+
+    /// The descriptors of slot `idx` in the vendor's scan order: flavor key and four getters
+    /// (`None`: NULL). Empty for the empty slot and past the slots.
+    pub fn descriptors(
+        &self,
+        idx: u32,
+    ) -> impl Iterator<Item = (i32, [Option<Getter>; 4])> + use<'a> {
+        let this = *self;
+        let (first, count) = self.slot(idx as usize).unwrap_or((0, 0));
+        (first..first + count).filter_map(move |d| this.descriptor(d))
+    }
+
+    /// The PROF_CAM and PROF_TABLE getters of slot `idx` (`None` past the slots).
+    pub fn prof_getters(&self, idx: u32) -> Option<[Option<Getter>; 2]> {
+        ((idx as usize) < SLOT_COUNT).then(|| self.prof_pair(idx as usize))
+    }
+
+    /// The first getter using `blob`, in table order (image list, then profiler list): how a
+    /// message names a blob to a person.
+    pub fn first_use(&self, blob: BlobId) -> Option<BlobUse> {
+        for idx in 0..SLOT_COUNT as u32 {
+            for (key, regions) in self.descriptors(idx) {
+                for (region, g) in Region::ALL.into_iter().zip(regions) {
+                    if g.is_some_and(|g| g.blob() == blob) {
+                        return Some(BlobUse::Image {
+                            idx,
+                            flavor: key,
+                            region,
+                        });
+                    }
+                }
+            }
+        }
+        for idx in 0..SLOT_COUNT as u32 {
+            for (kind, g) in ProfKind::ALL.into_iter().zip(self.prof_pair(idx as usize)) {
+                if g.is_some_and(|g| g.blob() == blob) {
+                    return Some(BlobUse::Prof { idx, kind });
+                }
+            }
+        }
+        None
+    }
+
+    /// Hashes the stored bytes of every blob in place (compressed ones: their stream) with
+    /// `hasher` against the digests of the stored bytes: the first mismatch. Nothing is
+    /// decoded. Over an unverified partition the digests themselves are vouched for by nothing.
+    pub fn check_stored_digests<H: Sha256Hasher + ?Sized>(
+        &self,
+        hasher: &mut H,
+    ) -> Result<(), LoadError> {
+        self.blob_ids()
+            .try_for_each(|n| match self.blob(Getter::Blob(n)) {
+                Some(blob) => blob.check_stored(hasher),
+                None => Err(LoadError::DigestMismatch { blob: n }), // never: parse checked it
+            })
+    }
+}
