@@ -353,8 +353,19 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             Box::new(|| crate::package::run(meta, &[])),
         ),
         (
-            "C library: scripts/install-c.sh into a temporary prefix, C programs through pkg-config (shared, then static)",
-            Box::new(|| crate::install_c_check::run(meta)),
+            "C library: scripts/install-c.sh into temporary prefixes, C programs through pkg-config (shared, then static), refusals, uninstall, hostile cases",
+            // crates/nrtucode-capi/tests/install_c.rs (was `cargo xtask install-c-check`);
+            // `--workspace` keeps README's test command's features: nothing is built again.
+            Box::new(|| {
+                cargo(&[
+                    "test",
+                    "--workspace",
+                    "--test",
+                    "install_c",
+                    "--",
+                    "--ignored",
+                ])
+            }),
         ),
         (
             "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",

@@ -558,78 +558,6 @@ pub fn symbols(path: &Path, hash: bool) -> Result<Vec<Symbol>, String> {
     Ok(out)
 }
 
-// ---- x-pkg: dynamic linking facts (`install-c-check`, `install-c.sh`'s libraries) ----
-
-/// What an ELF file says about its dynamic linking (its `SHT_DYNAMIC` table and program
-/// headers).
-#[derive(Debug, Default, PartialEq)]
-pub struct Dynamic {
-    /// `DT_SONAME`.
-    pub soname: Option<String>,
-    /// Every `DT_NEEDED`, in order.
-    pub needed: Vec<String>,
-    /// The directories of `DT_RUNPATH` and `DT_RPATH`.
-    pub runpath: Vec<String>,
-    /// Whether it names a program interpreter (`PT_INTERP`): a dynamically linked executable.
-    pub interpreter: bool,
-}
-
-/// The dynamic linking facts of the ELF file at `path` (32- or 64-bit, either byte order).
-pub fn dynamic(path: &Path) -> Result<Dynamic, String> {
-    let data = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let parsed = match object::FileKind::parse(&*data) {
-        Ok(object::FileKind::Elf32) => {
-            dynamic_of::<object::elf::FileHeader32<object::Endianness>>(&data)
-        }
-        Ok(object::FileKind::Elf64) => {
-            dynamic_of::<object::elf::FileHeader64<object::Endianness>>(&data)
-        }
-        _ => Err("not an ELF file".into()),
-    };
-    parsed.map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn dynamic_of<Elf: FileHeader<Endian = object::Endianness>>(
-    data: &[u8],
-) -> Result<Dynamic, String> {
-    let file = ElfFile::<Elf>::parse(data).map_err(|e| e.to_string())?;
-    let endian = file.endian();
-    let table = file
-        .elf_section_table()
-        .dynamic_table(endian, data)
-        .map_err(|e| e.to_string())?;
-    let mut facts = Dynamic {
-        interpreter: file
-            .elf_program_headers()
-            .iter()
-            .any(|p| p.p_type(endian) == object::elf::PT_INTERP),
-        ..Dynamic::default()
-    };
-    for entry in &table {
-        let tag = entry.tag;
-        if ![
-            object::elf::DT_SONAME,
-            object::elf::DT_NEEDED,
-            object::elf::DT_RUNPATH,
-            object::elf::DT_RPATH,
-        ]
-        .contains(&tag)
-        {
-            continue;
-        }
-        let value = table.string(entry).map_err(|e| e.to_string())?;
-        let value = String::from_utf8_lossy(value).into_owned();
-        if tag == object::elf::DT_SONAME {
-            facts.soname = Some(value);
-        } else if tag == object::elf::DT_NEEDED {
-            facts.needed.push(value);
-        } else {
-            facts.runpath.extend(value.split(':').map(str::to_string));
-        }
-    }
-    Ok(facts)
-}
-
 /// An ELF section's `sh_flags` (0 for other formats).
 fn sh_flags(s: &object::Section) -> u64 {
     match s.flags() {
@@ -741,20 +669,6 @@ mod tests {
         std::fs::write(&log, "nothing verified here\n").unwrap();
         assert!(first_verified(&log).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn a_dynamic_executable_names_its_interpreter_and_libc_and_has_no_soname() {
-        let exe = std::env::current_exe().unwrap();
-        let facts = dynamic(&exe).unwrap();
-        assert!(facts.interpreter, "{facts:?}");
-        assert!(facts.soname.is_none(), "{facts:?}");
-        assert!(
-            facts.needed.iter().any(|n| n.starts_with("libc.so")),
-            "{facts:?}"
-        );
-        let not_elf = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
-        assert!(dynamic(&not_elf).unwrap_err().contains("not an ELF file"));
     }
 
     #[test]

@@ -19,7 +19,6 @@ mod elf;
 mod env30;
 mod files;
 mod fuzz;
-mod install_c_check;
 mod instructions;
 mod links;
 mod metadata;
@@ -82,9 +81,6 @@ enum Task {
         /// library of the workspace).
         crates: Vec<String>,
     },
-    /// scripts/install-c.sh into a temporary prefix; C programs through pkg-config (shared, then
-    /// static); a DESTDIR install, refusals of foreign files, --force, --uninstall.
-    InstallCCheck,
     /// The bare-metal template and the RISC-V loader under QEMU, one case each.
     Qemu {
         #[arg(long, value_enum, default_value = "all")]
@@ -293,7 +289,6 @@ fn run(task: Task) -> Result<(), String> {
                 (DocsCase::Docsrs, Box::new(|| docsrs(meta))),
             ],
         ),
-        Task::InstallCCheck => install_c_check::run(meta),
         Task::Qemu { case } => run_cases(
             case,
             QemuCase::All,

@@ -1,5 +1,5 @@
 /*
- * A C program built against the installed library (`cargo xtask install-c-check`), with only what
+ * A C program built against the installed library (`tests/install_c.rs`), with only what
  * `pkg-config --cflags --libs nrtucode` (or `--static`) gives it. Prints the length of CAYMAN
  * NX ACT's PERF IRAM image; exits non-zero when an answer is not the one the header documents.
  */
