@@ -1,4 +1,4 @@
-//! The carve measurements and the build matrix:
+//! The carve measurements:
 //!
 //! - `cargo xtask carve-bench --case speed [LIB] [--rounds N]`: `nrtucode carve` (parse, decode, sha256 of
 //!   the input and of every blob, write the blob directory all or nothing with fsync) against
@@ -8,7 +8,6 @@
 //!   the seed's reproduction section (`objdump -d` + `readelf -rW` + one `dd` per blob, then
 //!   `sha256sum` of the blobs), best of 3 each. That pipeline stays the shell and binutils
 //!   programs it is ([`BINUTILS`]): it is the baseline being measured, not a parser of ours.
-//! - `cargo xtask carve-bench --case matrix`: the build-matrix test alone, with its cell counts.
 //!
 //! LIB defaults to the full look-alike built with gcc -O2 (about 10 MB, unstripped), built
 //! first; the release `nrtucode` is built first too (both outside any timing), and the one timed
@@ -229,18 +228,14 @@ fn speed_of(s: &Setup, rounds: u32) -> Result<(), String> {
 
 /// `cargo xtask carve-bench --case binutils [LIB]`.
 pub fn vs_binutils(meta: &Metadata, lib: Option<&Path>) -> Result<(), String> {
-    for tool in ["objdump", "readelf", "dd", "sha256sum", "awk"] {
-        let found = Command::new(tool)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok();
-        if !found {
-            return Err(format!(
-                "carve-vs-binutils: needs {tool} (apt-get install binutils coreutils mawk)"
-            ));
-        }
+    for (tool, package) in [
+        ("objdump", "binutils"),
+        ("readelf", "binutils"),
+        ("dd", "coreutils"),
+        ("sha256sum", "coreutils"),
+        ("awk", "mawk"),
+    ] {
+        crate::device::require(tool, package)?;
     }
     let s = setup(meta, "carve-vs-binutils", lib)?;
     let result = vs_binutils_of(&s);
@@ -289,23 +284,6 @@ fn vs_binutils_of(s: &Setup) -> Result<(), String> {
     println!("binutils:  {t_bu:.4} s  (objdump -d + readelf -rW/-SW + {blobs} x dd + sha256sum)");
     println!("ratio:     binutils / nrtucode = {:.1}x", t_bu / t_carve);
     Ok(())
-}
-
-/// `cargo xtask carve-bench --case matrix`: the look-alike (full and front) under every build condition of
-/// `nrtucode_lookalike::CONDITIONS`, each unstripped, `strip --strip-all`ed and without a
-/// section header table, byte-exact against the builder's ground truth (the same test
-/// `cargo test` runs), with its cell counts.
-pub fn matrix() -> Result<(), String> {
-    status(build::cargo().args([
-        "test",
-        "-q",
-        "-p",
-        "nrtucode-carve",
-        "--test",
-        "build_matrix",
-        "--",
-        "--nocapture",
-    ]))
 }
 
 #[cfg(test)]

@@ -123,7 +123,8 @@ enum Task {
     /// No panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the
     /// deflate path and ed25519 verify by call graph).
     Nopanic,
-    /// The carve's speed against other ways of the same job, or its build matrix alone.
+    /// The carve's speed against other ways of the same job (the build matrix alone is
+    /// `cargo test -p nrtucode-carve --test build_matrix -- --nocapture`).
     CarveBench {
         #[arg(long, value_enum)]
         case: CarveCase,
@@ -213,8 +214,6 @@ enum CarveCase {
     Speed,
     /// Against the binutils pipeline (objdump, readelf, dd, sha256sum).
     Binutils,
-    /// The build matrix alone (look-alike × build conditions × strip states), its cell counts.
-    Matrix,
 }
 
 /// A task's case to run: the one asked for, or every one for `all`.
@@ -242,10 +241,7 @@ fn refuse_options_that_do_not_apply(task: &Task) -> Result<(), String> {
         Task::Cost { what, flash_only } => {
             *flash_only && !matches!(what, CostCase::Deflate | CostCase::All)
         }
-        Task::CarveBench { case, lib, rounds } => {
-            (lib.is_some() && *case == CarveCase::Matrix)
-                || (*rounds != 7 && *case != CarveCase::Speed)
-        }
+        Task::CarveBench { case, rounds, .. } => *rounds != 7 && *case != CarveCase::Speed,
         _ => false,
     };
     if wrong {
@@ -336,7 +332,6 @@ fn run(task: Task) -> Result<(), String> {
         Task::CarveBench { case, lib, rounds } => match case {
             CarveCase::Speed => carve::speed(meta, lib.as_deref(), rounds),
             CarveCase::Binutils => carve::vs_binutils(meta, lib.as_deref()),
-            CarveCase::Matrix => carve::matrix(),
         },
         Task::Fuzz { seconds, targets } => fuzz::run(meta, seconds, &targets),
         Task::Miri => miri::run(),

@@ -55,12 +55,7 @@ const PROFILES: [Profile; 4] = [
 
 /// `cargo xtask nopanic`.
 pub fn run(meta: &Metadata) -> Result<(), String> {
-    let _ = Command::new("rustup")
-        .args(["target", "add"])
-        .args(TARGETS)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    TARGETS.into_iter().for_each(crate::device::rustup_target);
     let consumer = meta.root.join("tests/no_std");
     let target_dir = meta.target_dir.join("nopanic-check");
     for target in TARGETS {

@@ -14,13 +14,13 @@
 //! holds. docs/partition.md quotes the figures.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::build;
 use crate::elf;
 use crate::metadata::Metadata;
 
-const THUMB: &str = "thumbv7em-none-eabihf";
+use crate::device::THUMB;
 
 /// The `check` function of the compact verifier's binary.
 const COMPACT: &str = r#"
@@ -60,11 +60,7 @@ fn check(key: &[u8; 32], bytes: &'static [u8]) -> i32 {
 
 /// `cargo xtask size --what partition`.
 pub fn run(meta: &Metadata) -> Result<(), String> {
-    let _ = Command::new("rustup")
-        .args(["target", "add", THUMB])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    crate::device::rustup_target(THUMB);
     let work = build::scratch(meta, "partition-size")?;
     let result = measure(meta, &work);
     let _ = std::fs::remove_dir_all(&work);

@@ -26,19 +26,8 @@ const VENDOR_METADATA: u64 = 38 * 16 + 38 * 16 + 102 * 40 + 386 * 32;
 
 /// `cargo xtask size [--no-build-cost]`.
 pub fn run(meta: &Metadata, build_cost: bool) -> Result<(), String> {
-    let _ = Command::new("rustup")
-        .args(["target", "add", "thumbv7em-none-eabihf"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    if Command::new("gcc")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-        .is_err()
-    {
-        return Err("size: needs gcc for the look-alike (apt-get install gcc)".into());
-    }
+    crate::device::rustup_target(crate::device::THUMB);
+    crate::device::require("gcc", "gcc")?; // the look-alike
     let work = build::scratch(meta, "size")?;
     let result = measure(meta, &work, build_cost);
     let _ = std::fs::remove_dir_all(&work);
@@ -132,23 +121,13 @@ fn vendor_payload(getters: &[Getter]) -> (usize, u64) {
     (seen.len(), seen.values().sum())
 }
 
-/// `n` with a comma every three digits (Python's `{:,}`).
-fn thousands(n: i128) -> String {
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if n < 0 { format!("-{out}") } else { out }
-}
-
 /// The report's three tables and the function list (stdout of the script, byte for byte).
 fn tables(rows: &[SizeReport], vendor: (usize, u64), with_verify: &[SizeReport]) -> String {
-    let t = |n: u64| thousands(i128::from(n));
-    let d = |a: u64, b: u64| thousands(i128::from(a) - i128::from(b));
+    let t = crate::device::commas;
+    let d = |a: u64, b: u64| match a.checked_sub(b) {
+        Some(n) => t(n),
+        None => format!("-{}", t(b - a)),
+    };
     let mut out = String::new();
     let mut line = |s: String| {
         out.push_str(&s);
@@ -305,16 +284,6 @@ mod tests {
     }
 
     #[test]
-    fn thousands_are_grouped_as_python_does() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(17_648), "17,648");
-        assert_eq!(thousands(10_485_760), "10,485,760");
-        assert_eq!(thousands(-1234), "-1,234");
-    }
-
-    #[test]
     fn the_tables_print_each_figure_where_the_docs_quote_it() {
         let out = tables(
             &[row("fixtures", 5000, 6000, 100)],
@@ -330,6 +299,15 @@ mod tests {
             "| fixtures | 100 B (3 blobs) | 10,000,000 B (161 blobs) | 11,108 B | 11,008 B |"
         ));
         assert!(out.contains("| fixtures + verify | 7,000 B | 2,000 B | 32 B | 0 B |"));
+        let smaller = tables(
+            &[row("a", 5000, 6000, 0)],
+            (0, 0),
+            &[row("b", 3766, 6000, 0)],
+        );
+        assert!(
+            smaller.contains("| b | 3,766 B | -1,234 B | 0 B | 0 B |"),
+            "{smaller}"
+        );
         assert!(out.ends_with("    1234  nrtucode::get_memory_image\n"));
     }
 
