@@ -13,13 +13,11 @@
 //! adds to the no_std consumer tests/no_std. `--flash-only`: build and print the flash lines, no
 //! QEMU run.
 
-use std::ffi::OsStr;
 use std::path::Path;
 use std::time::Duration;
 
 use crate::build;
 use crate::device::{self, Separate, commas};
-use crate::device_cost::UNROLLED_FLAGS;
 use crate::elf::{self, Symbol};
 use crate::metadata::Metadata;
 
@@ -144,10 +142,8 @@ fn consumer(meta: &Metadata, features: &str) -> Result<(u64, u64), String> {
 
 /// The measurement (unless `flash_only`) and the flash lines.
 pub fn run(meta: &Metadata, flash_only: bool) -> Result<(), String> {
-    device::require("qemu-system-arm", "qemu-system-arm")?;
     device::require("llvm-objdump", "llvm")?; // the call graph
-    device::rustup_target(device::THUMB);
-    let counting = device::counting()?;
+    let counting = device::counting_arm()?;
     let work = build::scratch(meta, "deflate-cost")?;
     let inputs = work.join("in");
     let ratios = build::stdout(
@@ -177,18 +173,10 @@ pub fn run(meta: &Metadata, flash_only: bool) -> Result<(), String> {
     println!("|---|---|---:|---:|---:|");
     let inputs_rs = inputs.join("inputs.rs");
     let mut compact_elf = None;
-    for backend in ["compact", "unrolled"] {
+    for (backend, template, mut env) in device::sha2_backends(meta) {
         if flash_only && backend == "unrolled" {
             break;
         }
-        let (template, mut env): (Separate, Vec<(&str, &OsStr)>) = if backend == "unrolled" {
-            (
-                Separate::new(meta, "examples/bare-metal", "bare-metal-sha2-unrolled"),
-                vec![("RUSTFLAGS", OsStr::new(UNROLLED_FLAGS))],
-            )
-        } else {
-            (Separate::template(meta), Vec::new())
-        };
         env.push(("NRTUCODE_DEFLATE_COST_INPUTS", inputs_rs.as_os_str()));
         let elf = template.build(
             &[

@@ -123,6 +123,34 @@ impl Separate {
     }
 }
 
+/// The template's link arguments without `--cfg sha2_backend_soft="compact"` (`RUSTFLAGS`
+/// replaces `target.<triple>.rustflags` of its `.cargo/config.toml`).
+pub const UNROLLED_FLAGS: &str = "-C link-arg=-Tlink.x -C link-arg=-Tdefmt.x -C link-arg=--nmagic";
+
+/// A sha2 backend's name, the template's build with it and the environment of that build.
+pub type Backend<'a> = (&'static str, Separate, Vec<(&'static str, &'a OsStr)>);
+
+/// The two builds of the template the cost cases compare, by sha2 backend: `compact` (its
+/// `.cargo/config.toml`) and `unrolled` (sha2's default, into a target directory of its own).
+pub fn sha2_backends<'a>(meta: &Metadata) -> [Backend<'a>; 2] {
+    [
+        ("compact", Separate::template(meta), Vec::new()),
+        (
+            "unrolled",
+            Separate::new(meta, "examples/bare-metal", "bare-metal-sha2-unrolled"),
+            vec![("RUSTFLAGS", OsStr::new(UNROLLED_FLAGS))],
+        ),
+    ]
+}
+
+/// What every instruction-counting case needs first: qemu-system-arm, the thumbv7em target and
+/// QEMU's counting arguments ([`counting`]).
+pub fn counting_arm() -> Result<Vec<&'static str>, String> {
+    require("qemu-system-arm", "qemu-system-arm")?;
+    rustup_target(THUMB);
+    counting()
+}
+
 /// How a QEMU run ended and what it wrote.
 pub struct Boot {
     /// The exit status (the program's, through semihosting); 124 when it timed out (killed).

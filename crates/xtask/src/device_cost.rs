@@ -10,17 +10,12 @@
 //! markdown table examples/bare-metal/README.md describes, and the internal flash of the
 //! template's board build with each backend.
 
-use std::ffi::OsStr;
 use std::time::Duration;
 
 use crate::build;
-use crate::device::{self, Separate, commas};
+use crate::device::{self, commas};
 use crate::elf;
 use crate::metadata::Metadata;
-
-/// The template's link arguments without `--cfg sha2_backend_soft="compact"` (`RUSTFLAGS`
-/// replaces `target.<triple>.rustflags` of its `.cargo/config.toml`).
-pub const UNROLLED_FLAGS: &str = "-C link-arg=-Tlink.x -C link-arg=-Tdefmt.x -C link-arg=--nmagic";
 
 /// Where the board's external flash starts: internal flash is what loads below it.
 const XFLASH: u64 = 0x9000_0000;
@@ -100,10 +95,8 @@ pub fn rows(backend: &str, log: &str, counts: &[u64]) -> Result<Vec<String>, Str
 
 /// The two backends' tables, then the flash line.
 pub fn run(meta: &Metadata) -> Result<(), String> {
-    device::require("qemu-system-arm", "qemu-system-arm")?;
-    device::rustup_target(device::THUMB);
+    let counting = device::counting_arm()?;
     let decoder = device::host_tool("nrtucode-defmt", "nrtucode-defmt")?;
-    let counting = device::counting()?;
     let work = build::scratch(meta, "device-cost")?;
     println!(
         "Cortex-M4 (QEMU mps2-an386), thumbv7em-none-eabihf, opt-level s, LTO; instructions executed"
@@ -112,15 +105,7 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     println!("| way | SHA-256 | instructions per byte | 10,496 B image | 81,344 B image |");
     println!("|---|---|---:|---:|---:|");
     let mut flash = Vec::new();
-    for backend in ["compact", "unrolled"] {
-        let (template, env): (Separate, Vec<(&str, &OsStr)>) = if backend == "unrolled" {
-            (
-                Separate::new(meta, "examples/bare-metal", "bare-metal-sha2-unrolled"),
-                vec![("RUSTFLAGS", OsStr::new(UNROLLED_FLAGS))],
-            )
-        } else {
-            (Separate::template(meta), Vec::new())
-        };
+    for (backend, template, env) in device::sha2_backends(meta) {
         let elf = template.build(
             &["--features", "qemu", "--example", "verify_cost"],
             &env,

@@ -157,42 +157,18 @@ pub fn edit_flash(edit: &FlashEdit) -> Result<Option<String>, String> {
     Ok(name)
 }
 
-/// (load address, file size, file offset) of every PT_LOAD segment with file bytes.
-fn loadable_of<Elf: FileHeader<Endian = object::Endianness>>(
-    data: &[u8],
-) -> object::Result<Vec<(u64, u64, u64)>> {
-    let file = ElfFile::<Elf>::parse(data)?;
-    let endian = file.endian();
-    Ok(file
-        .elf_program_headers()
-        .iter()
-        .filter(|p| p.p_type(endian) == PT_LOAD && p.p_filesz(endian).into() != 0)
-        .map(|p| {
-            (
-                p.p_paddr(endian).into(),
-                p.p_filesz(endian).into(),
-                p.p_offset(endian).into(),
-            )
-        })
-        .collect())
-}
-
+/// (load address, file size, bytes) of every PT_LOAD segment with file bytes.
 fn loadable(path: &Path, data: &[u8]) -> Result<Vec<(u64, u64, Vec<u8>)>, String> {
-    let segments = match object::FileKind::parse(data) {
-        Ok(object::FileKind::Elf32) => loadable_of::<object::elf::FileHeader32<_>>(data),
-        Ok(object::FileKind::Elf64) => loadable_of::<object::elf::FileHeader64<_>>(data),
-        _ => return Err(format!("{} is not an ELF file", path.display())),
-    }
-    .map_err(|e| format!("{}: {e}", path.display()))?;
-    segments
+    loads_in(path, data)?
         .into_iter()
-        .map(|(addr, size, offset)| {
-            let bytes = usize::try_from(offset)
+        .filter(|l| l.filesz != 0)
+        .map(|l| {
+            let bytes = usize::try_from(l.offset)
                 .ok()
-                .zip(usize::try_from(size).ok())
+                .zip(usize::try_from(l.filesz).ok())
                 .and_then(|(o, n)| data.get(o..o.checked_add(n)?))
                 .ok_or_else(|| format!("a segment of {} runs past its end", path.display()))?;
-            Ok((addr, size, bytes.to_vec()))
+            Ok((l.paddr, l.filesz, bytes.to_vec()))
         })
         .collect()
 }
@@ -389,6 +365,8 @@ pub struct Load {
     pub paddr: u64,
     /// The bytes the file holds for it.
     pub filesz: u64,
+    /// Where in the file they are.
+    pub offset: u64,
 }
 
 fn loads_of<Elf: FileHeader<Endian = object::Endianness>>(
@@ -404,16 +382,20 @@ fn loads_of<Elf: FileHeader<Endian = object::Endianness>>(
             vaddr: p.p_vaddr(endian).into(),
             paddr: p.p_paddr(endian).into(),
             filesz: p.p_filesz(endian).into(),
+            offset: p.p_offset(endian).into(),
         })
         .collect())
 }
 
 /// Every PT_LOAD program header of the ELF `path`, in file order (what `readelf -l` lists).
 pub fn loads(path: &Path) -> Result<Vec<Load>, String> {
-    let data = crate::files::read(path)?;
-    match object::FileKind::parse(&*data) {
-        Ok(object::FileKind::Elf32) => loads_of::<object::elf::FileHeader32<_>>(&data),
-        Ok(object::FileKind::Elf64) => loads_of::<object::elf::FileHeader64<_>>(&data),
+    loads_in(path, &crate::files::read(path)?)
+}
+
+fn loads_in(path: &Path, data: &[u8]) -> Result<Vec<Load>, String> {
+    match object::FileKind::parse(data) {
+        Ok(object::FileKind::Elf32) => loads_of::<object::elf::FileHeader32<_>>(data),
+        Ok(object::FileKind::Elf64) => loads_of::<object::elf::FileHeader64<_>>(data),
         _ => return Err(format!("{} is not an ELF file", path.display())),
     }
     .map_err(|e| format!("{}: {e}", path.display()))

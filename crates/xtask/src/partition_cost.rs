@@ -114,14 +114,12 @@ pub fn overhead(json: &str) -> Result<String, String> {
 
 /// The measurement, the flash tables and the overhead.
 pub fn run(meta: &Metadata) -> Result<(), String> {
-    device::require("qemu-system-arm", "qemu-system-arm")?;
-    device::rustup_target(device::THUMB);
+    let counting = device::counting_arm()?;
     let tools = device::host_tools(
         &["nrtucode-cli", "nrtucode-defmt"],
         &["nrtucode", "nrtucode-defmt"],
     )?;
     let (nrtucode, decoder) = (&tools[0], &tools[1]);
-    let counting = device::counting()?;
     let work = build::scratch(meta, "partition-cost")?;
     let part = work.join("fixtures.part");
     crate::status(
