@@ -34,11 +34,19 @@ fuzz_target!(|data: &[u8]| {
     let _ = untrusted.check_stored_digests(&mut SoftSha256::new());
     let mut decoded_total = 0usize;
     for n in untrusted.blob_ids() {
-        let e = untrusted.toc_entry(n).expect("every entry of a parsed partition");
+        let e = untrusted
+            .toc_entry(n)
+            .expect("every entry of a parsed partition");
         let (stored, decoded) = (e.stored_len as usize, e.decoded_len as usize);
-        assert!(decoded <= format::MAX_BLOB_LEN, "{n}: decoded_len {decoded}");
+        assert!(
+            decoded <= format::MAX_BLOB_LEN,
+            "{n}: decoded_len {decoded}"
+        );
         if e.codec == Codec::Deflate {
-            assert!(decoded <= stored * format::DEFLATE_MAX_RATIO, "{n}: over the ceiling");
+            assert!(
+                decoded <= stored * format::DEFLATE_MAX_RATIO,
+                "{n}: over the ceiling"
+            );
         } else {
             assert_eq!((stored, e.stored_sha256), (decoded, e.sha256), "{n}");
         }

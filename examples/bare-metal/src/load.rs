@@ -49,7 +49,8 @@ pub fn load(
         return Ok(Loaded::Nothing);
     }
     let result = copy_verified(image, window);
-    report(name, flavor, region, image, window, result)
+    let expected = nrtucode::verify::expected_sha256(image).ok();
+    report(name, flavor, region, image, window, result, expected)
 }
 
 /// Compile-time resolution: a request that does not resolve fails the build, and only these
@@ -101,12 +102,13 @@ pub fn load(_: ImageIndex, region: Region, _: Flavor, window: &mut [u8]) -> Resu
         return Ok(Loaded::Nothing);
     }
     let result = copy_checked(image, window, digest, &mut SoftSha256::new());
-    report(name, FLAVOR, region, image, window, result)
+    report(name, FLAVOR, region, image, window, result, Some(digest))
 }
 
 /// Logs the outcome of a copy-verify and reads a verified copy back: the bytes in device
 /// memory must be the image's (a write that did not land, or a window that aliases another,
-/// shows here).
+/// shows here). On a mismatch it shows both digests: `expected`, the recorded one it checked
+/// against, and the image's own, hashed again in place (the window was zeroed).
 fn report(
     name: &str,
     flavor: Flavor,
@@ -114,10 +116,16 @@ fn report(
     image: &[u8],
     window: &[u8],
     result: Result<usize, VerifyError>,
+    expected: Option<&nrtucode::verify::Sha256Digest>,
 ) -> Result<Loaded, ()> {
     let n = match result {
         Ok(n) => n,
-        Err(VerifyError::Mismatch { expected, actual }) => {
+        Err(VerifyError::Mismatch) => {
+            use nrtucode::verify::{Sha256Hasher, SoftSha256};
+            let mut hasher = SoftSha256::new();
+            hasher.update(image);
+            let actual = hasher.finish();
+            let expected = expected.copied().unwrap_or([0; 32]);
             defmt::error!(
                 "image {=str} {} {=str}: verification failed: SHA-256 mismatch, expected {=[u8]:02x}, found {=[u8]:02x}",
                 name,
