@@ -1,7 +1,7 @@
 //! [`ImageIndex`]: the flat (generation, engine) index 0..=37, the `idx` argument of both
 //! resolvers: its named constants, raw conversions, names, and what occupies each slot. The
 //! constants, their names and occupants and the twin pairs are generated from the fact tables
-//! (`generated.rs`, by `cargo xtask codegen`) with the catalog's tables; this module does not
+//! (`generated.rs`, written by `crates/nrtucode-codegen`) with the catalog's tables; this module does not
 //! read the catalog (the catalog checks at compile time that its slots are these).
 
 use core::fmt;

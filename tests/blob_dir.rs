@@ -177,8 +177,8 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
     std::fs::write(dir.join("manifest.tsv"), manifest.render()).unwrap();
     let (ok, stderr) = check_with(&dir, None);
     assert!(!ok, "a directory with two rows for {victim} built");
-    let verify = nrtucode_facts::blob_dir::verify_blob_dir(&dir).unwrap_err();
-    for problem in &verify.problems {
+    let check = nrtucode_facts::blob_dir::check_blob_dir(&dir).unwrap_err();
+    for problem in &check.problems {
         assert!(
             stderr.contains(&problem.to_string()),
             "{problem} in {stderr}"
