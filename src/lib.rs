@@ -47,7 +47,7 @@ pub use engine::Engine;
 pub use env::StdEnv;
 pub use env::{
     CapacityError, Env, EnvSnapshot, EnvText, FLAVOR_VAR, MapEnv, NoEnv, PairVisitor,
-    REMOVED_FLAG_VAR, SNAPSHOT_VALUE_CAPACITY, is_settable_name,
+    REMOVED_FLAG_VAR, SNAPSHOT_VALUE_CAPACITY,
 };
 pub use failure::Failure;
 pub use flavor::Flavor;
