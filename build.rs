@@ -31,7 +31,7 @@ fn main() {
 
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let enabled = |feature: &str| env::var_os(feature_var(feature)).is_some();
-    let with_digests = enabled("verify");
+    let with_digests = enabled("digest");
     if plan::is_front_selection(enabled) {
         println!("cargo::rustc-cfg=nrtucode_front_selection");
     }

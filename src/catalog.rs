@@ -82,9 +82,9 @@ static_assertions::const_assert_eq!(BLOB_ALIGN, 16);
 /// wasm) keep the compiler's default sections.
 pub const BLOB_SECTION_PREFIX: &str = embed_blob!(@section_prefix);
 
-/// The distinct embedded blobs with their digests (feature `verify`).
-#[cfg(feature = "verify")]
-pub(crate) const fn blob_table() -> &'static [crate::embedded_blob::EmbeddedBlob] {
+/// The distinct embedded blobs with their digests (feature `digest`).
+#[cfg(feature = "digest")]
+pub(crate) const fn blob_table() -> &'static [crate::digest::EmbeddedBlob] {
     &EMBEDDED
 }
 

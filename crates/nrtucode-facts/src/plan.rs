@@ -23,7 +23,7 @@ pub struct Blob {
     pub path: String,
     /// Its length in bytes.
     pub len: usize,
-    /// Its SHA-256, when the digest table is wanted (feature `verify`).
+    /// Its SHA-256, when the digest table is wanted (feature `digest`).
     pub sha256: Option<[u8; 32]>,
 }
 
@@ -307,7 +307,7 @@ pub fn render(tables: &Tables, source_name: &str) -> String {
                 .collect();
             writeln!(
                 entries,
-                "    crate::embedded_blob::EmbeddedBlob::new(&{}.0, [{digest}]),",
+                "    crate::digest::EmbeddedBlob::new(&{}.0, [{digest}]),",
                 blob.stem
             )
             .unwrap();
@@ -315,8 +315,8 @@ pub fn render(tables: &Tables, source_name: &str) -> String {
         writeln!(
             code,
             "/// Every distinct embedded blob with its SHA-256, in emission order.\n\
-             #[cfg(feature = \"verify\")]\n\
-             pub(crate) static EMBEDDED: [crate::embedded_blob::EmbeddedBlob; {}] = [\n{entries}];",
+             #[cfg(feature = \"digest\")]\n\
+             pub(crate) static EMBEDDED: [crate::digest::EmbeddedBlob; {}] = [\n{entries}];",
             blobs.len()
         )
         .unwrap();
