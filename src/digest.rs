@@ -41,8 +41,8 @@ pub type Sha256Digest = [u8; 32];
 /// One distinct embedded blob and the SHA-256 the build computed from its source file.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct EmbeddedBlob {
-    pub(crate) bytes: &'static [u8],
-    pub(crate) sha256: Sha256Digest,
+    bytes: &'static [u8],
+    sha256: Sha256Digest,
 }
 
 impl EmbeddedBlob {
