@@ -58,8 +58,8 @@ pub fn load(
 /// time would link the digest table, and with it every blob).
 #[cfg(feature = "const-resolve")]
 pub fn load(_: ImageIndex, region: Region, _: Flavor, window: &mut [u8]) -> Result<Loaded, ()> {
-    use nrtucode::image;
     use nrtucode::digest::{Sha256Digest, SoftSha256, copy_checked, expected_sha256_const};
+    use nrtucode::image;
 
     use crate::{DATA_WINDOW, ENGINE, FLAVOR, IRAM_WINDOW};
 
