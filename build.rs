@@ -1,5 +1,5 @@
 //! Binds the blob bytes the resolvers return, and does nothing else: chooses and checks the
-//! blob source, lets `nrtucode_facts::codegen` plan what the cargo features select, and writes
+//! blob source, lets `nrtucode_facts::plan` plan what the cargo features select, and writes
 //! the blob statics to `$OUT_DIR/blobs.rs`.
 //!
 //! Default: the deterministic fixture set generated from `crates/nrtucode-facts/tables/getters.tsv`
@@ -17,8 +17,8 @@ use std::path::PathBuf;
 use std::{env, process};
 
 use nrtucode_facts::build_input::{CarvedDir, Fixtures, feature_var, write_if_changed};
-use nrtucode_facts::codegen;
 use nrtucode_facts::getters;
+use nrtucode_facts::plan;
 
 fn main() {
     // The fact tables and the fixture generator are compiled into nrtucode-facts, this script's
@@ -31,8 +31,8 @@ fn main() {
 
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let enabled = |feature: &str| env::var_os(feature_var(feature)).is_some();
-    let with_digests = enabled("verify");
-    if codegen::is_front_selection(enabled) {
+    let with_digests = enabled("digest");
+    if plan::is_front_selection(enabled) {
         println!("cargo::rustc-cfg=nrtucode_front_selection");
     }
     let facts = getters();
@@ -44,14 +44,14 @@ fn main() {
                 println!("cargo::rerun-if-changed={}", input.display());
             }
             println!("cargo::rustc-env=NRTUCODE_BLOB_ORIGIN={}", source.origin());
-            codegen::plan(&facts, enabled, &mut source, with_digests)
+            plan::plan(&facts, enabled, &mut source, with_digests)
                 .map(|t| (t, "the blob directory named by NRTUCODE_BLOB_DIR"))
         }
         None => {
             println!("cargo::rustc-cfg=nrtucode_fixtures");
             println!("cargo::rustc-env=NRTUCODE_BLOB_ORIGIN=fixtures");
             let mut source = Fixtures::new(out_dir.join("fixtures"), with_digests);
-            codegen::plan(&facts, enabled, &mut source, with_digests)
+            plan::plan(&facts, enabled, &mut source, with_digests)
                 .map(|t| (t, "the built-in fixture set"))
         }
     };
@@ -60,7 +60,7 @@ fn main() {
         // The tests that need a blob are `ignore`d, visibly, in such a build.
         println!("cargo::rustc-cfg=nrtucode_embeds_nothing");
     }
-    let code = codegen::render(&tables, source_name);
+    let code = plan::render(&tables, source_name);
     let path = out_dir.join("blobs.rs");
     if let Err(e) = write_if_changed(&path, code.as_bytes()) {
         fail(&[format!("write {}: {e}", path.display())]);

@@ -1,15 +1,15 @@
-//! Host throughput of `nrtucode::verify` over every embedded blob: in place (`verify_blob`) and
+//! Host throughput of `nrtucode::digest` over every embedded blob: in place (`verify_blob`) and
 //! while copying into a buffer (`copy_verified`), against a plain copy. docs/bare-metal.md ("Integrity on
 //! the device") names it.
 //!
 //! ```text
-//! cargo run --release --example verify_speed --features verify
+//! cargo run --release --example verify_speed --features digest
 //! ```
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use nrtucode::verify::{copy_verified, embedded_blobs, verify_blob};
+use nrtucode::digest::{copy_verified, embedded_blobs, verify_blob};
 
 /// Passes over the whole payload per measurement; the best of `ROUNDS` is reported.
 const PASSES: usize = 10;
@@ -27,7 +27,7 @@ fn best_mb_per_s(bytes: usize, mut pass: impl FnMut()) -> f64 {
     (bytes * PASSES) as f64 / best / 1e6
 }
 
-fn main() -> Result<(), nrtucode::verify::VerifyError> {
+fn main() -> Result<(), nrtucode::digest::VerifyError> {
     let blobs = embedded_blobs();
     let bytes: usize = blobs.iter().map(|b| b.bytes().len()).sum();
     let largest = blobs.iter().map(|b| b.bytes().len()).max().unwrap_or(0);

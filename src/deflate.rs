@@ -53,7 +53,7 @@ use miniz_oxide::inflate::core::{
     inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF,
 };
 
-use crate::verify::{Sha256Digest, Sha256Hasher, SoftSha256};
+use crate::digest::{Sha256Digest, Sha256Hasher, SoftSha256};
 
 /// Bytes decoded, then hashed, per step: small enough to still be in cache when hashed, large
 /// enough that the inflater's per-call cost (saving and restoring its state) stays small.

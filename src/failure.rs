@@ -3,59 +3,8 @@
 
 use core::fmt;
 
-use crate::env::Env;
 use crate::request::Request;
-use crate::resolve::{get_hwdecode_table, get_memory_image};
 use crate::resolve_err::ResolveErr;
-
-// `ResolveErr::with_request` and `Request::resolve` are defined here, beside the type they
-// build, so that neither `resolve_err` nor `request` needs `Failure` (no import circle: a
-// `Failure` holds a `Request`, so `request` cannot also name `Failure`).
-impl ResolveErr {
-    /// The error with the request that produced it, for a message that names the slot, region
-    /// and flavor.
-    pub const fn with_request(self, request: Request) -> Failure {
-        Failure {
-            error: self,
-            request,
-        }
-    }
-}
-
-impl Request {
-    /// Makes the resolver call this request describes (`get_memory_image` with `env`, or
-    /// `get_hwdecode_table`); a failure carries the request, so its message names the slot,
-    /// region and flavor without the caller restating them.
-    ///
-    /// An auto flavor (`0`) is reported as the flavor `env` selects
-    /// ([`Request::with_effective_flavor`]), read again after the call.
-    ///
-    /// ```
-    /// use nrtucode::{Flavor, ImageIndex, NoEnv, Region, Request};
-    /// let image = Request::typed_image(ImageIndex::CAYMAN_NX_ACT, Region::Iram, Flavor::Perf)
-    ///     .resolve(&NoEnv)?;
-    /// assert_eq!(image.len(), 81344);
-    /// let failure = Request::image(7, 0, 19).resolve(&NoEnv).unwrap_err();
-    /// assert_eq!(failure.code(), 2);
-    /// assert_eq!(
-    ///     failure.to_string(),
-    ///     "CAYMAN NX ACT (slot 7), IRAM, flavor DKL_TEST: \
-    ///      no descriptor for the requested flavor in this slot (code 2)"
-    /// );
-    /// # Ok::<(), nrtucode::Failure>(())
-    /// ```
-    pub fn resolve<E: Env + ?Sized>(self, env: &E) -> Result<&'static [u8], Failure> {
-        let result = match self {
-            Request::Image {
-                idx,
-                region,
-                flavor,
-            } => get_memory_image(idx, region, flavor, env),
-            Request::Prof { idx, kind } => get_hwdecode_table(idx, kind),
-        };
-        result.map_err(|e| e.with_request(self.with_effective_flavor(env)))
-    }
-}
 
 /// A [`ResolveErr`] with the [`Request`] that produced it.
 ///

@@ -1,7 +1,8 @@
-//! [`Generation`]: the accelerator generation. Which index slots it owns
-//! ([`Generation::slots`](crate::Generation::slots), [`ImageIndex::generation`](crate::ImageIndex::generation))
-//! is read from the one table, `IMAGE_LIST`, at compile time, in `image_index`.
+//! [`Generation`]: the accelerator generation, and which index slots it owns
+//! ([`Generation::slots`]), read at compile time from the generation of every slot that
+//! `image_index` reads from the one table ([`ImageIndex::generation`]).
 
+use crate::image_index::{ImageIndex, SLOT_GENERATIONS};
 use crate::name_and_raw_impls::name_and_raw_impls;
 
 /// Accelerator generation, in index order.
@@ -54,13 +55,59 @@ name_and_raw_impls! {
     }
 }
 
+impl Generation {
+    /// The generation's slots, in index order (MAVERICK's include the empty 36).
+    ///
+    /// ```
+    /// use nrtucode::{Generation, ImageIndex};
+    /// const CAYMAN: &[ImageIndex] = Generation::Cayman.slots();
+    /// assert_eq!(CAYMAN.first(), Some(&ImageIndex::CAYMAN_NX_ACT));
+    /// assert_eq!(CAYMAN.len(), 8);
+    /// ```
+    pub const fn slots(self) -> &'static [ImageIndex] {
+        let g = self as usize;
+        let (start, end) = (GENERATION_STARTS[g], GENERATION_STARTS[g + 1]);
+        let all: &'static [ImageIndex; ImageIndex::COUNT] = &ImageIndex::ALL;
+        let (_, from_start) = all.split_at(start);
+        from_start.split_at(end - start).0
+    }
+}
+
+/// The first slot of each generation, in [`Generation::ALL`] order, then the end; derived
+/// from [`SLOT_GENERATIONS`], which must list each generation in one run, in order.
+const GENERATION_STARTS: [usize; Generation::ALL.len() + 1] = {
+    let mut starts = [ImageIndex::COUNT; Generation::ALL.len() + 1];
+    starts[0] = 0;
+    let mut i = 1;
+    while i < ImageIndex::COUNT {
+        let (before, here) = (
+            SLOT_GENERATIONS[i - 1] as usize,
+            SLOT_GENERATIONS[i] as usize,
+        );
+        assert!(
+            here == before || here == before + 1,
+            "generations run in order"
+        );
+        if here != before {
+            starts[here] = i;
+        }
+        i += 1;
+    }
+    assert!(SLOT_GENERATIONS[ImageIndex::COUNT - 1] as usize == Generation::ALL.len() - 1);
+    let mut g = 0;
+    while g < Generation::ALL.len() {
+        assert!(Generation::ALL[g] as usize == g);
+        g += 1;
+    }
+    starts
+};
+
 #[cfg(test)]
 mod tests {
     extern crate std;
     use std::string::ToString;
 
     use super::*;
-    use crate::ImageIndex;
     use crate::name_and_raw_impls::checks;
 
     #[test]

@@ -1,7 +1,7 @@
 //! [`ImageIndex`]: the flat (generation, engine) index 0..=37, the `idx` argument of both
 //! resolvers: its named constants, raw conversions, names, and what occupies each slot. The
 //! constants, their names and occupants and the twin pairs are generated from the fact tables
-//! (`generated.rs`, by `cargo xtask codegen`) with the catalog's tables; this module does not
+//! (`generated.rs`, written by `crates/nrtucode-codegen`) with the catalog's tables; this module does not
 //! read the catalog (the catalog checks at compile time that its slots are these).
 
 use core::fmt;
@@ -165,26 +165,6 @@ name_and_raw_impls! {
     }
 }
 
-impl Generation {
-    /// The generation's slots, in index order (MAVERICK's include the empty 36).
-    ///
-    /// ```
-    /// use nrtucode::{Generation, ImageIndex};
-    /// const CAYMAN: &[ImageIndex] = Generation::Cayman.slots();
-    /// assert_eq!(CAYMAN.first(), Some(&ImageIndex::CAYMAN_NX_ACT));
-    /// assert_eq!(CAYMAN.len(), 8);
-    /// ```
-    pub const fn slots(self) -> &'static [ImageIndex] {
-        let g = self as usize;
-        let (start, end) = (GENERATION_STARTS[g], GENERATION_STARTS[g + 1]);
-        let all: &'static [ImageIndex; ImageIndex::COUNT] = &ImageIndex::ALL;
-        let (_, from_start) = all.split_at(start);
-        from_start.split_at(end - start).0
-    }
-}
-
-// The generation of each slot lives here, in the index space's module, not in `generation`:
-// `Generation` is a plain enum that knows nothing of slots (no import circle).
 /// The generation of every slot, read from the table: a populated slot's own, the empty slot
 /// its predecessor's (MAVERICK's missing NX ACT).
 pub(crate) const SLOT_GENERATIONS: [Generation; ImageIndex::COUNT] = {
@@ -201,35 +181,6 @@ pub(crate) const SLOT_GENERATIONS: [Generation; ImageIndex::COUNT] = {
         i += 1;
     }
     generations
-};
-
-/// The first slot of each generation, in [`Generation::ALL`] order, then the end; derived
-/// from [`SLOT_GENERATIONS`], which must list each generation in one run, in order.
-const GENERATION_STARTS: [usize; Generation::ALL.len() + 1] = {
-    let mut starts = [ImageIndex::COUNT; Generation::ALL.len() + 1];
-    starts[0] = 0;
-    let mut i = 1;
-    while i < ImageIndex::COUNT {
-        let (before, here) = (
-            SLOT_GENERATIONS[i - 1] as usize,
-            SLOT_GENERATIONS[i] as usize,
-        );
-        assert!(
-            here == before || here == before + 1,
-            "generations run in order"
-        );
-        if here != before {
-            starts[here] = i;
-        }
-        i += 1;
-    }
-    assert!(SLOT_GENERATIONS[ImageIndex::COUNT - 1] as usize == Generation::ALL.len() - 1);
-    let mut g = 0;
-    while g < Generation::ALL.len() {
-        assert!(Generation::ALL[g] as usize == g);
-        g += 1;
-    }
-    starts
 };
 
 #[cfg(test)]

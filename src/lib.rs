@@ -9,21 +9,19 @@
 
 // Each public item has one public path: the types, resolvers and environments at the root,
 // the tables in `catalog`, their shapes in `table`, the profiler-table views in `prof`, the
-// on-device SHA-256 check in `verify` and the compressed-blob decoder in `deflate`.
+// on-device SHA-256 check in `digest` and the compressed-blob decoder in `deflate`.
 pub mod catalog;
 #[cfg(feature = "deflate")]
 pub mod deflate;
+#[cfg(feature = "digest")]
+pub mod digest;
 #[cfg(feature = "partition")]
 pub mod partition;
 pub mod prof;
 pub mod table;
-#[cfg(feature = "verify")]
-pub mod verify;
 
 mod core_class;
 mod descriptor_index;
-#[cfg(feature = "verify")]
-mod embedded_blob;
 mod engine;
 mod env;
 mod failure;
@@ -47,7 +45,7 @@ pub use engine::Engine;
 pub use env::StdEnv;
 pub use env::{
     CapacityError, Env, EnvSnapshot, EnvText, FLAVOR_VAR, MapEnv, NoEnv, PairVisitor,
-    REMOVED_FLAG_VAR, SNAPSHOT_VALUE_CAPACITY, is_settable_name,
+    REMOVED_FLAG_VAR, SNAPSHOT_VALUE_CAPACITY,
 };
 pub use failure::Failure;
 pub use flavor::Flavor;

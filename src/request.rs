@@ -4,10 +4,12 @@
 use core::fmt;
 
 use crate::env::{Env, FLAVOR_VAR, auto_flavor};
+use crate::failure::Failure;
 use crate::flavor::Flavor;
 use crate::image_index::ImageIndex;
 use crate::prof_kind::ProfKind;
 use crate::region::Region;
+use crate::resolve::{get_hwdecode_table, get_memory_image};
 
 /// The arguments of one resolver call, as the C integers (so out-of-range requests can be
 /// reported too).
@@ -87,6 +89,39 @@ impl Request {
         match *self {
             Request::Image { idx, .. } | Request::Prof { idx, .. } => idx,
         }
+    }
+
+    /// Makes the resolver call this request describes (`get_memory_image` with `env`, or
+    /// `get_hwdecode_table`); a failure carries the request, so its message names the slot,
+    /// region and flavor without the caller restating them.
+    ///
+    /// An auto flavor (`0`) is reported as the flavor `env` selects
+    /// ([`Request::with_effective_flavor`]), read again after the call.
+    ///
+    /// ```
+    /// use nrtucode::{Flavor, ImageIndex, NoEnv, Region, Request};
+    /// let image = Request::typed_image(ImageIndex::CAYMAN_NX_ACT, Region::Iram, Flavor::Perf)
+    ///     .resolve(&NoEnv)?;
+    /// assert_eq!(image.len(), 81344);
+    /// let failure = Request::image(7, 0, 19).resolve(&NoEnv).unwrap_err();
+    /// assert_eq!(failure.code(), 2);
+    /// assert_eq!(
+    ///     failure.to_string(),
+    ///     "CAYMAN NX ACT (slot 7), IRAM, flavor DKL_TEST: \
+    ///      no descriptor for the requested flavor in this slot (code 2)"
+    /// );
+    /// # Ok::<(), nrtucode::Failure>(())
+    /// ```
+    pub fn resolve<E: Env + ?Sized>(self, env: &E) -> Result<&'static [u8], Failure> {
+        let result = match self {
+            Request::Image {
+                idx,
+                region,
+                flavor,
+            } => get_memory_image(idx, region, flavor, env),
+            Request::Prof { idx, kind } => get_hwdecode_table(idx, kind),
+        };
+        result.map_err(|e| e.with_request(self.with_effective_flavor(env)))
     }
 }
 

@@ -67,7 +67,7 @@ pub(crate) fn before_tables<E: Env + ?Sized>(
     // pass as the flag changes no answer: the flag still wins.
     let (tripped, flavor) = if flavor == 0 {
         let mut answer = (false, 0);
-        env.visit_vars2(REMOVED_FLAG_VAR, FLAVOR_VAR, &mut |flag, value| {
+        env.visit_two_vars(REMOVED_FLAG_VAR, FLAVOR_VAR, &mut |flag, value| {
             answer = (removed_flag_trips(flag), auto_flavor(value));
         });
         answer

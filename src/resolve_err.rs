@@ -3,6 +3,9 @@
 
 use core::fmt;
 
+use crate::failure::Failure;
+use crate::request::Request;
+
 /// Why a resolver returned no blob.
 ///
 /// The vendor folds several causes into code 2; the variants keep them apart while
@@ -68,6 +71,15 @@ impl ResolveErr {
             ResolveErr::NoProfiler => crate::__nrtucode_message!(NoProfiler),
             ResolveErr::NullGetter => crate::__nrtucode_message!(NullGetter),
             ResolveErr::RemovedFlag => crate::__nrtucode_message!(RemovedFlag),
+        }
+    }
+
+    /// The error with the request that produced it, for a message that names the slot, region
+    /// and flavor.
+    pub const fn with_request(self, request: Request) -> Failure {
+        Failure {
+            error: self,
+            request,
         }
     }
 }

@@ -7,7 +7,7 @@
 //! past the end of the same image's DRAM or SRAM blob, or the start of its DRAM blob.
 //!
 //! `table` holds the tables' types, [`catalog`](crate::catalog) their values (generated in
-//! `src/catalog/generated.rs`); both public paths are kept as published in 0.1.0.
+//! `src/catalog/generated.rs`).
 
 use core::fmt;
 

@@ -14,8 +14,8 @@ use nrtucode_facts::{
 };
 use sha2::{Digest, Sha256};
 
-const ALL_WITH_VERIFY: &str = "gen-sunda,gen-cayman,gen-mariana,gen-mariana-plus,gen-maverick,\
-     flavor-perf,flavor-debug,flavor-test,flavor-dkl-perf,flavor-dkl-debug,flavor-dkl-test,verify";
+const ALL_WITH_DIGEST: &str = "gen-sunda,gen-cayman,gen-mariana,gen-mariana-plus,gen-maverick,\
+     flavor-perf,flavor-debug,flavor-test,flavor-dkl-perf,flavor-dkl-debug,flavor-dkl-test,digest";
 
 /// Writes a blob directory holding the fixture bytes of the getters `keep` accepts.
 fn write_dir(name: &str, keep: impl Fn(&Getter) -> bool) -> (PathBuf, Manifest) {
@@ -138,7 +138,7 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
     assert!(stderr.contains("CAYMAN_NX_ACT_PERF_IRAM_get"), "{stderr}");
 
     // A blob of the right size but the wrong content (a bad copy, bit rot) fails the build,
-    // naming the blob and the file, with or without feature `verify`.
+    // naming the blob and the file, with or without feature `digest`.
     let (dir, manifest) = write_dir("corrupt", |_| true);
     let victim = manifest.row("MAVERICK_NX_SP_PERF_SRAM_get").unwrap();
     let file = victim.file.as_ref().unwrap();
@@ -147,7 +147,7 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0x10;
     std::fs::write(&path, &bytes).unwrap();
-    for features in [None, Some(ALL_WITH_VERIFY)] {
+    for features in [None, Some(ALL_WITH_DIGEST)] {
         let (ok, stderr) = check_with(&dir, features);
         assert!(!ok, "{features:?}");
         assert!(stderr.contains("MAVERICK_NX_SP_PERF_SRAM_get"), "{stderr}");
@@ -177,8 +177,8 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
     std::fs::write(dir.join("manifest.tsv"), manifest.render()).unwrap();
     let (ok, stderr) = check_with(&dir, None);
     assert!(!ok, "a directory with two rows for {victim} built");
-    let verify = nrtucode_facts::blob_dir::verify_blob_dir(&dir).unwrap_err();
-    for problem in &verify.problems {
+    let check = nrtucode_facts::blob_dir::check_blob_dir(&dir).unwrap_err();
+    for problem in &check.problems {
         assert!(
             stderr.contains(&problem.to_string()),
             "{problem} in {stderr}"

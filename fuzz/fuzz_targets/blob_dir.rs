@@ -1,6 +1,6 @@
 //! Fuzzes the blob-directory reader every consumer shares (`nrtucode_facts::blob_dir`): the
 //! manifest parser on arbitrary text, with what it accepts rendered and parsed again (the
-//! writer's escapes must give back what was parsed), and `verify_blob_dir` over a directory
+//! writer's escapes must give back what was parsed), and `check_blob_dir` over a directory
 //! holding the input as `manifest.tsv` plus one blob file named after the input's first row.
 //! Nothing may panic; every refusal is a typed `BlobDirProblem`. Seeds: `cargo xtask fuzz`.
 #![no_main]
@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use nrtucode_facts::Manifest;
-use nrtucode_facts::blob_dir::verify_blob_dir;
+use nrtucode_facts::blob_dir::check_blob_dir;
 
 fn scratch() -> &'static std::path::Path {
     static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
@@ -47,5 +47,5 @@ fuzz_target!(|data: &[u8]| {
     {
         let _ = std::fs::write(dir.join(file), data);
     }
-    let _ = verify_blob_dir(dir);
+    let _ = check_blob_dir(dir);
 });

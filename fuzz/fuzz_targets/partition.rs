@@ -13,8 +13,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use nrtucode::NoEnv;
+use nrtucode::digest::SoftSha256;
 use nrtucode::partition::{Codec, Loader, Partition, Policy, PublicKey, format};
-use nrtucode::verify::SoftSha256;
 
 /// The committed test key's public half (keys/test-ed25519.pub.pem).
 const TEST_KEY: PublicKey = PublicKey::from_bytes([

@@ -19,7 +19,7 @@ mod std_env;
 
 pub use map_env::{CapacityError, MapEnv};
 pub use no_env::NoEnv;
-pub use pairs::{EnvText, is_settable_name};
+pub use pairs::EnvText;
 pub use snapshot::{EnvSnapshot, SNAPSHOT_VALUE_CAPACITY};
 #[cfg(feature = "std")]
 pub use std_env::StdEnv;
@@ -29,7 +29,7 @@ pub const REMOVED_FLAG_VAR: &str = "NRTUCODE_MPLUS_ON_MARIANA";
 /// The auto-flavor variable, read when the flavor argument is 0.
 pub const FLAVOR_VAR: &str = "NEURON_UCODE_FLAVOR";
 
-/// The visitor of [`Env::visit_vars2`]: receives the values of two variables.
+/// The visitor of [`Env::visit_two_vars`]: receives the values of two variables.
 pub type PairVisitor<'a> = dyn FnMut(Option<&[u8]>, Option<&[u8]>) + 'a;
 
 /// A source of environment variables for the resolver.
@@ -45,9 +45,7 @@ pub trait Env {
     ///
     /// The default looks them up one after the other; an environment that can find both more
     /// cheaply together may override it.
-    // The name stays as published in 0.1.0: implementations override it, so a rename would
-    // break them (no alias exists for a trait method).
-    fn visit_vars2(&self, first: &str, second: &str, visit: &mut PairVisitor<'_>) {
+    fn visit_two_vars(&self, first: &str, second: &str, visit: &mut PairVisitor<'_>) {
         self.visit_var(first, &mut |a| self.visit_var(second, &mut |b| visit(a, b)));
     }
 
@@ -101,8 +99,8 @@ impl<E: Env + ?Sized> Env for &E {
         (**self).visit_var(name, visit);
     }
 
-    fn visit_vars2(&self, first: &str, second: &str, visit: &mut PairVisitor<'_>) {
-        (**self).visit_vars2(first, second, visit);
+    fn visit_two_vars(&self, first: &str, second: &str, visit: &mut PairVisitor<'_>) {
+        (**self).visit_two_vars(first, second, visit);
     }
 
     fn removed_flag_notice(&self) {
@@ -136,10 +134,10 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn visit_vars2_sees_both_values_in_order() {
+    fn visit_two_vars_sees_both_values_in_order() {
         let env: &[(&str, &[u8])] = &[("A", b"x"), ("B", b"y")];
         let mut seen = None;
-        env.visit_vars2("B", "A", &mut |b, a| {
+        env.visit_two_vars("B", "A", &mut |b, a| {
             seen = Some((b.map(|v| v[0]), a.map(|v| v[0])))
         });
         assert_eq!(seen, Some((Some(b'y'), Some(b'x'))));

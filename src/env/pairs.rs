@@ -64,7 +64,7 @@ impl<T: EnvText + ?Sized> EnvText for &T {
 
 /// `true` when `name` can be set in a process environment, so `getenv` can find it: not
 /// empty, no `=`, no NUL.
-pub const fn is_settable_name(name: &[u8]) -> bool {
+const fn is_settable_name(name: &[u8]) -> bool {
     if name.is_empty() {
         return false;
     }

@@ -166,7 +166,7 @@ impl Env for EnvSnapshot {
     }
 
     #[inline]
-    fn visit_vars2(&self, first: &str, second: &str, visit: &mut PairVisitor<'_>) {
+    fn visit_two_vars(&self, first: &str, second: &str, visit: &mut PairVisitor<'_>) {
         visit(self.value(first), self.value(second));
     }
 
@@ -223,7 +223,7 @@ mod tests {
         );
         assert_eq!(seen(&env, "PATH"), None);
         let mut pair = None;
-        env.visit_vars2(FLAVOR_VAR, REMOVED_FLAG_VAR, &mut |a, b| {
+        env.visit_two_vars(FLAVOR_VAR, REMOVED_FLAG_VAR, &mut |a, b| {
             pair = Some((a.map(<[u8]>::len), b.map(<[u8]>::len)))
         });
         assert_eq!(pair, Some((Some(5), Some(1))));

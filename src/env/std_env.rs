@@ -63,7 +63,7 @@ impl Env for StdEnv {
     }
 
     #[inline]
-    fn visit_vars2(&self, first: &str, second: &str, visit: &mut PairVisitor<'_>) {
+    fn visit_two_vars(&self, first: &str, second: &str, visit: &mut PairVisitor<'_>) {
         let (mut a, mut b) = (None, None);
         visit(var_os(first, &mut a), var_os(second, &mut b));
     }

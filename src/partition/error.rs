@@ -15,7 +15,7 @@ use core::fmt;
 
 use super::TableClass;
 use super::blob::{BlobId, Codec};
-use crate::embedded_blob::Hex;
+use crate::digest::Hex;
 use crate::{ProfKind, Region};
 
 /// A table of the partition, named in [`FormatError::Table`].

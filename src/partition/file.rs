@@ -34,8 +34,8 @@ pub struct PartitionFile {
     bytes: Box<[u8]>,
 }
 
-/// The largest partition file read (the vendor's blobs are 10 MB).
-pub const MAX_FILE_BYTES: u64 = 1 << 30;
+/// The largest partition file read, 1 GiB (the vendor's blobs are 10 MB).
+const MAX_FILE_BYTES: u64 = 1 << 30;
 
 /// Why [`PartitionFile::read`] refused a file. Nothing past the header was read unless the
 /// header was a partition header.
@@ -50,7 +50,7 @@ pub enum ReadError {
         /// What it is: `a directory`, `a FIFO`, ...
         kind: &'static str,
     },
-    /// The header's `total_len` is larger than [`MAX_FILE_BYTES`].
+    /// The header's `total_len` is larger than a partition file may be (1 GiB).
     TooLarge {
         /// The partition's length, as its header says.
         len: u64,
@@ -159,7 +159,7 @@ impl PartitionFile {
     /// descriptor; on Unix opened non-blocking, so a FIFO is refused, not waited for). The
     /// header is read first: a file that is not a partition of this format version is refused
     /// from it ([`ReadError::Header`]) without reading further; then exactly the header's
-    /// `total_len` bytes are read (at most [`MAX_FILE_BYTES`]; fewer when the file is shorter,
+    /// `total_len` bytes are read (at most 1 GiB; fewer when the file is shorter,
     /// which [`parse`](Self::parse) then reports as truncated). Bytes after `total_len` are
     /// not read, as [`Partition::parse`] ignores them.
     pub fn read(path: impl AsRef<Path>) -> Result<Self, ReadError> {

@@ -4,7 +4,7 @@
 
 use super::blob::{Blob, Codec, Cursor};
 use super::error::LoadError;
-use crate::verify::{Sha256Hasher, SoftSha256, VerifyError, copy_checked};
+use crate::digest::{Sha256Hasher, SoftSha256, VerifyError, copy_checked};
 
 /// What loading a blob needs and keeps between blobs: a SHA-256 (`H`, the software one by
 /// default, or your hardware block) and, with feature `deflate`, the inflater's state

@@ -43,21 +43,21 @@ mod error;
 #[cfg(feature = "std")]
 mod file;
 mod load;
+mod lookup;
 mod parse;
-mod resolve;
 mod tables;
-mod verify;
+mod trust;
 
 pub use blob::{Blob, BlobId, Codec, Cursor, TocEntry};
 pub use error::{
     BlobUse, DecodeFailure, FormatError, LoadError, PartitionError, TableName, TrustError,
 };
 #[cfg(feature = "std")]
-pub use file::{MAX_FILE_BYTES, PartitionFile, ReadError};
+pub use file::{PartitionFile, ReadError};
 pub use load::Loader;
 pub use parse::Partition;
 pub use tables::{Getter, Tables};
-pub use verify::{Policy, PublicKey, VerifiedPartition};
+pub use trust::{Policy, PublicKey, VerifiedPartition};
 
 /// The vendor table set a partition follows: which getters are NULL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -11,7 +11,7 @@ use super::blob::{Blob, BlobId, Codec, Cursor, TocEntry};
 use super::error::{BlobUse, LoadError};
 use super::format::*;
 use super::parse::{Partition, array, byte, le16, le32, range};
-use crate::verify::Sha256Hasher;
+use crate::digest::Sha256Hasher;
 use crate::{ProfKind, Region};
 
 /// One getter of a table: what a region or profiler getter returns (`None` where the vendor's

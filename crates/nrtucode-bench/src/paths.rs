@@ -233,7 +233,7 @@ static PARTITION: LazyLock<nrtucode::partition::VerifiedPartition<'static>> = La
         .verify(&key.public_key(), &policy)
         .expect("a verified partition");
     verified
-        .check_blobs(&mut nrtucode::verify::SoftSha256::new())
+        .check_blobs(&mut nrtucode::digest::SoftSha256::new())
         .expect("every blob checks");
     verified
 });

@@ -1,7 +1,7 @@
 //! Checking a blob directory against its manifest and the facts
 //! (`crates/nrtucode-facts/tables/getters.tsv`).
 //!
-//! [`check_dir`] is `nrtucode_facts::blob_dir::verify_blob_dir`, the one reader the core's
+//! [`check_dir`] is `nrtucode_facts::blob_dir::check_blob_dir`, the one reader the core's
 //! build script, `nrtucode check` and the carve (deciding whether a destination is an
 //! earlier carve) share, as a report: the same directory gets the same problems, with the
 //! same messages, everywhere. Each [`CheckProblem`] names the file, the manifest line's
@@ -10,7 +10,7 @@
 use std::path::Path;
 
 pub use nrtucode_facts::blob_dir::BlobDirProblem as CheckProblem;
-use nrtucode_facts::blob_dir::{read_blob_dir, verify_blob_dir};
+use nrtucode_facts::blob_dir::{check_blob_dir, read_blob_dir};
 
 /// What [`check_dir`] found.
 #[derive(Clone, Debug, Default)]
@@ -34,7 +34,7 @@ impl CheckReport {
 
 /// Checks the blob directory `dir` against its manifest and the facts.
 pub fn check_dir(dir: &Path) -> CheckReport {
-    match verify_blob_dir(dir) {
+    match check_blob_dir(dir) {
         Ok(read) => CheckReport {
             rows: read.manifest.rows.len(),
             files: read.files.len(),

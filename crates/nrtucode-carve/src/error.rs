@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 
+use nrtucode_facts::hex::lower_hex;
+
 use crate::staged_dir::PublishError;
 
 /// Why a library could not be read or carved.
@@ -16,8 +18,8 @@ pub enum CarveError {
     Empty,
     /// The input does not start with the ELF magic.
     #[error(
-        "not an ELF file: offset 0 holds {}, expected 7f 45 4c 46",
-        spaced_hex(found)
+        "not an ELF file: offset 0 holds {}, expected 7f454c46",
+        lower_hex(found)
     )]
     NotElf {
         /// The first bytes found.
@@ -248,15 +250,6 @@ pub enum CarveError {
         /// Second getter.
         second: u64,
     },
-}
-
-/// Bytes as lowercase hex pairs separated by spaces: `7f 45 4c 46`.
-fn spaced_hex(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The largest library `carve` reads (the vendor's is about 10 MB).

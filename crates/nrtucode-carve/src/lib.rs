@@ -96,7 +96,6 @@
 #![forbid(unsafe_code)]
 #![deny(unreachable_pub)]
 
-mod blob_dir;
 mod cancel;
 mod check;
 mod compare;
@@ -113,15 +112,13 @@ mod rename;
 mod staged_dir;
 mod stub;
 mod vendor_tables;
+mod write_dir;
 
 /// The README's example, compiled as a doc test so it stays in step with the API.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeExample;
 
-pub use blob_dir::{
-    carve_into_dir, carve_into_dir_cancellable, write_blob_dir, write_blob_dir_cancellable,
-};
 pub use cancel::Cancel;
 pub use check::{CheckProblem, CheckReport, check_dir};
 pub use compare::{Finding, compare, known_build};
@@ -133,3 +130,6 @@ pub use pipeline::{Carve, CarvedGetter, NamedBy, carve_bytes, carve_file};
 pub use records::Section;
 pub use staged_dir::PublishError;
 pub use stub::{MAX_STUB_BYTES, Stub, decode_stub};
+pub use write_dir::{
+    carve_into_dir, carve_into_dir_cancellable, write_blob_dir, write_blob_dir_cancellable,
+};

@@ -78,7 +78,7 @@ fn empty_and_non_elf_files() {
     // One hex format in the message: what was found like what was expected.
     let e = carve(b"/* A C file */").unwrap_err().to_string();
     assert!(
-        e.contains("offset 0 holds 2f 2a 20 41, expected 7f 45 4c 46"),
+        e.contains("offset 0 holds 2f2a2041, expected 7f454c46"),
         "{e}"
     );
 }

@@ -526,7 +526,7 @@ fn signed_partition_of(
         .and_then(|p| Ok(p.verify(&key.public_key(), &policy)?))
         .map_err(|e| e.to_string())?;
     partition
-        .check_blobs(&mut nrtucode::verify::SoftSha256::new())
+        .check_blobs(&mut nrtucode::digest::SoftSha256::new())
         .map_err(|e| e.to_string())?;
     Ok(partition)
 }

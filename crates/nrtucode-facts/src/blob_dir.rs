@@ -18,17 +18,17 @@
 //!   with the row's size and cell, an empty row has the empty sha256, and every cell is whole
 //!   (a generation/class/engine/variant with any region has all four; a profiler slot has both
 //!   kinds), as the core embeds whole cells.
-//! * [`verify_blob_dir`] is all three, reporting every problem found: what `nrtucode check`
+//! * [`check_blob_dir`] is all three, reporting every problem found: what `nrtucode check`
 //!   and the build script accept. A re-carve needs only the first two (a carve of a library
 //!   the facts do not describe is still a carve).
-//! * [`read_verified_blob_dir`] is [`verify_blob_dir`] keeping the bytes it hashed, for a
+//! * [`read_checked_blob_dir`] is [`check_blob_dir`] keeping the bytes it hashed, for a
 //!   packer: each file is opened once (non-blocking, no link followed), read within its
 //!   row's size, and the bytes checked are the bytes used; nothing is read again by name.
 //!
 //! ```no_run
 //! use std::path::Path;
 //!
-//! match nrtucode_facts::blob_dir::verify_blob_dir(Path::new("blobs")) {
+//! match nrtucode_facts::blob_dir::check_blob_dir(Path::new("blobs")) {
 //!     Ok(dir) => println!("{} rows, {} files", dir.manifest.rows.len(), dir.files.len()),
 //!     Err(e) => eprintln!("{e}"),
 //! }
@@ -342,7 +342,7 @@ pub fn read_blob_dir(dir: &Path) -> Result<BlobDir, BlobDirError> {
 /// [`read_blob_dir`], [`BlobDir::check_facts`] and [`BlobDir::check_contents`]: every problem
 /// found, the facts' ones even when the structure has problems too. What `nrtucode check`
 /// and the core's build script accept.
-pub fn verify_blob_dir(dir: &Path) -> Result<BlobDir, BlobDirError> {
+pub fn check_blob_dir(dir: &Path) -> Result<BlobDir, BlobDirError> {
     let (read, mut problems) = read_structure(dir);
     let Some(blob_dir) = read else {
         return Err(BlobDirError {
@@ -364,9 +364,9 @@ pub fn verify_blob_dir(dir: &Path) -> Result<BlobDir, BlobDirError> {
     }
 }
 
-/// A blob directory [`read_verified_blob_dir`] accepted, with the bytes it checked.
+/// A blob directory [`read_checked_blob_dir`] accepted, with the bytes it checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VerifiedBlobDir {
+pub struct CheckedBlobDir {
     /// The directory's structure.
     pub dir: BlobDir,
     /// The bytes of every file a row names, by file name: the bytes whose SHA-256 was checked
@@ -375,9 +375,9 @@ pub struct VerifiedBlobDir {
     pub contents: BTreeMap<String, Vec<u8>>,
 }
 
-/// [`verify_blob_dir`], keeping the bytes it hashed: what a packer packs is exactly what was
-/// verified, even if a file is replaced (by a symbolic link, a FIFO, other bytes) afterwards.
-pub fn read_verified_blob_dir(dir: &Path) -> Result<VerifiedBlobDir, BlobDirError> {
+/// [`check_blob_dir`], keeping the bytes it hashed: what a packer packs is exactly what was
+/// checked, even if a file is replaced (by a symbolic link, a FIFO, other bytes) afterwards.
+pub fn read_checked_blob_dir(dir: &Path) -> Result<CheckedBlobDir, BlobDirError> {
     let (read, mut problems) = read_structure(dir);
     let Some(blob_dir) = read else {
         return Err(BlobDirError {
@@ -393,7 +393,7 @@ pub fn read_verified_blob_dir(dir: &Path) -> Result<VerifiedBlobDir, BlobDirErro
         contents = kept;
     }
     if problems.is_empty() {
-        Ok(VerifiedBlobDir {
+        Ok(CheckedBlobDir {
             dir: blob_dir,
             contents,
         })
@@ -773,14 +773,14 @@ mod tests {
     }
 
     fn problems(dir: &Path) -> Vec<BlobDirProblem> {
-        verify_blob_dir(dir).map(drop).unwrap_err().problems
+        check_blob_dir(dir).map(drop).unwrap_err().problems
     }
 
     #[test]
     fn a_carved_cell_is_accepted() {
         let dir = fresh("good");
         let manifest = write_cell(&dir);
-        let read = verify_blob_dir(&dir).unwrap();
+        let read = check_blob_dir(&dir).unwrap();
         assert_eq!(read.manifest.render(), manifest.render());
         assert!(read.unlisted.is_empty());
     }

@@ -1,7 +1,7 @@
 //! The two places the core's build script takes blob bytes from, as [`BlobProvider`]s tested
 //! here: the deterministic [`Fixtures`] (the default) and a [`CarvedDir`] written by
 //! `nrtucode carve` (`NRTUCODE_BLOB_DIR`), read and checked by
-//! [`verify_blob_dir`], the reader `nrtucode check` uses, so
+//! [`check_blob_dir`], the reader `nrtucode check` uses, so
 //! the build accepts exactly the directories `check` accepts.
 
 use std::collections::HashMap;
@@ -11,10 +11,10 @@ use std::{fs, io};
 use sha2::{Digest, Sha256};
 
 use crate::Getter;
-use crate::blob_dir::{BlobDir, verify_blob_dir};
-use crate::codegen::{self, BlobProvider, SourcedBlob};
+use crate::blob_dir::{BlobDir, check_blob_dir};
 use crate::fixture::fixture_bytes;
 use crate::manifest::MANIFEST_FILE;
+use crate::plan::{self, BlobProvider, SourcedBlob};
 
 /// The cargo environment variable that says feature `feature` is enabled for a build script.
 pub fn feature_var(feature: &str) -> String {
@@ -102,7 +102,7 @@ impl CarvedDir {
                 here.join(dir).display()
             )]);
         }
-        verify_blob_dir(dir)
+        check_blob_dir(dir)
             .map(|read| CarvedDir { read })
             .map_err(|e| {
                 e.problems
@@ -145,7 +145,7 @@ fn digest_of(hex: &str) -> Option<[u8; 32]> {
 
 impl BlobProvider for CarvedDir {
     fn blob_of(&mut self, getter: &Getter) -> Result<Option<SourcedBlob>, String> {
-        let row = codegen::manifest_row(&self.read.manifest, getter)?;
+        let row = plan::manifest_row(&self.read.manifest, getter)?;
         let file = row
             .file
             .as_ref()
@@ -153,7 +153,7 @@ impl BlobProvider for CarvedDir {
         let path = self.read.dir.join(file);
         let path = fs::canonicalize(&path).unwrap_or(path);
         let shown = path.display().to_string();
-        // verify_blob_dir hashed the file against its name, the row's sha256.
+        // check_blob_dir hashed the file against its name, the row's sha256.
         let digest = digest_of(&row.sha256)
             .ok_or_else(|| format!("{}: sha256 {:?}", getter.symbol, row.sha256))?;
         Ok(Some(SourcedBlob {
@@ -164,7 +164,7 @@ impl BlobProvider for CarvedDir {
     }
 
     fn check_cursor(&self, getter: &Getter) -> Result<(), String> {
-        codegen::manifest_row(&self.read.manifest, getter).map(drop)
+        plan::manifest_row(&self.read.manifest, getter).map(drop)
     }
 }
 

@@ -11,15 +11,15 @@
 
 pub mod blob_dir;
 pub mod build_input;
-pub mod codegen;
 pub mod facts;
 pub mod fixture;
 pub mod hex;
 pub mod manifest;
+pub mod plan;
 pub mod shape;
 mod tsv;
 
-pub use blob_dir::{BlobDir, BlobDirError, BlobDirProblem, read_blob_dir, verify_blob_dir};
+pub use blob_dir::{BlobDir, BlobDirError, BlobDirProblem, check_blob_dir, read_blob_dir};
 pub use facts::{
     BinaryFact, Getter, GetterId, HwDecodeSlotFact, ImageSlotFact, KnownHash, ProfBlobFact,
     binaries, getters, hwdecode_slots, image_slots, known_hashes, prof_blobs,

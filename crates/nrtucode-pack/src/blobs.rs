@@ -121,14 +121,14 @@ impl Blobs {
     }
 
     /// The blobs of a blob directory (`nrtucode carve` wrote it), as
-    /// `nrtucode_facts::blob_dir::read_verified_blob_dir` read and checked them (structure, file
-    /// kinds, sizes, digests and the facts): the bytes packed are the bytes verified, each file
+    /// `nrtucode_facts::blob_dir::read_checked_blob_dir` read and checked them (structure, file
+    /// kinds, sizes, digests and the facts): the bytes packed are the bytes checked, each file
     /// opened once without following a link; the class is the one whose getters the manifest
     /// lists.
     pub fn from_dir(dir: &Path) -> Result<Self, PackError> {
-        // The one reading of a blob directory that the build script, `verify` and `carve`
+        // The one reading of a blob directory that the build script, `check` and `carve`
         // share, keeping the bytes it hashed.
-        let read = nrtucode_facts::blob_dir::read_verified_blob_dir(dir).map_err(|e| {
+        let read = nrtucode_facts::blob_dir::read_checked_blob_dir(dir).map_err(|e| {
             PackError::BadBlobDir {
                 dir: dir.to_owned(),
                 problems: e

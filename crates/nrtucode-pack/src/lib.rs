@@ -4,7 +4,7 @@
 //! Three steps:
 //!
 //! 1. collect the blobs of every getter of a table class: [`Blobs::from_dir`] (a blob directory
-//!    `nrtucode carve` wrote, checked with `nrtucode_facts::blob_dir::verify_blob_dir` first),
+//!    `nrtucode carve` wrote, checked with `nrtucode_facts::blob_dir::check_blob_dir` first),
 //!    [`Blobs::from_library`] (carve a vendor library in memory), or [`Blobs::fixtures`]
 //!    (the built-in fixture set);
 //! 2. [`pack`] lays out the vendor's tables (from the facts in `nrtucode-facts`, the same

@@ -2,9 +2,9 @@
 
 use nrtucode::partition::TableClass;
 use nrtucode::partition::format::*;
-use nrtucode_facts::codegen::{self, BlobProvider, Slice, SourcedBlob, Tables};
 use nrtucode_facts::facts::FRONT_FEATURES;
 use nrtucode_facts::hex::lower_hex;
+use nrtucode_facts::plan::{self, BlobProvider, Slice, SourcedBlob, Tables};
 use nrtucode_facts::{Getter, getters, shape};
 use sha2::{Digest, Sha256};
 
@@ -106,7 +106,7 @@ pub fn pack_with(
     let facts = getters();
     let class = blobs.class;
     let enabled = |feature: &str| class == TableClass::Full || FRONT_FEATURES.contains(&feature);
-    let tables: Tables = codegen::plan(&facts, enabled, &mut FromBlobs(blobs), true)
+    let tables: Tables = plan::plan(&facts, enabled, &mut FromBlobs(blobs), true)
         .map_err(|problems| PackError::Facts(problems.join("\n")))?;
 
     // image_list, descriptors and hwdecode_table_list, in the vendor's order: the shape the

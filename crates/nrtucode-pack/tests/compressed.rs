@@ -3,11 +3,11 @@
 //! stored one); what is kept as deflate; refusals (short buffer, a flipped byte of a compressed
 //! blob, a wrong decoded length) with nothing left behind.
 
+use nrtucode::digest::SoftSha256;
 use nrtucode::partition::{
     Blob, BlobId, Codec, LoadError, Loader, Partition, Policy, TableClass, TocEntry,
     VerifiedPartition,
 };
-use nrtucode::verify::SoftSha256;
 use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region};
 use nrtucode_pack::{Blobs, Compression, PackOptions, SigningKey, Summary, pack_with};
 

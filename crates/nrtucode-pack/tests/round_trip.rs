@@ -1,11 +1,11 @@
 //! Packs the fixtures (full and front), reads them back through `nrtucode::partition`, and
 //! compares every answer with the embedded tables; then every refusal.
 
+use nrtucode::digest::SoftSha256;
 use nrtucode::partition::{
     BlobId, BlobUse, Codec, FormatError, LoadError, Loader, Partition, PartitionError, Policy,
     PublicKey, TableClass, TableName, TrustError, format,
 };
-use nrtucode::verify::SoftSha256;
 use nrtucode::{Generation, ImageIndex, NoEnv, Region, ResolveErr};
 use nrtucode_pack::{Blobs, PackOptions, SigningKey, pack, public_key_from_pem, public_key_pem};
 

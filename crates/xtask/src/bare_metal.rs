@@ -29,7 +29,7 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
         crate::files::read_text(&meta.root.join("crates/nrtucode-facts/tables/getters.tsv"))?;
     let want = named_bytes(&getters)?;
     println!(
-        "examples/bare-metal, thumbv7em-none-eabihf, opt-level s, gen-cayman + flavor-perf (+ verify, defmt)"
+        "examples/bare-metal, thumbv7em-none-eabihf, opt-level s, gen-cayman + flavor-perf (+ digest, defmt)"
     );
     println!();
     println!(

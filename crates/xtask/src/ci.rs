@@ -165,10 +165,10 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             }),
         ),
         (
-            "feature verify: every blob verifies, fixtures and a carved blob directory",
+            "feature digest: every blob verifies, fixtures and a carved blob directory",
             Box::new(|| {
-                cargo(&["test", "-p", "nrtucode", "--features", "verify"])?;
-                let work = scratch(meta, "verify")?;
+                cargo(&["test", "-p", "nrtucode", "--features", "digest"])?;
+                let work = scratch(meta, "digest")?;
                 let blobs = crate::build::carved_lookalike(&work)?;
                 crate::build::run_quiet("nrtucode-cli", &["check", path_str(&blobs)?])?;
                 cargo_env(
@@ -179,9 +179,9 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
                         "-p",
                         "nrtucode",
                         "--features",
-                        "verify",
+                        "digest",
                         "--test",
-                        "verify",
+                        "digest",
                         "--test",
                         "blob_layout",
                         "--test",
@@ -251,18 +251,18 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             Box::new(|| {
                 bare_core(THUMB, "")?;
                 bare_core(THUMB, "defmt")?;
-                bare_core(THUMB, "verify,defmt")?;
+                bare_core(THUMB, "digest,defmt")?;
                 cargo(&["build", "-p", "nrtucode", "--target", THUMB])
             }),
         ),
         (
-            "more bare-metal targets: the core for RISC-V (riscv32imac) and AArch64 (aarch64-unknown-none), one generation and flavor, without and with verify and defmt",
+            "more bare-metal targets: the core for RISC-V (riscv32imac) and AArch64 (aarch64-unknown-none), one generation and flavor, without and with digest and defmt",
             Box::new(|| {
-                // verify alone is built by the partition step (partition implies it) and defmt
+                // digest alone is built by the partition step (partition implies it) and defmt
                 // alone for thumbv7em above; src/ has no `not(feature)` code: here the two ends
                 // of the matrix suffice (was all four combinations per target).
                 for target in [RISCV, "aarch64-unknown-none"] {
-                    for extra in ["", ",verify,defmt"] {
+                    for extra in ["", ",digest,defmt"] {
                         let features = format!("gen-cayman,flavor-perf{extra}");
                         bare_core(target, &features)?;
                     }
@@ -274,14 +274,14 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             "portable hosts: the core (with partition), the C ABI, the carve library and the CLI type-check for macOS, Windows (no per-blob link_section there) and aarch64 Linux",
             Box::new(|| {
                 for target in PORTABLE_HOSTS {
-                    // One check of the core with every optional feature (partition implies verify),
+                    // One check of the core with every optional feature (partition implies digest),
                     // where .ci/run checked `partition,std` and `std,verify,defmt` separately.
                     cargo(&[
                         "check",
                         "-p",
                         "nrtucode",
                         "--features",
-                        "std,verify,defmt,partition",
+                        "std,digest,defmt,partition",
                         "--target",
                         target,
                     ])?;

@@ -228,11 +228,11 @@ pub fn run(meta: &Metadata, flash_only: bool) -> Result<(), String> {
         println!("{line}");
     }
     println!();
-    // What feature `deflate` adds to a binary: the no_std consumer tests/no_std with its verify
+    // What feature `deflate` adds to a binary: the no_std consumer tests/no_std with its digest
     // entry points, without and with its deflate ones (decode_verified and decode_verified_with,
     // each inlined into check_deflate): .text and .rodata (miniz_oxide's tables have no symbol).
-    let (text0, rodata0) = consumer(meta, "panic-loop,verify")?;
-    let (text1, rodata1) = consumer(meta, "panic-loop,verify,deflate")?;
+    let (text0, rodata0) = consumer(meta, "panic-loop,digest")?;
+    let (text1, rodata1) = consumer(meta, "panic-loop,digest,deflate")?;
     println!(
         "Feature deflate in the no_std consumer (two decode entry points): +{} B of code, +{} B of read-only data.",
         text1 as i64 - text0 as i64,

@@ -91,7 +91,7 @@ enum Task {
     BareMetal,
     /// Two checkouts of the template put the same bytes into flash.
     Reproducible,
-    /// Flash on thumbv7em: the resolvers (code, table metadata, blob payload; what `verify`
+    /// Flash on thumbv7em: the resolvers (code, table metadata, blob payload; what `digest`
     /// adds, and the build cost of embedding the payload), the partition reader and verifiers.
     Size {
         #[arg(long, value_enum, default_value = "all")]

@@ -100,8 +100,8 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
             host,
         ),
         (
-            "host, std and verify".into(),
-            r#"features = ["std", "verify"]"#,
+            "host, std and digest".into(),
+            r#"features = ["std", "digest"]"#,
             host,
         ),
         (
@@ -115,8 +115,8 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
             &target_args,
         ),
         (
-            format!("{TARGET}, gen-cayman flavor-perf verify defmt"),
-            r#"default-features = false, features = ["gen-cayman", "flavor-perf", "verify", "defmt"]"#,
+            format!("{TARGET}, gen-cayman flavor-perf digest defmt"),
+            r#"default-features = false, features = ["gen-cayman", "flavor-perf", "digest", "defmt"]"#,
             &target_args,
         ),
         (

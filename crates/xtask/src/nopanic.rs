@@ -3,7 +3,7 @@
 //! profiles firmware is built with, for thumbv7em-none-eabihf (Cortex-M4F/M7F) and
 //! riscv32imac-unknown-none-elf (the RISC-V management cores of accelerators). Any panic path
 //! reachable from the resolvers (image lookup with NoEnv, a slice env, a MapEnv and an
-//! EnvSnapshot; the profiler lookup; the PROF views and validators; with feature `verify`,
+//! EnvSnapshot; the profiler lookup; the PROF views and validators; with feature `digest`,
 //! SHA-256 in place and while copying, with the software and a custom hasher) fails the link
 //! with `undefined symbol: nrtucode_panic_is_reachable`, and this task with it.
 //!
@@ -14,10 +14,10 @@
 //! handler and [`panic::callers`] fails it when any function other than the verifier's code (its
 //! functions and the one never-inlined call into it) calls a panic entry.
 //!
-//! The verify paths are checked under the LTO profiles only: without LTO, RustCrypto sha2's own
+//! The digest paths are checked under the LTO profiles only: without LTO, RustCrypto sha2's own
 //! compiled code (its compress loop's word reads, block-buffer padding in `finalize`) keeps
 //! bounds checks that only cross-crate inlining proves dead, so the non-LTO profile links
-//! without `verify` (features envs,prof).
+//! without `digest` (features envs,prof).
 //!
 //! The deflate decode path (`nrtucode::deflate`, consumer feature `deflate`, with the
 //! partition's resolvers and `Blob::load_into` over it) cannot pass the link

@@ -39,8 +39,8 @@ const ROWS: [(&str, &[&str]); 6] = [
         &["nrtucode::partition"],
     ),
     (
-        "SHA-256 (sha2 compact, nrtucode::verify)",
-        &["sha2", "nrtucode::verify"],
+        "SHA-256 (sha2 compact, nrtucode::digest)",
+        &["sha2", "nrtucode::digest"],
     ),
     (
         "the template (main, part::load, its log lines)",

@@ -1,11 +1,11 @@
 //! `cargo xtask size`: the flash cost of the resolvers on thumbv7em-none-eabihf (release,
 //! opt-level "s", LTO), and the cost of embedding the ~10 MB payload at build time. Prints the
 //! tables of docs/performance.md ("Flash", "Build cost") and docs/bare-metal.md (the cost of
-//! `verify`).
+//! `digest`).
 //!
 //! The consumer is `tests/no_std` built with only the `NoEnv` image and profiler-table entry
-//! points (`--no-default-features --features panic-loop`), then again with its `verify` entry
-//! points (what feature `verify` adds, with sha2's unrolled and compact SHA-256). Its ELF is
+//! points (`--no-default-features --features panic-loop`), then again with its `digest` entry
+//! points (what feature `digest` adds, with sha2's unrolled and compact SHA-256). Its ELF is
 //! split by [`elf::size_of`]: payload = the `BLOB_*` statics (distinct blobs), metadata = the
 //! rest of .rodata/.data, code = .text minus the consumer's `_start`.
 
@@ -38,21 +38,21 @@ fn measure(meta: &Metadata, work: &Path, build_cost: bool) -> Result<(), String>
     let no_blob_dir = [("NRTUCODE_BLOB_DIR", "")];
     eprintln!("building the fixture consumer...");
     let fixtures = consumer(meta, "fixtures", "nopanic-check", "", &no_blob_dir)?;
-    // The same consumer calling nrtucode::verify (in place, copy-verify, a custom hasher): what
+    // The same consumer calling nrtucode::digest (in place, copy-verify, a custom hasher): what
     // the feature adds, with sha2's default (unrolled) and compact SHA-256 loops.
-    eprintln!("building the verify consumers...");
+    eprintln!("building the digest consumers...");
     let verify = consumer(
         meta,
-        "fixtures + verify",
+        "fixtures + digest",
         "nopanic-check",
-        "verify",
+        "digest",
         &no_blob_dir,
     )?;
     let verify_compact = consumer(
         meta,
-        "fixtures + verify, compact sha2",
+        "fixtures + digest, compact sha2",
         "nopanic-check-compact",
-        "verify",
+        "digest",
         &[
             ("NRTUCODE_BLOB_DIR", ""),
             (
@@ -165,7 +165,7 @@ fn tables(rows: &[SizeReport], vendor: (usize, u64), with_verify: &[SizeReport])
         ));
     }
     line(String::new());
-    line("feature verify: what it adds to the fixture consumer (same blobs, same build)".into());
+    line("feature digest: what it adds to the fixture consumer (same blobs, same build)".into());
     line(String::new());
     line(
         "| build | code | code added | metadata added (digest table) | panic code linked |".into(),
@@ -288,7 +288,7 @@ mod tests {
         let out = tables(
             &[row("fixtures", 5000, 6000, 100)],
             (161, 10_000_000),
-            &[row("fixtures + verify", 7000, 6032, 100)],
+            &[row("fixtures + digest", 7000, 6032, 100)],
         );
         // 11,000 / 17,648 = 62.33%.
         assert!(
@@ -298,7 +298,7 @@ mod tests {
         assert!(out.contains(
             "| fixtures | 100 B (3 blobs) | 10,000,000 B (161 blobs) | 11,108 B | 11,008 B |"
         ));
-        assert!(out.contains("| fixtures + verify | 7,000 B | 2,000 B | 32 B | 0 B |"));
+        assert!(out.contains("| fixtures + digest | 7,000 B | 2,000 B | 32 B | 0 B |"));
         let smaller = tables(
             &[row("a", 5000, 6000, 0)],
             (0, 0),

@@ -23,7 +23,7 @@ use core::hint::black_box;
 
 use cortex_m_rt::entry;
 use nrtucode::deflate::{Inflater, decode_verified, decode_verified_with};
-use nrtucode::verify::{Sha256Digest, Sha256Hasher, SoftSha256, copy_checked};
+use nrtucode::digest::{Sha256Digest, Sha256Hasher, SoftSha256, copy_checked};
 
 use crate::board::Outcome;
 

@@ -17,7 +17,7 @@ mod board;
 use core::hint::black_box;
 
 use cortex_m_rt::entry;
-use nrtucode::verify::{
+use nrtucode::digest::{
     Sha256Digest, Sha256Hasher, copy_verified, copy_verified_with, verify_blob,
 };
 use nrtucode::{Flavor, ImageIndex, NoEnv, Region, resolve_image};

@@ -2,7 +2,7 @@
 //! compare the digest with the one recorded at build time, then read the copy back. Every
 //! outcome is logged with the image's name (`CAYMAN_NX_ACT PERF IRAM`).
 
-use nrtucode::verify::VerifyError;
+use nrtucode::digest::VerifyError;
 use nrtucode::{Flavor, ImageIndex, Region};
 
 use crate::Loaded;
@@ -16,7 +16,7 @@ pub fn load(
     flavor: Flavor,
     window: &mut [u8],
 ) -> Result<Loaded, ()> {
-    use nrtucode::verify::copy_verified;
+    use nrtucode::digest::copy_verified;
     use nrtucode::{NoEnv, resolve_image};
 
     // The name of the engine built in; a loader taking requests from a host logs engine.raw().
@@ -49,7 +49,7 @@ pub fn load(
         return Ok(Loaded::Nothing);
     }
     let result = copy_verified(image, window);
-    let expected = nrtucode::verify::expected_sha256(image).ok();
+    let expected = nrtucode::digest::expected_sha256(image).ok();
     report(name, flavor, region, image, window, result, expected)
 }
 
@@ -58,8 +58,8 @@ pub fn load(
 /// time would link the digest table, and with it every blob).
 #[cfg(feature = "const-resolve")]
 pub fn load(_: ImageIndex, region: Region, _: Flavor, window: &mut [u8]) -> Result<Loaded, ()> {
+    use nrtucode::digest::{Sha256Digest, SoftSha256, copy_checked, expected_sha256_const};
     use nrtucode::image;
-    use nrtucode::verify::{Sha256Digest, SoftSha256, copy_checked, expected_sha256_const};
 
     use crate::{DATA_WINDOW, ENGINE, FLAVOR, IRAM_WINDOW};
 
@@ -116,12 +116,12 @@ fn report(
     image: &[u8],
     window: &[u8],
     result: Result<usize, VerifyError>,
-    expected: Option<&nrtucode::verify::Sha256Digest>,
+    expected: Option<&nrtucode::digest::Sha256Digest>,
 ) -> Result<Loaded, ()> {
     let n = match result {
         Ok(n) => n,
         Err(VerifyError::Mismatch) => {
-            use nrtucode::verify::{Sha256Hasher, SoftSha256};
+            use nrtucode::digest::{Sha256Hasher, SoftSha256};
             let mut hasher = SoftSha256::new();
             hasher.update(image);
             let actual = hasher.finish();

@@ -7,7 +7,7 @@
 
 use core::hint::black_box;
 
-use nrtucode::verify::copy_verified;
+use nrtucode::digest::copy_verified;
 use nrtucode::{Flavor, ImageIndex, NoEnv, Region, resolve_image};
 use riscv_rt::entry;
 use semihosting::{println, process::exit};

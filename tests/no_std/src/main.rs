@@ -154,10 +154,10 @@ mod prof {
     }
 }
 
-#[cfg(feature = "verify")]
-mod verify {
+#[cfg(feature = "digest")]
+mod digest {
     use super::*;
-    use nrtucode::verify::{
+    use nrtucode::digest::{
         Sha256Digest, Sha256Hasher, SoftSha256, check_sha256, copy_checked, copy_verified,
         expected_sha256, expected_sha256_const, verify_blob, verify_blob_with,
     };
@@ -180,7 +180,7 @@ mod verify {
     /// Verifies a resolved image in place and while copying it into a buffer of opaque length,
     /// with the software hasher and a custom one, and checks arbitrary bytes by digest.
     #[unsafe(no_mangle)]
-    pub extern "C" fn check_verify(idx: u32, region: i32, flavor: i32, room: usize) -> i32 {
+    pub extern "C" fn check_digest(idx: u32, region: i32, flavor: i32, room: usize) -> i32 {
         let Ok(blob) = get_memory_image(idx, region, flavor, &NoEnv) else {
             return -1;
         };
@@ -213,7 +213,7 @@ mod verify {
 mod deflate {
     use super::*;
     use nrtucode::deflate::{Inflater, decode_verified, decode_verified_with};
-    use nrtucode::verify::{Sha256Digest, Sha256Hasher, SoftSha256};
+    use nrtucode::digest::{Sha256Digest, Sha256Hasher, SoftSha256};
 
     /// A hasher the optimiser cannot see through (stands in for a hardware SHA block).
     struct Opaque(SoftSha256);
@@ -340,7 +340,7 @@ mod partition {
         let Ok(verified) = verified else {
             return -2;
         };
-        let mut hasher = nrtucode::verify::SoftSha256::new();
+        let mut hasher = nrtucode::digest::SoftSha256::new();
         let mut loader = nrtucode::partition::Loader::new();
         let mut acc = match verified.get_memory_image(idx, region, flavor, &NoEnv) {
             Ok(image) => {
@@ -389,9 +389,9 @@ pub extern "C" fn _start() -> ! {
         {
             acc ^= prof::check_prof(idx, black_box(usize::MAX));
         }
-        #[cfg(feature = "verify")]
+        #[cfg(feature = "digest")]
         {
-            acc ^= verify::check_verify(idx, region, flavor, black_box(usize::MAX));
+            acc ^= digest::check_digest(idx, region, flavor, black_box(usize::MAX));
         }
         #[cfg(feature = "deflate")]
         {

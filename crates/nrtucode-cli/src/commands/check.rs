@@ -1,6 +1,6 @@
 //! `nrtucode check` (hidden alias `verify`, its name before 0.2): check a blob directory
 //! against its manifest and the facts ([`nrtucode_carve::check_dir`]; on-device verification
-//! of embedded blobs is the core's `nrtucode::verify`, a different thing).
+//! of embedded blobs is the core's `nrtucode::digest`, a different thing).
 
 use std::path::Path;
 use std::process::ExitCode;

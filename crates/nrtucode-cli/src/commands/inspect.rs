@@ -36,8 +36,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use nrtucode::digest::SoftSha256;
 use nrtucode::partition::{Getter, Partition, Source, Tables, TrustError};
-use nrtucode::verify::SoftSha256;
 use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 

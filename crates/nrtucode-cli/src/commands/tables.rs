@@ -18,11 +18,11 @@ use clap::Args;
 use nrtucode::catalog::{
     BLOB_SOURCE, BlobSource, ImageEntry, ProfEntry, image_entries, prof_entries,
 };
+use nrtucode::digest::SoftSha256;
 use nrtucode::partition::{
     Blob, Codec, Cursor, Getter, LoadError, Loader, Partition, PartitionError, PartitionFile,
     Policy, ReadError, Source, VerifiedPartition,
 };
-use nrtucode::verify::SoftSha256;
 use nrtucode::{Env, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 
 use crate::commands::exit::{self, Exit};

@@ -7,13 +7,10 @@
 //! * every relative link of README, blobs/README.md, docs/*.md and the crates' READMEs resolves;
 //! * the core's `front` feature enables exactly the facts' front selection (`FRONT_FEATURES`),
 //!   as Cargo resolves it, however the manifest spells it;
-//! * no crate of the workspace has an import circle between its top-level modules
-//!   ([`circles`]);
 //! * the core's unsafe budget ([`unsafe_audit`]): one `unsafe`, the blobs' link-section
 //!   attribute in one definition;
 //! * every Markdown table renders whole ([`md_tables`]).
 
-mod circles;
 mod md_tables;
 mod unsafe_audit;
 
@@ -28,11 +25,10 @@ use nrtucode_facts::facts::FRONT_FEATURES;
 type Check = fn(&Path, &mut Vec<String>) -> Result<(), String>;
 
 /// Every rule, in the order its messages are listed. A new rule is one more row.
-const CHECKS: [(&str, Check); 6] = [
+const CHECKS: [(&str, Check); 5] = [
     ("README's layout table", layout),
     ("relative links", links),
     ("the front feature", front_feature),
-    ("no import circle", import_circles),
     ("the core's unsafe budget", unsafe_audit::check),
     ("Markdown tables", markdown_tables),
 ];
@@ -207,25 +203,6 @@ fn front_feature(root: &Path, problems: &mut Vec<String>) -> Result<(), String> 
         ));
     }
     Ok(())
-}
-
-/// The crates' `src/` directories: the core's and each one's under `crates/`.
-fn import_circles(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
-    let mut srcs = vec![root.join("src")];
-    for krate in dirs(&root.join("crates"), "")? {
-        let src = root.join("crates").join(krate).join("src");
-        if src.is_dir() {
-            srcs.push(src);
-        }
-    }
-    if srcs.len() < 5 {
-        problems.push(format!(
-            "only {} crates to check for import circles",
-            srcs.len()
-        ));
-    }
-    let srcs: Vec<&Path> = srcs.iter().map(|p| p.as_path()).collect();
-    circles::check(&srcs, problems)
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Integrity on the device (feature `verify`): check that the bytes a loader is about to hand
+//! Integrity on the device (feature `digest`): check that the bytes a loader is about to hand
 //! to the accelerator are the bytes that were embedded, as boot loaders check a SHA-256 per
 //! image.
 //!
@@ -20,7 +20,7 @@
 //! of one) is checked with [`check_sha256`] / [`copy_checked`].
 //!
 //! ```
-//! use nrtucode::verify::{copy_verified, verify_blob};
+//! use nrtucode::digest::{copy_verified, verify_blob};
 //! use nrtucode::{resolve_image, Flavor, ImageIndex, NoEnv, Region};
 //!
 //! let image = resolve_image(ImageIndex::CAYMAN_NX_ACT, Region::Dram, Flavor::Perf, &NoEnv)?;
@@ -34,7 +34,60 @@
 use core::fmt;
 
 use crate::catalog::blob_table;
-pub use crate::embedded_blob::{EmbeddedBlob, Sha256Digest};
+
+/// A SHA-256 digest.
+pub type Sha256Digest = [u8; 32];
+
+/// One distinct embedded blob and the SHA-256 the build computed from its source file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddedBlob {
+    bytes: &'static [u8],
+    sha256: Sha256Digest,
+}
+
+impl EmbeddedBlob {
+    /// Used by the generated blob module only.
+    #[allow(dead_code)] // unused when features deselect every blob
+    pub(crate) const fn new(bytes: &'static [u8], sha256: Sha256Digest) -> Self {
+        Self { bytes, sha256 }
+    }
+
+    /// The embedded bytes.
+    pub const fn bytes(&self) -> &'static [u8] {
+        self.bytes
+    }
+
+    /// Their SHA-256, as recorded at build time.
+    pub const fn sha256(&self) -> &Sha256Digest {
+        &self.sha256
+    }
+}
+
+impl fmt::Debug for EmbeddedBlob {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EmbeddedBlob")
+            .field("bytes", &crate::table::BlobDebug(Some(self.bytes)))
+            .field("sha256", &Hex(&self.sha256))
+            .finish()
+    }
+}
+
+/// Prints bytes (a digest, a key, a key ID) in lower-case hex: the core's one hex printer. (The
+/// std side's `nrtucode_facts::hex::lower_hex` cannot serve here: the facts crate is the core's
+/// build dependency and allocates; this one allocates nothing.)
+pub(crate) struct Hex<'a>(pub(crate) &'a [u8]);
+
+impl fmt::Debug for Hex<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for Hex<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
 
 /// SHA-256 of zero bytes: what an empty blob (a boundary cursor) is checked against.
 pub const EMPTY_SHA256: Sha256Digest = [
@@ -156,7 +209,7 @@ pub fn expected_sha256(blob: &[u8]) -> Result<&'static Sha256Digest, VerifyError
 /// these bytes. At run time prefer [`expected_sha256`], which compares addresses.
 ///
 /// ```
-/// use nrtucode::verify::{copy_checked, expected_sha256_const, Sha256Digest, SoftSha256};
+/// use nrtucode::digest::{copy_checked, expected_sha256_const, Sha256Digest, SoftSha256};
 /// use nrtucode::{image, Flavor, ImageIndex, Region};
 ///
 /// const IRAM: &[u8] = image!(ImageIndex::CAYMAN_NX_ACT, Region::Iram, Flavor::Perf);
@@ -166,7 +219,7 @@ pub fn expected_sha256(blob: &[u8]) -> Result<&'static Sha256Digest, VerifyError
 /// };
 /// let mut device = vec![0u8; IRAM.len()];
 /// copy_checked(IRAM, &mut device, &IRAM_SHA256, &mut SoftSha256::new())?;
-/// # Ok::<(), nrtucode::verify::VerifyError>(())
+/// # Ok::<(), nrtucode::digest::VerifyError>(())
 /// ```
 pub const fn expected_sha256_const(blob: &[u8]) -> Option<Sha256Digest> {
     if blob.is_empty() {

@@ -1,12 +1,12 @@
-//! Feature `verify`: every embedded blob verifies against the SHA-256 recorded at build time
+//! Feature `digest`: every embedded blob verifies against the SHA-256 recorded at build time
 //! (in both blob modes: CI runs this with the fixtures and with a carved blob directory), the
 //! recorded digests are the digests of the source bytes, and corruption is caught.
-#![cfg(feature = "verify")]
+#![cfg(feature = "digest")]
 
 use nrtucode::catalog::{
     BLOB_SOURCE, BlobSource, DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES, image_entries, prof_entries,
 };
-use nrtucode::verify::{
+use nrtucode::digest::{
     EMPTY_SHA256, Sha256Digest, Sha256Hasher, SoftSha256, VerifyError, check_sha256, copy_checked,
     copy_verified, copy_verified_with, embedded_blobs, expected_sha256, expected_sha256_const,
     verify_blob, verify_blob_with,

@@ -7,7 +7,7 @@ use super::TableClass;
 use super::error::TrustError;
 use super::parse::Partition;
 use super::tables::Tables;
-use crate::verify::{Sha256Hasher, SoftSha256};
+use crate::digest::{Hex, Sha256Hasher, SoftSha256};
 
 /// An ed25519 public key (32 bytes), the one a partition's signature must verify with.
 ///
@@ -46,9 +46,7 @@ impl PublicKey {
 
 impl fmt::Debug for PublicKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("PublicKey(")?;
-        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))?;
-        f.write_str(")")
+        write!(f, "PublicKey({})", Hex(&self.0))
     }
 }
 

@@ -6,10 +6,10 @@ use super::blob::{Blob, BlobId};
 use super::error::LoadError;
 use super::format::SLOT_COUNT;
 use super::tables::Getter;
-use super::verify::VerifiedPartition;
+use super::trust::VerifiedPartition;
+use crate::digest::Sha256Hasher;
 use crate::env::Env;
 use crate::resolve::{Scan, after_scan, before_tables, prof_pick};
-use crate::verify::Sha256Hasher;
 use crate::{Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 
 impl<'a> VerifiedPartition<'a> {
