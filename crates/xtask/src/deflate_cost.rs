@@ -243,7 +243,7 @@ pub fn run(meta: &Metadata, flash_only: bool) -> Result<(), String> {
 }
 
 /// The inflaters' and nrtucode's functions that call a panic entry (`- NAME -> …`, from
-/// [`panic::callers`] with nothing allowed: what it reports, not an error here).
+/// [`crate::panic::callers`] with nothing allowed: what it reports, not an error here).
 fn panic_paths(elf: &Path) -> Result<Vec<String>, String> {
     Ok(crate::panic::callers(elf, &[])?
         .lines

@@ -11,7 +11,7 @@
 //! door, the resolvers over a partition and its SHA-256 checks, on opaque bytes, are in the link
 //! check too. `Partition::verify` (ed25519) is checked apart: the verifier crate keeps bounds
 //! checks of its own that the optimiser cannot prove dead, so that build links with a looping
-//! handler and [`panic::callers`] fails it when any function other than the verifier's code (its
+//! handler and [`crate::panic::callers`] fails it when any function other than the verifier's code (its
 //! functions and the one never-inlined call into it) calls a panic entry.
 //!
 //! The digest paths are checked under the LTO profiles only: without LTO, RustCrypto sha2's own
