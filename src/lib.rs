@@ -19,6 +19,8 @@ pub mod digest;
 pub mod partition;
 pub mod prof;
 pub mod table;
+#[cfg(feature = "update")]
+pub mod update;
 
 mod core_class;
 mod descriptor_index;
