@@ -80,6 +80,12 @@ pub trait MappedFlash: NorFlash {
     fn mapped(&self) -> &[u8];
 }
 
+impl<T: MappedFlash> MappedFlash for &mut T {
+    fn mapped(&self) -> &[u8] {
+        T::mapped(self)
+    }
+}
+
 /// One of the two partition slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -608,20 +614,26 @@ impl<F: MappedFlash> Slots<F> {
 
     /// Both state sectors: the newest valid record and where the next one goes.
     fn scan(&mut self) -> Result<Scan, UpdateError<F::Error>> {
-        // Per sector: the newest valid record in it (with its seq), the last index not erased.
+        // Per sector: the last index not erased, and the newest valid record: records are
+        // appended in sequence order within a sector, so it is the last valid one, and the
+        // scan goes backwards and stops there (one check computed per sector, not one per
+        // record).
         let mut newest: Option<(State, usize)> = None;
         let mut last_written = [None::<usize>; 2];
         for (sector, last) in last_written.iter_mut().enumerate() {
-            for index in 0..self.per_sector {
-                match self.read_record(sector, index)? {
-                    Record::Erased => {}
-                    Record::Invalid => *last = Some(index),
-                    Record::Valid(state) => {
-                        *last = Some(index);
-                        if newest.is_none_or(|(n, _)| state.seq > n.seq) {
-                            newest = Some((state, sector));
-                        }
+            for index in (0..self.per_sector).rev() {
+                let record = self.read_record(sector, index)?;
+                if matches!(record, Record::Erased) {
+                    continue;
+                }
+                if last.is_none() {
+                    *last = Some(index);
+                }
+                if let Record::Valid(state) = record {
+                    if newest.is_none_or(|(n, _)| state.seq > n.seq) {
+                        newest = Some((state, sector));
                     }
+                    break;
                 }
             }
         }
