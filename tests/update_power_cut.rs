@@ -800,3 +800,78 @@ fn a_flash_error_is_returned_typed_and_changes_nothing() {
         assert_eq!((boot.slot, boot.partition.partition().bytes()), (Slot::A, &parts.p1[..]));
     }
 }
+
+/// The operation counts of a vendor-sized update (the full fixtures, 9.7 MB, stored): an
+/// install, its first trial boot and its confirmation, in both geometries, and the same
+/// arithmetic for CAYMAN's blobs alone. Slow in debug (it packs and hashes megabytes):
+/// `cargo test -p nrtucode --features update,std --test update_power_cut -- --ignored --nocapture`.
+#[test]
+#[ignore = "packs and installs the full fixtures (9.7 MB): run with --ignored"]
+fn vendor_sized_update_operation_counts() {
+    let key = SigningKey::from_pem(include_str!("../keys/test-ed25519.pem")).unwrap();
+    let options = PackOptions {
+        security_counter: 2,
+        key: Some(&key),
+    };
+    let full = pack(&Blobs::fixtures(TableClass::Full), &options).unwrap();
+    let public = PublicKey::from_bytes(*key.public_key().as_bytes());
+    fn counts<const R: usize, const W: usize, const E: usize>(
+        name: &str,
+        part: &[u8],
+        key: PublicKey,
+    ) {
+        let slot_len = part.len().div_ceil(E) * E;
+        let layout = Layout {
+            slot_a: 0,
+            slot_b: slot_len as u32,
+            slot_len: slot_len as u32,
+            state: 2 * slot_len as u32,
+        };
+        let config = Config {
+            layout,
+            key,
+            class: TableClass::Full,
+        };
+        let mut slots =
+            Slots::new(Sim::<R, W, E>::new(vec![0xff; 2 * slot_len + 2 * E]), config).unwrap();
+        let mut install = slots.install().unwrap();
+        for chunk in part.chunks(4096 + 3) {
+            install.write(chunk).unwrap();
+        }
+        install.finish().unwrap();
+        let after_install = slots.flash().journal.len();
+        let boot = slots.boot().unwrap();
+        assert_eq!(boot.partition.partition().bytes(), part);
+        let slot = boot.slot;
+        slots.confirm(slot).unwrap();
+        let journal = &slots.flash().journal;
+        let erases = journal.iter().filter(|o| matches!(o, Op::Erase(..))).count();
+        println!(
+            "{name}: a {} B partition: install {after_install} operations ({erases} erases, {} writes), then boot and confirm 2 records of 2 writes: {} cut points",
+            part.len(),
+            after_install - erases,
+            journal.len()
+        );
+    }
+    counts::<1, 4, 4096>(QSPI.name, &full, public);
+    counts::<4, 8, 2048>(INTERNAL.name, &full, public);
+
+    // CAYMAN alone: the full partition's tables and CAYMAN's distinct blobs (arithmetic).
+    let blobs_off = layout_sig_off(&full) + SIG_LEN;
+    let mut seen = std::collections::HashSet::new();
+    let cayman: usize = nrtucode_facts::getters()
+        .into_iter()
+        .filter(|g| g.gen_name == "CAYMAN" && g.real && g.size > 0)
+        .map(|g| nrtucode_facts::fixture_bytes(&g))
+        .filter(|b| seen.insert(b.clone()))
+        .map(|b| b.len().div_ceil(16) * 16)
+        .sum();
+    let len = blobs_off.div_ceil(16) * 16 + cayman;
+    for (name, e) in [(QSPI.name, 4096), (INTERNAL.name, 2048)] {
+        let (erases, writes) = (len.div_ceil(e), len.div_ceil(nrtucode::update::STAGE_LEN) + 2);
+        println!(
+            "{name}: CAYMAN alone, {len} B: install {} operations ({erases} erases, {writes} writes)",
+            erases + writes
+        );
+    }
+}
