@@ -38,10 +38,10 @@ use core::fmt;
 
 use embedded_storage::nor_flash::NorFlash;
 
+use crate::digest::{Sha256Hasher, SoftSha256};
 use crate::partition::{
     Partition, PartitionError, Policy, PublicKey, TableClass, VerifiedPartition,
 };
-use crate::digest::{Sha256Hasher, SoftSha256};
 
 /// Boots of a trial (an installed partition not yet confirmed): the boot after the last one
 /// reverts to the previous slot.
