@@ -43,6 +43,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest as _, Sha256};
 
 use crate::hex::lower_hex;
+use crate::input_file::{self, Links};
 use crate::manifest::{MANIFEST_FILE, Manifest, ManifestError};
 
 /// The largest `manifest.tsv` read (a carve of the vendor's library writes about 100 KB).
@@ -241,30 +242,7 @@ pub struct BlobDir {
 
 /// What a file that is not a regular file is, for messages.
 fn kind_of(meta: &fs::Metadata) -> String {
-    let t = meta.file_type();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        if t.is_fifo() {
-            return "a FIFO".into();
-        }
-        if t.is_char_device() {
-            return "a character device".into();
-        }
-        if t.is_block_device() {
-            return "a block device".into();
-        }
-        if t.is_socket() {
-            return "a socket".into();
-        }
-    }
-    if t.is_symlink() {
-        "a symbolic link".into()
-    } else if t.is_dir() {
-        "a directory".into()
-    } else {
-        "not a regular file".into()
-    }
+    input_file::kind_of(meta).into()
 }
 
 /// Why a file could not be opened as a regular file.
@@ -283,18 +261,7 @@ fn open_regular(path: &Path) -> Result<(File, u64), OpenError> {
     if !meta.is_file() {
         return Err(OpenError::NotRegular(kind_of(&meta)));
     }
-    #[cfg(unix)]
-    let file = {
-        use rustix::fs::{Mode, OFlags};
-        let flags =
-            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::NOCTTY | OFlags::CLOEXEC;
-        File::from(
-            rustix::fs::open(path, flags, Mode::empty()).map_err(|e| OpenError::Io(e.into()))?,
-        )
-    };
-    #[cfg(not(unix))]
-    let file = File::open(path).map_err(OpenError::Io)?;
-    let meta = file.metadata().map_err(OpenError::Io)?;
+    let (file, meta) = input_file::open_nonblocking(path, Links::Refuse).map_err(OpenError::Io)?;
     if !meta.is_file() {
         return Err(OpenError::NotRegular(kind_of(&meta)));
     }

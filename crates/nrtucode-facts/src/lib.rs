@@ -14,6 +14,7 @@ pub mod build_input;
 pub mod facts;
 pub mod fixture;
 pub mod hex;
+pub mod input_file;
 pub mod manifest;
 pub mod plan;
 pub mod shape;

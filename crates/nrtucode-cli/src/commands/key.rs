@@ -12,54 +12,11 @@ use std::process::ExitCode;
 
 use nrtucode_pack::{MAX_PEM_BYTES, SigningKey, public_key_pem, public_key_rust};
 
+use nrtucode_facts::input_file::{Links, kind_of, open_nonblocking};
+
 use crate::commands::exit::{self, Exit};
 use crate::commands::output::{fail, out_fmt, out_line};
 use crate::commands::output_file::{Mode, note_input, write_output};
-
-/// What a file that is not a regular file is, for messages.
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
-    }
-}
-
-/// Opens `path` for reading without waiting (non-blocking on Unix: a FIFO with no writer
-/// answers at once, and is then refused by its type).
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    #[cfg(unix)]
-    {
-        use rustix::fs::{Mode, OFlags};
-        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-        Ok(std::fs::File::from(rustix::fs::open(
-            path,
-            flags,
-            Mode::empty(),
-        )?))
-    }
-    #[cfg(not(unix))]
-    {
-        std::fs::File::open(path)
-    }
-}
 
 /// The text of the key file at `path` (`what`: `private` or `public`), read as the module
 /// documentation says, and noted as an input of the command (no output may overwrite it).
@@ -73,8 +30,7 @@ pub(crate) fn read_key_file(path: &Path, what: &str) -> Result<String, (Exit, St
             format!("{shown}: {detail}; not a {what} key"),
         )
     };
-    let file = open_nonblocking(path).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
+    let (file, meta) = open_nonblocking(path, Links::Follow).map_err(io)?;
     if meta.is_dir() {
         return Err((
             Exit::NoInput,
