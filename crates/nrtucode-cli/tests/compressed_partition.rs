@@ -3,27 +3,10 @@
 //! profiler tables decoded and checked once when it is read), `inspect` decode-checks every
 //! compressed blob and exits 65 naming one whose bytes changed.
 
+mod partition_common;
+use partition_common::{nrtucode, root, text};
+
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn nrtucode<S: AsRef<OsStr>>(args: &[S], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nrtucode"))
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("NEURON_UCODE_FLAVOR")
-        .env_remove("NRTUCODE_MPLUS_ON_MARIANA")
-        .output()
-        .expect("run nrtucode")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 #[test]
 fn a_compressed_partition_answers_like_the_embedded_tables() {

@@ -4,38 +4,14 @@
 //! decodes to the same bytes; a failed signature means no digest is checked and nothing is
 //! decoded; and a file inspected without a key never reads as valid.
 
+mod partition_common;
+use partition_common::{key, nrtucode, public, text};
+
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use nrtucode::deflate::{Inflater, decode_verified};
 use nrtucode::partition::{Codec, Partition, format};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn key() -> PathBuf {
-    root().join("keys/test-ed25519.pem")
-}
-
-fn public() -> PathBuf {
-    root().join("keys/test-ed25519.pub.pem")
-}
-
-fn nrtucode<S: AsRef<OsStr>>(args: &[S], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nrtucode"))
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("NEURON_UCODE_FLAVOR")
-        .env_remove("NRTUCODE_MPLUS_ON_MARIANA")
-        .output()
-        .expect("run nrtucode")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// The full fixtures packed with deflate into `dir/NAME`, signed with the test key or not.
 fn pack(dir: &Path, name: &str, signed: bool) -> PathBuf {

@@ -3,39 +3,16 @@
 //! (same output, exit codes and messages), every refusal exits with its reason, and packing
 //! is deterministic whatever the directory, umask, time zone or locale.
 
+mod partition_common;
+use partition_common::{key, nrtucode, public, text};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn key() -> PathBuf {
-    root().join("keys/test-ed25519.pem")
-}
-
-fn public() -> PathBuf {
-    root().join("keys/test-ed25519.pub.pem")
-}
-
-fn nrtucode(args: &[&std::ffi::OsStr], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nrtucode"))
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("NEURON_UCODE_FLAVOR")
-        .env_remove("NRTUCODE_MPLUS_ON_MARIANA")
-        .output()
-        .expect("run nrtucode")
-}
+use std::process::Command;
 
 macro_rules! run {
     ($cwd:expr, $($arg:expr),* $(,)?) => {
         nrtucode(&[$(std::ffi::OsStr::new(&$arg)),*], $cwd)
     };
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn pack_fixtures(dir: &Path, class: &str, extra: &[&str]) -> PathBuf {
