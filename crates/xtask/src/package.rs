@@ -58,6 +58,7 @@ pub fn run(meta: &Metadata, args: &[String]) -> Result<(), String> {
         .ok_or("package: no crate nrtucode in the workspace")?;
     let unpublished = meta.unpublished();
 
+    forget_unpacked_packages(&published, &version)?;
     let mut package = build::cargo();
     package.args(["package", "--locked"]);
     for name in &published {
@@ -73,6 +74,38 @@ pub fn run(meta: &Metadata, args: &[String]) -> Result<(), String> {
     let result = check(meta, args, &published, &unpublished, &version, &work);
     let _ = std::fs::remove_dir_all(&work);
     result
+}
+
+/// Removes what an earlier `cargo package` of these crates left unpacked in cargo's home.
+/// Verifying several packages together, cargo unpacks each fresh `.crate` into
+/// `$CARGO_HOME/registry/src/-<hash>/<name>-<version>/` (a local overlay source) and, finding
+/// that directory already there on a later run, builds the old sources in it: a crate whose
+/// sources changed since (a new module) then fails to verify against its own stale copy, on a
+/// machine that is kept between runs. Only those overlay directories (named `-<hash>`, not a
+/// registry's) and only our crates' `<name>-<version>` entries are removed.
+fn forget_unpacked_packages(published: &[String], version: &str) -> Result<(), String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry").join("src")) else {
+        return Ok(());
+    };
+    let Ok(sources) = std::fs::read_dir(&src) else {
+        return Ok(()); // nothing unpacked yet
+    };
+    for source in sources.flatten() {
+        if !source.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for name in published {
+            let stale = source.path().join(format!("{name}-{version}"));
+            if stale.exists() {
+                std::fs::remove_dir_all(&stale)
+                    .map_err(|e| format!("package: cannot remove {}: {e}", stale.display()))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check(
