@@ -401,12 +401,14 @@ fn record_check(head: &[u8]) -> [u8; CHECK_LEN] {
     c
 }
 
-/// What a record place holds.
-#[derive(Clone, Copy, Debug)]
-enum Record {
+/// What a record place of the state sectors holds ([`Slots::record`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Record {
     /// Every byte erased: free.
     Erased,
-    /// Written, but not a complete valid record (torn, or never a record).
+    /// Written, but not a complete valid record (torn by a power cut, or damaged, or never a
+    /// record): ignored by every read of the state.
     Invalid,
     /// A complete record.
     Valid(State),
@@ -570,6 +572,21 @@ impl<F: MappedFlash> Slots<F> {
         u32::try_from(at)
             .ok()?
             .checked_add(self.config.layout.state)
+    }
+
+    /// What the record place `index` (0 to [`records_per_sector`](Self::records_per_sector)
+    /// − 1) of state sector `sector` (0 or 1) holds, as every read of the state classifies it:
+    /// for a diagnosis (a host tool listing the state sectors of a flash image), as the state
+    /// itself is [`state`](Self::state). `None` for a place that does not exist.
+    pub fn record(
+        &mut self,
+        sector: usize,
+        index: usize,
+    ) -> Result<Option<Record>, UpdateError<F::Error>> {
+        if sector > 1 || index >= self.per_sector {
+            return Ok(None);
+        }
+        self.read_record(sector, index).map(Some)
     }
 
     /// Reads the record at `(sector, index)`.
