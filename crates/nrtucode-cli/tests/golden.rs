@@ -371,6 +371,7 @@ fn help_is_plain_text_and_lists_the_exit_codes() {
         vec!["resolve", "--help"],
         vec!["prof", "--help"],
         vec!["pack", "--help"],
+        vec!["provision", "--help"],
         vec!["key", "generate", "--help"],
         vec!["key", "public", "--help"],
         vec!["inspect", "--help"],

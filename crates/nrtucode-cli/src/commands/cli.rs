@@ -13,11 +13,14 @@ use clap::{CommandFactory, Parser, Subcommand};
 use nrtucode::Request;
 
 use crate::commands::exit::{EXIT_CODES_HELP, Exit};
+use crate::commands::flash_image::LayoutArgs;
 use crate::commands::key::KeyFormat;
 use crate::commands::resolve::Show;
 use crate::commands::tables::PartitionArgs;
 use crate::commands::values::{FLAVOR, GenerationArg, KIND, REGION, parse_raw_index};
-use crate::commands::{carve, check, inspect, key, list, output, pack, prof, resolve};
+use crate::commands::{
+    carve, check, inspect, inspect_image, key, list, output, pack, prof, provision, resolve,
+};
 
 /// Carve the firmware blobs out of a vendor library, check blob directories, pack and inspect
 /// signed partitions, list and resolve.
@@ -95,6 +98,39 @@ pub(crate) enum Command {
         #[arg(long, value_name = "CODEC", value_parser = ["none", "deflate"], default_value = "none")]
         compress: String,
     },
+    /// Write the factory image of a device's update region (docs/update.md, Provisioning): both
+    /// partition slots and the state, for a given layout, as the device's own update code
+    /// leaves them, in one file to program at the layout's lowest offset. Each partition is
+    /// verified with the public key and must fit its slot; the first boot is checked on the
+    /// image before it is written.
+    #[command(
+        after_help = "Layout file (--layout), offsets from the start of the NorFlash the firmware hands to Slots::new:\n  slot_a = 0x000000\n  slot_b = 0x100000\n  slot_len = 1M\n  state = 0x200000\n  erase_size = 4K\n  write_size = 4\n  read_size = 1            (optional, default 1)\n  flash_base = 0x90000000  (optional: the CPU address of offset 0, for the programming hint)\n\nExit codes: 0 written; 64 bad arguments or a layout given by flags that does not hold; 65 a\npartition refused or too large for its slot, a bad layout file or key; 66 an input missing;\n73 the output cannot be created or is one of the inputs; 74 I/O error."
+    )]
+    Provision {
+        /// Slot A's partition (nrtucode pack wrote it): what the device boots first.
+        #[arg(long, value_name = "A.part")]
+        slot_a: PathBuf,
+        /// Slot B's partition, if any: a spare (--first-boot a) or the candidate on trial
+        /// (--first-boot b-trial). Without it, slot B is erased.
+        #[arg(long, value_name = "B.part")]
+        slot_b: Option<PathBuf>,
+        /// The SPKI PEM public key every partition must verify with (the firmware's key).
+        #[arg(long, value_name = "PUB.pem")]
+        public_key: PathBuf,
+        /// The table class the firmware was built for (default: slot A's).
+        #[arg(long, value_enum)]
+        class: Option<ClassArg>,
+        /// What the first boot does: a (slot A, confirmed; the state erased, the factory
+        /// default) or b-trial (slot B installed as the candidate: the first boot tries it).
+        #[arg(long, value_enum, default_value = "a")]
+        first_boot: provision::FirstBoot,
+        /// The image to write (atomically: a failure leaves it as it was).
+        #[arg(short = 'o', long = "output", value_name = "IMAGE")]
+        output: PathBuf,
+        /// The layout.
+        #[command(flatten)]
+        layout: LayoutArgs,
+    },
     /// Make and show ed25519 keys for signed partitions.
     Key {
         /// The key subcommand.
@@ -104,18 +140,30 @@ pub(crate) enum Command {
     /// Show a partition's header, tables and table of contents, and check its structure, its
     /// signature (with --public-key), its security counter (with --min-security-counter) and
     /// every blob's digest. Exit 0 only when all hold, 65 with the reason otherwise.
+    ///
+    /// With a layout (--layout FILE, or the layout flags), FILE is a flash image of an update
+    /// region (nrtucode provision wrote it, or a device's flash read back): it shows the state
+    /// (the active slot, confirmed or on trial, trial boots left, the minimum security counter)
+    /// and checks each slot and the next boot as the device would (format
+    /// nrtucode-inspect-image/1 with --json).
     Inspect {
-        /// The partition file.
+        /// The partition file (or, with a layout, the flash image).
         file: PathBuf,
-        /// The SPKI PEM public key its signature must verify with.
+        /// The SPKI PEM public key its signature must verify with (needed for an image).
         #[arg(long, value_name = "PUB.pem")]
         public_key: Option<PathBuf>,
-        /// Refuse a security counter below N.
+        /// Refuse a security counter below N (not for an image: its state holds the minimum).
         #[arg(long, value_name = "N")]
         min_security_counter: Option<u32>,
-        /// JSON output (format nrtucode-inspect/1).
+        /// An image's table class, as the firmware was built (default: the first slot's).
+        #[arg(long, value_enum)]
+        class: Option<ClassArg>,
+        /// JSON output (format nrtucode-inspect/2; for an image nrtucode-inspect-image/1).
         #[arg(long)]
         json: bool,
+        /// The layout, for a flash image.
+        #[command(flatten)]
+        layout: LayoutArgs,
     },
     /// List the catalog embedded in this build: every image getter (slot, generation, engine,
     /// flavor, region, size, sha256, real/cursor/null), then both profiler getters of all 38
@@ -190,6 +238,24 @@ pub(crate) enum Command {
         #[command(flatten)]
         partition: PartitionArgs,
     },
+}
+
+/// A table class, as `provision --class` and `inspect --class` take it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ClassArg {
+    /// The full library's tables.
+    Full,
+    /// The front library's.
+    Front,
+}
+
+impl From<ClassArg> for nrtucode::partition::TableClass {
+    fn from(c: ClassArg) -> Self {
+        match c {
+            ClassArg::Full => nrtucode::partition::TableClass::Full,
+            ClassArg::Front => nrtucode::partition::TableClass::Front,
+        }
+    }
 }
 
 /// `nrtucode key` subcommands.
@@ -305,12 +371,54 @@ fn dispatch() -> ExitCode {
                 format,
             } => key::public(&key, output.as_deref(), format),
         },
+        Command::Provision {
+            slot_a,
+            slot_b,
+            public_key,
+            class,
+            first_boot,
+            output,
+            layout,
+        } => provision::run(&provision::Options {
+            slot_a: &slot_a,
+            slot_b: slot_b.as_deref(),
+            public_key: &public_key,
+            class: class.map(Into::into),
+            first_boot,
+            layout: &layout,
+            out: &output,
+        }),
         Command::Inspect {
             file,
             public_key,
             min_security_counter,
+            class,
             json,
-        } => inspect::run(&file, public_key.as_deref(), min_security_counter, json),
+            layout,
+        } => {
+            if !layout.given() {
+                if class.is_some() {
+                    return output::fail(
+                        Exit::Usage,
+                        "--class is for a flash image (with --layout): a partition's class is in its header",
+                    );
+                }
+                return inspect::run(&file, public_key.as_deref(), min_security_counter, json);
+            }
+            if min_security_counter.is_some() {
+                return output::fail(
+                    Exit::Usage,
+                    "--min-security-counter is for a partition: an image's state holds its minimum",
+                );
+            }
+            inspect_image::run(
+                &file,
+                &layout,
+                public_key.as_deref(),
+                class.map(Into::into),
+                json,
+            )
+        }
         Command::List {
             generation,
             json,

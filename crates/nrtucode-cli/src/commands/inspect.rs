@@ -98,16 +98,35 @@ struct Toc {
 }
 
 #[derive(Serialize)]
-struct Doc {
+pub(crate) struct Doc {
     format: &'static str,
     file: String,
-    verdict: &'static str,
-    error: Option<String>,
+    pub(crate) verdict: &'static str,
+    pub(crate) error: Option<String>,
     checks: Checks,
     header: Option<Header>,
     image_list: Option<Vec<Slot>>,
     hwdecode_table_list: Option<Vec<ProfSlot>>,
     toc: Option<Vec<Toc>>,
+}
+
+impl Doc {
+    /// One line of the header: length, class, security counter, key ID (`None` when the
+    /// structure did not parse).
+    pub(crate) fn header_line(&self) -> Option<String> {
+        let h = self.header.as_ref()?;
+        Some(format!(
+            "partition: {} bytes, {} tables, security counter {}, {}",
+            h.total_len,
+            h.class,
+            h.security_counter,
+            if h.signed {
+                format!("key ID {}", h.key_id)
+            } else {
+                "unsigned".into()
+            }
+        ))
+    }
 }
 
 fn getter(g: Option<Getter>) -> String {
@@ -192,7 +211,7 @@ fn describe(p: &Partition<'_>, doc: &mut Doc) {
 }
 
 /// The inspection of the partition bytes `bytes` (named `file`).
-fn inspect(
+pub(crate) fn inspect(
     file: &str,
     bytes: &'static [u8],
     key: Option<&nrtucode::partition::PublicKey>,

@@ -1,7 +1,8 @@
 //! The command line: `cli` defines the arguments and dispatches to one module per
-//! subcommand (`carve`, `check`, `pack`, `key`, `inspect`, [`list`], [`resolve`], [`prof`]);
+//! subcommand (`carve`, `check`, `pack`, `provision`, `key`, `inspect`, [`list`], [`resolve`], [`prof`]);
 //! [`tables`] is where `list`, `resolve` and `prof` read the tables from (embedded, or a
-//! verified partition); `output_file` writes every output file (all or nothing, never
+//! verified partition); `flash_image` is the update region's image (its layout, and the core's `Slots` over
+//! it in memory) that `provision` writes and `inspect --layout` reads; `output_file` writes every output file (all or nothing, never
 //! replacing a link, device or FIFO, never onto an input); [`exit`] names the exit
 //! codes; `interrupt` stops an interrupted carve or write (the signal handler, the carve's
 //! cancellation token, the temporary files to remove); [`values`] holds
@@ -16,7 +17,9 @@ pub(crate) mod carve_diagnosis;
 pub(crate) mod check;
 pub(crate) mod cli;
 pub mod exit;
+pub(crate) mod flash_image;
 pub(crate) mod inspect;
+pub(crate) mod inspect_image;
 pub(crate) mod interrupt;
 pub(crate) mod key;
 pub mod list;
@@ -24,6 +27,7 @@ pub(crate) mod output;
 pub(crate) mod output_file;
 pub(crate) mod pack;
 pub mod prof;
+pub(crate) mod provision;
 pub mod resolve;
 pub mod tables;
 pub(crate) mod text_table;

@@ -1,0 +1,734 @@
+//! The flash image of an update region (`provision` writes one, `inspect --layout` reads one):
+//! where the slots and the state are ([`FlashMap`], from a layout file or flags), and the core's
+//! own [`Slots`](nrtucode::update::Slots) run over the image in memory ([`RamFlash`]), so that
+//! every byte of the state is the device's by construction, not a second encoder's.
+//!
+//! The image is the flash from the layout's lowest region to the end of its highest one: a
+//! programmer writes it at that flash offset (the layout's [`FlashMap::image_offset`]), and
+//! nothing below it is touched. Inside the image, the core works on the layout rebased to the
+//! image's start: every offset is a multiple of `ERASE_SIZE`, a partition reads itself through
+//! offsets relative to its own start, and a state record holds no address, so the bytes are
+//! the same as at the real offsets.
+//!
+//! `NorFlash`'s geometry is three associated constants, so [`with_geometry`] instantiates the
+//! in-memory flash for each supported one: `ERASE_SIZE` a power of two from 64 B to 256 KiB,
+//! `WRITE_SIZE` and `READ_SIZE` powers of two from 1 to 32. The core's layout of the state
+//! depends on the last two only through `max(WRITE_SIZE, READ_SIZE)` (docs/update.md: "unit"),
+//! so the in-memory flash uses that unit for both.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use embedded_storage::nor_flash::{
+    ErrorType, NorFlash, NorFlashError, NorFlashErrorKind, ReadNorFlash,
+};
+use nrtucode::update::{Layout, MappedFlash};
+
+use crate::commands::exit::{self, Exit};
+
+/// The largest image handled: 1 GiB, as the largest partition file read.
+pub(crate) const MAX_IMAGE_BYTES: u64 = 1 << 30;
+
+/// The largest layout file read.
+const MAX_LAYOUT_FILE_BYTES: u64 = 16 * 1024;
+
+/// The supported `ERASE_SIZE`s: powers of two from 64 B to 256 KiB.
+const ERASE_SIZES: std::ops::RangeInclusive<u32> = 64..=256 * 1024;
+
+/// `--layout FILE`, or the layout as flags.
+#[derive(Clone, Debug, Default, Args)]
+pub(crate) struct LayoutArgs {
+    /// The update region's layout file: lines KEY = VALUE (slot_a, slot_b, slot_len, state,
+    /// erase_size, write_size; optional read_size, state_len, erased, flash_base), offsets from
+    /// the start of the NorFlash the firmware hands to Slots::new, in decimal, 0x hex, or with
+    /// a K or M suffix; # starts a comment (docs/update.md, "Provisioning").
+    #[arg(long, value_name = "FILE", help_heading = "Layout")]
+    pub layout: Option<PathBuf>,
+    /// Offset of slot A in the flash (instead of --layout).
+    #[arg(long, value_name = "OFFSET", value_parser = parse_number, conflicts_with = "layout", help_heading = "Layout")]
+    pub slot_a_offset: Option<u64>,
+    /// Offset of slot B.
+    #[arg(long, value_name = "OFFSET", value_parser = parse_number, conflicts_with = "layout", help_heading = "Layout")]
+    pub slot_b_offset: Option<u64>,
+    /// Bytes of each slot.
+    #[arg(long, value_name = "BYTES", value_parser = parse_number, conflicts_with = "layout", help_heading = "Layout")]
+    pub slot_len: Option<u64>,
+    /// Offset of the state's two erase sectors.
+    #[arg(long, value_name = "OFFSET", value_parser = parse_number, conflicts_with = "layout", help_heading = "Layout")]
+    pub state_offset: Option<u64>,
+    /// The flash's ERASE_SIZE (a power of two, 64 B to 256 KiB).
+    #[arg(long, value_name = "BYTES", value_parser = parse_number, conflicts_with = "layout", help_heading = "Layout")]
+    pub erase_size: Option<u64>,
+    /// The flash's WRITE_SIZE (1, 2, 4, 8, 16 or 32).
+    #[arg(long, value_name = "BYTES", value_parser = parse_number, conflicts_with = "layout", help_heading = "Layout")]
+    pub write_size: Option<u64>,
+    /// The flash's READ_SIZE (1, 2, 4, 8, 16 or 32; default 1).
+    #[arg(long, value_name = "BYTES", value_parser = parse_number, conflicts_with = "layout", help_heading = "Layout")]
+    pub read_size: Option<u64>,
+}
+
+impl LayoutArgs {
+    /// Whether any layout option was given (`inspect` then reads a flash image).
+    pub(crate) fn given(&self) -> bool {
+        self.layout.is_some()
+            || [
+                self.slot_a_offset,
+                self.slot_b_offset,
+                self.slot_len,
+                self.state_offset,
+                self.erase_size,
+                self.write_size,
+                self.read_size,
+            ]
+            .iter()
+            .any(Option::is_some)
+    }
+
+    /// The layout these options give, checked ([`FlashMap::check`]). A layout file's faults
+    /// are bad data (65), the flags' bad arguments (64).
+    pub(crate) fn load(&self) -> Result<FlashMap, (Exit, String)> {
+        let Some(path) = &self.layout else {
+            let mut keys = Keys::default();
+            let flags = [
+                ("slot_a", self.slot_a_offset, "--slot-a-offset"),
+                ("slot_b", self.slot_b_offset, "--slot-b-offset"),
+                ("slot_len", self.slot_len, "--slot-len"),
+                ("state", self.state_offset, "--state-offset"),
+                ("erase_size", self.erase_size, "--erase-size"),
+                ("write_size", self.write_size, "--write-size"),
+                ("read_size", self.read_size, "--read-size"),
+            ];
+            let missing: Vec<&str> = flags
+                .iter()
+                .filter(|(key, value, _)| value.is_none() && *key != "read_size")
+                .map(|(_, _, flag)| *flag)
+                .collect();
+            if !missing.is_empty() {
+                return Err((
+                    Exit::Usage,
+                    format!(
+                        "the layout needs {} too (or --layout FILE)",
+                        missing.join(", ")
+                    ),
+                ));
+            }
+            for (key, value, _) in flags {
+                if let Some(value) = value {
+                    keys.set(key, value);
+                }
+            }
+            return keys
+                .map()
+                .and_then(FlashMap::check)
+                .map_err(|e| (Exit::Usage, format!("layout: {e}")));
+        };
+        let text = read_layout_file(path)?;
+        parse_layout(&text)
+            .and_then(FlashMap::check)
+            .map_err(|e| (Exit::DataErr, format!("{}: {e}", path.display())))
+    }
+}
+
+/// A number as a layout takes it: decimal or `0x` hex, `_` between digits, an optional `K`
+/// (KiB) or `M` (MiB) suffix.
+pub(crate) fn parse_number(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, scale) = match t.as_bytes().last() {
+        Some(b'K' | b'k') => (&t[..t.len() - 1], 1024u64),
+        Some(b'M' | b'm') => (&t[..t.len() - 1], 1024 * 1024),
+        _ => (t, 1),
+    };
+    let digits = digits.replace('_', "");
+    let value = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => digits.parse::<u64>(),
+    }
+    .map_err(|_| format!("{text:?} is not a number (decimal, 0x hex, K or M suffix)"))?;
+    value
+        .checked_mul(scale)
+        .ok_or_else(|| format!("{text:?} is too large"))
+}
+
+/// Reads the layout file at `path`: a regular file of at most 16 KiB of UTF-8, noted as an
+/// input (no output may overwrite it).
+fn read_layout_file(path: &Path) -> Result<String, (Exit, String)> {
+    use nrtucode_facts::input_file::{Links, kind_of, open_nonblocking};
+    use std::io::Read as _;
+    let shown = path.display();
+    let (file, meta) = open_nonblocking(path, Links::Follow)
+        .map_err(|e| (exit::reading(&e), format!("{shown}: {e}")))?;
+    if !meta.is_file() {
+        return Err((
+            if meta.is_dir() {
+                Exit::NoInput
+            } else {
+                Exit::DataErr
+            },
+            format!(
+                "{shown}: is {}, not a regular file; a layout file is a text file of at most {MAX_LAYOUT_FILE_BYTES} bytes",
+                kind_of(&meta)
+            ),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_LAYOUT_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| (exit::reading(&e), format!("{shown}: {e}")))?;
+    if bytes.len() as u64 > MAX_LAYOUT_FILE_BYTES {
+        return Err((
+            Exit::DataErr,
+            format!(
+                "{shown}: larger than the {MAX_LAYOUT_FILE_BYTES} bytes a layout file may have"
+            ),
+        ));
+    }
+    crate::commands::output_file::note_input(path, &meta);
+    String::from_utf8(bytes).map_err(|e| {
+        (
+            Exit::DataErr,
+            format!(
+                "{shown}: not UTF-8 text (byte {} is not)",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
+/// The keys of a layout, as given.
+#[derive(Clone, Debug, Default)]
+struct Keys(Vec<(&'static str, u64)>);
+
+/// Every key a layout file may hold, the required ones first.
+const KEYS: [&str; 10] = [
+    "slot_a",
+    "slot_b",
+    "slot_len",
+    "state",
+    "erase_size",
+    "write_size",
+    "read_size",
+    "state_len",
+    "erased",
+    "flash_base",
+];
+const REQUIRED: usize = 6;
+
+impl Keys {
+    fn set(&mut self, key: &'static str, value: u64) {
+        self.0.push((key, value));
+    }
+
+    fn get(&self, key: &str) -> Option<u64> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
+    /// The map these keys give, before its checks.
+    fn map(&self) -> Result<RawMap, String> {
+        let missing: Vec<&str> = KEYS[..REQUIRED]
+            .iter()
+            .copied()
+            .filter(|k| self.get(k).is_none())
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!("missing {}", missing.join(", ")));
+        }
+        let get = |k: &str| self.get(k).unwrap_or(0);
+        Ok(RawMap {
+            slot_a: get("slot_a"),
+            slot_b: get("slot_b"),
+            slot_len: get("slot_len"),
+            state: get("state"),
+            erase_size: get("erase_size"),
+            write_size: get("write_size"),
+            read_size: self.get("read_size").unwrap_or(1),
+            state_len: self.get("state_len"),
+            erased: self.get("erased"),
+            flash_base: self.get("flash_base"),
+        })
+    }
+}
+
+/// A layout file's text, parsed (not yet checked).
+fn parse_layout(text: &str) -> Result<RawMap, String> {
+    let mut keys = Keys::default();
+    for (n, line) in text.lines().enumerate() {
+        let line_no = n + 1;
+        let line = line.split('#').next().unwrap_or_default().trim();
+        if line.is_empty() {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            return Err(format!("line {line_no}: {line:?} is not KEY = VALUE"));
+        };
+        let (key, value) = (key.trim(), value.trim());
+        let Some(known) = KEYS.iter().copied().find(|k| *k == key) else {
+            return Err(format!(
+                "line {line_no}: unknown key {key:?} (the keys: {})",
+                KEYS.join(", ")
+            ));
+        };
+        if keys.get(known).is_some() {
+            return Err(format!("line {line_no}: {key} is given twice"));
+        }
+        let value = parse_number(value).map_err(|e| format!("line {line_no}: {key}: {e}"))?;
+        keys.set(known, value);
+    }
+    keys.map()
+}
+
+/// A layout as given, every number still a `u64`.
+#[derive(Clone, Copy, Debug)]
+struct RawMap {
+    slot_a: u64,
+    slot_b: u64,
+    slot_len: u64,
+    state: u64,
+    erase_size: u64,
+    write_size: u64,
+    read_size: u64,
+    state_len: Option<u64>,
+    erased: Option<u64>,
+    flash_base: Option<u64>,
+}
+
+/// The update region's layout and the flash's geometry, checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FlashMap {
+    /// The offsets in the flash the firmware hands to `Slots::new`.
+    pub layout: Layout,
+    /// `ERASE_SIZE`.
+    pub erase_size: u32,
+    /// `WRITE_SIZE`.
+    pub write_size: u32,
+    /// `READ_SIZE`.
+    pub read_size: u32,
+    /// The CPU address of flash offset 0, if given (for the programmer's hint).
+    pub flash_base: Option<u64>,
+}
+
+impl FlashMap {
+    /// The checks the core cannot make on a layout of `u64`s, then the core's own
+    /// (`Slots::new` over an erased image of this layout), whose rule is quoted.
+    fn check(raw: RawMap) -> Result<FlashMap, String> {
+        let pow2 = |what: &str, v: u64, range: std::ops::RangeInclusive<u32>| {
+            let ok = u32::try_from(v)
+                .ok()
+                .filter(|v| v.is_power_of_two() && range.contains(v));
+            ok.ok_or_else(|| {
+                format!(
+                    "{what} {v} is not supported: a power of two from {} to {}",
+                    range.start(),
+                    range.end()
+                )
+            })
+        };
+        let erase_size = pow2("erase_size", raw.erase_size, ERASE_SIZES)?;
+        let write_size = pow2("write_size", raw.write_size, 1..=32)?;
+        let read_size = pow2("read_size", raw.read_size, 1..=32)?;
+        if let Some(erased) = raw.erased.filter(|e| *e != 0xff) {
+            return Err(format!(
+                "erased = {erased:#x}: the update format needs a NOR flash whose erased bytes read 0xff"
+            ));
+        }
+        let state_len = u64::from(erase_size) * 2;
+        if let Some(given) = raw.state_len.filter(|l| *l != state_len) {
+            return Err(format!(
+                "state_len = {given:#x}: the state is two erase sectors, {state_len:#x} bytes"
+            ));
+        }
+        let offset = |what: &str, v: u64| {
+            u32::try_from(v).map_err(|_| format!("{what} {v:#x} is beyond a 32-bit flash offset"))
+        };
+        let layout = Layout {
+            slot_a: offset("slot_a", raw.slot_a)?,
+            slot_b: offset("slot_b", raw.slot_b)?,
+            slot_len: offset("slot_len", raw.slot_len)?,
+            state: offset("state", raw.state)?,
+        };
+        let map = FlashMap {
+            layout,
+            erase_size,
+            write_size,
+            read_size,
+            flash_base: raw.flash_base,
+        };
+        let (start, end) = map.span();
+        if end.saturating_sub(start) > MAX_IMAGE_BYTES {
+            return Err(format!(
+                "the region spans {:#x} bytes, more than the {MAX_IMAGE_BYTES:#x} an image may have",
+                end.saturating_sub(start)
+            ));
+        }
+        // Alignment first, with the offending value named (the core's rule says which rule,
+        // not which value).
+        for (what, v) in [
+            ("slot_a", layout.slot_a),
+            ("slot_b", layout.slot_b),
+            ("slot_len", layout.slot_len),
+            ("state", layout.state),
+        ] {
+            if !v.is_multiple_of(erase_size) {
+                return Err(format!(
+                    "{what} {v:#x} is not a multiple of erase_size {erase_size:#x}"
+                ));
+            }
+        }
+        let rebased = map.rebased().ok_or("the layout's offsets do not add up")?;
+        let image = vec![0xff; usize::try_from(end - start).unwrap_or(0)];
+        with_geometry(&map, image, CheckLayout(rebased))
+            .ok_or("unsupported geometry")?
+            .map_err(|rule| format!("{rule} (slot_a {:#x}, slot_b {:#x}, slot_len {:#x}, state {:#x} and {:#x} bytes of state)", layout.slot_a, layout.slot_b, layout.slot_len, layout.state, state_len))?;
+        Ok(map)
+    }
+
+    /// Bytes of the state: two erase sectors.
+    pub(crate) fn state_len(&self) -> u64 {
+        u64::from(self.erase_size) * 2
+    }
+
+    /// `max(WRITE_SIZE, READ_SIZE)`.
+    pub(crate) fn unit(&self) -> u32 {
+        self.write_size.max(self.read_size)
+    }
+
+    /// The flash offsets the image covers: from the lowest region's start to the highest
+    /// region's end.
+    pub(crate) fn span(&self) -> (u64, u64) {
+        let l = self.layout;
+        let regions = [
+            (u64::from(l.slot_a), u64::from(l.slot_len)),
+            (u64::from(l.slot_b), u64::from(l.slot_len)),
+            (u64::from(l.state), self.state_len()),
+        ];
+        let start = regions.iter().map(|(s, _)| *s).min().unwrap_or(0);
+        let end = regions.iter().map(|(s, n)| s + n).max().unwrap_or(0);
+        (start, end)
+    }
+
+    /// The flash offset the image starts at.
+    pub(crate) fn image_offset(&self) -> u64 {
+        self.span().0
+    }
+
+    /// Bytes of the image.
+    pub(crate) fn image_len(&self) -> u64 {
+        let (start, end) = self.span();
+        end - start
+    }
+
+    /// The layout rebased to the image's start.
+    pub(crate) fn rebased(&self) -> Option<Layout> {
+        let start = u32::try_from(self.image_offset()).ok()?;
+        let l = self.layout;
+        Some(Layout {
+            slot_a: l.slot_a.checked_sub(start)?,
+            slot_b: l.slot_b.checked_sub(start)?,
+            slot_len: l.slot_len,
+            state: l.state.checked_sub(start)?,
+        })
+    }
+}
+
+/// Why the in-memory flash refused an operation: the core never asks for one (the power-cut
+/// test holds it to that), so any of these is a fault of the core, reported as such.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RamError {
+    /// Beyond the image.
+    OutOfBounds,
+    /// Not aligned to the geometry.
+    NotAligned,
+    /// A word written twice without an erase.
+    NotErased,
+}
+
+impl NorFlashError for RamError {
+    fn kind(&self) -> NorFlashErrorKind {
+        match self {
+            RamError::OutOfBounds => NorFlashErrorKind::OutOfBounds,
+            RamError::NotAligned => NorFlashErrorKind::NotAligned,
+            RamError::NotErased => NorFlashErrorKind::Other,
+        }
+    }
+}
+
+/// A NOR flash in memory: erased bytes read `0xff`, a write only clears bits and must find its
+/// words erased, `U`-byte reads and writes, `E`-byte erases.
+#[derive(Clone, Debug)]
+pub(crate) struct RamFlash<const U: usize, const E: usize> {
+    mem: Vec<u8>,
+}
+
+impl<const U: usize, const E: usize> RamFlash<U, E> {
+    fn range(&self, offset: u32, len: usize, align: usize) -> Result<(usize, usize), RamError> {
+        let at = usize::try_from(offset).map_err(|_| RamError::OutOfBounds)?;
+        let end = at.checked_add(len).ok_or(RamError::OutOfBounds)?;
+        if end > self.mem.len() {
+            return Err(RamError::OutOfBounds);
+        }
+        if !at.is_multiple_of(align) || !len.is_multiple_of(align) {
+            return Err(RamError::NotAligned);
+        }
+        Ok((at, end))
+    }
+}
+
+impl<const U: usize, const E: usize> ErrorType for RamFlash<U, E> {
+    type Error = RamError;
+}
+
+impl<const U: usize, const E: usize> ReadNorFlash for RamFlash<U, E> {
+    const READ_SIZE: usize = U;
+
+    fn read(&mut self, offset: u32, bytes: &mut [u8]) -> Result<(), RamError> {
+        let (at, end) = self.range(offset, bytes.len(), U)?;
+        bytes.copy_from_slice(self.mem.get(at..end).ok_or(RamError::OutOfBounds)?);
+        Ok(())
+    }
+
+    fn capacity(&self) -> usize {
+        self.mem.len()
+    }
+}
+
+impl<const U: usize, const E: usize> NorFlash for RamFlash<U, E> {
+    const WRITE_SIZE: usize = U;
+    const ERASE_SIZE: usize = E;
+
+    fn erase(&mut self, from: u32, to: u32) -> Result<(), RamError> {
+        let len = to.checked_sub(from).ok_or(RamError::OutOfBounds)?;
+        let (at, end) = self.range(from, len as usize, E)?;
+        self.mem
+            .get_mut(at..end)
+            .ok_or(RamError::OutOfBounds)?
+            .fill(0xff);
+        Ok(())
+    }
+
+    fn write(&mut self, offset: u32, bytes: &[u8]) -> Result<(), RamError> {
+        let (at, end) = self.range(offset, bytes.len(), U)?;
+        let words = self.mem.get_mut(at..end).ok_or(RamError::OutOfBounds)?;
+        if words.chunks(U).any(|word| word.iter().any(|b| *b != 0xff)) {
+            return Err(RamError::NotErased);
+        }
+        words.iter_mut().zip(bytes).for_each(|(m, b)| *m &= *b);
+        Ok(())
+    }
+}
+
+impl<const U: usize, const E: usize> MappedFlash for RamFlash<U, E> {
+    fn mapped(&self) -> &[u8] {
+        &self.mem
+    }
+}
+
+/// The in-memory flash, whichever its geometry: what a [`Job`] works on.
+pub(crate) trait Image: MappedFlash<Error = RamError> + Clone {
+    /// The image's bytes, given back.
+    fn into_bytes(self) -> Vec<u8>;
+}
+
+impl<const U: usize, const E: usize> Image for RamFlash<U, E> {
+    fn into_bytes(self) -> Vec<u8> {
+        self.mem
+    }
+}
+
+/// Work on an in-memory flash of a geometry chosen at run time ([`with_geometry`]).
+pub(crate) trait Job {
+    /// What it answers.
+    type Output;
+    /// Does the work on `flash`.
+    fn run<F: Image>(self, flash: F) -> Self::Output;
+}
+
+/// Runs `job` on `image` as a flash of `map`'s geometry; `None` for a geometry
+/// [`FlashMap::check`] refuses.
+pub(crate) fn with_geometry<J: Job>(map: &FlashMap, image: Vec<u8>, job: J) -> Option<J::Output> {
+    macro_rules! by_erase {
+        ($u:literal) => {
+            match map.erase_size {
+                64 => Some(job.run(RamFlash::<$u, 64> { mem: image })),
+                128 => Some(job.run(RamFlash::<$u, 128> { mem: image })),
+                256 => Some(job.run(RamFlash::<$u, 256> { mem: image })),
+                512 => Some(job.run(RamFlash::<$u, 512> { mem: image })),
+                1024 => Some(job.run(RamFlash::<$u, 1024> { mem: image })),
+                2048 => Some(job.run(RamFlash::<$u, 2048> { mem: image })),
+                4096 => Some(job.run(RamFlash::<$u, 4096> { mem: image })),
+                8192 => Some(job.run(RamFlash::<$u, 8192> { mem: image })),
+                16384 => Some(job.run(RamFlash::<$u, 16384> { mem: image })),
+                32768 => Some(job.run(RamFlash::<$u, 32768> { mem: image })),
+                65536 => Some(job.run(RamFlash::<$u, 65536> { mem: image })),
+                131072 => Some(job.run(RamFlash::<$u, 131072> { mem: image })),
+                262144 => Some(job.run(RamFlash::<$u, 262144> { mem: image })),
+                _ => None,
+            }
+        };
+    }
+    match map.unit() {
+        1 => by_erase!(1),
+        2 => by_erase!(2),
+        4 => by_erase!(4),
+        8 => by_erase!(8),
+        16 => by_erase!(16),
+        32 => by_erase!(32),
+        _ => None,
+    }
+}
+
+/// `Slots::new`'s layout checks over an erased image: the rule broken, if any.
+struct CheckLayout(Layout);
+
+impl Job for CheckLayout {
+    type Output = Result<(), &'static str>;
+
+    fn run<F: Image>(self, flash: F) -> Self::Output {
+        let config = nrtucode::update::Config {
+            layout: self.0,
+            // Never used: nothing is verified here.
+            key: nrtucode::partition::PublicKey::from_bytes([0; 32]),
+            class: nrtucode::partition::TableClass::Full,
+        };
+        match nrtucode::update::Slots::new(flash, config) {
+            Ok(_) => Ok(()),
+            Err(nrtucode::update::UpdateError::Geometry(rule)) => Err(rule),
+            Err(_) => Err("the layout was refused"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const QSPI: &str = "\
+# QSPI NOR, 4 KiB sectors
+slot_a     = 0x000000
+slot_b     = 0x100000   # 1 MiB
+slot_len   = 1M
+state      = 0x200000
+erase_size = 4K
+write_size = 4
+";
+
+    #[test]
+    fn a_layout_file_parses_and_is_checked() {
+        let map = parse_layout(QSPI).and_then(FlashMap::check).unwrap();
+        assert_eq!(
+            map.layout,
+            Layout {
+                slot_a: 0,
+                slot_b: 0x10_0000,
+                slot_len: 0x10_0000,
+                state: 0x20_0000
+            }
+        );
+        assert_eq!(
+            (map.erase_size, map.write_size, map.read_size),
+            (4096, 4, 1)
+        );
+        assert_eq!(map.span(), (0, 0x20_2000));
+    }
+
+    #[test]
+    fn a_layout_above_offset_0_is_rebased() {
+        let text = QSPI.replace("0x000000", "0x300000");
+        let map = parse_layout(&text).and_then(FlashMap::check).unwrap();
+        assert_eq!(map.span(), (0x10_0000, 0x40_0000));
+        assert_eq!(
+            map.rebased(),
+            Some(Layout {
+                slot_a: 0x20_0000,
+                slot_b: 0,
+                slot_len: 0x10_0000,
+                state: 0x10_0000
+            })
+        );
+    }
+
+    #[test]
+    fn every_bad_layout_is_refused_with_its_reason() {
+        for (change, want) in [
+            (
+                ("slot_len   = 1M", "slot_len = 0x100800"),
+                "slot_len 0x100800 is not a multiple of erase_size 0x1000",
+            ),
+            (
+                ("slot_b     = 0x100000", "slot_b = 0x80000"),
+                "must not overlap",
+            ),
+            (
+                ("state      = 0x200000", "state = 0x1ff000"),
+                "must not overlap",
+            ),
+            (
+                ("erase_size = 4K", "erase_size = 3000"),
+                "erase_size 3000 is not supported",
+            ),
+            (
+                ("write_size = 4", "write_size = 64"),
+                "write_size 64 is not supported",
+            ),
+            (
+                ("write_size = 4", "write_size = 4\nwrite_size = 8"),
+                "line 8: write_size is given twice",
+            ),
+            (
+                ("write_size = 4", "write_size = 4\nerased = 0"),
+                "erased = 0x0",
+            ),
+            (
+                ("write_size = 4", "write_size = 4\nstate_len = 4K"),
+                "the state is two erase sectors",
+            ),
+            (
+                ("write_size = 4", "write_size = 4\nslot_c = 0"),
+                "unknown key \"slot_c\"",
+            ),
+            (("write_size = 4", "write_size four"), "is not KEY = VALUE"),
+            (
+                ("write_size = 4", "write_size = four"),
+                "\"four\" is not a number",
+            ),
+            (("write_size = 4", ""), "missing write_size"),
+            (
+                ("slot_b     = 0x100000", "slot_b = 0x100000000"),
+                "beyond a 32-bit flash offset",
+            ),
+        ] {
+            let text = QSPI.replace(change.0, change.1);
+            let e = parse_layout(&text)
+                .and_then(FlashMap::check)
+                .expect_err(change.1);
+            assert!(e.contains(want), "{change:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn numbers_take_hex_suffixes_and_underscores() {
+        assert_eq!(parse_number("0x10_0000"), Ok(0x10_0000));
+        assert_eq!(parse_number("64K"), Ok(65536));
+        assert_eq!(parse_number("2M"), Ok(2 << 20));
+        assert_eq!(parse_number(" 12 "), Ok(12));
+        assert!(parse_number("0x").is_err());
+        assert!(parse_number("-1").is_err());
+        assert!(parse_number("18446744073709551615K").is_err());
+    }
+
+    #[test]
+    fn the_in_memory_flash_is_a_nor_flash() {
+        let mut f = RamFlash::<4, 64> {
+            mem: vec![0xff; 128],
+        };
+        assert_eq!(f.write(0, &[0, 1, 2, 3]), Ok(()));
+        assert_eq!(f.write(0, &[0, 1, 2, 3]), Err(RamError::NotErased));
+        assert_eq!(f.write(2, &[0, 1, 2, 3]), Err(RamError::NotAligned));
+        assert_eq!(f.write(128, &[0; 4]), Err(RamError::OutOfBounds));
+        assert_eq!(f.erase(0, 32), Err(RamError::NotAligned));
+        assert_eq!(f.erase(0, 64), Ok(()));
+        assert_eq!(f.mapped()[..4], [0xff; 4]);
+        assert_eq!(f.erase(64, 0), Err(RamError::OutOfBounds));
+    }
+}
