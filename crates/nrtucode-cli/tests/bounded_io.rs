@@ -56,6 +56,12 @@ fn finish(mut child: Child, what: &str) -> Output {
 
 /// Runs `nrtucode args` in `cwd` with at most 1 GiB of address space (`ulimit -v`): an
 /// unbounded read fails its allocation instead of growing without end.
+///
+/// With glibc's malloc limited to 2 arenas (`MALLOC_ARENA_MAX`): each thread's own arena
+/// reserves 64 MiB of address space it does not use, so a carve's 16 `fsync` workers alone
+/// reserve about the whole 1 GiB (a carve's peak, measured: 1.06 GiB; 150 MiB with 2 arenas),
+/// and the bound measured the number of threads, not the reads: a few MB more code tipped it.
+/// (Other allocators ignore the variable.)
 fn run_in(cwd: &Path, args: &[&OsStr], what: &str) -> Output {
     let child = Command::new("sh")
         .arg("-c")
@@ -63,6 +69,7 @@ fn run_in(cwd: &Path, args: &[&OsStr], what: &str) -> Output {
         .arg(bin())
         .args(args)
         .current_dir(cwd)
+        .env("MALLOC_ARENA_MAX", "2")
         .env_remove("NEURON_UCODE_FLAVOR")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
