@@ -62,43 +62,47 @@ const REFUSED: &str = "ERROR partition at 0x21000000 refused: ";
 
 /// What one boot must show.
 #[derive(Default)]
-struct Want {
+pub struct Want {
     /// The exit status (`None`: any but 0).
-    status: Option<i32>,
+    pub status: Option<i32>,
     /// Substrings some line must hold (each a list of parts in that order, `grep 'A.*B'`).
-    lines: Vec<Vec<String>>,
+    pub lines: Vec<Vec<String>>,
     /// How many lines hold each pattern.
-    counts: Vec<(&'static str, usize)>,
+    pub counts: Vec<(&'static str, usize)>,
 }
 
 impl Want {
-    fn exit(status: i32) -> Self {
+    /// Exit `status`, nothing else yet.
+    pub fn exit(status: i32) -> Self {
         Want {
             status: Some(status),
             ..Self::default()
         }
     }
-    fn failing() -> Self {
+    /// Any exit status but 0.
+    pub fn failing() -> Self {
         Self::default()
     }
-    fn line(mut self, parts: &[&str]) -> Self {
+    /// Some line holds `parts`, in this order.
+    pub fn line(mut self, parts: &[&str]) -> Self {
         self.lines
             .push(parts.iter().map(|p| p.to_string()).collect());
         self
     }
-    fn count(mut self, pattern: &'static str, n: usize) -> Self {
+    /// `n` lines hold `pattern`.
+    pub fn count(mut self, pattern: &'static str, n: usize) -> Self {
         self.counts.push((pattern, n));
         self
     }
     /// Exit 1, the partition refused with `error`, nothing loaded.
-    fn refused(error: &str) -> Self {
+    pub fn refused(error: &str) -> Self {
         Self::exit(1)
             .line(&[&format!("{REFUSED}{error}")])
             .count(VERIFIED, 0)
     }
 
     /// What of this `log` (and exit `status`) is not as wanted.
-    fn problems(&self, log: &str, status: i32) -> Vec<String> {
+    pub fn problems(&self, log: &str, status: i32) -> Vec<String> {
         let mut out = Vec::new();
         if self.status.map_or(status == 0, |want| want != status) {
             let want = self.status.map_or("not 0".into(), |s| s.to_string());
@@ -124,17 +128,21 @@ impl Want {
 
 /// One case's boots: where their logs go, the defmt decoder (none: the log is text), the QEMU
 /// machine and the firmware booted.
-struct Boots {
-    work: PathBuf,
-    decoder: Option<PathBuf>,
-    qemu: fn(&Path) -> Command,
-    fw: PathBuf,
+pub struct Boots {
+    /// Where the logs go.
+    pub work: PathBuf,
+    /// nrtucode-defmt, for a defmt log.
+    pub decoder: Option<PathBuf>,
+    /// The machine ([`device::arm`], [`device::riscv`]).
+    pub qemu: fn(&Path) -> Command,
+    /// The firmware booted.
+    pub fw: PathBuf,
 }
 
 impl Boots {
     /// Boots the firmware (with `part` at 0x21000000, if any) and checks the log (also in
     /// `WORK/NAME.log`) against `want`; returns the log.
-    fn boot(&self, name: &str, part: Option<&Path>, want: &Want) -> Result<String, String> {
+    pub fn boot(&self, name: &str, part: Option<&Path>, want: &Want) -> Result<String, String> {
         let mut qemu = (self.qemu)(&self.fw);
         if let Some(part) = part {
             device::loader(&mut qemu, part, PSRAM)?;
