@@ -17,9 +17,22 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use crate::build::{self, path_str};
+use crate::build::{self, status};
 use crate::metadata::Metadata;
-use crate::status;
+
+/// The cases of `carve-bench` (their options: the library, the rounds of `speed`).
+pub const CASES: [crate::Case<(Option<PathBuf>, u32)>; 2] = [
+    (
+        "speed",
+        "Against `cat | sha256sum` (target: ratio at or below 1.0)",
+        speed,
+    ),
+    (
+        "binutils",
+        "Against the binutils pipeline (objdump, readelf, dd, sha256sum)",
+        vs_binutils,
+    ),
+];
 
 /// The binutils side of `carve-bench --case binutils`, run by `bash -c` with the library as `$1` and a
 /// scratch directory as `$2`: the disassembly and relocations, the getter stubs' (blob VA,
@@ -65,18 +78,14 @@ fn setup(meta: &Metadata, name: &str, lib: Option<&Path>) -> Result<Setup, Strin
         Some(lib) => lib.to_path_buf(),
         None => {
             let la = work.join("la");
-            status(
-                build::cargo()
-                    .args(["run", "-q", "--release", "-p", "nrtucode-lookalike", "--"])
-                    .args(["--library", "full", "--opt", "O2", "--out", path_str(&la)?])
-                    .arg("--build")
-                    .stdout(Stdio::null()),
-            )?;
+            let args =
+                "run -q --release -p nrtucode-lookalike -- --library full --opt O2 --build --out";
+            status(build::cargo(args).arg(&la).stdout(Stdio::null()))?;
             la.join("libnrtucode_internal.so")
         }
     };
     let bin = build::executable(
-        build::cargo().args(["build", "-q", "--release", "-p", "nrtucode-cli"]),
+        &mut build::cargo("build -q --release -p nrtucode-cli"),
         "nrtucode",
     )?;
     Ok(Setup { work, lib, bin })
@@ -151,9 +160,9 @@ fn carve(bin: &Path, lib: &Path, out: &Path) -> f64 {
 }
 
 /// `cargo xtask carve-bench --case speed [LIB] [--rounds N]`.
-pub fn speed(meta: &Metadata, lib: Option<&Path>, rounds: u32) -> Result<(), String> {
-    let s = setup(meta, "carve-speed", lib)?;
-    let result = speed_of(&s, rounds);
+pub fn speed(meta: &Metadata, (lib, rounds): &(Option<PathBuf>, u32)) -> Result<(), String> {
+    let s = setup(meta, "carve-speed", lib.as_deref())?;
+    let result = speed_of(&s, *rounds);
     let _ = std::fs::remove_dir_all(&s.work);
     result
 }
@@ -227,7 +236,7 @@ fn speed_of(s: &Setup, rounds: u32) -> Result<(), String> {
 }
 
 /// `cargo xtask carve-bench --case binutils [LIB]`.
-pub fn vs_binutils(meta: &Metadata, lib: Option<&Path>) -> Result<(), String> {
+pub fn vs_binutils(meta: &Metadata, (lib, _): &(Option<PathBuf>, u32)) -> Result<(), String> {
     for (tool, package) in [
         ("objdump", "binutils"),
         ("readelf", "binutils"),
@@ -237,7 +246,7 @@ pub fn vs_binutils(meta: &Metadata, lib: Option<&Path>) -> Result<(), String> {
     ] {
         crate::device::require(tool, package)?;
     }
-    let s = setup(meta, "carve-vs-binutils", lib)?;
+    let s = setup(meta, "carve-vs-binutils", lib.as_deref())?;
     let result = vs_binutils_of(&s);
     let _ = std::fs::remove_dir_all(&s.work);
     result

@@ -2,12 +2,11 @@
 //! toolchains and tools are installed (`.ci/run` does that, then runs this). Each step prints
 //! its start time; the run ends with one summary of the seconds each step took.
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::build::{path_str, scratch};
+use crate::build::{cmd, path_str, scratch, status};
 use crate::metadata::Metadata;
-use crate::status;
 
 /// The fuzz targets, all run by `ci` within one time budget.
 pub const FUZZ_TARGETS: [&str; 5] = crate::fuzz::TARGETS;
@@ -23,19 +22,9 @@ const PORTABLE_HOSTS: [&str; 3] = [
 const THUMB: &str = "thumbv7em-none-eabihf";
 const RISCV: &str = "riscv32imac-unknown-none-elf";
 
-/// `cargo ARGS` from the workspace root.
-fn cargo(args: &[&str]) -> Result<(), String> {
-    status(Command::new("cargo").args(args))
-}
-
-/// `cargo ARGS` in `dir` (the crates outside the workspace: the templates, fuzz, tests/no_std).
-fn cargo_in(dir: &str, args: &[&str]) -> Result<(), String> {
-    status(Command::new("cargo").current_dir(dir).args(args))
-}
-
-/// `cargo ARGS` with one more environment variable.
-fn cargo_env(key: &str, value: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Result<(), String> {
-    status(Command::new("cargo").env(key, value).args(args))
+/// `cargo ARGS` (rustup's proxy, as `.ci/run` ran them) from the workspace root.
+fn cargo(args: &str) -> Result<(), String> {
+    status(&mut cmd("cargo", args))
 }
 
 /// The CLI's test files with cases ignored unless run as root (`#[ignore = "needs root…"]`).
@@ -86,108 +75,62 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "format",
             Box::new(|| {
-                cargo(&["fmt", "--all", "--", "--check"])?;
+                cargo("fmt --all -- --check")?;
                 for dir in [
                     "tests/no_std",
                     "examples/bare-metal",
                     "examples/riscv-virt",
                     "fuzz",
                 ] {
-                    cargo_in(dir, &["fmt", "--", "--check"])?;
+                    status(&mut in_dir(dir, "fmt -- --check"))?;
                 }
                 Ok(())
             }),
         ),
         (
             "clippy (-D warnings, all targets, all features)",
-            Box::new(|| {
-                cargo(&[
-                    "clippy",
-                    "--workspace",
-                    "--all-targets",
-                    "--all-features",
-                    "--",
-                    "-D",
-                    "warnings",
-                ])
-            }),
+            Box::new(|| cargo("clippy --workspace --all-targets --all-features -- -D warnings")),
         ),
-        (
-            WORKSPACE_TESTS,
-            Box::new(|| {
-                // Includes crates/nrtucode-env-stress: StdEnv racing std::env::set_var on another
-                // thread in an edition-2021 safe program, 3 s (issue 9).
-                // Also the repository policy (crates/xtask/tests/policy.rs) and the generated
-                // tables up to date (crates/nrtucode-codegen/tests/up_to_date.rs).
-                cargo(&["test", "--workspace"])
-            }),
-        ),
+        // Includes crates/nrtucode-env-stress (StdEnv racing std::env::set_var on another thread
+        // in an edition-2021 safe program, 3 s: issue 9), the repository policy
+        // (crates/xtask/tests/policy) and the generated tables up to date
+        // (crates/nrtucode-codegen/tests/up_to_date.rs).
+        (WORKSPACE_TESTS, Box::new(|| cargo("test --workspace"))),
         (
             "the CLI's tests ignored where they cannot run, run here as root: tmpfs mounts, carving as nobody, resolve, pack and key -o onto device nodes made with mknod",
             Box::new(|| {
-                // One run of every test file with `#[ignore = "needs root…"]` cases; a new such
-                // file goes into this list.
-                let mut args = vec!["test", "-p", "nrtucode-cli"];
-                for test in ROOT_TESTS {
-                    args.extend(["--test", test]);
-                }
-                args.extend(["--", "--ignored"]);
-                cargo(&args)
+                // One run of every test file with `#[ignore = "needs root…"]` cases.
+                let tests: Vec<String> = ROOT_TESTS.iter().map(|t| format!("--test {t}")).collect();
+                cargo(&format!(
+                    "test -p nrtucode-cli {} -- --ignored",
+                    tests.join(" ")
+                ))
             }),
         ),
         (
             "README's main job: the loader example on the built-in fixtures",
-            Box::new(|| {
-                status(
-                    Command::new("cargo")
-                        .args(["run", "--example", "loader"])
-                        .stdout(std::process::Stdio::null()),
-                )
-            }),
+            Box::new(|| status(cmd("cargo", "run --example loader").stdout(Stdio::null()))),
         ),
         (
             "front-library feature selection: core, C ABI and differential oracle",
             Box::new(|| {
                 // The core's doc examples assume the full set: its tests only (`--tests`).
-                for (package, tests_only) in [
-                    ("nrtucode", true),
-                    ("nrtucode-capi", false),
-                    ("nrtucode-conformance", false),
-                ] {
-                    let mut args = vec!["test", "-p", package];
-                    if tests_only {
-                        args.push("--tests");
-                    }
-                    args.extend(["--no-default-features", "--features", "front"]);
-                    cargo(&args)?;
-                }
-                Ok(())
+                cargo("test -p nrtucode --tests --no-default-features --features front")?;
+                cargo("test -p nrtucode-capi --no-default-features --features front")?;
+                cargo("test -p nrtucode-conformance --no-default-features --features front")
             }),
         ),
         (
             "feature digest: every blob verifies, fixtures and a carved blob directory",
             Box::new(|| {
-                cargo(&["test", "-p", "nrtucode", "--features", "digest"])?;
+                cargo("test -p nrtucode --features digest")?;
                 let work = scratch(meta, "digest")?;
                 let blobs = crate::build::carved_lookalike(&work)?;
                 crate::build::run_quiet("nrtucode-cli", &["check", path_str(&blobs)?])?;
-                cargo_env(
-                    "NRTUCODE_BLOB_DIR",
-                    &blobs,
-                    &[
-                        "test",
-                        "-p",
-                        "nrtucode",
-                        "--features",
-                        "digest",
-                        "--test",
-                        "digest",
-                        "--test",
-                        "blob_layout",
-                        "--test",
-                        "blob_origin",
-                    ],
-                )?;
+                status(
+                cmd("cargo", "test -p nrtucode --features digest --test digest --test blob_layout --test blob_origin")
+                    .env("NRTUCODE_BLOB_DIR", &blobs),
+            )?;
                 let _ = std::fs::remove_dir_all(&work);
                 Ok(())
             }),
@@ -195,53 +138,23 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "signed partitions: the reader alone (no blob embedded) on bare metal and other hosts; a pack and its inspect; flash cost of the verifier",
             Box::new(|| {
-                // The oracle over full partitions and the CLI and pack tests run under
-                // `cargo test --workspace`, the oracle over front partitions in the front step; the
-                // portable hosts check `partition` in the portable-hosts step.
-                for target in [THUMB, RISCV] {
-                    bare_core(target, "partition")?;
-                }
-                cargo(&[
-                    "test",
-                    "-p",
-                    "nrtucode",
-                    "--no-default-features",
-                    "--features",
-                    "partition",
-                    "--lib",
-                ])?;
-                crate::partition_size::run(meta)?; // informative: docs/partition.md quotes it
+                // The oracle over full partitions and the CLI and pack tests run under `cargo test
+                // --workspace`, the oracle over front partitions in the front step; the portable
+                // hosts check `partition` in the portable-hosts step.
+                bare_core(THUMB, "partition")?;
+                bare_core(RISCV, "partition")?;
+                cargo("test -p nrtucode --no-default-features --features partition --lib")?;
+                crate::size::partition(meta, &true)?; // informative: docs/partition.md quotes it
                 let work = scratch(meta, "partition")?;
                 let part = work.join("full.part");
-                cargo(&[
-                    "run",
-                    "--quiet",
-                    "-p",
-                    "nrtucode-cli",
-                    "--",
-                    "pack",
-                    "--fixtures",
-                    "full",
-                    "-o",
-                    path_str(&part)?,
-                    "--key",
-                    "keys/test-ed25519.pem",
-                ])?;
-                status(
-                    Command::new("cargo")
-                        .args([
-                            "run",
-                            "--quiet",
-                            "-p",
-                            "nrtucode-cli",
-                            "--",
-                            "inspect",
-                            path_str(&part)?,
-                            "--public-key",
-                            "keys/test-ed25519.pub.pem",
-                        ])
-                        .stdout(std::process::Stdio::null()),
-                )?;
+                let part = path_str(&part)?;
+                cargo(&format!(
+                    "run --quiet -p nrtucode-cli -- pack --fixtures full -o {part} --key keys/test-ed25519.pem"
+                ))?;
+                let inspect = format!(
+                    "run --quiet -p nrtucode-cli -- inspect {part} --public-key keys/test-ed25519.pub.pem"
+                );
+                status(cmd("cargo", &inspect).stdout(Stdio::null()))?;
                 let _ = std::fs::remove_dir_all(&work);
                 Ok(())
             }),
@@ -249,23 +162,20 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "no_std cross build (thumbv7em-none-eabihf)",
             Box::new(|| {
-                bare_core(THUMB, "")?;
-                bare_core(THUMB, "defmt")?;
-                bare_core(THUMB, "digest,defmt")?;
-                cargo(&["build", "-p", "nrtucode", "--target", THUMB])
+                for features in ["", "defmt", "digest,defmt"] {
+                    bare_core(THUMB, features)?;
+                }
+                cargo(&format!("build -p nrtucode --target {THUMB}"))
             }),
         ),
         (
             "more bare-metal targets: the core for RISC-V (riscv32imac) and AArch64 (aarch64-unknown-none), one generation and flavor, without and with digest and defmt",
             Box::new(|| {
-                // digest alone is built by the partition step (partition implies it) and defmt
-                // alone for thumbv7em above; src/ has no `not(feature)` code: here the two ends
-                // of the matrix suffice (was all four combinations per target).
+                // digest alone is built by the partition step (partition implies it) and defmt alone
+                // for thumbv7em above; src/ has no `not(feature)` code: the two ends of the matrix.
                 for target in [RISCV, "aarch64-unknown-none"] {
-                    for extra in ["", ",digest,defmt"] {
-                        let features = format!("gen-cayman,flavor-perf{extra}");
-                        bare_core(target, &features)?;
-                    }
+                    bare_core(target, "gen-cayman,flavor-perf")?;
+                    bare_core(target, "gen-cayman,flavor-perf,digest,defmt")?;
                 }
                 Ok(())
             }),
@@ -274,27 +184,14 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             "portable hosts: the core (with partition), the C ABI, the carve library and the CLI type-check for macOS, Windows (no per-blob link_section there) and aarch64 Linux",
             Box::new(|| {
                 for target in PORTABLE_HOSTS {
-                    // One check of the core with every optional feature (partition implies digest),
-                    // where .ci/run checked `partition,std` and `std,verify,defmt` separately.
-                    cargo(&[
-                        "check",
-                        "-p",
-                        "nrtucode",
-                        "--features",
-                        "std,digest,defmt,partition",
-                        "--target",
-                        target,
-                    ])?;
-                    cargo(&["check", "-p", "nrtucode-capi", "--target", target])?;
-                    cargo(&[
-                        "check",
-                        "-p",
-                        "nrtucode-carve",
-                        "-p",
-                        "nrtucode-cli",
-                        "--target",
-                        target,
-                    ])?;
+                    // Every optional feature of the core at once (partition implies digest).
+                    cargo(&format!(
+                        "check -p nrtucode --features std,digest,defmt,partition --target {target}"
+                    ))?;
+                    cargo(&format!("check -p nrtucode-capi --target {target}"))?;
+                    cargo(&format!(
+                        "check -p nrtucode-carve -p nrtucode-cli --target {target}"
+                    ))?;
                 }
                 Ok(())
             }),
@@ -302,34 +199,22 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "doc tests and docs: the StdEnv example once more with a flavor set, rustdoc -D warnings, no link leaves the docs (README's test command runs every doc test)",
             Box::new(|| {
-                // `cargo test --workspace` (README's command, its own step) runs the doc tests;
-                // a second `cargo test --workspace --doc` here ran them all again.
-                // The StdEnv example checks flavor 0 against its environment: once more with a flavor set.
-                cargo_env(
-                    "NEURON_UCODE_FLAVOR",
-                    "test",
-                    &[
-                        "test",
-                        "-p",
-                        "nrtucode",
-                        "--features",
-                        "std",
-                        "--doc",
-                        "StdEnv",
-                    ],
+                // The StdEnv example checks flavor 0 against its environment: once more with a
+                // flavor set.
+                status(
+                    cmd("cargo", "test -p nrtucode --features std --doc StdEnv")
+                        .env("NEURON_UCODE_FLAVOR", "test"),
                 )?;
-                cargo_env(
-                    "RUSTDOCFLAGS",
-                    "-D warnings",
-                    &["doc", "--workspace", "--no-deps"],
+                status(
+                    cmd("cargo", "doc --workspace --no-deps").env("RUSTDOCFLAGS", "-D warnings"),
                 )?;
-                crate::links::doc_links(meta, &[]) // no link in the rendered docs leaves them
+                crate::docs::doc_links(meta, &[]) // no link in the rendered docs leaves them
             }),
         ),
         (
             "release build of the workspace (CLI, C libraries)",
             Box::new(|| {
-                cargo(&["build", "--release", "--workspace"])?;
+                cargo("build --release --workspace")?;
                 for file in ["nrtucode", "libnrtucode_capi.a", "libnrtucode_capi.so"] {
                     let path = meta.target_dir.join("release").join(file);
                     let len = std::fs::metadata(&path)
@@ -342,7 +227,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         ),
         (
             "docs as docs.rs builds them (nightly, --cfg docsrs, the metadata's features, -D warnings)",
-            Box::new(|| crate::docsrs(meta)),
+            Box::new(|| crate::docs::docsrs(meta)),
         ),
         (
             "the oldest Rust the core builds with (its rust-version): a fresh crate resolving and building with it, host and thumbv7em",
@@ -352,20 +237,11 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             "packages: cargo package with verification, < 10 MiB, no binaries; used from fresh crates (host, thumbv7em) and the packaged CLI",
             Box::new(|| crate::package::run(meta, &[])),
         ),
+        // crates/nrtucode-capi/tests/install_c.rs; `--workspace` keeps README's test command's
+        // features: nothing is built again.
         (
             "C library: scripts/install-c.sh into temporary prefixes, C programs through pkg-config (shared, then static), refusals, uninstall, hostile cases",
-            // crates/nrtucode-capi/tests/install_c.rs (was `cargo xtask install-c-check`);
-            // `--workspace` keeps README's test command's features: nothing is built again.
-            Box::new(|| {
-                cargo(&[
-                    "test",
-                    "--workspace",
-                    "--test",
-                    "install_c",
-                    "--",
-                    "--ignored",
-                ])
-            }),
+            Box::new(|| cargo("test --workspace --test install_c -- --ignored")),
         ),
         (
             "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",
@@ -374,10 +250,10 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "bare-metal template: blobs in XFLASH, internal flash < 16 KiB, gc per blob",
             Box::new(|| {
-                clippy_release("examples/bare-metal", &["--bins", "--examples"])?;
+                clippy_release("examples/bare-metal", "--bins --examples")?;
                 clippy_release(
                     "examples/bare-metal",
-                    &["--bins", "--examples", "--features", "qemu,const-resolve"],
+                    "--bins --examples --features qemu,const-resolve",
                 )?;
                 crate::bare_metal::run(meta)
             }),
@@ -385,15 +261,14 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "bare metal under QEMU: the template on mps2-an386 (intact, tampered, erased flash; decoded defmt log), a RISC-V loader on virt",
             Box::new(|| {
-                // The defmt log is decoded by the workspace's nrtucode-defmt (built by the task).
-                crate::qemu::arm(meta)?;
-                clippy_release("examples/riscv-virt", &[])?;
-                crate::qemu::riscv(meta)
+                crate::qemu::arm(meta, &())?;
+                clippy_release("examples/riscv-virt", "")?;
+                crate::qemu::riscv(meta, &())
             }),
         ),
         (
             "the template README's walkthrough, as written: carve (the look-alike for the vendor library), build a copy of the template from the carve, boot it under QEMU",
-            Box::new(|| crate::walkthrough::run(meta)),
+            Box::new(|| crate::qemu::walkthrough(meta, &())),
         ),
         (
             "the template with feature partition under QEMU: no blob linked, the signed partition loaded on its own at 0x21000000, every tamper case refused (decoded log, exit status), the README's three commands as written",
@@ -401,20 +276,14 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
                 for features in ["partition,deflate", "qemu,partition"] {
                     clippy_release(
                         "examples/bare-metal",
-                        &["--bins", "--no-default-features", "--features", features],
+                        &format!("--bins --no-default-features --features {features}"),
                     )?;
                 }
                 clippy_release(
                     "examples/bare-metal",
-                    &[
-                        "--bins",
-                        "--examples",
-                        "--no-default-features",
-                        "--features",
-                        "qemu,deflate",
-                    ],
+                    "--bins --examples --no-default-features --features qemu,deflate",
                 )?;
-                crate::qemu_partition::run(meta)
+                crate::qemu::partition(meta, &())
             }),
         ),
         (
@@ -424,7 +293,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "deflate codec: round trips, refusals, real firmware (cyw43-firmware crate) against gzip -9, fixtures stay stored",
             Box::new(|| {
-                cargo(&["test", "-p", "nrtucode-deflate", "--", "--include-ignored"])?;
+                cargo("test -p nrtucode-deflate -- --include-ignored")?;
                 bare_core(THUMB, "gen-cayman,flavor-perf,deflate,defmt")
             }),
         ),
@@ -432,55 +301,55 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             "miri",
             Box::new(|| {
                 crate::miri::run()?;
-                cargo(&["+nightly", "miri", "test", "-p", "nrtucode-capi", "--lib"])
+                cargo("+nightly miri test -p nrtucode-capi --lib")
             }),
         ),
         (
             "benchmarks compile",
-            Box::new(|| cargo(&["bench", "-p", "nrtucode-bench", "--no-run"])),
+            Box::new(|| cargo("bench -p nrtucode-bench --no-run")),
         ),
         (
             "carve speed vs binutils (informative)",
-            Box::new(|| crate::carve::vs_binutils(meta, None)),
+            Box::new(|| crate::carve::vs_binutils(meta, &(None, 3))),
         ),
         (
             "carve speed vs cat | sha256sum (informative; README: at or below 1.0x)",
-            Box::new(|| crate::carve::speed(meta, None, 7)),
+            Box::new(|| crate::carve::speed(meta, &(None, 7))),
         ),
         (
             "fuzz the carver, the blob directory check, the partition reader and the deflate decoder (bounded in all)",
-            Box::new(move || {
-                let targets = FUZZ_TARGETS.map(String::from);
-                crate::fuzz::run(meta, per_target, &targets)
-            }),
+            Box::new(move || crate::fuzz::run(meta, per_target, &FUZZ_TARGETS.map(String::from))),
         ),
     ]
 }
 
-/// `cargo clippy --quiet --release --locked ARGS -- -D warnings` in the separate workspace `dir`
-/// (the bare-metal template, the RISC-V loader).
-fn clippy_release(dir: &str, args: &[&str]) -> Result<(), String> {
-    let mut all = vec!["clippy", "--quiet", "--release", "--locked"];
-    all.extend_from_slice(args);
-    all.extend_from_slice(&["--", "-D", "warnings"]);
-    cargo_in(dir, &all)
+/// `cargo ARGS` (rustup's proxy) in the separate workspace `dir` (the templates, fuzz,
+/// tests/no_std).
+fn in_dir(dir: &str, args: &str) -> Command {
+    let mut command = cmd("cargo", args);
+    command.current_dir(dir);
+    command
 }
 
-/// `cargo build -p nrtucode --target TARGET --no-default-features [--features FEATURES]`: the
-/// core for a bare-metal target with only the named features.
+/// `cargo clippy --quiet --release --locked ARGS -- -D warnings` in the separate workspace `dir`
+/// (the bare-metal template, the RISC-V loader).
+fn clippy_release(dir: &str, args: &str) -> Result<(), String> {
+    status(&mut in_dir(
+        dir,
+        &format!("clippy --quiet --release --locked {args} -- -D warnings"),
+    ))
+}
+
+/// The core for a bare-metal target with only the named features.
 fn bare_core(target: &str, features: &str) -> Result<(), String> {
-    let mut args = vec![
-        "build",
-        "-p",
-        "nrtucode",
-        "--target",
-        target,
-        "--no-default-features",
-    ];
-    if !features.is_empty() {
-        args.extend_from_slice(&["--features", features]);
-    }
-    cargo(&args)
+    let features = if features.is_empty() {
+        String::new()
+    } else {
+        format!("--features {features}")
+    };
+    cargo(&format!(
+        "build -p nrtucode --target {target} --no-default-features {features}"
+    ))
 }
 
 #[cfg(test)]

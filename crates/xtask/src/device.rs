@@ -46,30 +46,11 @@ pub fn rustup_target(target: &str) {
 /// The workspace's release build of host tools (`cargo build --quiet --release --locked -p …`):
 /// the executables named `bins`, in that order, as cargo reported them.
 pub fn host_tools(packages: &[&str], bins: &[&str]) -> Result<Vec<PathBuf>, String> {
-    let mut command = build::cargo();
-    command.args(["build", "--quiet", "--release", "--locked"]);
+    let mut command = build::cargo("build --quiet --release --locked");
     for p in packages {
         command.args(["-p", p]);
     }
-    let shown = format!("{command:?}");
-    let found = build::artifacts(&mut command)?;
-    bins.iter()
-        .map(|bin| {
-            found
-                .iter()
-                .rev()
-                .find(|a| a.name == *bin && a.kind.iter().any(|k| k == "bin"))
-                .and_then(|a| a.executable.clone())
-                .ok_or_else(|| format!("{shown} built no executable {bin}"))
-        })
-        .collect()
-}
-
-/// One host tool of the workspace's release build (`cargo build --quiet --release --locked -p
-/// PACKAGE`): the executable `bin`.
-pub fn host_tool(package: &str, bin: &str) -> Result<PathBuf, String> {
-    let mut tools = host_tools(&[package], &[bin])?;
-    tools.pop().ok_or_else(|| format!("no executable {bin}"))
+    build::executables(&mut command, bins, &[])
 }
 
 /// A separate workspace of the repository (`examples/bare-metal`, `examples/riscv-virt`,
@@ -101,25 +82,26 @@ impl Separate {
         }
     }
 
-    /// `cargo build --quiet --release --locked --target-dir … ARGS` in the workspace with `env`
-    /// (and `NRTUCODE_BLOB_DIR` empty: the built-in fixtures); the executable `name` it built.
+    /// `cargo build --quiet --release --locked --target-dir … ARGS` in the workspace, with
+    /// `NRTUCODE_BLOB_DIR` empty (the built-in fixtures).
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = build::cargo("build --quiet --release --locked --target-dir");
+        command
+            .current_dir(&self.dir)
+            .arg(&self.target_dir)
+            .args(args);
+        command.env("NRTUCODE_BLOB_DIR", "");
+        command
+    }
+
+    /// [`Separate::command`] with `env`: the executable `name` it built.
     pub fn build(
         &self,
         args: &[&str],
         env: &[(&str, &OsStr)],
         name: &str,
     ) -> Result<PathBuf, String> {
-        let mut command = build::cargo();
-        command
-            .current_dir(&self.dir)
-            .args(["build", "--quiet", "--release", "--locked", "--target-dir"])
-            .arg(&self.target_dir)
-            .args(args)
-            .env("NRTUCODE_BLOB_DIR", "");
-        for (key, value) in env {
-            command.env(key, value);
-        }
-        build::executable(&mut command, name)
+        build::executable(self.command(args).envs(env.iter().copied()), name)
     }
 }
 
@@ -143,12 +125,16 @@ pub fn sha2_backends<'a>(meta: &Metadata) -> [Backend<'a>; 2] {
     ]
 }
 
-/// What every instruction-counting case needs first: qemu-system-arm, the thumbv7em target and
-/// QEMU's counting arguments ([`counting`]).
+/// What every instruction-counting case needs first (qemu-system-arm, the thumbv7em target),
+/// and the counting options of the installed qemu-system-arm: one instruction per translation
+/// block ([`one_insn_per_tb`]) and a log line (on standard error) per block executed.
 pub fn counting_arm() -> Result<Vec<&'static str>, String> {
     require("qemu-system-arm", "qemu-system-arm")?;
     rustup_target(THUMB);
-    counting()
+    let out = build::stdout(&mut build::cmd("qemu-system-arm", "--version"))?;
+    let mut args = one_insn_per_tb(out.lines().next().unwrap_or(""))?;
+    args.extend(["-d", "exec,nochain"]);
+    Ok(args)
 }
 
 /// How a QEMU run ended and what it wrote.
@@ -163,23 +149,19 @@ pub struct Boot {
 
 /// QEMU's mps2-an386 (Cortex-M4) with semihosting, booting `elf`.
 pub fn arm(elf: &Path) -> Command {
-    let mut command = Command::new("qemu-system-arm");
-    command
-        .args(["-machine", "mps2-an386", "-cpu", "cortex-m4"])
-        .args(["-display", "none", "-monitor", "none", "-serial", "none"])
-        .args(["-semihosting-config", "enable=on,target=native", "-kernel"])
-        .arg(elf);
-    command
+    qemu("qemu-system-arm -machine mps2-an386 -cpu cortex-m4", elf)
 }
 
 /// QEMU's riscv32 `virt` with semihosting, booting `elf`.
 pub fn riscv(elf: &Path) -> Command {
-    let mut command = Command::new("qemu-system-riscv32");
-    command
-        .args(["-machine", "virt", "-bios", "none"])
-        .args(["-display", "none", "-monitor", "none", "-serial", "none"])
-        .args(["-semihosting-config", "enable=on,target=native", "-kernel"])
-        .arg(elf);
+    qemu("qemu-system-riscv32 -machine virt -bios none", elf)
+}
+
+fn qemu(machine: &str, elf: &Path) -> Command {
+    let (program, machine) = machine.split_once(' ').unwrap_or((machine, ""));
+    let mut command = build::cmd(program, machine);
+    let common = "-display none -monitor none -serial none -semihosting-config enable=on,target=native -kernel";
+    command.args(common.split(' ')).arg(elf);
     command
 }
 
@@ -209,15 +191,6 @@ pub fn one_insn_per_tb(version_line: &str) -> Result<Vec<&'static str>, String> 
     } else {
         vec!["-singlestep"]
     })
-}
-
-/// The counting options of the installed qemu-system-arm: one instruction per translation
-/// block and a log line (on standard error) per block executed.
-pub fn counting() -> Result<Vec<&'static str>, String> {
-    let out = build::stdout(Command::new("qemu-system-arm").arg("--version"))?;
-    let mut args = one_insn_per_tb(out.lines().next().unwrap_or(""))?;
-    args.extend(["-d", "exec,nochain"]);
-    Ok(args)
 }
 
 /// The instructions between markers in QEMU's `-d exec` log: for each line ending in
@@ -321,8 +294,7 @@ pub fn decode(decoder: &Path, elf: &Path, frames: &[u8], log: &Path) -> Result<S
         .map_err(|e| format!("waiting for {}: {e}", decoder.display()))?;
     // A decoder that stops reading early shows in its exit status, not as a broken pipe here.
     let _ = writer.join();
-    let text =
-        std::fs::read_to_string(log).map_err(|e| format!("cannot read {}: {e}", log.display()))?;
+    let text = crate::files::read_text(log)?;
     if status.success() {
         Ok(text)
     } else {

@@ -1,7 +1,7 @@
 //! File operations whose errors name the file, for every task (one copy of each, where the
 //! tasks had their own).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Reads `path`, failing with its name.
 pub fn read(path: &Path) -> Result<Vec<u8>, String> {
@@ -28,4 +28,30 @@ pub fn copy(from: &Path, to: &Path) -> Result<(), String> {
 /// Creates `path` and its parents, failing with its name.
 pub fn create_dir(path: &Path) -> Result<(), String> {
     std::fs::create_dir_all(path).map_err(|e| format!("cannot create {}: {e}", path.display()))
+}
+
+/// Every file under `dir` (recursively) whose name ends in `suffix` (`""`: every file), sorted.
+pub fn walk(dir: &Path, suffix: &str) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&d).map_err(|e| format!("cannot read {}: {e}", d.display()))?;
+        for entry in entries {
+            let path = entry
+                .map_err(|e| format!("cannot read {}: {e}", d.display()))?
+                .path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .to_string_lossy()
+                .to_ascii_lowercase()
+                .ends_with(suffix)
+            {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
 }

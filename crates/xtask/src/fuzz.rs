@@ -21,11 +21,10 @@
 //!   packer's encode/decode round trip over any input.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use crate::build::{self, path_str};
+use crate::build::{self, cmd, path_str, status};
 use crate::metadata::Metadata;
-use crate::status;
 
 /// The fuzz targets, in the order they run by default.
 pub const TARGETS: [&str; 5] = ["carve", "blob_dir", "partition", "inflate", "key_file"];
@@ -54,8 +53,7 @@ pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), Stri
             TARGETS.join(" ")
         ));
     }
-    let has_fuzz = Command::new("cargo")
-        .args(["+nightly", "fuzz", "--version"])
+    let has_fuzz = cmd("cargo", "+nightly fuzz --version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
@@ -73,17 +71,15 @@ pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), Stri
             .map_err(|e| format!("cannot create {}: {e}", corpus.display()))?;
         seed(meta, target, &corpus)?;
         let max_len = max_len(target).unwrap_or(16384);
+        let mut run = cmd("cargo", "+nightly fuzz run --target-dir");
+        run.current_dir(meta.root.join("fuzz"))
+            .arg(&target_dir)
+            .arg(target);
+        let limits = format!("-max_total_time={seconds} -max_len={max_len} -rss_limit_mb=2048");
         status(
-            Command::new("cargo")
-                .current_dir(meta.root.join("fuzz"))
-                .args(["+nightly", "fuzz", "run", "--target-dir"])
-                .arg(&target_dir)
-                .arg(target)
-                .arg(Path::new("corpus").join(target))
+            run.arg(Path::new("corpus").join(target))
                 .arg("--")
-                .arg(format!("-max_total_time={seconds}"))
-                .arg(format!("-max_len={max_len}"))
-                .arg("-rss_limit_mb=2048"),
+                .args(limits.split(' ')),
         )?;
     }
     Ok(())
@@ -91,10 +87,8 @@ pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), Stri
 
 /// `cargo run -q -p PACKAGE --example EXAMPLE -- DIR`.
 fn example(package: &str, example: &str, dir: &Path, quiet: bool) -> Result<(), String> {
-    let mut command = build::cargo();
-    command
-        .args(["run", "-q", "-p", package, "--example", example, "--"])
-        .arg(dir);
+    let mut command = build::cargo(&format!("run -q -p {package} --example {example} --"));
+    command.arg(dir);
     if quiet {
         command.stdout(Stdio::null());
     }
@@ -109,19 +103,11 @@ fn seed(meta: &Metadata, target: &str, corpus: &Path) -> Result<(), String> {
             let work = build::scratch(meta, "fuzz-blob-dir")?;
             let result = (|| {
                 let elves = work.join("elf");
-                std::fs::create_dir_all(&elves)
-                    .map_err(|e| format!("cannot create {}: {e}", elves.display()))?;
+                crate::files::create_dir(&elves)?;
                 example("nrtucode-test-elf", "fuzz_seeds", &elves, false)?;
-                let mut seeds: Vec<_> = std::fs::read_dir(&elves)
-                    .map_err(|e| format!("cannot read {}: {e}", elves.display()))?
-                    .flatten()
-                    .map(|e| e.path())
-                    .collect();
-                seeds.sort();
                 let blobs = work.join("blobs");
-                for seed in seeds {
-                    let carved = build::cargo()
-                        .args(["run", "-q", "-p", "nrtucode-cli", "--", "carve"])
+                for seed in crate::files::walk(&elves, "")? {
+                    let carved = build::cargo("run -q -p nrtucode-cli -- carve")
                         .arg(path_str(&seed)?)
                         .arg("--out")
                         .arg(&blobs)

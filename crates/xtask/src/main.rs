@@ -1,6 +1,8 @@
 //! `cargo xtask <task>`: the repository's checks and measurements in one place (the alias is in
 //! `.cargo/config.toml`). `cargo xtask ci` is what `.ci/run` runs once it has installed the
 //! toolchains and tools; every other task is one check or measurement, runnable on its own.
+//! A task with several alike jobs has a table of cases (`CASES` in its module: a name, its
+//! `--help` line and its function), which `--case`/`--what`/`--measure` selects from.
 //!
 //! The workspace's root, target directory and published crates come from `cargo metadata`;
 //! ELF files are read with `object`; what a task tests is what it just built (cargo's messages
@@ -12,32 +14,27 @@ mod bench;
 mod build;
 mod carve;
 mod ci;
-mod deflate_cost;
+mod cost;
 mod device;
-mod device_cost;
+mod docs;
 mod elf;
 mod env30;
 mod files;
 mod fuzz;
-mod instructions;
-mod links;
 mod metadata;
 mod miri;
 mod msrv;
 mod nopanic;
 mod package;
 mod panic;
-mod partition_cost;
-mod partition_size;
 mod qemu;
-mod qemu_partition;
 mod reproducible;
 mod size;
-mod walkthrough;
 
 use std::path::PathBuf;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Parser, Subcommand};
 
 use metadata::Metadata;
@@ -75,16 +72,16 @@ enum Task {
     /// The rendered docs: no link leaves them (`cargo doc --workspace --no-deps`), and the
     /// published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, -D warnings).
     Docs {
-        #[arg(long, value_enum, default_value = "all")]
-        case: DocsCase,
+        #[arg(long, default_value = "all", value_parser = names(&docs::CASES))]
+        case: String,
         /// With `--case links`: the crates to check, as rustdoc names them (default: every
         /// library of the workspace).
         crates: Vec<String>,
     },
     /// The bare-metal template and the RISC-V loader under QEMU, one case each.
     Qemu {
-        #[arg(long, value_enum, default_value = "all")]
-        case: QemuCase,
+        #[arg(long, default_value = "all", value_parser = names(&qemu::CASES))]
+        case: String,
     },
     /// The bare-metal template's link checks (blobs in XFLASH, internal flash < 16 KiB, gc per
     /// blob), with the flash split of run-time vs compile-time resolution.
@@ -94,8 +91,8 @@ enum Task {
     /// Flash on thumbv7em: the resolvers (code, table metadata, blob payload; what `digest`
     /// adds, and the build cost of embedding the payload), the partition reader and verifiers.
     Size {
-        #[arg(long, value_enum, default_value = "all")]
-        what: SizeCase,
+        #[arg(long, default_value = "all", value_parser = names(&size::CASES))]
+        what: String,
         /// Leave out the build-cost table of `core` (two timed release builds of the core).
         #[arg(long)]
         no_build_cost: bool,
@@ -103,8 +100,8 @@ enum Task {
     /// Per resolver call, ours, the C look-alike and the ideal: instructions under callgrind,
     /// or wall time (criterion).
     Bench {
-        #[arg(long, value_enum, default_value = "time")]
-        measure: Measure,
+        #[arg(long, default_value = "time", value_parser = names(&bench::CASES))]
+        measure: String,
         /// lto = "fat", codegen-units = 1 (typical firmware profile).
         #[arg(long)]
         lto: bool,
@@ -114,8 +111,8 @@ enum Task {
     },
     /// What the device pays, in instructions (QEMU mps2-an386, Cortex-M4) and flash.
     Cost {
-        #[arg(long, value_enum, default_value = "all")]
-        what: CostCase,
+        #[arg(long, default_value = "all", value_parser = names(&cost::CASES))]
+        what: String,
         /// With `--what deflate`: build and print the flash lines only, no QEMU run.
         #[arg(long)]
         flash_only: bool,
@@ -126,8 +123,8 @@ enum Task {
     /// The carve's speed against other ways of the same job (the build matrix alone is
     /// `cargo test -p nrtucode-carve --test build_matrix -- --nocapture`).
     CarveBench {
-        #[arg(long, value_enum)]
-        case: CarveCase,
+        #[arg(long, value_parser = names(&carve::CASES))]
+        case: String,
         /// The library to carve (default: the full look-alike, gcc -O2, built first).
         lib: Option<PathBuf>,
         /// With `--case speed`: rounds of the two commands, alternating; the best of each counts.
@@ -146,84 +143,29 @@ enum Task {
     Miri,
 }
 
-/// The cases of `docs`.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum DocsCase {
-    /// No link in the rendered docs (`cargo doc --workspace --no-deps`) leaves them.
-    Links,
-    /// The published crates' docs as docs.rs builds them.
-    Docsrs,
-    /// Both.
-    All,
+/// One case of a task: its name, its `--help` line, and what runs it with the task's options.
+pub type Case<O> = (
+    &'static str,
+    &'static str,
+    fn(&Metadata, &O) -> Result<(), String>,
+);
+
+/// The values `--case` (`--what`, `--measure`) takes: the table's names, and `all`.
+fn names<O>(cases: &[Case<O>]) -> PossibleValuesParser {
+    let all = PossibleValue::new("all").help("Every case");
+    PossibleValuesParser::new(
+        cases
+            .iter()
+            .map(|c| PossibleValue::new(c.0).help(c.1))
+            .chain([all]),
+    )
 }
 
-/// The cases of `qemu`.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum QemuCase {
-    /// The template on mps2-an386: intact, tampered and erased flash, decoded defmt log.
-    Arm,
-    /// The RISC-V loader on virt.
-    Riscv,
-    /// The template with feature `partition`: the signed partition at 0x21000000, every tamper
-    /// case refused, the README's three commands as written.
-    Partition,
-    /// The template README's walkthrough, as written: carve the look-alike, build a copy of
-    /// the template from the carve, boot it.
-    Walkthrough,
-    /// Every case.
-    All,
-}
-
-/// The cases of `size`.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum SizeCase {
-    /// The resolvers in a minimal no_std consumer.
-    Core,
-    /// The partition reader and the ed25519 verifiers.
-    Partition,
-    /// Both.
-    All,
-}
-
-/// What `bench` measures.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Measure {
-    /// Instructions per call under callgrind.
-    Instructions,
-    /// Wall time per call (criterion).
-    Time,
-}
-
-/// The cases of `cost`.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum CostCase {
-    /// Verification, sha2 compact and unrolled, and the template's internal flash with each.
-    Device,
-    /// A partition boot, step by step.
-    Partition,
-    /// The deflate decoder (decode + hash per byte, its flash).
-    Deflate,
-    /// Every case.
-    All,
-}
-
-/// The cases of `carve-bench`.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum CarveCase {
-    /// Against `cat | sha256sum` (target: ratio at or below 1.0).
-    Speed,
-    /// Against the binutils pipeline (objdump, readelf, dd, sha256sum).
-    Binutils,
-}
-
-/// A task's case to run: the one asked for, or every one for `all`.
-type Case<'a, C> = (C, Box<dyn Fn() -> Result<(), String> + 'a>);
-
-/// Runs the cases that `asked` selects (`all` selects every one), in table order.
-fn run_cases<C: PartialEq>(asked: C, all: C, cases: Vec<Case<'_, C>>) -> Result<(), String> {
-    for (case, run) in cases {
-        if asked == all || asked == case {
-            run()?;
+/// Runs the cases `asked` names (`all`: every one), in table order.
+fn run_cases<O>(cases: &[Case<O>], asked: &str, meta: &Metadata, opts: &O) -> Result<(), String> {
+    for (name, _, run) in cases {
+        if asked == "all" || asked == *name {
+            run(meta, opts)?;
         }
     }
     Ok(())
@@ -232,16 +174,14 @@ fn run_cases<C: PartialEq>(asked: C, all: C, cases: Vec<Case<'_, C>>) -> Result<
 /// An option given to a case it does not apply to is an error, not silently ignored.
 fn refuse_options_that_do_not_apply(task: &Task) -> Result<(), String> {
     let wrong = match task {
-        Task::Docs { case, crates } => !crates.is_empty() && *case == DocsCase::Docsrs,
+        Task::Docs { case, crates } => !crates.is_empty() && case == "docsrs",
         Task::Size {
             what,
             no_build_cost,
-        } => *no_build_cost && *what == SizeCase::Partition,
-        Task::Bench { measure, quick, .. } => *quick && *measure == Measure::Instructions,
-        Task::Cost { what, flash_only } => {
-            *flash_only && !matches!(what, CostCase::Deflate | CostCase::All)
-        }
-        Task::CarveBench { case, rounds, .. } => *rounds != 7 && *case != CarveCase::Speed,
+        } => *no_build_cost && what == "partition",
+        Task::Bench { measure, quick, .. } => *quick && measure == "instructions",
+        Task::Cost { what, flash_only } => *flash_only && !matches!(&**what, "deflate" | "all"),
+        Task::CarveBench { case, rounds, .. } => *rounds != 7 && case != "speed",
         _ => false,
     };
     if wrong {
@@ -262,10 +202,9 @@ fn main() -> ExitCode {
 }
 
 fn run(task: Task) -> Result<(), String> {
-    let meta = Metadata::load()?;
+    let meta = &Metadata::load()?;
     std::env::set_current_dir(&meta.root)
         .map_err(|e| format!("cannot enter {}: {e}", meta.root.display()))?;
-    let meta = &meta;
     refuse_options_that_do_not_apply(&task)?;
     match task {
         Task::Ci {
@@ -274,118 +213,25 @@ fn run(task: Task) -> Result<(), String> {
         } => ci::run(meta, fuzz_seconds, skip_workspace_tests),
         Task::Package { args } => package::run(meta, &args),
         Task::Msrv => msrv::run(meta),
-        Task::Docs { case, crates } => run_cases(
-            case,
-            DocsCase::All,
-            vec![
-                (
-                    DocsCase::Links,
-                    Box::new(|| links::doc_links(meta, &crates)),
-                ),
-                (DocsCase::Docsrs, Box::new(|| docsrs(meta))),
-            ],
-        ),
-        Task::Qemu { case } => run_cases(
-            case,
-            QemuCase::All,
-            vec![
-                (QemuCase::Arm, Box::new(|| qemu::arm(meta))),
-                (QemuCase::Riscv, Box::new(|| qemu::riscv(meta))),
-                (QemuCase::Partition, Box::new(|| qemu_partition::run(meta))),
-                (QemuCase::Walkthrough, Box::new(|| walkthrough::run(meta))),
-            ],
-        ),
+        Task::Docs { case, crates } => run_cases(&docs::CASES, &case, meta, &crates),
+        Task::Qemu { case } => run_cases(&qemu::CASES, &case, meta, &()),
         Task::BareMetal => bare_metal::run(meta),
         Task::Reproducible => reproducible::run(meta),
         Task::Size {
             what,
             no_build_cost,
-        } => run_cases(
-            what,
-            SizeCase::All,
-            vec![
-                (SizeCase::Core, Box::new(|| size::run(meta, !no_build_cost))),
-                (SizeCase::Partition, Box::new(|| partition_size::run(meta))),
-            ],
-        ),
+        } => run_cases(&size::CASES, &what, meta, &!no_build_cost),
         Task::Bench {
             measure,
             lto,
             quick,
-        } => match measure {
-            Measure::Instructions => instructions::run(meta, lto),
-            Measure::Time => bench::run(meta, lto, quick),
-        },
-        Task::Cost { what, flash_only } => run_cases(
-            what,
-            CostCase::All,
-            vec![
-                (CostCase::Device, Box::new(|| device_cost::run(meta))),
-                (CostCase::Partition, Box::new(|| partition_cost::run(meta))),
-                (
-                    CostCase::Deflate,
-                    Box::new(|| deflate_cost::run(meta, flash_only)),
-                ),
-            ],
-        ),
+        } => run_cases(&bench::CASES, &measure, meta, &(lto, quick)),
+        Task::Cost { what, flash_only } => run_cases(&cost::CASES, &what, meta, &flash_only),
         Task::Nopanic => nopanic::run(meta),
-        Task::CarveBench { case, lib, rounds } => match case {
-            CarveCase::Speed => carve::speed(meta, lib.as_deref(), rounds),
-            CarveCase::Binutils => carve::vs_binutils(meta, lib.as_deref()),
-        },
+        Task::CarveBench { case, lib, rounds } => {
+            run_cases(&carve::CASES, &case, meta, &(lib, rounds))
+        }
         Task::Fuzz { seconds, targets } => fuzz::run(meta, seconds, &targets),
         Task::Miri => miri::run(),
     }
-}
-
-/// Runs `command`, failing with its command line unless it exits 0.
-pub fn status(command: &mut Command) -> Result<(), String> {
-    let shown = format!("{command:?}");
-    match command.status() {
-        Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(format!("{shown} failed ({s})")),
-        Err(e) => Err(format!("cannot run {shown}: {e}")),
-    }
-}
-
-/// Each published crate's documentation as docs.rs builds it: nightly rustdoc, `--cfg docsrs`,
-/// the features its `[package.metadata.docs.rs]` names, warnings denied; then checks that a
-/// feature-gated item shows the feature it needs.
-fn docsrs(meta: &Metadata) -> Result<(), String> {
-    let target_dir = meta.target_dir.join("docsrs");
-    let published = meta.published();
-    for name in &published {
-        let features = meta.docsrs_features(name).join(",");
-        let mut command = Command::new("cargo");
-        command
-            .args([
-                "+nightly",
-                "doc",
-                "--quiet",
-                "--locked",
-                "--no-deps",
-                "-p",
-                name,
-            ])
-            .env("CARGO_TARGET_DIR", &target_dir)
-            .env("RUSTDOCFLAGS", "--cfg docsrs -D warnings");
-        if !features.is_empty() {
-            command.args(["--features", &features]);
-        }
-        status(&mut command)?;
-    }
-    let page = target_dir.join("doc/nrtucode/struct.StdEnv.html");
-    let html = std::fs::read_to_string(&page)
-        .map_err(|e| format!("cannot read {}: {e}", page.display()))?;
-    if !html.contains("Available on <strong>crate feature <code>std</code></strong> only") {
-        return Err(format!(
-            "{} does not say StdEnv needs feature std",
-            page.display()
-        ));
-    }
-    println!(
-        "docsrs: {} documented as docs.rs builds them",
-        published.join(" ")
-    );
-    Ok(())
 }

@@ -2,9 +2,8 @@
 //! `CARGO_TARGET_DIR` and `build.target-dir`) and which crates are published, in the order
 //! `cargo publish` needs them. Nothing here is a hand-kept list.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -21,18 +20,10 @@ pub struct Metadata {
 impl Metadata {
     /// Runs `cargo metadata --format-version 1 --no-deps` and keeps what the tasks need.
     pub fn load() -> Result<Self, String> {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let out = Command::new(cargo)
-            .args(["metadata", "--format-version", "1", "--no-deps"])
-            .output()
-            .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "cargo metadata failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        let json: Value = serde_json::from_slice(&out.stdout)
+        let out = crate::build::stdout(&mut crate::build::cargo(
+            "metadata --format-version 1 --no-deps",
+        ))?;
+        let json: Value = serde_json::from_str(&out)
             .map_err(|e| format!("cargo metadata printed no JSON: {e}"))?;
         let path = |key: &str| {
             json[key]
@@ -50,51 +41,36 @@ impl Metadata {
     /// The crates that may be published (no `publish = false`), dependencies first; ties in
     /// name order, so the list is stable.
     pub fn published(&self) -> Vec<String> {
+        let mut left: Vec<(&str, BTreeSet<&str>)> = Vec::new();
         let names: BTreeSet<&str> = self
             .packages
             .iter()
             .filter(|p| p["publish"].as_array().is_none_or(|r| !r.is_empty()))
             .filter_map(|p| p["name"].as_str())
             .collect();
-        // Each published crate's published workspace dependencies (every kind: a dev-dependency
-        // with a version must be on the registry before its user is packaged).
-        let mut deps: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        for p in &self.packages {
-            let Some(name) = p["name"].as_str().filter(|n| names.contains(n)) else {
-                continue;
-            };
-            let entry = deps.entry(name).or_default();
-            for d in p["dependencies"].as_array().into_iter().flatten() {
-                if let Some(dep) = d["name"]
-                    .as_str()
-                    .filter(|n| names.contains(n) && *n != name)
-                    && (d["kind"].as_str() != Some("dev") || d["req"].as_str() != Some("*"))
-                {
-                    entry.insert(dep);
-                }
-            }
-        }
-        let mut order = Vec::new();
-        let mut done = BTreeSet::new();
-        while done.len() < deps.len() {
-            let ready: Vec<&str> = deps
+        for &name in &names {
+            // Every kind of published workspace dependency: a dev-dependency with a version
+            // must be on the registry before its user is packaged.
+            let deps = self.package(name)["dependencies"].as_array().cloned();
+            let deps = deps.unwrap_or_default();
+            let deps = deps
                 .iter()
-                .filter(|(n, d)| !done.contains(*n) && d.iter().all(|x| done.contains(x)))
-                .map(|(n, _)| *n)
+                .filter(|d| d["kind"] != "dev" || d["req"] != "*")
+                .filter_map(|d| d["name"].as_str())
+                .filter_map(|n| names.get(n).copied())
+                .filter(|n| *n != name)
                 .collect();
-            if ready.is_empty() {
-                // A cycle (cargo refuses those before we get here): keep the rest by name.
-                order.extend(
-                    deps.keys()
-                        .filter(|n| !done.contains(*n))
-                        .map(|n| n.to_string()),
-                );
-                break;
-            }
-            for n in ready {
-                done.insert(n);
-                order.push(n.to_string());
-            }
+            left.push((name, deps));
+        }
+        let mut order: Vec<String> = Vec::new();
+        while !left.is_empty() {
+            // The first in name order whose dependencies are all placed (a cycle, which cargo
+            // refuses before we get here, would keep the rest by name).
+            let ready = left
+                .iter()
+                .position(|(_, d)| d.iter().all(|x| order.iter().any(|o| o == x)))
+                .unwrap_or(0);
+            order.push(left.remove(ready).0.to_string());
         }
         order
     }
@@ -102,12 +78,9 @@ impl Metadata {
     /// The workspace's crates that are never published (`publish = false`), by name.
     pub fn unpublished(&self) -> Vec<String> {
         let published = self.published();
-        let mut names: Vec<String> = self
-            .packages
-            .iter()
-            .filter_map(|p| p["name"].as_str())
-            .filter(|n| !published.iter().any(|p| p == n))
-            .map(str::to_string)
+        let mut names: Vec<String> = (self.packages.iter())
+            .filter_map(|p| p["name"].as_str().map(str::to_string))
+            .filter(|n| !published.contains(n))
             .collect();
         names.sort();
         names
@@ -116,47 +89,29 @@ impl Metadata {
     /// The libraries of the workspace `cargo doc` documents, as rustdoc names their directory.
     pub fn documented_libraries(&self) -> Vec<String> {
         const LIB: [&str; 5] = ["lib", "rlib", "dylib", "cdylib", "staticlib"];
-        self.packages
-            .iter()
-            .flat_map(|p| p["targets"].as_array().cloned().unwrap_or_default())
+        let targets = self.packages.iter().filter_map(|p| p["targets"].as_array());
+        targets
+            .flatten()
+            .filter(|t| t["doc"] != false)
             .filter(|t| {
-                t["kind"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .any(|k| k.as_str().is_some_and(|k| LIB.contains(&k)))
-                    && t["doc"].as_bool() != Some(false)
+                (t["kind"].as_array().into_iter().flatten())
+                    .any(|k| LIB.contains(&k.as_str().unwrap_or("")))
             })
             .filter_map(|t| t["name"].as_str().map(|n| n.replace('-', "_")))
             .collect()
     }
 
-    /// The version of the workspace crate `crate_name`.
-    pub fn version(&self, crate_name: &str) -> Option<String> {
-        self.packages
-            .iter()
-            .find(|p| p["name"].as_str() == Some(crate_name))
-            .and_then(|p| p["version"].as_str().map(str::to_string))
+    /// The `cargo metadata` entry of the workspace crate `name` (`Null` when there is none):
+    /// e.g. `["version"]`, `["rust_version"]`, `["metadata"]["docs"]["rs"]["features"]`.
+    pub fn package(&self, name: &str) -> &Value {
+        (self.packages.iter())
+            .find(|p| p["name"] == name)
+            .unwrap_or(&Value::Null)
     }
 
-    /// The `rust-version` the workspace crate `crate_name` declares, if any.
-    pub fn rust_version(&self, crate_name: &str) -> Option<String> {
-        self.packages
-            .iter()
-            .find(|p| p["name"].as_str() == Some(crate_name))
-            .and_then(|p| p["rust_version"].as_str().map(str::to_string))
-    }
-
-    /// The features `[package.metadata.docs.rs]` of `crate_name` names (docs.rs builds with them).
-    pub fn docsrs_features(&self, crate_name: &str) -> Vec<String> {
-        self.packages
-            .iter()
-            .find(|p| p["name"].as_str() == Some(crate_name))
-            .and_then(|p| p["metadata"]["docs"]["rs"]["features"].as_array())
-            .into_iter()
-            .flatten()
-            .filter_map(|f| f.as_str().map(str::to_string))
-            .collect()
+    /// The string `key` of the workspace crate `name` (`version`, `rust_version`), if any.
+    pub fn field(&self, name: &str, key: &str) -> Option<String> {
+        self.package(name)[key].as_str().map(str::to_string)
     }
 }
 
@@ -179,5 +134,6 @@ mod tests {
             assert!(meta.unpublished().iter().any(|n| n == never));
         }
         assert!(meta.target_dir.is_absolute());
+        assert!(meta.package("no-such-crate").is_null());
     }
 }

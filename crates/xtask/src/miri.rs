@@ -16,10 +16,10 @@
 //! - tests/cursors.rs: parses getters.tsv for each of 161 cursors
 //! - the tests [`SKIPS`] names.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Instant;
 
-use crate::status;
+use crate::build::{cmd, status};
 
 /// The tests left out of both runs, and why.
 pub const SKIPS: [&str; 6] = [
@@ -47,73 +47,41 @@ const MODULES: [&str; 5] = [
     "env_matrix::",
 ];
 
-/// `cargo +nightly ARGS` (through rustup's proxy: `$CARGO` names one toolchain's cargo).
-fn nightly(args: &[&str]) -> Command {
-    let mut command = Command::new("cargo");
-    command.arg("+nightly").args(args);
-    command
-}
-
 /// `cargo xtask miri`.
 pub fn run() -> Result<(), String> {
-    let has_nightly = Command::new("rustup")
-        .args(["toolchain", "list"])
-        .output()
-        .is_ok_and(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .any(|l| l.starts_with("nightly"))
-        });
-    if !has_nightly {
-        status(Command::new("rustup").args([
-            "toolchain",
-            "install",
-            "nightly",
-            "--profile",
-            "minimal",
-        ]))?;
+    let toolchains = crate::build::stdout(&mut cmd("rustup", "toolchain list")).unwrap_or_default();
+    if !toolchains.lines().any(|l| l.starts_with("nightly")) {
+        status(&mut cmd(
+            "rustup",
+            "toolchain install nightly --profile minimal",
+        ))?;
     }
-    let components = ["+nightly", "component", "add", "miri", "rust-src"];
-    let quiet = Command::new("rustup")
-        .args(components)
+    let components = "+nightly component add miri rust-src";
+    if !cmd("rustup", components)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .is_ok_and(|s| s.success());
-    if !quiet {
-        status(Command::new("rustup").args(components))?;
+        .is_ok_and(|s| s.success())
+    {
+        status(&mut cmd("rustup", components))?;
     }
     let start = Instant::now();
-    let skips: Vec<&str> = SKIPS.iter().flat_map(|s| ["--skip", s]).collect();
-    let mut lib = vec![
-        "miri",
-        "test",
-        "-p",
-        "nrtucode",
-        "--features",
-        "std",
-        "--lib",
-        "--",
-    ];
-    lib.extend(&skips);
-    status(&mut nightly(&lib))?;
-    let mut integration = vec![
-        "miri",
-        "test",
-        "-p",
-        "nrtucode",
-        "--features",
-        "std",
-        "--test",
-        "resolvers",
-        "--test",
-        "model",
-        "--",
-    ];
-    integration.extend(MODULES);
-    integration.extend(&skips);
-    status(&mut nightly(&integration))?;
-    status(&mut nightly(&["miri", "test", "-p", "nrtucode-env-stress"]))?;
+    let skips: Vec<String> = SKIPS.iter().map(|s| format!("--skip {s}")).collect();
+    let skips = skips.join(" ");
+    status(&mut cmd(
+        "cargo",
+        &format!("+nightly miri test -p nrtucode --features std --lib -- {skips}"),
+    ))?;
+    let integration =
+        "+nightly miri test -p nrtucode --features std --test resolvers --test model --";
+    status(&mut cmd(
+        "cargo",
+        &format!("{integration} {} {skips}", MODULES.join(" ")),
+    ))?;
+    status(&mut cmd(
+        "cargo",
+        "+nightly miri test -p nrtucode-env-stress",
+    ))?;
     println!("miri: {} s", start.elapsed().as_secs());
     Ok(())
 }
@@ -128,16 +96,8 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let mut sources = String::new();
         for dir in ["src", "tests"] {
-            let mut stack = vec![root.join(dir)];
-            while let Some(d) = stack.pop() {
-                for entry in std::fs::read_dir(&d).unwrap().flatten() {
-                    let p = entry.path();
-                    if p.is_dir() {
-                        stack.push(p);
-                    } else if p.extension().is_some_and(|e| e == "rs") {
-                        sources.push_str(&std::fs::read_to_string(&p).unwrap());
-                    }
-                }
+            for file in crate::files::walk(&root.join(dir), ".rs").unwrap() {
+                sources.push_str(&std::fs::read_to_string(file).unwrap());
             }
         }
         for name in SKIPS {

@@ -11,11 +11,11 @@
 //! newest dependencies (sha2 0.11.1), which the workspace's own toolchain needs, not the floor.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::build;
+use crate::build::{cmd, status};
 use crate::metadata::Metadata;
-use crate::status;
 
 /// The bare-metal target the floor must also build for.
 const TARGET: &str = "thumbv7em-none-eabihf";
@@ -47,40 +47,41 @@ pub fn toolchain(rust_version: &str) -> Result<String, String> {
 /// Runs the task.
 pub fn run(meta: &Metadata) -> Result<(), String> {
     let msrv = meta
-        .rust_version("nrtucode")
+        .field("nrtucode", "rust_version")
         .ok_or("msrv: the core declares no rust-version")?;
     let toolchain = toolchain(&msrv).map_err(|e| format!("msrv: {e}"))?;
-    let facts = meta.rust_version("nrtucode-facts").unwrap_or_default();
+    let facts = meta
+        .field("nrtucode-facts", "rust_version")
+        .unwrap_or_default();
     if facts != msrv {
         return Err(format!(
             "msrv: nrtucode-facts declares rust-version {facts}, the core {msrv}"
         ));
     }
     let plus = format!("+{toolchain}");
-    let installed = build::stdout(Command::new("rustup").args(["toolchain", "list"]))?;
+    let installed = build::stdout(&mut cmd("rustup", "toolchain list"))?;
     if !installed
         .lines()
         .any(|l| l.starts_with(&format!("{toolchain}-")))
     {
-        status(Command::new("rustup").args([
-            "toolchain",
-            "install",
-            &toolchain,
-            "--profile",
-            "minimal",
-        ]))?;
+        status(&mut cmd(
+            "rustup",
+            &format!("toolchain install {toolchain} --profile minimal"),
+        ))?;
     }
     // The prebuilt standard library for the target, where the toolchain server has it; where it
     // does not (1.86's thumbv7em rust-std cannot be downloaded here), `core` is built from the
     // toolchain's own rust-src instead: the same compiler compiling the same code for the target.
     let mut target_args = vec!["--target", TARGET];
-    let added = Command::new("rustup")
-        .args([&plus, "target", "add", TARGET])
+    let added = cmd("rustup", &format!("{plus} target add {TARGET}"))
         .stderr(Stdio::null())
         .status()
         .map_err(|e| format!("cannot run rustup: {e}"))?;
     if !added.success() {
-        status(Command::new("rustup").args([&plus, "component", "add", "rust-src"]))?;
+        status(&mut cmd(
+            "rustup",
+            &format!("{plus} component add rust-src"),
+        ))?;
         target_args.push("-Zbuild-std=core");
         println!(
             "msrv: no prebuilt {TARGET} standard library for {toolchain}; building core from rust-src"
@@ -93,49 +94,46 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     let consumer = work.join("consumer");
     let core = build::toml_string(build::path_str(&meta.root)?)?;
     let host: &[&str] = &[];
-    let builds: [(String, &str, &[&str]); 7] = [
+    let builds: [(&str, &str, &[&str]); 7] = [
+        ("host, default features", "default-features = true", host),
         (
-            "host, default features".into(),
-            "default-features = true",
-            host,
-        ),
-        (
-            "host, std and digest".into(),
+            "host, std and digest",
             r#"features = ["std", "digest"]"#,
             host,
         ),
         (
-            "host, std and partition".into(),
+            "host, std and partition",
             r#"features = ["std", "partition"]"#,
             host,
         ),
+        ("default features", "default-features = true", &target_args),
         (
-            format!("{TARGET}, default features"),
-            "default-features = true",
-            &target_args,
-        ),
-        (
-            format!("{TARGET}, gen-cayman flavor-perf digest defmt"),
+            "gen-cayman flavor-perf digest defmt",
             r#"default-features = false, features = ["gen-cayman", "flavor-perf", "digest", "defmt"]"#,
             &target_args,
         ),
         (
-            format!("{TARGET}, partition alone (no blob embedded)"),
+            "partition alone (no blob embedded)",
             r#"default-features = false, features = ["partition"]"#,
             &target_args,
         ),
         (
-            format!("{TARGET}, partition and deflate (no blob embedded)"),
+            "partition and deflate (no blob embedded)",
             r#"default-features = false, features = ["partition", "deflate"]"#,
             &target_args,
         ),
     ];
     for (what, features, args) in builds {
+        let what = if args.is_empty() {
+            what.to_string()
+        } else {
+            format!("{TARGET}, {what}")
+        };
+        let dependency = format!("nrtucode = {{ path = {core}, {features} }}");
         build::consumer(
             &consumer,
             "msrv-consumer",
-            &format!("nrtucode = {{ path = {core}, {features} }}"),
-            "",
+            (&dependency, ""),
             "lib.rs",
             CONSUMER_LIB,
         )?;
@@ -157,9 +155,8 @@ fn fresh_build(consumer: &Path, work: &Path, plus: &str, args: &[&str]) -> Resul
             .map_err(|e| format!("cannot remove {}: {e}", lock.display()))?;
     }
     let cargo = |sub: &str| {
-        let mut command = Command::new("cargo");
+        let mut command = cmd("cargo", &format!("{plus} {sub} --quiet"));
         command
-            .args([plus, sub, "--quiet"])
             .current_dir(consumer)
             .env("CARGO_TARGET_DIR", work.join("target"))
             // MSRV-aware resolution whatever the consumer's edition (2024 implies it already).
@@ -195,8 +192,8 @@ mod tests {
     #[test]
     fn the_core_and_its_facts_crate_declare_the_same_rust_version() {
         let meta = Metadata::load().unwrap();
-        let core = meta.rust_version("nrtucode").unwrap();
+        let core = meta.field("nrtucode", "rust_version").unwrap();
         assert!(toolchain(&core).is_ok(), "{core}");
-        assert_eq!(meta.rust_version("nrtucode-facts"), Some(core));
+        assert_eq!(meta.field("nrtucode-facts", "rust_version"), Some(core));
     }
 }

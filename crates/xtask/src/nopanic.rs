@@ -100,11 +100,8 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
                 .args(["rustc", "--quiet", "--release", "--target", target])
                 .args(["--features", "deflate"])
                 .stderr(Stdio::null());
-            let elf = build::rustc_executable(
-                &mut command,
-                "nopanic-check",
-                &["-C", "link-arg=--warn-unresolved-symbols"],
-            )?;
+            let after = ["--", "-C", "link-arg=--warn-unresolved-symbols"];
+            let elf = build::executables(&mut command, &["nopanic-check"], &after)?.remove(0);
             let found = panic::callers(&elf, &["miniz_oxide::inflate::".into()])?;
             if found.refused == 0 {
                 println!(
@@ -128,13 +125,14 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
             say(&format!(
                 "panic call sites only in the ed25519 verifier, {target} opt-level={opt} lto=true (Partition::verify linked): "
             ));
-            let mut command = build::cargo();
+            let args = format!(
+                "rustc --quiet --release --target {target} --features partition-verify,panic-loop"
+            );
+            let mut command = build::cargo(&args);
             command
                 .current_dir(&consumer)
                 .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", opt)
                 .env("NRTUCODE_BLOB_DIR", "")
-                .args(["rustc", "--quiet", "--release", "--target", target])
-                .args(["--features", "partition-verify,panic-loop"])
                 .env("CARGO_TARGET_DIR", &target_dir);
             let elf = build::executable(&mut command, "nopanic-check")?;
             let found =
@@ -164,7 +162,7 @@ fn say(text: &str) {
 /// `cargo` in the consumer's directory with the release profile `(opt, lto, cgu)`, no blob
 /// directory and the task's target directory.
 fn cargo(consumer: &Path, target_dir: &Path, (opt, lto, cgu): (&str, bool, &str)) -> Command {
-    let mut command = build::cargo();
+    let mut command = build::cargo("");
     command
         .current_dir(consumer)
         .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", opt)

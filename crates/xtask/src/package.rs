@@ -7,7 +7,7 @@
 //! blob or binary (no NUL byte in any file); no packaged manifest names a `publish = false` crate
 //! (nrtucode-test-elf and the look-alike are unversioned dev-dependencies, which cargo package
 //! strips); no relative link in a packaged Markdown file names a path outside its package
-//! ([`crate::links::package_links`]); a host consumer with default features builds once (a second build is
+//! ([`crate::docs::package_links`]); a host consumer with default features builds once (a second build is
 //! fresh) and resolves CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's
 //! `resolve` writes and as long as the facts say; a `default-features = false` consumer with one
 //! generation builds for thumbv7em-none-eabihf; the CLI built from its package runs
@@ -17,9 +17,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::build;
+use crate::build::{self, cmd, status};
 use crate::metadata::Metadata;
-use crate::status;
 
 /// The registry's largest `.crate`.
 const MAX_CRATE_BYTES: u64 = 10 * 1024 * 1024;
@@ -54,13 +53,12 @@ pub fn run(meta: &Metadata, args: &[String]) -> Result<(), String> {
         return Err("package: cargo metadata lists no published crate".into());
     }
     let version = meta
-        .version("nrtucode")
+        .field("nrtucode", "version")
         .ok_or("package: no crate nrtucode in the workspace")?;
     let unpublished = meta.unpublished();
 
     forget_unpacked_packages(&published, &version)?;
-    let mut package = build::cargo();
-    package.args(["package", "--locked"]);
+    let mut package = build::cargo("package --locked");
     for name in &published {
         package.args(["-p", name]);
     }
@@ -136,11 +134,8 @@ fn check(
         println!("package: {name}-{version}.crate: {bytes} bytes");
 
         // What the package holds, by name: no build outputs, no blobs, nothing from target/.
-        let listed = build::stdout(
-            build::cargo()
-                .args(["package", "--quiet", "--locked", "--list", "-p", name])
-                .args(args),
-        )?;
+        let list = format!("package --quiet --locked --list -p {name}");
+        let listed = build::stdout(build::cargo(&list).args(args))?;
         let bad: Vec<&str> = listed.lines().filter(|l| forbidden_file(l)).collect();
         if !bad.is_empty() {
             return Err(format!(
@@ -157,16 +152,10 @@ fn check(
         }
 
         // What the package holds, by content: text only (vendor bytes and fixtures are binary).
-        status(
-            Command::new("tar")
-                .arg("-xzf")
-                .arg(&file)
-                .arg("-C")
-                .arg(&unpacked),
-        )?;
+        status(cmd("tar", "-xzf").arg(&file).arg("-C").arg(&unpacked))?;
         let dir = unpacked.join(format!("{name}-{version}"));
-        let mut binary = Vec::new();
-        binary_files(&dir, &mut binary)?;
+        let mut binary = crate::files::walk(&dir, "")?;
+        binary.retain(|p| std::fs::read(p).map_or(true, |b| b.contains(&0)));
         if !binary.is_empty() {
             let shown: Vec<String> = binary.iter().map(|p| p.display().to_string()).collect();
             return Err(format!("{name} packages binary files: {}", shown.join(" ")));
@@ -186,7 +175,7 @@ fn check(
         dirs.push(dir);
     }
     // The packaged READMEs as a registry user reads them: no relative link leaves its package.
-    crate::links::package_links(&dirs)?;
+    crate::docs::package_links(&dirs)?;
 
     // A registry user's crates: the dependency is a version; [patch.crates-io] points it at the
     // unpacked packages (built from there: their paths differ from the workspace's). Each is
@@ -196,27 +185,23 @@ fn check(
     build::consumer(
         &host,
         "host-user",
-        "nrtucode = \"0.1\"",
-        &patches,
+        ("nrtucode = \"0.1\"", &patches),
         "main.rs",
         HOST_MAIN,
     )?;
-    let manifest = host.join("Cargo.toml");
-    let exe = build::executable(
-        build::cargo()
-            .args(["build", "--quiet", "--manifest-path"])
-            .arg(&manifest)
-            .current_dir(&host)
-            .env("CARGO_TARGET_DIR", &meta.target_dir),
-        "host-user",
-    )?;
+    let consumer = |args: &str, dir: &Path| {
+        let mut command = build::cargo(args);
+        command
+            .arg("--manifest-path")
+            .arg(dir.join("Cargo.toml"))
+            .current_dir(dir);
+        command.env("CARGO_TARGET_DIR", &meta.target_dir);
+        command
+    };
+    let exe = build::executable(&mut consumer("build --quiet", &host), "host-user")?;
     let host_bytes = output_bytes(Command::new(&exe).current_dir(&host))?;
     // A second build does nothing: the packaged build script names no path outside its package.
-    let second = build::cargo()
-        .args(["build", "--verbose", "--manifest-path"])
-        .arg(&manifest)
-        .current_dir(&host)
-        .env("CARGO_TARGET_DIR", &meta.target_dir)
+    let second = consumer("build --verbose", &host)
         .output()
         .map_err(|e| format!("cannot run cargo build: {e}"))?;
     let log = String::from_utf8_lossy(&second.stderr);
@@ -235,28 +220,23 @@ fn check(
     }
 
     let firmware = work.join("firmware-user");
+    let dependency = "nrtucode = { version = \"0.1\", default-features = false, features = [\"gen-cayman\", \"flavor-perf\"] }";
     build::consumer(
         &firmware,
         "firmware-user",
-        "nrtucode = { version = \"0.1\", default-features = false, features = [\"gen-cayman\", \"flavor-perf\"] }",
-        &patches,
+        (dependency, &patches),
         "lib.rs",
         FIRMWARE_LIB,
     )?;
-    status(
-        build::cargo()
-            .args(["build", "--quiet", "--target", "thumbv7em-none-eabihf"])
-            .arg("--manifest-path")
-            .arg(firmware.join("Cargo.toml"))
-            .current_dir(&firmware)
-            .env("CARGO_TARGET_DIR", &meta.target_dir),
-    )?;
+    status(&mut consumer(
+        "build --quiet --target thumbv7em-none-eabihf",
+        &firmware,
+    ))?;
 
     // The CLI from its package (its packaged Cargo.lock pins the tools' dependencies).
     let root = work.join("cli");
-    let mut install = build::cargo();
+    let mut install = build::cargo("install --quiet --debug --root");
     install
-        .args(["install", "--quiet", "--debug", "--root"])
         .arg(&root)
         .arg("--path")
         .arg(unpacked.join(format!("nrtucode-cli-{version}")))
@@ -269,28 +249,16 @@ fn check(
     }
     status(&mut install)?;
     let cli = root.join("bin").join("nrtucode");
-    let listing = build::stdout(Command::new(&cli).args(["list", "--json"]))?;
-    let cli_bytes = output_bytes(
-        Command::new(&cli).args(["resolve", "7", "IRAM", "--flavor", "perf", "-o", "-"]),
-    )?;
+    let cli_str = build::path_str(&cli)?;
+    let listing = build::stdout(&mut cmd(cli_str, "list --json"))?;
+    let cli_bytes = output_bytes(&mut cmd(cli_str, "resolve 7 IRAM --flavor perf -o -"))?;
 
     // The packaged carve library, through the packaged CLI: carve the look-alike of the
     // vendor's full library (built from the workspace; needs gcc) and check its blob directory.
     let lookalike = work.join("lookalike");
-    build::stdout(
-        build::cargo()
-            .args([
-                "run",
-                "--quiet",
-                "--locked",
-                "-p",
-                "nrtucode-lookalike",
-                "--",
-            ])
-            .args(["--library", "full", "--out"])
-            .arg(&lookalike)
-            .arg("--build"),
-    )?;
+    let lookalike_args =
+        "run --quiet --locked -p nrtucode-lookalike -- --library full --build --out";
+    build::stdout(build::cargo(lookalike_args).arg(&lookalike))?;
     let carved = work.join("carved");
     build::stdout(
         Command::new(&cli)
@@ -453,26 +421,6 @@ pub fn compare_with_truth(manifest: &str, truth: &str) -> Result<usize, String> 
         diff.push("the same lines, another number of times".into());
     }
     Err(diff.join("\n"))
-}
-
-/// Every file under `dir` holding a NUL byte.
-fn binary_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry
-            .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
-            .path();
-        if path.is_dir() {
-            binary_files(&path, out)?;
-        } else if std::fs::read(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-            .contains(&0)
-        {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 fn output_bytes(command: &mut Command) -> Result<Vec<u8>, String> {

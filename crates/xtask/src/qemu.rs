@@ -1,41 +1,227 @@
-//! `cargo xtask qemu --case arm` and `--case riscv`: bare metal under QEMU.
+//! `cargo xtask qemu [--case …]`: bare metal under QEMU, one case each ([`CASES`]). Every boot is
+//! judged the same way ([`Want`]): its exit status (the program's, through semihosting: 0 only
+//! when everything loaded, 1 when something was refused; 2 a panic, 3 a fault, 124 a hang) and
+//! the lines of its log (the template's defmt log is decoded with the workspace's
+//! nrtucode-defmt). A new case is one more row of [`CASES`] and its function.
 //!
-//! Arm: the bare-metal template (examples/bare-metal, feature `qemu`) booted on mps2-an386
-//! (Cortex-M4), with run-time and with compile-time (`const-resolve`) resolution. Its defmt log
-//! comes out through semihosting and is decoded with the workspace's nrtucode-defmt; its exit
-//! status is the program's (0 only when every image loaded). For each build:
-//! - intact flash: exit 0, the blobs line naming the fixtures, one "verified" line per image,
-//!   "engine ready";
-//! - one byte flipped in the middle of the first image the intact run loaded (found through the
-//!   ELF's section table, [`crate::elf::edit_flash`]): exit non-zero, "verification failed"
-//!   naming that image, the others verified;
-//! - erased flash (`.nrtucode_blobs` all 0xFF): exit non-zero, every image failed, none loaded.
-//!
-//! RISC-V: the minimal loader (examples/riscv-virt) on `virt`: intact, exit 0 with one
-//! "verified" line per image and the summary; one byte flipped, exit non-zero naming the image.
+//! - `arm`: the template (feature `qemu`) on mps2-an386 (Cortex-M4), run-time and compile-time
+//!   (`const-resolve`) resolution: intact flash loads every image; one byte flipped in the
+//!   middle of the first image the intact run loaded ([`elf::flip_verified`]) fails that image
+//!   only; erased flash (`.nrtucode_blobs` all 0xFF) fails every one.
+//! - `riscv`: the minimal loader (examples/riscv-virt) on `virt`: intact, then one byte flipped.
+//! - `partition`: the template with feature `partition`, no blob in the program: `nrtucode pack`
+//!   writes a signed partition of the fixtures, QEMU loads it at 0x21000000 (`-device loader`,
+//!   as a probe writes it on a board), the firmware checks its signature once, then
+//!   copy-verifies (stored) or decode-verifies (deflate) two images and two hwdecode tables.
+//!   Every tamper case is refused ([`partition`] lists them); the build refuses a private key
+//!   as `NRTUCODE_PARTITION_KEY`; then the template README's three commands ("A partition apart
+//!   from the program") run as written, the look-alike standing in for the vendor library.
+//! - `walkthrough`: examples/bare-metal/README.md's walkthrough ("From the vendor library to a
+//!   running device") as written, with `LOADER` in a fresh scratch directory: the boot log names
+//!   the GNU BuildID the carve recorded, every image verified, the engine ready.
 
-use std::path::Path;
-use std::time::Duration;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-use crate::device::{self, Separate};
-use crate::elf::{FlashEdit, edit_flash};
+use crate::build::{self, path_str, status};
+use crate::device::{self, PSRAM, Separate, count};
+use crate::elf;
+use crate::files;
 use crate::metadata::Metadata;
+
+/// The cases of `qemu`, in the order `--case all` runs them.
+pub const CASES: [crate::Case<()>; 4] = [
+    (
+        "arm",
+        "The template on mps2-an386: intact, tampered and erased flash, decoded defmt log",
+        arm,
+    ),
+    ("riscv", "The RISC-V loader on virt", riscv),
+    (
+        "partition",
+        "The template with feature `partition`: the signed partition at 0x21000000, every \
+         tamper case refused, the README's three commands as written",
+        partition,
+    ),
+    (
+        "walkthrough",
+        "The template README's walkthrough, as written: carve the look-alike, build a copy of \
+         the template from the carve, boot it",
+        walkthrough,
+    ),
+];
 
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The Arm half: the template on mps2-an386, intact, tampered and erased, both resolutions.
-pub fn arm(meta: &Metadata) -> Result<(), String> {
+/// A verified item's log line, and a refused partition's.
+const VERIFIED: &str = " verified: ";
+const FAILED: &str = "verification failed";
+const REFUSED: &str = "ERROR partition at 0x21000000 refused: ";
+
+/// What one boot must show.
+#[derive(Default)]
+pub struct Want {
+    /// The exit status (`None`: any but 0).
+    pub status: Option<i32>,
+    /// Substrings some line must hold (each a list of parts in that order, `grep 'A.*B'`).
+    pub lines: Vec<Vec<String>>,
+    /// How many lines hold each pattern.
+    pub counts: Vec<(&'static str, usize)>,
+}
+
+impl Want {
+    /// Exit `status`, nothing else yet.
+    pub fn exit(status: i32) -> Self {
+        Want {
+            status: Some(status),
+            ..Self::default()
+        }
+    }
+    /// Any exit status but 0.
+    pub fn failing() -> Self {
+        Self::default()
+    }
+    /// Some line holds `parts`, in this order.
+    pub fn line(mut self, parts: &[&str]) -> Self {
+        self.lines
+            .push(parts.iter().map(|p| p.to_string()).collect());
+        self
+    }
+    /// `n` lines hold `pattern`.
+    pub fn count(mut self, pattern: &'static str, n: usize) -> Self {
+        self.counts.push((pattern, n));
+        self
+    }
+    /// Exit 1, the partition refused with `error`, nothing loaded.
+    pub fn refused(error: &str) -> Self {
+        Self::exit(1)
+            .line(&[&format!("{REFUSED}{error}")])
+            .count(VERIFIED, 0)
+    }
+
+    /// What of this `log` (and exit `status`) is not as wanted.
+    pub fn problems(&self, log: &str, status: i32) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.status.map_or(status == 0, |want| want != status) {
+            let want = self.status.map_or("not 0".into(), |s| s.to_string());
+            out.push(format!(
+                "exit status {status}, want {want} (2: panic, 3: fault, 124: hang)"
+            ));
+        }
+        for parts in &self.lines {
+            let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+            if !device::has(log, &parts) {
+                out.push(format!("no line holding {:?}", parts.join("…")));
+            }
+        }
+        for (pattern, n) in &self.counts {
+            let found = count(log, pattern);
+            if found != *n {
+                out.push(format!("{found} lines hold {pattern:?}, want {n}"));
+            }
+        }
+        out
+    }
+}
+
+/// One case's boots: where their logs go, the defmt decoder (none: the log is text), the QEMU
+/// machine and the firmware booted.
+pub struct Boots {
+    /// Where the logs go.
+    pub work: PathBuf,
+    /// nrtucode-defmt, for a defmt log.
+    pub decoder: Option<PathBuf>,
+    /// The machine ([`device::arm`], [`device::riscv`]).
+    pub qemu: fn(&Path) -> Command,
+    /// The firmware booted.
+    pub fw: PathBuf,
+}
+
+impl Boots {
+    /// Boots the firmware (with `part` at 0x21000000, if any) and checks the log (also in
+    /// `WORK/NAME.log`) against `want`; returns the log.
+    pub fn boot(&self, name: &str, part: Option<&Path>, want: &Want) -> Result<String, String> {
+        let mut qemu = (self.qemu)(&self.fw);
+        if let Some(part) = part {
+            device::loader(&mut qemu, part, PSRAM)?;
+        }
+        let run = device::boot(&mut qemu, TIMEOUT, false)?;
+        let file = self.work.join(format!("{name}.log"));
+        let log = match &self.decoder {
+            Some(decoder) => device::decode(decoder, &self.fw, &run.stdout, &file)
+                .map_err(|e| format!("{name}: {e}"))?,
+            None => {
+                files::write(&file, &run.stdout)?;
+                String::from_utf8_lossy(&run.stdout).into_owned()
+            }
+        };
+        device::show(name, &log, run.status);
+        let problems = want.problems(&log, run.status);
+        if !problems.is_empty() {
+            return Err(format!(
+                "{name}: {} (logs in {})",
+                problems.join("; "),
+                self.work.display()
+            ));
+        }
+        Ok(log)
+    }
+}
+
+/// The template's intact, tampered and erased flash, for both resolutions.
+pub fn arm(meta: &Metadata, _: &()) -> Result<(), String> {
     device::require("qemu-system-arm", "qemu-system-arm")?;
     device::rustup_target(device::THUMB);
-    let decoder = device::host_tool("nrtucode-defmt", "nrtucode-defmt")?;
-    let work = crate::build::scratch(meta, "qemu")?;
+    let decoder = Some(device::host_tools(&["nrtucode-defmt"], &["nrtucode-defmt"])?.remove(0));
+    let work = build::scratch(meta, "qemu")?;
     let template = Separate::template(meta);
     for features in ["qemu", "qemu,const-resolve"] {
         println!("== examples/bare-metal --features {features}");
         let elf = template.build(&["--features", features], &[], "nrtucode-bare-metal")?;
         let intact = work.join("intact.elf");
-        crate::files::copy(&elf, &intact)?;
-        arm_states(&decoder, &work, &intact)?;
+        files::copy(&elf, &intact)?;
+        let mut boots = Boots {
+            work: work.clone(),
+            decoder: decoder.clone(),
+            qemu: device::arm,
+            fw: intact,
+        };
+        let want = Want::exit(0)
+            .line(&["INFO  blobs: the built-in fixtures, not the vendor's"])
+            .count(FAILED, 0);
+        let log = boots.boot("intact", None, &want)?;
+        let images = count(&log, VERIFIED);
+        let ready = format!("engine ready: {images} of {images} images loaded");
+        if images < 1 || !log.contains(&ready) {
+            return Err(format!(
+                "intact flash: {images} images verified, want some and {ready:?}"
+            ));
+        }
+        let (intact, tampered) = (boots.fw.clone(), work.join("tampered.elf"));
+        let image = elf::flip_verified(&intact, &tampered, &log)?;
+        boots.fw = tampered;
+        let named = format!("image {image}: verification failed: SHA-256 mismatch");
+        boots.boot(
+            "tampered",
+            None,
+            &Want::failing()
+                .line(&[&named])
+                .count(FAILED, 1)
+                .count(VERIFIED, images - 1),
+        )?;
+        boots.fw = work.join("erased.elf");
+        elf::erase(&intact, &boots.fw)?;
+        let none = format!("engine not loaded: 0 of {images} images loaded, {images} failed");
+        boots.boot(
+            "erased",
+            None,
+            &Want::failing()
+                .line(&[&none])
+                .count(FAILED, images)
+                .count(VERIFIED, 0),
+        )?;
     }
     let _ = std::fs::remove_dir_all(&work);
     println!(
@@ -44,123 +230,462 @@ pub fn arm(meta: &Metadata) -> Result<(), String> {
     Ok(())
 }
 
-/// Boots `elf` on mps2-an386; the decoded log (also in `WORK/NAME.log`) and the exit status.
-fn boot_arm(decoder: &Path, work: &Path, elf: &Path, name: &str) -> Result<(String, i32), String> {
-    let run = device::boot(&mut device::arm(elf), TIMEOUT, false)?;
-    let log = device::decode(decoder, elf, &run.stdout, &work.join(format!("{name}.log")))
-        .map_err(|e| format!("{name}: {e}"))?;
-    device::show(name, &log, run.status);
-    Ok((log, run.status))
-}
-
-fn arm_states(decoder: &Path, work: &Path, intact: &Path) -> Result<(), String> {
-    let fail = |what: String| Err(format!("{what} (logs in {})", work.display()));
-    let (log, status) = boot_arm(decoder, work, intact, "intact")?;
-    let images = device::count(&log, " verified: ");
-    if status != 0 {
-        return fail(format!("intact flash: exit status {status}, want 0"));
-    }
-    if !device::has_line(&log, "INFO  blobs: the built-in fixtures, not the vendor's") {
-        return fail("intact flash: no line naming the fixtures as the blob source".into());
-    }
-    if images < 1 {
-        return fail("intact flash: no image verified".into());
-    }
-    if device::count(&log, "verification failed") != 0 {
-        return fail("intact flash: a verification failed".into());
-    }
-    if !log.contains(&format!("engine ready: {images} of {images} images loaded")) {
-        return fail("intact flash: no 'engine ready' line".into());
-    }
-
-    let tampered = work.join("tampered.elf");
-    let image = edit_flash(&FlashEdit::FlipVerified {
-        input: intact.to_path_buf(),
-        output: tampered.clone(),
-        log: work.join("intact.log"),
-    })?
-    .ok_or("flip-verified named no image")?;
-    let (log, status) = boot_arm(decoder, work, &tampered, "tampered")?;
-    if status == 0 {
-        return fail("tampered flash: exit status 0".into());
-    }
-    if !log.contains(&format!(
-        "image {image}: verification failed: SHA-256 mismatch"
-    )) {
-        return fail(format!(
-            "tampered flash: no 'verification failed' line naming {image}"
-        ));
-    }
-    if device::count(&log, "verification failed") != 1 {
-        return fail("tampered flash: want exactly one failed image".into());
-    }
-    if device::count(&log, " verified: ") != images - 1 {
-        return fail("tampered flash: the other images should still verify".into());
-    }
-
-    let erased = work.join("erased.elf");
-    edit_flash(&FlashEdit::Erase {
-        input: intact.to_path_buf(),
-        output: erased.clone(),
-    })?;
-    let (log, status) = boot_arm(decoder, work, &erased, "erased")?;
-    if status == 0 {
-        return fail("erased flash: exit status 0".into());
-    }
-    if device::count(&log, "verification failed") != images {
-        return fail(format!("erased flash: want all {images} images failed"));
-    }
-    if device::count(&log, " verified: ") != 0 {
-        return fail("erased flash: an image verified".into());
-    }
-    if !log.contains(&format!(
-        "engine not loaded: 0 of {images} images loaded, {images} failed"
-    )) {
-        return fail("erased flash: no 'engine not loaded' line".into());
-    }
-    Ok(())
-}
-
-/// The RISC-V half: the loader on `virt`, intact and with one byte flipped.
-pub fn riscv(meta: &Metadata) -> Result<(), String> {
+/// The RISC-V loader on `virt`, intact and with one byte flipped.
+pub fn riscv(meta: &Metadata, _: &()) -> Result<(), String> {
     device::require("qemu-system-riscv32", "qemu-system-misc")?;
     device::rustup_target(device::RISCV);
-    let elf = Separate::riscv(meta).build(&[], &[], "nrtucode-riscv-virt")?;
-    let work = crate::build::scratch(meta, "qemu-riscv")?;
-    let fail = |what: String| Err(format!("{what} (logs in {})", work.display()));
-    let boot = |elf: &Path, name: &str| -> Result<(String, i32), String> {
-        let run = device::boot(&mut device::riscv(elf), TIMEOUT, false)?;
-        crate::files::write(&work.join(format!("{name}.log")), &run.stdout)?;
-        let log = String::from_utf8_lossy(&run.stdout).into_owned();
-        device::show(name, &log, run.status);
-        Ok((log, run.status))
+    let fw = Separate::riscv(meta).build(&[], &[], "nrtucode-riscv-virt")?;
+    let work = build::scratch(meta, "qemu-riscv")?;
+    let mut boots = Boots {
+        work: work.clone(),
+        decoder: None,
+        qemu: device::riscv,
+        fw,
     };
-    let (log, status) = boot(&elf, "intact")?;
-    let images = device::count(&log, " verified: ");
-    if status != 0 || images < 1 {
-        return fail(format!(
-            "intact: exit status {status}, {images} images verified"
+    let log = boots.boot("intact", None, &Want::exit(0))?;
+    let images = count(&log, VERIFIED);
+    if images < 1 || !device::has_line(&log, &format!("{images} of {images} images loaded")) {
+        return Err(format!(
+            "intact: {images} images verified, or no summary line"
         ));
     }
-    if !device::has_line(&log, &format!("{images} of {images} images loaded")) {
-        return fail("intact: no summary line".into());
-    }
     let tampered = work.join("tampered.elf");
-    let image = edit_flash(&FlashEdit::FlipVerified {
-        input: elf,
-        output: tampered.clone(),
-        log: work.join("intact.log"),
-    })?
-    .ok_or("flip-verified named no image")?;
-    let (log, status) = boot(&tampered, "tampered")?;
-    if status == 0 {
-        return fail("tampered: exit status 0".into());
-    }
+    let image = elf::flip_verified(&boots.fw, &tampered, &log)?;
+    boots.fw = tampered;
     let named = format!("{image}: verification failed: SHA-256 mismatch");
+    let log = boots.boot("tampered", None, &Want::failing())?;
     if !log.lines().any(|l| l.starts_with(&named)) {
-        return fail(format!("tampered: {image} not named"));
+        return Err(format!("tampered: {image} not named"));
     }
     let _ = std::fs::remove_dir_all(&work);
     println!("qemu: riscv32imac on QEMU virt loads intact images and refuses a flipped byte");
     Ok(())
+}
+
+/// `(partition offset, stored length)` of the first line naming `item` verified
+/// (`… ITEM verified: … at partition offset 0x…, CODEC, N bytes stored`).
+pub fn offset(log: &str, item: &str) -> Option<(usize, usize)> {
+    let verified = format!("{item}{VERIFIED}");
+    log.lines().find_map(|line| {
+        let rest = &line[line.find(&verified)? + verified.len()..];
+        let (_, tail) = rest.rsplit_once(" at partition offset 0x")?;
+        let [hex, codec, stored] = tail.split(", ").collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let stored = stored.strip_suffix(" bytes stored")?;
+        if codec.is_empty()
+            || !codec.chars().all(|c| c.is_ascii_lowercase())
+            || !hex.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f'))
+        {
+            return None;
+        }
+        Some((usize::from_str_radix(hex, 16).ok()?, stored.parse().ok()?))
+    })
+}
+
+/// `data` with every bit of the bytes at `at` inverted.
+pub fn flipped(data: &[u8], at: &[usize]) -> Result<Vec<u8>, String> {
+    let mut out = data.to_vec();
+    for &at in at {
+        let len = data.len();
+        *out.get_mut(at)
+            .ok_or_else(|| format!("offset {at:#x} is past the end ({len} bytes)"))? ^= 0xFF;
+    }
+    Ok(out)
+}
+
+/// The offsets of a signed byte that parse checks only for equality: the first byte of both
+/// digests of table-of-contents entry 0 (after the 248 header and list bytes, the 20-byte
+/// descriptors, 304 bytes of hwdecode table list; the decoded digest at +16, the stored one at
+/// +48). Entry 0 is stored as is, so its two digests are equal and flipping both keeps them so:
+/// only the signature can tell.
+pub fn toc_digest_bytes(part: &[u8]) -> Result<[usize; 2], String> {
+    let count = part
+        .get(0x4a..0x4c)
+        .ok_or("the partition is shorter than its header")?;
+    let entry = 248 + 20 * usize::from(u16::from_le_bytes([count[0], count[1]])) + 304;
+    Ok([entry + 16, entry + 48])
+}
+
+/// The partition cases:
+///
+/// | case | expected |
+/// |---|---|
+/// | intact | exit 0, "signature ok", 4 of 4 loaded |
+/// | intact, compressed | exit 0, the two tables decoded from deflate |
+/// | flipped blob byte | exit 1, IRAM: DigestMismatch, the other three load |
+/// | flipped deflate byte | exit 1, the table fails (StoredDigestMismatch: refused before decoding), the others load |
+/// | flipped table byte | exit 1, the partition refused: BadSignature |
+/// | another key | exit 1, refused: UnknownKey |
+/// | lower security counter | exit 1, refused: Rollback (the firmware's minimum is 1) |
+/// | truncated in the tables / in the blobs | exit 1, refused (the rest of PSRAM reads 0) / the cut images fail |
+/// | erased flash (0xFF) | exit 1, refused: Erased |
+/// | wrong class (front) | exit 1, refused: WrongClass |
+/// | without `deflate` | a compressed partition: the images load, the tables NoDecoder |
+pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
+    device::require("qemu-system-arm", "qemu-system-arm")?;
+    device::require("gcc", "gcc")?;
+    device::rustup_target(device::THUMB);
+    let tools = device::host_tools(
+        &["nrtucode-cli", "nrtucode-defmt"],
+        &["nrtucode", "nrtucode-defmt"],
+    )?;
+    let (nrtucode, decoder) = (&tools[0], &tools[1]);
+    let work = build::scratch(meta, "qemu-partition")?;
+    let template = Separate::template(meta);
+    if files::read(&meta.root.join("keys/test-ed25519.pub.pem"))?
+        != files::read(&template.dir.join("keys/test-ed25519.pub.pem"))?
+    {
+        return Err(
+            "examples/bare-metal/keys/test-ed25519.pub.pem is not keys/test-ed25519.pub.pem".into(),
+        );
+    }
+
+    // The template's build takes the public key from NRTUCODE_PARTITION_KEY; a private key is
+    // refused.
+    let out = template
+        .command(&["--no-default-features", "--features", "qemu,partition"])
+        .env(
+            "NRTUCODE_PARTITION_KEY",
+            meta.root.join("keys/test-ed25519.pem"),
+        )
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.success() || !err.contains("names a private key") {
+        eprintln!("{err}");
+        return Err(
+            "the build took a private key as NRTUCODE_PARTITION_KEY, or said nothing clear".into(),
+        );
+    }
+
+    let part = |name: &str| work.join(name);
+    // `nrtucode pack -o NAME --fixtures CLASS --key KEY --security-counter N [ARGS]`.
+    let pack = |name: &str,
+                class: &str,
+                key: &Path,
+                counter: &str,
+                args: &[&str]|
+     -> Result<PathBuf, String> {
+        let out = part(name);
+        let mut command = build::cmd(
+            path_str(nrtucode)?,
+            &format!("pack --fixtures {class} --security-counter {counter}"),
+        );
+        status(
+            command
+                .arg("-o")
+                .arg(&out)
+                .arg("--key")
+                .arg(key)
+                .args(args)
+                .stdout(Stdio::null()),
+        )?;
+        Ok(out)
+    };
+    let write = |name: &str, bytes: &[u8]| -> Result<PathBuf, String> {
+        elf::write_whole(&part(name), bytes)?;
+        Ok(part(name))
+    };
+    let key = &meta.root.join("keys/test-ed25519.pem");
+    let intact = pack("intact.part", "full", key, "1", &[])?;
+    let deflate = pack("deflate.part", "full", key, "1", &["--compress", "deflate"])?;
+    let boots = Boots {
+        work: work.clone(),
+        decoder: Some(decoder.clone()),
+        qemu: device::arm,
+        fw: work.join("fw.elf"),
+    };
+    let ready = "engine ready: 4 of 4 images loaded";
+
+    println!("== examples/bare-metal --no-default-features --features qemu,partition,deflate");
+    build_partition_fw(&template, "qemu,partition,deflate", &boots.fw)?;
+    let want = Want::exit(0)
+        .line(&[
+            "INFO  partition at 0x21000000: ",
+            " class full, security counter 1 (minimum 1), source Fixtures, signature ok",
+        ])
+        .line(&[ready])
+        .count(VERIFIED, 4);
+    let intact_log = boots.boot("intact", Some(&intact), &want)?;
+    let deflate_log = boots.boot(
+        "deflate",
+        Some(&deflate),
+        &Want::exit(0).line(&[ready]).count(", deflate, ", 2),
+    )?;
+
+    let intact_bytes = files::read(&intact)?;
+    let iram = "image CAYMAN_NX_ACT Perf IRAM";
+    let (at, len) = offset(&intact_log, iram)
+        .ok_or_else(|| format!("intact: no partition offset of {iram}"))?;
+    let blob = write("blob.part", &flipped(&intact_bytes, &[at + len / 2])?)?;
+    let want = Want::exit(1)
+        .line(&["ERROR image CAYMAN_NX_ACT Perf IRAM: verification failed: Load(DigestMismatch"])
+        .count(FAILED, 1)
+        .count(VERIFIED, 3);
+    boots.boot("blob", Some(&blob), &want)?;
+
+    let table = "hwdecode table CAYMAN_NX_ACT Perf TABLE";
+    let (at_t, len_t) = offset(&deflate_log, table)
+        .ok_or_else(|| format!("deflate: no partition offset of {table}"))?;
+    let zblob = write(
+        "zblob.part",
+        &flipped(&files::read(&deflate)?, &[at_t + len_t / 2])?,
+    )?;
+    // The stream's own signed digest refuses it before the inflater reads a byte.
+    let want = Want::exit(1)
+        .line(&["ERROR hwdecode table CAYMAN_NX_ACT Perf TABLE: verification failed: Load(StoredDigestMismatch"])
+        .count(FAILED, 1)
+        .count(VERIFIED, 3);
+    boots.boot("zblob", Some(&zblob), &want)?;
+
+    let signed_byte = write(
+        "table.part",
+        &flipped(&intact_bytes, &toc_digest_bytes(&intact_bytes)?)?,
+    )?;
+    boots.boot("table", Some(&signed_byte), &Want::refused("BadSignature"))?;
+
+    let other_key = part("other.pem");
+    status(
+        Command::new(nrtucode)
+            .args(["key", "generate", "-o"])
+            .arg(&other_key)
+            .stdout(Stdio::null()),
+    )?;
+    let other = pack("other.part", "full", &other_key, "1", &[])?;
+    boots.boot("other-key", Some(&other), &Want::refused("UnknownKey"))?;
+    let rollback = pack("rollback.part", "full", key, "0", &[])?;
+    boots.boot(
+        "rollback",
+        Some(&rollback),
+        &Want::refused("Rollback { found: 0, minimum: 1 }"),
+    )?;
+
+    let cut_tables = write(
+        "cut-tables.part",
+        &intact_bytes[..intact_bytes.len().min(4096)],
+    )?;
+    boots.boot("cut-tables", Some(&cut_tables), &Want::refused(""))?;
+    let cut_blobs = write(
+        "cut-blobs.part",
+        &intact_bytes[..intact_bytes.len().min(at + len / 2)],
+    )?;
+    // The tables (before the cut) verify; the four items after it fail.
+    let want = Want::exit(1)
+        .line(&["signature ok"])
+        .count(VERIFIED, 0)
+        .count("verification failed: Load(DigestMismatch", 4);
+    boots.boot("cut-blobs", Some(&cut_blobs), &want)?;
+    let erased = write("erased.part", &[0xFF; 65536])?;
+    boots.boot("erased", Some(&erased), &Want::refused("Erased"))?;
+    let front = pack("front.part", "front", key, "1", &[])?;
+    boots.boot(
+        "front",
+        Some(&front),
+        &Want::refused("WrongClass { found: Front, expected: Full }"),
+    )?;
+
+    println!(
+        "== examples/bare-metal --no-default-features --features qemu,partition (copy-verify only)"
+    );
+    build_partition_fw(&template, "qemu,partition", &boots.fw)?;
+    boots.boot("stored-only", Some(&intact), &Want::exit(0).line(&[ready]))?;
+    let want = Want::exit(1)
+        .count("verification failed: Load(NoDecoder", 2)
+        .count(VERIFIED, 2);
+    boots.boot("no-decoder", Some(&deflate), &want)?;
+
+    println!("== the template README's three commands, as written");
+    partition_readme(meta, &work)?;
+    let _ = std::fs::remove_dir_all(&work);
+    println!(
+        "qemu-partition: the partition loads (stored and deflate); a flipped blob, deflate or table byte, another key, a downgrade, truncation, erased flash and the wrong class are refused; no hang, no fault"
+    );
+    Ok(())
+}
+
+/// The template's run-time build without blobs (`--no-default-features --features FEATURES`,
+/// the test key's public half), copied to `fw`; no loadable segment in XFLASH, where the
+/// partition goes.
+fn build_partition_fw(template: &Separate, features: &str, fw: &Path) -> Result<(), String> {
+    let env = [("NRTUCODE_PARTITION_KEY", OsStr::new(""))];
+    let elf = template.build(
+        &["--no-default-features", "--features", features],
+        &env,
+        "nrtucode-bare-metal",
+    )?;
+    files::copy(&elf, fw)?;
+    if elf::loads(fw)?.iter().any(|l| l.vaddr >> 24 == 0x21) {
+        return Err("feature partition put a segment into XFLASH (blobs linked?)".into());
+    }
+    Ok(())
+}
+
+/// Runs the sh block after `marker` in examples/bare-metal/README.md as written, with `env`,
+/// from the repository's root ([`device::run_block`]); prints and returns its output.
+fn readme(
+    meta: &Metadata,
+    marker: &str,
+    env: &[(&str, &OsStr)],
+    work: &Path,
+) -> Result<String, String> {
+    let readme = meta.root.join("examples/bare-metal/README.md");
+    let block = device::readme_block(&files::read_text(&readme)?, marker)
+        .map_err(|e| format!("{}: {e}", readme.display()))?;
+    println!(
+        "qemu: running the README's {} lines in {}",
+        block.lines().count(),
+        work.display()
+    );
+    let (out, err) = (work.join("block.out"), work.join("block.err"));
+    device::run_block(
+        &block,
+        env,
+        &out,
+        &err,
+        &format!("the README's block after {marker}"),
+    )?;
+    let log = files::read_text(&out)?;
+    for line in log.lines() {
+        println!("    [walkthrough] {line}");
+    }
+    Ok(log)
+}
+
+/// The README's partition block, as written, with the look-alike as `VENDOR_LIB`. The block
+/// names `target/release/nrtucode` and `target/bare-metal/…` (a reader's shell in the
+/// repository, no `CARGO_TARGET_DIR`): when the workspace's target directory is elsewhere, the
+/// tools it needs ("the tools of the walkthrough above built") are built there first.
+fn partition_readme(meta: &Metadata, work: &Path) -> Result<(), String> {
+    let vendor = work.join("vendor");
+    let lookalike =
+        "run --quiet --release --locked -p nrtucode-lookalike -- --library full --build --out";
+    status(build::cargo(lookalike).arg(&vendor).stdout(Stdio::null()))?;
+    if meta.target_dir != meta.root.join("target") {
+        let tools = "build --quiet --release --locked -p nrtucode-cli -p nrtucode-defmt";
+        status(build::cargo(tools).env_remove("CARGO_TARGET_DIR"))?;
+    }
+    let lib = vendor.join("libnrtucode_internal.so");
+    let part = work.join("nrtucode.part");
+    let env = [("VENDOR_LIB", lib.as_os_str()), ("PART", part.as_os_str())];
+    let log = readme(meta, "<!-- partition-walkthrough:", &env, work)?;
+    let want = Want::exit(0)
+        .line(&[
+            "INFO  partition at 0x21000000: ",
+            " source BuildId(",
+            "), signature ok",
+        ])
+        .line(&["INFO  engine ready: 4 of 4 images loaded"]);
+    match want.problems(&log, 0)[..] {
+        [] => Ok(()),
+        ref problems => Err(format!(
+            "walkthrough: the look-alike's partition did not load: {}",
+            problems.join("; ")
+        )),
+    }
+}
+
+/// The GNU BuildID a carve's `manifest.tsv` records (`# build_id\tHEX`), if it is 40 hex digits.
+pub fn build_id(manifest: &str) -> Option<&str> {
+    manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("# build_id\t"))
+        .filter(|id| id.len() == 40 && id.chars().all(|c| matches!(c, '0'..='9' | 'a'..='f')))
+}
+
+/// The README's walkthrough block (it builds every tool it uses), then its boot log.
+pub fn walkthrough(meta: &Metadata, _: &()) -> Result<(), String> {
+    device::require("qemu-system-arm", "qemu-system-arm")?;
+    device::require("gcc", "gcc")?;
+    let work = build::scratch(meta, "walkthrough")?;
+    let started = Instant::now();
+    let loader = work.join("my-loader");
+    let log = readme(
+        meta,
+        "<!-- walkthrough:",
+        &[("LOADER", loader.as_os_str())],
+        &work,
+    )?;
+    let manifest = files::read_text(&work.join("my-loader.blobs/manifest.tsv"))?;
+    let id = build_id(&manifest)
+        .ok_or("the carve recorded no 40-digit build_id, want the look-alike's GNU BuildID")?;
+    let named = format!("INFO  blobs: carved from the vendor library with GNU BuildID {id}");
+    if !device::has_line(&log, &named)
+        || !device::has_line(&log, "INFO  engine ready: 2 of 2 images loaded")
+        || log.contains(FAILED)
+    {
+        return Err(format!(
+            "the boot log does not name BuildID {id}, or the engine did not come up"
+        ));
+    }
+    let seconds = started.elapsed().as_secs();
+    let _ = std::fs::remove_dir_all(&work);
+    println!(
+        "walkthrough: vendor library (look-alike) to a booted device in {seconds} s, the log naming BuildID {id}"
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_partition_offset_is_read_from_the_verified_line() {
+        let log = "INFO  image CAYMAN_NX_ACT Perf IRAM verified: 81344 bytes to 0x20000000, SHA-256 ok; blob 15 at partition offset 0x75920, stored, 81344 bytes stored\n\
+                   INFO  hwdecode table CAYMAN_NX_ACT Perf TABLE verified: 8192 bytes to 0x20026000, SHA-256 ok; blob 18 at partition offset 0x8c070, deflate, 979 bytes stored\n";
+        assert_eq!(
+            offset(log, "image CAYMAN_NX_ACT Perf IRAM"),
+            Some((0x75920, 81344))
+        );
+        assert_eq!(
+            offset(log, "hwdecode table CAYMAN_NX_ACT Perf TABLE"),
+            Some((0x8c070, 979))
+        );
+        assert_eq!(offset(log, "image CAYMAN_NX_ACT Perf DRAM"), None);
+        let failed =
+            "ERROR image CAYMAN_NX_ACT Perf IRAM: verification failed: Load(DigestMismatch";
+        assert_eq!(offset(failed, "image CAYMAN_NX_ACT Perf IRAM"), None);
+    }
+
+    #[test]
+    fn a_flip_inverts_bytes_and_the_toc_digest_follows_the_descriptor_count() {
+        assert_eq!(flipped(&[0, 1, 2], &[1]).unwrap(), [0, 0xFE, 2]);
+        assert!(flipped(&[0, 1, 2], &[3]).is_err());
+        let mut header = vec![0; 0x4c];
+        header[0x4a] = 102;
+        assert_eq!(
+            toc_digest_bytes(&header).unwrap(),
+            [248 + 2040 + 304 + 16, 248 + 2040 + 304 + 48]
+        );
+        assert!(toc_digest_bytes(&header[..0x4b]).is_err());
+    }
+
+    #[test]
+    fn a_boot_is_judged_by_its_status_lines_and_counts() {
+        let log = "INFO  a verified: 1\nERROR partition at 0x21000000 refused: Erased\n";
+        assert!(Want::refused("Erased").problems(log, 1).len() == 1); // one item verified
+        assert!(
+            Want::refused("Erased")
+                .problems("ERROR partition at 0x21000000 refused: Erased", 1)
+                .is_empty()
+        );
+        assert_eq!(
+            Want::exit(0)
+                .count(VERIFIED, 1)
+                .line(&["INFO", "a"])
+                .problems(log, 2)
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn the_build_id_is_the_manifests_40_hex_digits() {
+        let id = "a3b652bece25e083dac7d0c5bdb4144318882f5e";
+        let manifest = format!("# nrtucode blobs\n# build_id\t{id}\nname\tsize\n");
+        assert_eq!(build_id(&manifest), Some(id));
+        assert_eq!(build_id("# build_id\tabc\n"), None);
+        assert_eq!(build_id(&manifest.replace('a', "A")), None);
+    }
 }

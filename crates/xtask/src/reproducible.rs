@@ -9,17 +9,16 @@
 //! hashes; see examples/bare-metal/README.md "Reproducible images").
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::build;
 use crate::device;
 use crate::metadata::Metadata;
 
 /// The paths `git ls-files -z` printed.
-pub fn nul_separated(out: &[u8]) -> Vec<String> {
-    out.split(|&b| b == 0)
+pub fn nul_separated(out: &str) -> Vec<String> {
+    out.split('\0')
         .filter(|p| !p.is_empty())
-        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .map(str::to_string)
         .collect()
 }
 
@@ -39,32 +38,17 @@ fn copy_tree(from: &Path, files: &[String], to: &Path) -> Result<(), String> {
 /// Builds the two copies and compares what they put into flash.
 pub fn run(meta: &Metadata) -> Result<(), String> {
     device::rustup_target(device::THUMB);
-    let listed = Command::new("git")
-        .args([
-            "ls-files",
-            "-z",
-            "--cached",
-            "--others",
-            "--exclude-standard",
-        ])
-        .current_dir(&meta.root)
-        .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if !listed.status.success() {
-        return Err(format!(
-            "git ls-files failed: {}",
-            String::from_utf8_lossy(&listed.stderr).trim()
-        ));
-    }
-    let files = nul_separated(&listed.stdout);
+    let git = "ls-files -z --cached --others --exclude-standard";
+    let files = nul_separated(&build::stdout(
+        build::cmd("git", git).current_dir(&meta.root),
+    )?);
     let work = build::scratch(meta, "reproducible")?;
     let mut elves = Vec::new();
     for dir in [work.join("a"), work.join("another/checkout")] {
         copy_tree(&meta.root, &files, &dir)?;
-        let mut command = build::cargo();
+        let mut command = build::cargo("build --quiet --release --locked");
         command
             .current_dir(dir.join("examples/bare-metal"))
-            .args(["build", "--quiet", "--release", "--locked"])
             .env_remove("CARGO_TARGET_DIR")
             .env_remove("RUSTFLAGS")
             .env_remove("NRTUCODE_BLOB_DIR");
@@ -86,7 +70,7 @@ mod tests {
 
     #[test]
     fn git_paths_are_split_at_nul() {
-        assert_eq!(nul_separated(b"a b\0c/d\0"), ["a b", "c/d"]);
-        assert!(nul_separated(b"").is_empty());
+        assert_eq!(nul_separated("a b\0c/d\0"), ["a b", "c/d"]);
+        assert!(nul_separated("").is_empty());
     }
 }

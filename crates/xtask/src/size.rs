@@ -1,35 +1,53 @@
-//! `cargo xtask size`: the flash cost of the resolvers on thumbv7em-none-eabihf (release,
-//! opt-level "s", LTO), and the cost of embedding the ~10 MB payload at build time. Prints the
-//! tables of docs/performance.md ("Flash", "Build cost") and docs/bare-metal.md (the cost of
-//! `digest`).
+//! `cargo xtask size [--what …]`: flash on thumbv7em-none-eabihf (release, opt-level "s", LTO,
+//! codegen-units 1), one case each ([`CASES`]).
 //!
-//! The consumer is `tests/no_std` built with only the `NoEnv` image and profiler-table entry
-//! points (`--no-default-features --features panic-loop`), then again with its `digest` entry
-//! points (what feature `digest` adds, with sha2's unrolled and compact SHA-256). Its ELF is
-//! split by [`elf::size_of`]: payload = the `BLOB_*` statics (distinct blobs), metadata = the
-//! rest of .rodata/.data, code = .text minus the consumer's `_start`.
+//! - `core`: the resolvers in `tests/no_std` built with only the `NoEnv` image and
+//!   profiler-table entry points (`--no-default-features --features panic-loop`), then with its
+//!   `digest` entry points (what feature `digest` adds, with sha2's unrolled and compact
+//!   SHA-256), then with the carved look-alike's blobs. Each ELF is split by [`elf::size_of`]:
+//!   payload = the `BLOB_*` statics (distinct blobs), metadata = the rest of .rodata/.data,
+//!   code = .text minus the consumer's `_start`. Then (unless `--no-build-cost`) the cost of
+//!   embedding the ~10 MB payload at build time. The tables of docs/performance.md ("Flash",
+//!   "Build cost") and docs/bare-metal.md (the cost of `digest`).
+//! - `partition`: reading a signed partition: three tiny no_std binaries built in a scratch
+//!   directory (panic = abort, a looping panic handler), measured as binutils' `size` counts
+//!   text ([`elf::text_size`]): `compact` (`ed25519_compact::PublicKey::verify` alone), `dalek`
+//!   (`ed25519_dalek::VerifyingKey::verify_strict` alone) and `reader` (nrtucode
+//!   `--no-default-features --features partition`: parse, verify, the two resolvers,
+//!   `load_into`; no blob embedded), and for each whether the no-panic link (a panic handler
+//!   calling an undefined symbol) holds. docs/partition.md quotes the figures.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use nrtucode_facts::facts::Getter;
 
-use crate::build::{self, path_str};
+use crate::build::{self, path_str, status};
+use crate::device::THUMB;
 use crate::elf::{self, SizeReport};
 use crate::metadata::Metadata;
-use crate::status;
+
+/// The cases of `size` (their option: with the build cost).
+pub const CASES: [crate::Case<bool>; 2] = [
+    ("core", "The resolvers in a minimal no_std consumer", core),
+    (
+        "partition",
+        "The partition reader and the ed25519 verifiers",
+        partition,
+    ),
+];
 
 /// The vendor's metadata: 38×16 B `image_list` + 38×16 B `hwdecode_table_list` + 102×40 B
 /// descriptors + 386×32 B getter stubs.
 const VENDOR_METADATA: u64 = 38 * 16 + 38 * 16 + 102 * 40 + 386 * 32;
 
-/// `cargo xtask size [--no-build-cost]`.
-pub fn run(meta: &Metadata, build_cost: bool) -> Result<(), String> {
-    crate::device::rustup_target(crate::device::THUMB);
+/// `cargo xtask size --what core [--no-build-cost]`.
+fn core(meta: &Metadata, build_cost: &bool) -> Result<(), String> {
+    crate::device::rustup_target(THUMB);
     crate::device::require("gcc", "gcc")?; // the look-alike
     let work = build::scratch(meta, "size")?;
-    let result = measure(meta, &work, build_cost);
+    let result = measure(meta, &work, *build_cost);
     let _ = std::fs::remove_dir_all(&work);
     result
 }
@@ -45,14 +63,14 @@ fn measure(meta: &Metadata, work: &Path, build_cost: bool) -> Result<(), String>
         meta,
         "fixtures + digest",
         "nopanic-check",
-        "digest",
+        ",digest",
         &no_blob_dir,
     )?;
     let verify_compact = consumer(
         meta,
         "fixtures + digest, compact sha2",
         "nopanic-check-compact",
-        "digest",
+        ",digest",
         &[
             ("NRTUCODE_BLOB_DIR", ""),
             (
@@ -92,19 +110,14 @@ fn consumer(
     features: &str,
     env: &[(&str, &str)],
 ) -> Result<SizeReport, String> {
-    let features = if features.is_empty() {
-        "panic-loop".to_string()
-    } else {
-        format!("panic-loop,{features}")
-    };
-    let mut command = build::cargo();
+    let mut command = build::cargo(&format!(
+        "build --quiet --release --no-default-features --features panic-loop{features}"
+    ));
     command
         .current_dir(meta.root.join("tests/no_std"))
-        .args(["build", "--quiet", "--release", "--no-default-features"])
-        .args(["--features", &features, "--target-dir"])
-        .arg(meta.target_dir.join(target_dir))
-        .envs(env.iter().copied());
-    let elf = build::executable(&mut command, "nopanic-check")?;
+        .arg("--target-dir")
+        .arg(meta.target_dir.join(target_dir));
+    let elf = build::executable(command.envs(env.iter().copied()), "nopanic-check")?;
     elf::size_of(&elf, label)
 }
 
@@ -124,71 +137,59 @@ fn vendor_payload(getters: &[Getter]) -> (usize, u64) {
 /// The report's three tables and the function list (stdout of the script, byte for byte).
 fn tables(rows: &[SizeReport], vendor: (usize, u64), with_verify: &[SizeReport]) -> String {
     let t = crate::device::commas;
-    let d = |a: u64, b: u64| match a.checked_sub(b) {
-        Some(n) => t(n),
-        None => format!("-{}", t(b - a)),
-    };
-    let mut out = String::new();
-    let mut line = |s: String| {
-        out.push_str(&s);
-        out.push('\n');
-    };
-    line("flash of a minimal no_std consumer, thumbv7em-none-eabihf, release (opt-level s, lto, codegen-units 1)".into());
-    line(String::new());
-    line("| build | resolver code | table metadata | code + metadata | vs vendor metadata (17,648 B) | panic code linked |".into());
-    line("|---|---:|---:|---:|---:|---:|".into());
+    let d = |a: u64, b: u64| a.checked_sub(b).map_or_else(|| format!("-{}", t(b - a)), t);
+    let mut out = vec![
+        "flash of a minimal no_std consumer, thumbv7em-none-eabihf, release (opt-level s, lto, codegen-units 1)\n".into(),
+        "| build | resolver code | table metadata | code + metadata | vs vendor metadata (17,648 B) | panic code linked |".into(),
+        "|---|---:|---:|---:|---:|---:|".into(),
+    ];
     for r in rows {
-        let cm = r.code + r.metadata;
-        line(format!(
-            "| {} | {} B | {} B | {} B | {:.1}% | {} B |",
+        let (cm, vs) = (
+            r.code + r.metadata,
+            100.0 * (r.code + r.metadata) as f64 / VENDOR_METADATA as f64,
+        );
+        let (code, meta, panic) = (t(r.code), t(r.metadata), t(r.panic));
+        out.push(format!(
+            "| {} | {code} B | {meta} B | {} B | {vs:.1}% | {panic} B |",
             r.label,
-            t(r.code),
-            t(r.metadata),
-            t(cm),
-            100.0 * cm as f64 / VENDOR_METADATA as f64,
-            t(r.panic)
+            t(cm)
         ));
     }
-    line(String::new());
-    line("| build | embedded payload (distinct blobs) | vendor payload (distinct, from the facts) | consumer flash (alloc sections) | flash - payload |".into());
-    line("|---|---:|---:|---:|---:|".into());
+    out.push("\n| build | embedded payload (distinct blobs) | vendor payload (distinct, from the facts) | consumer flash (alloc sections) | flash - payload |".into());
+    out.push("|---|---:|---:|---:|---:|".into());
     for r in rows {
-        line(format!(
-            "| {} | {} B ({} blobs) | {} B ({} blobs) | {} B | {} B |",
-            r.label,
-            t(r.payload),
-            r.blobs,
-            t(vendor.1),
-            vendor.0,
-            t(r.alloc),
-            d(r.alloc, r.payload)
+        let (payload, alloc, rest) = (t(r.payload), t(r.alloc), d(r.alloc, r.payload));
+        let vendor = format!("{} B ({} blobs)", t(vendor.1), vendor.0);
+        out.push(format!(
+            "| {} | {payload} B ({} blobs) | {vendor} | {alloc} B | {rest} B |",
+            r.label, r.blobs
         ));
     }
-    line(String::new());
-    line("feature digest: what it adds to the fixture consumer (same blobs, same build)".into());
-    line(String::new());
-    line(
+    out.push(
+        "\nfeature digest: what it adds to the fixture consumer (same blobs, same build)\n".into(),
+    );
+    out.push(
         "| build | code | code added | metadata added (digest table) | panic code linked |".into(),
     );
-    line("|---|---:|---:|---:|---:|".into());
+    out.push("|---|---:|---:|---:|---:|".into());
     if let Some(base) = rows.first() {
         for r in with_verify {
-            line(format!(
-                "| {} | {} B | {} B | {} B | {} B |",
+            let (added, meta) = (d(r.code, base.code), d(r.metadata, base.metadata));
+            out.push(format!(
+                "| {} | {} B | {added} B | {meta} B | {} B |",
                 r.label,
                 t(r.code),
-                d(r.code, base.code),
-                d(r.metadata, base.metadata),
                 t(r.panic)
             ));
         }
-        line(String::new());
-        line("resolver functions in the fixture consumer (bytes, name):".into());
-        for (n, name) in &base.functions {
-            line(format!("  {n:6}  {name}"));
-        }
+        out.push("\nresolver functions in the fixture consumer (bytes, name):".into());
+        out.extend(
+            base.functions
+                .iter()
+                .map(|(n, name)| format!("  {n:6}  {name}")),
+        );
     }
-    out
+    out.iter().map(|l| format!("{l}\n")).collect()
 }
 
 /// The build-cost table: a clean release build of the core crate, then the crate alone, timed
@@ -213,18 +214,7 @@ fn embedding_cost(meta: &Metadata, work: &Path) -> Result<(), String> {
             &clean,
             &times,
         )?;
-        status(
-            build::cargo()
-                .args([
-                    "clean",
-                    "--quiet",
-                    "--release",
-                    "-p",
-                    "nrtucode",
-                    "--target-dir",
-                ])
-                .arg(&clean),
-        )?;
+        status(build::cargo("clean --quiet --release -p nrtucode --target-dir").arg(&clean))?;
         timed(
             "the core crate alone (build script + rustc, deps built)",
             &clean,
@@ -236,7 +226,7 @@ fn embedding_cost(meta: &Metadata, work: &Path) -> Result<(), String> {
 }
 
 /// `cargo build --release -p nrtucode` into `target_dir` under `/usr/bin/time`; prints its row.
-fn timed(label: &str, target_dir: &PathBuf, times: &Path) -> Result<(), String> {
+fn timed(label: &str, target_dir: &Path, times: &Path) -> Result<(), String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     status(
         Command::new("/usr/bin/time")
@@ -264,6 +254,163 @@ fn parse_time(text: &str) -> Option<(&str, u64)> {
     Some((wall, kb))
 }
 
+// ---- `size --what partition` ----
+
+/// The `check` function of the compact verifier's binary.
+const COMPACT: &str = r#"
+#[inline(never)]
+fn check(key: &[u8; 32], bytes: &[u8]) -> bool {
+    let sig: [u8; 64] = bytes.first_chunk::<64>().copied().unwrap_or([0; 64]);
+    let message = bytes.get(64..).unwrap_or(&[]);
+    ed25519_compact::PublicKey::new(*key).verify(message, &ed25519_compact::Signature::new(sig)).is_ok()
+}"#;
+
+/// The `check` function of the dalek verifier's binary.
+const DALEK: &str = r#"
+#[inline(never)]
+fn check(key: &[u8; 32], bytes: &[u8]) -> bool {
+    let sig: [u8; 64] = bytes.first_chunk::<64>().copied().unwrap_or([0; 64]);
+    let message = bytes.get(64..).unwrap_or(&[]);
+    let Ok(key) = ed25519_dalek::VerifyingKey::from_bytes(key) else { return false };
+    key.verify_strict(message, &ed25519_dalek::Signature::from_bytes(&sig)).is_ok()
+}"#;
+
+/// The `check` function of the partition reader's binary.
+const READER: &str = r#"
+use nrtucode::partition::{Loader, Partition, Policy, PublicKey, TableClass};
+#[inline(never)]
+fn check(key: &[u8; 32], bytes: &'static [u8]) -> i32 {
+    let policy = Policy { min_security_counter: black_box(1), expected_class: TableClass::Full };
+    let Ok(parsed) = Partition::parse(bytes) else { return -1 };
+    let Ok(p) = parsed.verify(&PublicKey::from_bytes(*key), &policy) else { return -1 };
+    let mut dst = [0u8; 256];
+    let mut loader = Loader::new();
+    let a = match p.get_memory_image(black_box(7), black_box(0), black_box(1), &nrtucode::NoEnv) {
+        Ok(b) => b.load_into(&mut dst, &mut loader).map_or(-2, |b| b.len() as i32),
+        Err(e) => e.code(),
+    };
+    a + p.get_hwdecode_table(black_box(7), black_box(0)).map_or(0, |b| b.len() as i32)
+}"#;
+
+/// `cargo xtask size --what partition`.
+pub fn partition(meta: &Metadata, _: &bool) -> Result<(), String> {
+    crate::device::rustup_target(THUMB);
+    let work = build::scratch(meta, "partition-size")?;
+    let result = measure_partition(meta, &work);
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+fn measure_partition(meta: &Metadata, work: &Path) -> Result<(), String> {
+    let root = serde_json::to_string(build::path_str(&meta.root)?)
+        .map_err(|e| format!("cannot quote the workspace root: {e}"))?;
+    let crates = [
+        (
+            "compact",
+            r#"ed25519-compact = { version = "2.6", default-features = false, features = ["opt_size"] }"#.to_string(),
+            COMPACT,
+        ),
+        (
+            "dalek",
+            r#"ed25519-dalek = { version = "3", default-features = false }"#.to_string(),
+            DALEK,
+        ),
+        (
+            "reader",
+            format!(
+                r#"nrtucode = {{ path = {root}, default-features = false, features = ["partition"] }}"#
+            ),
+            READER,
+        ),
+    ];
+    for (name, dependency, body) in &crates {
+        write_crate(&work.join(name), name, dependency, body)?;
+    }
+    println!("{:<16} {:>10}  no-panic link", "binary", "text (B)");
+    for (name, _, _) in &crates {
+        let dir = work.join(name);
+        let build = |features: &str| {
+            let mut command = build::cargo(&format!(
+                "build --quiet --release --target {THUMB} {features}"
+            ));
+            command.current_dir(&dir).env("NRTUCODE_BLOB_DIR", "");
+            command
+        };
+        let elf = build::executable(&mut build("--features panic-loop"), &format!("size-{name}"))?;
+        let text = elf::text_size(&elf)?;
+        let linked = build("")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        let nopanic = if linked {
+            "holds"
+        } else {
+            "fails (a panic path is linked)"
+        };
+        println!("{name:<16} {text:>10}  {nopanic}");
+    }
+    Ok(())
+}
+
+/// Writes the crate `size-NAME` into `dir`: its manifest (its own workspace, the release
+/// profile firmware uses) and a `_start` looping over `check` (`body`).
+fn write_crate(dir: &Path, name: &str, dependency: &str, body: &str) -> Result<(), String> {
+    let manifest = format!(
+        r#"[package]
+name = "size-{name}"
+version = "0.0.0"
+edition = "2024"
+publish = false
+[dependencies]
+{dependency}
+[features]
+panic-loop = []
+[profile.release]
+panic = "abort"
+opt-level = "s"
+lto = true
+codegen-units = 1
+debug = false
+[workspace]
+"#
+    );
+    let main = format!(
+        r#"#![no_std]
+#![no_main]
+use core::hint::black_box;
+#[cfg(not(feature = "panic-loop"))]
+unsafe extern "C" {{
+    fn size_panic_is_reachable() -> !;
+}}
+#[cfg(not(feature = "panic-loop"))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {{
+    // SAFETY: never runs; a reachable panic fails the link instead.
+    unsafe {{ size_panic_is_reachable() }}
+}}
+#[cfg(feature = "panic-loop")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {{
+    loop {{}}
+}}
+static FLASH: [u8; 4096] = [0; 4096];
+{body}
+#[unsafe(no_mangle)]
+pub extern "C" fn _start() -> ! {{
+    loop {{
+        black_box(check(black_box(&[1; 32]), black_box(&FLASH[..])));
+    }}
+}}
+"#
+    );
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src)
+        .and_then(|()| std::fs::write(dir.join("Cargo.toml"), manifest))
+        .and_then(|()| std::fs::write(src.join("main.rs"), main))
+        .map_err(|e| format!("cannot write the crate in {}: {e}", dir.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,10 +419,8 @@ mod tests {
         SizeReport {
             label: label.into(),
             alloc: code + metadata + payload + 8,
-            text: code + 4,
             code,
             panic: 0,
-            data: metadata + payload,
             payload,
             blobs: 3,
             metadata,

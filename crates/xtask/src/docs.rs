@@ -1,10 +1,68 @@
-//! Link checks: the Markdown of unpacked `.crate`s (for `package`) and the rendered rustdoc
-//! (`docs --case links`). A relative link must stay inside what is published: the package, or the
-//! rendered docs.
+//! `cargo xtask docs`: the rendered rustdoc and the docs as docs.rs builds them; and the link
+//! check of the Markdown of unpacked `.crate`s (for `package`). A relative link must stay inside
+//! what is published: the package, or the rendered docs.
 
 use std::path::{Component, Path, PathBuf};
 
+use crate::build::status;
+use crate::files::walk;
 use crate::metadata::Metadata;
+
+/// The cases of `docs`.
+pub const CASES: [crate::Case<Vec<String>>; 2] = [
+    (
+        "links",
+        "No link in the rendered docs (`cargo doc --workspace --no-deps`) leaves them",
+        |meta, crates| doc_links(meta, crates),
+    ),
+    (
+        "docsrs",
+        "The published crates' docs as docs.rs builds them",
+        |meta, _| docsrs(meta),
+    ),
+];
+
+/// Each published crate's documentation as docs.rs builds it: nightly rustdoc, `--cfg docsrs`,
+/// the features its `[package.metadata.docs.rs]` names, warnings denied; then checks that a
+/// feature-gated item shows the feature it needs.
+pub fn docsrs(meta: &Metadata) -> Result<(), String> {
+    let target_dir = meta.target_dir.join("docsrs");
+    let published = meta.published();
+    for name in &published {
+        let features = meta.package(name)["metadata"]["docs"]["rs"]["features"]
+            .as_array()
+            .cloned();
+        let features: Vec<&str> = features
+            .iter()
+            .flatten()
+            .filter_map(|f| f.as_str())
+            .collect();
+        let mut command = crate::build::cmd(
+            "cargo",
+            &format!("+nightly doc --quiet --locked --no-deps -p {name}"),
+        );
+        command
+            .env("CARGO_TARGET_DIR", &target_dir)
+            .env("RUSTDOCFLAGS", "--cfg docsrs -D warnings");
+        if !features.is_empty() {
+            command.args(["--features", &features.join(",")]);
+        }
+        status(&mut command)?;
+    }
+    let page = target_dir.join("doc/nrtucode/struct.StdEnv.html");
+    let html = crate::files::read_text(&page)?;
+    if !html.contains("Available on <strong>crate feature <code>std</code></strong> only") {
+        return Err(format!(
+            "{} does not say StdEnv needs feature std",
+            page.display()
+        ));
+    }
+    println!(
+        "docsrs: {} documented as docs.rs builds them",
+        published.join(" ")
+    );
+    Ok(())
+}
 
 /// Link targets of `line` written as HTML attributes `href="…"` / `src='…'`.
 fn html_targets(line: &str, out: &mut Vec<String>) {
@@ -134,25 +192,6 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    for entry in entries {
-        let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
-        if path.is_dir() {
-            walk(&path, ext, out)?;
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case(ext))
-        {
-            out.push(path);
-        }
-    }
-    out.sort();
-    Ok(())
-}
-
 /// The relative link `target` of a page in `folder`, unless it resolves to a path inside
 /// `root` (that exists, with `must_exist`).
 fn leaves(root: &Path, folder: &Path, target: &str, must_exist: bool) -> Option<PathBuf> {
@@ -181,11 +220,8 @@ pub fn package_links(packages: &[PathBuf]) -> Result<(), String> {
         let root = package
             .canonicalize()
             .map_err(|e| format!("{}: {e}", package.display()))?;
-        let mut pages = Vec::new();
-        walk(&root, "md", &mut pages)?;
-        for page in pages {
-            let text = std::fs::read_to_string(&page)
-                .map_err(|e| format!("cannot read {}: {e}", page.display()))?;
+        for page in walk(&root, ".md")? {
+            let text = crate::files::read_text(&page)?;
             let folder = page.parent().unwrap_or(&root);
             for (number, target) in markdown_links(&text) {
                 if leaves(&root, folder, &target, true).is_some() {
@@ -242,15 +278,13 @@ pub fn doc_links(meta: &Metadata, crates: &[String]) -> Result<(), String> {
             ));
             continue;
         }
-        let mut pages = Vec::new();
-        walk(&root.join(krate), "html", &mut pages)?;
+        let mut pages = walk(&root.join(krate), ".html")?;
         if root.join("src").join(krate).is_dir() {
-            walk(&root.join("src").join(krate), "html", &mut pages)?;
+            pages.extend(walk(&root.join("src").join(krate), ".html")?);
         }
         let mut leaving = std::collections::BTreeSet::new();
         for page in pages {
-            let html = std::fs::read_to_string(&page)
-                .map_err(|e| format!("cannot read {}: {e}", page.display()))?;
+            let html = crate::files::read_text(&page)?;
             let folder = page.parent().unwrap_or(&root);
             let mut targets = Vec::new();
             for line in html.lines() {

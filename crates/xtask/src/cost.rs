@@ -1,0 +1,659 @@
+//! `cargo xtask cost [--what …]`: what the device pays, on the Cortex-M, in instructions and
+//! flash ([`CASES`]). Each case builds one of examples/bare-metal's cost examples (opt-level s,
+//! LTO) and boots it under QEMU (mps2-an386, Cortex-M4) with one guest instruction per
+//! translation block and a log line per block executed, counting the instructions between its
+//! markers `cost_begin` and `cost_end` ([`device::count_between_markers`]). QEMU does not model
+//! cycles (no pipeline, no wait states; the DWT cycle counter is not emulated faithfully): these
+//! are instructions executed, not cycles. Where a way runs on two sizes, (difference in
+//! instructions) / (difference in bytes) is its cost per byte, free of the fixed cost of a call.
+//! The sha2 ways are built twice: with sha2's compact software backend (the template's
+//! `.cargo/config.toml`) and with its default, unrolled one.
+//!
+//! - `device` (`examples/verify_cost.rs`): verification and copy ways on a 10,496 B and an
+//!   81,344 B image, and the internal flash of the template's board build with each backend.
+//! - `partition` (`examples/partition_cost.rs`, the fixtures partition packed with the test key,
+//!   counter 1, `--compress deflate`, loaded at 0x21000000): a partition boot step by step; the
+//!   flash of the board build embedded and with `partition` (with and without `deflate`); the
+//!   code and read-only data of the partition build by what it does (its named symbols; LTO
+//!   inlines across crates, so these are lower bounds for each crate); the partition's
+//!   overhead (header, tables, TOC, signature, padding) from `nrtucode inspect --json`.
+//! - `deflate` (`examples/deflate_cost.rs`, inputs written by nrtucode-deflate's `cost_inputs`
+//!   example into a scratch directory: the CYW43439 Wi-Fi firmware of the `cyw43-firmware`
+//!   crate and its first 64 KiB, raw deflate at the packer's best level, and stored): decoding
+//!   per output byte; the inflaters' flash (their crates' named symbols), the functions that
+//!   keep a panic path (the call graph `cargo xtask nopanic` reads), and what feature `deflate`
+//!   adds to the no_std consumer tests/no_std. `--flash-only`: the flash lines, no QEMU run.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::build;
+use crate::device::{self, PSRAM, Separate, commas};
+use crate::elf::{self, Symbol};
+use crate::metadata::Metadata;
+
+/// The cases of `cost`.
+pub const CASES: [crate::Case<bool>; 3] = [
+    (
+        "device",
+        "Verification, sha2 compact and unrolled, and the template's internal flash with each",
+        |m, _| device(m),
+    ),
+    ("partition", "A partition boot, step by step", |m, _| {
+        partition(m)
+    }),
+    (
+        "deflate",
+        "The deflate decoder (decode + hash per byte, its flash)",
+        deflate,
+    ),
+];
+
+const HEADER: &str = "Cortex-M4 (QEMU mps2-an386), thumbv7em-none-eabihf, opt-level s, LTO";
+
+/// Where the board's external flash starts, and its RAM: internal flash is what loads below.
+const XFLASH: u64 = 0x9000_0000;
+const RAM: u64 = 0x2000_0000;
+
+/// A way an example runs on two sizes: how it logs itself (`""`: it does not), its table row,
+/// and its SHA-256 (`sha2`: the backend built; else as printed, and the same for both backends).
+type Way = (&'static str, &'static str, &'static str);
+
+/// The ways of `verify_cost.rs`, in the order it runs them (each on the small image, then each
+/// on the big one).
+const DEVICE_WAYS: [Way; 4] = [
+    ("copy", "plain copy (copy_from_slice)", "none"),
+    (
+        "verify_blob",
+        "verify_blob (hash in place, no copy)",
+        "sha2",
+    ),
+    ("copy_verified", "copy_verified", "sha2"),
+    (
+        "copy_verified_with hmac-sha256",
+        "copy_verified_with hmac-sha256",
+        "hmac-sha256 1.1",
+    ),
+];
+
+/// The ways of `deflate_cost.rs`, in order (each on the first 64 KiB, then on the whole firmware).
+const DEFLATE_WAYS: [Way; 5] = [
+    (
+        "",
+        "plain copy of the stored bytes (`copy_from_slice`)",
+        "none",
+    ),
+    ("", "`copy_checked` (stored blob: copy-verify)", "sha2"),
+    (
+        "",
+        "`decode_verified` (deflate: inflate + SHA-256 of the output)",
+        "sha2",
+    ),
+    (
+        "",
+        "`decode_verified_with` a hasher that hashes nothing (miniz_oxide's inflater alone)",
+        "none",
+    ),
+    (
+        "",
+        "zune-inflate 0.2 `decode_deflate` into a heap `Vec`, then copied to the window (no hash)",
+        "none",
+    ),
+];
+
+/// The table rows of one backend: each way's counts on `small` and `big` bytes; the ways that
+/// do not hash with sha2 only for the compact backend (sha2's backend does not change them).
+pub fn per_byte_rows(
+    backend: &str,
+    ways: &[Way],
+    (small, big): (u64, u64),
+    counts: &[u64],
+) -> Result<Vec<String>, String> {
+    if counts.len() != 2 * ways.len() {
+        return Err(format!(
+            "{backend}: want {} counts, have {}",
+            2 * ways.len(),
+            counts.len()
+        ));
+    }
+    let rows = ways
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.2 == "sha2" || backend == "compact");
+    let rows = rows.map(|(i, &(_, label, sha))| {
+        let sha = if sha == "sha2" {
+            format!("sha2 {backend}")
+        } else {
+            sha.to_string()
+        };
+        let (n_small, n_big) = (counts[i], counts[ways.len() + i]);
+        let per_byte = (n_big as f64 - n_small as f64) / (big - small) as f64;
+        format!(
+            "| {label} | {sha} | {per_byte:.2} | {} | {} |",
+            commas(n_small),
+            commas(n_big)
+        )
+    });
+    Ok(rows.collect())
+}
+
+/// Boots a counting build under QEMU (with `part` at 0x21000000, if any): its exit status, its
+/// decoded log (`decoder`, into `log`; none: empty) and the counts.
+fn counted(
+    elf: &Path,
+    part: Option<&Path>,
+    decoder: Option<(&Path, &Path)>,
+    seconds: u64,
+) -> Result<(i32, String, Vec<u64>), String> {
+    let mut qemu = device::arm(elf);
+    qemu.args(device::counting_arm()?);
+    if let Some(part) = part {
+        device::loader(&mut qemu, part, PSRAM)?;
+    }
+    let run = device::boot(&mut qemu, Duration::from_secs(seconds), true)?;
+    let log = match decoder {
+        Some((decoder, log)) => device::decode(decoder, elf, &run.stdout, log)?,
+        None => String::new(),
+    };
+    Ok((run.status, log, run.counts))
+}
+
+/// `cargo xtask cost --what device`: the two backends' tables, then the flash line.
+fn device(meta: &Metadata) -> Result<(), String> {
+    let decoder = device::host_tools(&["nrtucode-defmt"], &["nrtucode-defmt"])?.remove(0);
+    let work = build::scratch(meta, "device-cost")?;
+    println!("{HEADER}; instructions executed\n");
+    println!("| way | SHA-256 | instructions per byte | 10,496 B image | 81,344 B image |");
+    println!("|---|---|---:|---:|---:|");
+    let mut flash = Vec::new();
+    for (backend, template, env) in device::sha2_backends(meta) {
+        let elf = template.build(
+            &["--features", "qemu", "--example", "verify_cost"],
+            &env,
+            "verify_cost",
+        )?;
+        // The board build of the template itself: its internal flash (loaded bytes below XFLASH).
+        let board = template.build(&[], &env, "nrtucode-bare-metal")?;
+        flash.push(elf::loaded_below(&board, XFLASH)?);
+        let log_file = work.join(format!("{backend}.log"));
+        let (status, log, counts) = counted(&elf, None, Some((&decoder, &log_file)), 600)?;
+        // Each way logs `REGION WAY, N bytes: ok true`, in the table's order.
+        let ran: Vec<&str> = log.lines().filter(|l| l.contains("ok true")).collect();
+        let sizes = [10_496, 81_344];
+        let want = sizes.iter().flat_map(|n| {
+            DEVICE_WAYS
+                .iter()
+                .map(move |w| format!(" {}, {n} bytes: ok true", w.0))
+        });
+        if status != 0 || ran.len() != 8 || !ran.iter().zip(want).all(|(l, w)| l.ends_with(&w)) {
+            eprintln!("{log}");
+            return Err(format!(
+                "{backend}: a way failed or ran out of order (exit {status})"
+            ));
+        }
+        for row in per_byte_rows(backend, &DEVICE_WAYS, (10_496, 81_344), &counts)? {
+            println!("{row}");
+        }
+    }
+    println!(
+        "\nThe template's board build (run-time resolution, LTO) holds {} B of internal flash with sha2 compact, {} B with sha2 unrolled.",
+        flash[0], flash[1]
+    );
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+/// The rows of the partition build's code table: a row and the substrings of the demangled
+/// names it takes (first match wins).
+const CODE_ROWS: [(&str, &[&str]); 6] = [
+    (
+        "signature: ed25519-compact (verify, SHA-512, field and point code, its tables)",
+        &["ed25519"],
+    ),
+    (
+        "partition parse (structure checks)",
+        &["nrtucode::partition::parse"],
+    ),
+    (
+        "partition resolve and digests (lookups, load_into, check)",
+        &["nrtucode::partition"],
+    ),
+    (
+        "SHA-256 (sha2 compact, nrtucode::digest)",
+        &["sha2", "nrtucode::digest"],
+    ),
+    (
+        "the template (main, part::load, its log lines)",
+        &["nrtucode_bare_metal"],
+    ),
+    ("defmt", &["defmt"]),
+];
+const OTHER: &str = "other (memcpy, runtime, unnamed constants)";
+
+/// The code table: the sizes of the named text and read-only data symbols (`nm`'s `t T r R`,
+/// but not the vector table `__INTERRUPTS`) by row.
+pub fn code_table(symbols: &[Symbol]) -> Vec<String> {
+    let mut by = [0u64; CODE_ROWS.len() + 1];
+    for s in symbols
+        .iter()
+        .filter(|s| (s.code || s.rodata) && s.name != "__INTERRUPTS")
+    {
+        let row = CODE_ROWS
+            .iter()
+            .position(|(_, keys)| keys.iter().any(|k| s.name.contains(k)));
+        by[row.unwrap_or(CODE_ROWS.len())] += s.size;
+    }
+    let names = CODE_ROWS.iter().map(|r| r.0).chain([OTHER]);
+    let rows = names
+        .zip(by)
+        .map(|(name, n)| format!("| {name} | {} |", commas(n)));
+    ["| code | bytes |".to_string(), "|---|---:|".to_string()]
+        .into_iter()
+        .chain(rows)
+        .collect()
+}
+
+/// The steps table's rows: the `INFO  STEP: ok true` lines with the counts, in order.
+pub fn step_rows(log: &str, counts: &[u64]) -> Vec<String> {
+    let steps = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("INFO  ")?.strip_suffix(": ok true"));
+    steps
+        .zip(counts)
+        .map(|(step, n)| format!("| {step} | {} |", commas(*n)))
+        .collect()
+}
+
+/// The overhead line from `nrtucode inspect --json`.
+pub fn overhead(json: &str) -> Result<String, String> {
+    let d: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("nrtucode inspect --json: {e}"))?;
+    let toc = d["toc"]
+        .as_array()
+        .filter(|t| !t.is_empty())
+        .ok_or("inspect --json has no toc")?;
+    let number = |v: &serde_json::Value| {
+        v.as_u64()
+            .ok_or("inspect --json: a length or offset is not a number")
+    };
+    let (blobs_off, total) = (
+        number(&toc[0]["offset"])?,
+        number(&d["header"]["total_len"])?,
+    );
+    let stored = toc
+        .iter()
+        .map(|t| number(&t["stored_len"]))
+        .sum::<Result<u64, _>>()?;
+    let padding = total
+        .checked_sub(blobs_off + stored)
+        .ok_or("the blobs end past the partition's length")?;
+    Ok(format!(
+        "Partition overhead (fixtures, full class, --compress deflate): header, tables, TOC and signature {} B \
+         (to the first blob, padding included); blob padding {} B; {} blobs, {} B stored, {} B in all.",
+        commas(blobs_off),
+        commas(padding),
+        toc.len(),
+        commas(stored),
+        commas(total)
+    ))
+}
+
+/// `cargo xtask cost --what partition`: the measurement, the flash tables and the overhead.
+fn partition(meta: &Metadata) -> Result<(), String> {
+    let tools = device::host_tools(
+        &["nrtucode-cli", "nrtucode-defmt"],
+        &["nrtucode", "nrtucode-defmt"],
+    )?;
+    let (nrtucode, decoder) = (&tools[0], &tools[1]);
+    let work = build::scratch(meta, "partition-cost")?;
+    let part = work.join("fixtures.part");
+    let pack = "pack --fixtures full --key keys/test-ed25519.pem --security-counter 1 --compress deflate -o";
+    build::status(
+        build::cmd(build::path_str(nrtucode)?, pack)
+            .arg(&part)
+            .stdout(Stdio::null()),
+    )?;
+    let template = Separate::template(meta);
+    let env = [("NRTUCODE_PARTITION_KEY", OsStr::new(""))];
+    let build = |args: &str, name: &str| {
+        template.build(&args.split_whitespace().collect::<Vec<_>>(), &env, name)
+    };
+
+    let elf = build(
+        "--no-default-features --features qemu,deflate --example partition_cost",
+        "partition_cost",
+    )?;
+    let (status, log, counts) =
+        counted(&elf, Some(&part), Some((decoder, &work.join("log"))), 600)?;
+    if status != 0 || device::count(&log, ": ok true") != 5 {
+        eprintln!("{log}");
+        return Err(format!("a step failed (exit {status})"));
+    }
+    println!("{HEADER}, sha2 compact; instructions executed, once each\n");
+    println!("| step | instructions |\n|---|---:|");
+    for row in step_rows(&log, &counts) {
+        println!("{row}");
+    }
+    for sizes in log.lines().filter_map(|l| l.strip_prefix("INFO  sizes: ")) {
+        println!("({sizes})");
+    }
+    println!(
+        "\n| the template's board build (run-time resolution, LTO) | internal flash |\n|---|---:|"
+    );
+    let partition_elf = work.join("partition.elf");
+    for (features, row) in [
+        (
+            "",
+            "embedded blobs (default features; the blobs go to XFLASH, not counted)",
+        ),
+        (
+            "partition",
+            "`--no-default-features --features partition` (copy-verify)",
+        ),
+        (
+            "partition,deflate",
+            "`--no-default-features --features partition,deflate` (decode-verify)",
+        ),
+    ] {
+        let args = if features.is_empty() {
+            String::new()
+        } else {
+            format!("--no-default-features --features {features}")
+        };
+        let board = build(&args, "nrtucode-bare-metal")?;
+        println!("| {row} | {} B |", elf::loaded_below(&board, RAM)?);
+        if features == "partition" {
+            crate::files::copy(&board, &partition_elf)?;
+        }
+    }
+    println!(
+        "\nCode and read-only data by what it does, in the `partition` board build (named text and"
+    );
+    println!(
+        "rodata symbols; LTO inlines across crates, so each row holds what was inlined into its functions):\n"
+    );
+    for line in code_table(&elf::symbols(&partition_elf, false)?) {
+        println!("{line}");
+    }
+    let json = build::stdout(
+        Command::new(nrtucode)
+            .arg("inspect")
+            .arg(&part)
+            .arg("--json"),
+    )?;
+    println!("\n{}", overhead(&json)?);
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+/// The crates whose flash is counted, and the example's non-inlined wrapper around each (which
+/// holds whatever of the crate the compiler inlined there).
+const INFLATERS: [(&str, &str); 2] = [
+    ("miniz_oxide", "inflate_miniz"),
+    ("zune_inflate", "inflate_zune"),
+];
+
+/// `(crate, code bytes, named data bytes)` of the inflaters: each crate's symbols (names as
+/// LLVM's demangler shows them, legacy hashes kept), plus its wrapper in the example; code is
+/// `nm`'s `t`/`T`, data every other symbol.
+pub fn inflaters(symbols: &[Symbol]) -> Vec<(&'static str, u64, u64)> {
+    let mut sizes: Vec<(&'static str, u64, u64)> =
+        INFLATERS.iter().map(|(k, _)| (*k, 0, 0)).collect();
+    for s in symbols {
+        let parts: Vec<&str> = s.name.split("::").collect();
+        let last_but_one = parts
+            .len()
+            .checked_sub(2)
+            .map_or(s.name.as_str(), |i| parts[i]);
+        let first = s
+            .name
+            .trim_start_matches(['_', '<'])
+            .split("::")
+            .next()
+            .unwrap_or("");
+        let krate = (INFLATERS
+            .iter()
+            .position(|(_, wrapper)| *wrapper == last_but_one))
+        .or_else(|| INFLATERS.iter().position(|(k, _)| *k == first));
+        if let Some(i) = krate {
+            if s.code {
+                sizes[i].1 += s.size
+            } else {
+                sizes[i].2 += s.size
+            }
+        }
+    }
+    sizes.retain(|s| s.1 + s.2 > 0);
+    sizes
+}
+
+/// `.text` and `.rodata` of the no_std consumer built with `features`.
+fn consumer(meta: &Metadata, features: &str) -> Result<(u64, u64), String> {
+    let args = ["--no-default-features", "--features", features];
+    let elf =
+        Separate::new(meta, "tests/no_std", "nopanic-size").build(&args, &[], "nopanic-check")?;
+    let sections = elf::sections(&elf)?;
+    let size = |name: &str| sections.iter().find(|s| s.name == name).map(|s| s.size);
+    size(".text")
+        .zip(size(".rodata"))
+        .ok_or_else(|| format!("{} has no .text or .rodata", elf.display()))
+}
+
+/// `cargo xtask cost --what deflate`: the measurement (unless `flash_only`) and the flash lines.
+fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
+    device::require("llvm-objdump", "llvm")?; // the call graph
+    let work = build::scratch(meta, "deflate-cost")?;
+    let inputs = work.join("in");
+    let ratios = build::stdout(
+        build::cargo("run --quiet -p nrtucode-deflate --example cost_inputs --").arg(&inputs),
+    )?;
+    println!("{HEADER}; instructions executed\n\nInputs (the packer's choice):\n");
+    for line in ratios.lines() {
+        println!("    {line}");
+    }
+    println!(
+        "\n| way | SHA-256 | instructions per output byte | 65,536 B | 231,077 B |\n|---|---|---:|---:|---:|"
+    );
+    let inputs_rs = inputs.join("inputs.rs");
+    let mut compact_elf = PathBuf::new();
+    for (backend, template, mut env) in device::sha2_backends(meta) {
+        if *flash_only && backend == "unrolled" {
+            break;
+        }
+        env.push(("NRTUCODE_DEFLATE_COST_INPUTS", inputs_rs.as_os_str()));
+        let elf = template.build(
+            &[
+                "--features",
+                "qemu,deflate-cost",
+                "--example",
+                "deflate_cost",
+            ],
+            &env,
+            "deflate_cost",
+        )?;
+        if backend == "compact" {
+            // Copied: the next build may write the same path.
+            compact_elf = work.join("deflate_cost.elf");
+            crate::files::copy(&elf, &compact_elf)?;
+        }
+        if *flash_only {
+            continue;
+        }
+        let (status, _, counts) = counted(&elf, None, None, 900)?;
+        if status != 0 {
+            return Err(format!(
+                "{backend}: a way failed or faulted (exit {status})"
+            ));
+        }
+        for row in per_byte_rows(backend, &DEFLATE_WAYS, (65_536, 231_077), &counts)? {
+            println!("{row}");
+        }
+    }
+    println!(
+        "\nInflaters' flash in deflate_cost (named symbols; tables without a symbol are not counted):"
+    );
+    for (krate, code, data) in inflaters(&elf::symbols(&compact_elf, true)?) {
+        println!(
+            "- {krate} (with its wrapper in the example): {} B of code, {} B of named read-only data",
+            commas(code),
+            commas(data)
+        );
+    }
+    // The inflaters' and nrtucode's functions that call a panic entry, as the call graph finds
+    // them with nothing allowed (what it reports, not an error here).
+    println!("\nFunctions with a panic path (the call graph nopanic reads):");
+    for line in crate::panic::callers(&compact_elf, &[])?.lines {
+        if ["miniz_oxide", "zune_inflate", "nrtucode"]
+            .iter()
+            .any(|k| line.contains(k))
+        {
+            println!(
+                "{}",
+                line.strip_prefix("NOT ALLOWED: ")
+                    .map_or(line.clone(), |rest| format!("- {rest}"))
+            );
+        }
+    }
+    // What feature `deflate` adds to a binary: the no_std consumer with its digest entry
+    // points, without and with its deflate ones (decode_verified and decode_verified_with, each
+    // inlined into check_deflate): .text and .rodata (miniz_oxide's tables have no symbol).
+    let (text0, rodata0) = consumer(meta, "panic-loop,digest")?;
+    let (text1, rodata1) = consumer(meta, "panic-loop,digest,deflate")?;
+    println!(
+        "\nFeature deflate in the no_std consumer (two decode entry points): +{} B of code, +{} B of read-only data.",
+        text1 as i64 - text0 as i64,
+        rodata1 as i64 - rodata0 as i64
+    );
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sym(name: &str, size: u64, code: bool, rodata: bool) -> Symbol {
+        Symbol {
+            name: name.into(),
+            addr: 0,
+            size,
+            object: false,
+            code,
+            rodata,
+        }
+    }
+
+    #[test]
+    fn the_rows_are_per_byte_and_the_non_sha2_ways_print_once() {
+        let counts = [
+            11209, 705607, 718153, 482755, 86485, 5434705, 5531703, 3714184,
+        ];
+        let rows = per_byte_rows("compact", &DEVICE_WAYS, (10_496, 81_344), &counts).unwrap();
+        assert_eq!(
+            rows,
+            [
+                "| plain copy (copy_from_slice) | none | 1.06 | 11,209 | 86,485 |",
+                "| verify_blob (hash in place, no copy) | sha2 compact | 66.75 | 705,607 | 5,434,705 |",
+                "| copy_verified | sha2 compact | 67.94 | 718,153 | 5,531,703 |",
+                "| copy_verified_with hmac-sha256 | hmac-sha256 1.1 | 45.61 | 482,755 | 3,714,184 |",
+            ]
+        );
+        assert_eq!(
+            per_byte_rows("unrolled", &DEVICE_WAYS, (10_496, 81_344), &counts)
+                .unwrap()
+                .len(),
+            2
+        );
+        assert!(per_byte_rows("compact", &DEVICE_WAYS, (1, 2), &counts[..7]).is_err());
+        let counts = [1, 2, 3, 4, 5, 165_542, 2, 3, 4, 5];
+        let rows = per_byte_rows("compact", &DEFLATE_WAYS, (65_536, 231_077), &counts).unwrap();
+        assert_eq!(
+            rows[0],
+            format!("| {} | none | 1.00 | 1 | 165,542 |", DEFLATE_WAYS[0].1)
+        );
+        assert_eq!(
+            per_byte_rows("unrolled", &DEFLATE_WAYS, (65_536, 231_077), &counts)
+                .unwrap()
+                .len(),
+            2
+        );
+    }
+
+    #[test]
+    fn code_goes_to_the_first_row_that_names_it() {
+        let table = code_table(&[
+            sym("ed25519_compact::ge::GeP3::from_bytes", 100, true, false),
+            sym("nrtucode::partition::parse::header", 10, true, false),
+            sym("nrtucode::partition::Partition::verify", 20, true, false),
+            sym(
+                "<sha2::core_api::Sha256VarCore as x>::compress",
+                5,
+                true,
+                false,
+            ),
+            sym("ed25519_compact::BASE_TABLE", 1000, false, true),
+            sym("memcpy", 7, true, false),
+            sym("__INTERRUPTS", 64, false, true),
+            sym("DEVICE_MEMORY", 4096, false, false),
+        ]);
+        assert_eq!(table[2], format!("| {} | 1,100 |", CODE_ROWS[0].0));
+        assert_eq!(table[3], format!("| {} | 10 |", CODE_ROWS[1].0));
+        assert_eq!(table[4], format!("| {} | 20 |", CODE_ROWS[2].0));
+        assert_eq!(table[5], format!("| {} | 5 |", CODE_ROWS[3].0));
+        assert_eq!(table[8], format!("| {OTHER} | 7 |"));
+    }
+
+    #[test]
+    fn the_steps_and_the_overhead_are_read_from_the_log_and_inspect() {
+        let log = "WARN  partition key: test\nINFO  `verify`: ok true\nINFO  `parse`: ok true\nINFO  sizes: x\n";
+        assert_eq!(
+            step_rows(log, &[3_416_208, 42_681]),
+            ["| `verify` | 3,416,208 |", "| `parse` | 42,681 |"]
+        );
+        let json = r#"{"header": {"total_len": 1000}, "toc": [{"offset": 100, "stored_len": 800}, {"offset": 900, "stored_len": 90}]}"#;
+        assert!(overhead(json).unwrap().contains(
+            "signature 100 B (to the first blob, padding included); blob padding 10 B; 2 blobs, 890 B stored, 1,000 B in all."
+        ));
+        assert!(
+            overhead(r#"{"header": {"total_len": 10}, "toc": [{"offset": 100, "stored_len": 8}]}"#)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn the_inflaters_take_their_crates_and_wrappers() {
+        let h = "::h0123456789abcdef";
+        let found = inflaters(&[
+            sym(
+                &format!("miniz_oxide::inflate::core::decompress{h}"),
+                100,
+                true,
+                false,
+            ),
+            sym(&format!("deflate_cost::inflate_miniz{h}"), 10, true, false),
+            sym(
+                &format!("<miniz_oxide::inflate::core::X as Y>::f{h}"),
+                1,
+                true,
+                false,
+            ),
+            sym(
+                &format!("miniz_oxide::inflate::core::TABLE{h}"),
+                50,
+                false,
+                true,
+            ),
+            sym(
+                &format!("zune_inflate::decoder::DeflateDecoder::decode{h}"),
+                200,
+                true,
+                false,
+            ),
+            sym(&format!("deflate_cost::inflate_zune{h}"), 20, true, false),
+            sym(&format!("nrtucode::deflate::x{h}"), 1000, true, false),
+        ]);
+        assert_eq!(found, [("miniz_oxide", 111, 50), ("zune_inflate", 220, 0)]);
+    }
+}
