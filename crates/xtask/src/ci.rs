@@ -398,7 +398,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "the template with feature partition under QEMU: no blob linked, the signed partition loaded on its own at 0x21000000, every tamper case refused (decoded log, exit status), the README's three commands as written",
             Box::new(|| {
-                for features in ["partition,deflate", "qemu,partition"] {
+                for features in ["partition,deflate", "qemu,partition", "update"] {
                     clippy_release(
                         "examples/bare-metal",
                         &["--bins", "--no-default-features", "--features", features],
@@ -414,7 +414,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
                         "qemu,deflate",
                     ],
                 )?;
-                crate::qemu_partition::run(meta)
+                crate::qemu_partition::run(meta).and_then(|()| crate::qemu_update::run(meta))
             }),
         ),
         (

@@ -31,6 +31,7 @@ mod partition_cost;
 mod partition_size;
 mod qemu;
 mod qemu_partition;
+mod qemu_update;
 mod reproducible;
 mod size;
 mod walkthrough;
@@ -170,6 +171,9 @@ enum QemuCase {
     /// The template README's walkthrough, as written: carve the look-alike, build a copy of
     /// the template from the carve, boot it.
     Walkthrough,
+    /// The template with feature `update`: install, trial, confirm across resets; a changed,
+    /// a cut-off and a downgraded update refused.
+    Update,
     /// Every case.
     All,
 }
@@ -293,6 +297,7 @@ fn run(task: Task) -> Result<(), String> {
                 (QemuCase::Riscv, Box::new(|| qemu::riscv(meta))),
                 (QemuCase::Partition, Box::new(|| qemu_partition::run(meta))),
                 (QemuCase::Walkthrough, Box::new(|| walkthrough::run(meta))),
+                (QemuCase::Update, Box::new(|| qemu_update::run(meta))),
             ],
         ),
         Task::BareMetal => bare_metal::run(meta),
