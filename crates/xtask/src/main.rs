@@ -34,6 +34,7 @@ mod qemu_partition;
 mod qemu_update;
 mod reproducible;
 mod size;
+mod update_cost;
 mod walkthrough;
 
 use std::path::PathBuf;
@@ -207,6 +208,8 @@ enum CostCase {
     Partition,
     /// The deflate decoder (decode + hash per byte, its flash).
     Deflate,
+    /// An update: the slot choice, the install's writes and full check, a confirm, the flash.
+    Update,
     /// Every case.
     All,
 }
@@ -331,6 +334,7 @@ fn run(task: Task) -> Result<(), String> {
                     CostCase::Deflate,
                     Box::new(|| deflate_cost::run(meta, flash_only)),
                 ),
+                (CostCase::Update, Box::new(|| update_cost::run(meta))),
             ],
         ),
         Task::Nopanic => nopanic::run(meta),

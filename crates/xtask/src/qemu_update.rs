@@ -101,8 +101,9 @@ impl Run<'_> {
     }
 }
 
-/// The front fixtures, signed with the test key, security counter `counter`, into `out`.
-fn pack(nrtucode: &Path, out: &Path, counter: &str) -> Result<(), String> {
+/// The front fixtures, signed with the test key, security counter `counter`, into `out`
+/// (`extra`: more `nrtucode pack` arguments).
+pub fn pack(nrtucode: &Path, out: &Path, counter: &str, extra: &[&str]) -> Result<(), String> {
     crate::status(
         Command::new(nrtucode)
             .args([
@@ -114,6 +115,7 @@ fn pack(nrtucode: &Path, out: &Path, counter: &str) -> Result<(), String> {
             ])
             .args(["--security-counter", counter, "-o"])
             .arg(out)
+            .args(extra)
             .stdout(Stdio::null()),
     )
 }
@@ -129,8 +131,8 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     let (nrtucode, decoder) = (&tools[0], &tools[1]);
     let work = build::scratch(meta, "qemu-update")?;
     let (p1, p2) = (work.join("p1.part"), work.join("p2.part"));
-    pack(nrtucode, &p1, "1")?;
-    pack(nrtucode, &p2, "2")?;
+    pack(nrtucode, &p1, "1", &[])?;
+    pack(nrtucode, &p2, "2", &[])?;
 
     println!("== examples/bare-metal --no-default-features --features update");
     let elf = Separate::template(meta).build(

@@ -14,6 +14,8 @@
 //! commands, `write` as page programs, `mapped` as the memory-mapped (XIP) window, its data
 //! cache invalidated over what a write changed before `write` returns.
 
+use core::sync::atomic::{AtomicU32, Ordering};
+
 use embedded_storage::nor_flash::{
     ErrorType, NorFlash, NorFlashError, NorFlashErrorKind, ReadNorFlash,
 };
@@ -48,24 +50,34 @@ pub struct Counts {
     pub written: u32,
 }
 
+/// The chip's operation counters ([`counts`]): readable while an `Install` holds the flash.
+static ERASES: AtomicU32 = AtomicU32::new(0);
+static WRITES: AtomicU32 = AtomicU32::new(0);
+static WRITTEN: AtomicU32 = AtomicU32::new(0);
+
+/// What was erased and written since the program started.
+pub fn counts() -> Counts {
+    Counts {
+        erases: ERASES.load(Ordering::Relaxed),
+        writes: WRITES.load(Ordering::Relaxed),
+        written: WRITTEN.load(Ordering::Relaxed),
+    }
+}
+
 /// A NOR flash over a RAM region: 4 KiB sectors, 4-byte words, any byte read.
 pub struct RamFlash {
     mem: &'static mut [u8],
-    counts: Counts,
 }
 
 impl RamFlash {
     /// The flash over `mem`, as it holds it (nothing is erased here).
     pub fn new(mem: &'static mut [u8]) -> Self {
-        RamFlash {
-            mem,
-            counts: Counts::default(),
-        }
+        RamFlash { mem }
     }
 
-    /// What was erased and written since [`new`](Self::new).
+    /// What was erased and written since the program started ([`counts`]).
     pub fn counts(&self) -> Counts {
-        self.counts
+        counts()
     }
 
     /// The range `offset .. offset + len`, if it lies in the flash and both ends are multiples
@@ -113,7 +125,7 @@ impl NorFlash for RamFlash {
         let sectors = self.mem.get_mut(start..end).ok_or(NorError::OutOfBounds)?;
         sectors.fill(0xff);
         let erased = u32::try_from(len / Self::ERASE_SIZE).unwrap_or(u32::MAX);
-        self.counts.erases = self.counts.erases.saturating_add(erased);
+        ERASES.fetch_add(erased, Ordering::Relaxed);
         Ok(())
     }
 
@@ -122,9 +134,8 @@ impl NorFlash for RamFlash {
         let words = self.mem.get_mut(from..to).ok_or(NorError::OutOfBounds)?;
         // A NOR cell only goes from 1 to 0 when programmed.
         words.iter_mut().zip(bytes).for_each(|(m, b)| *m &= *b);
-        self.counts.writes = self.counts.writes.saturating_add(1);
-        let written = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
-        self.counts.written = self.counts.written.saturating_add(written);
+        WRITES.fetch_add(1, Ordering::Relaxed);
+        WRITTEN.fetch_add(u32::try_from(bytes.len()).unwrap_or(u32::MAX), Ordering::Relaxed);
         Ok(())
     }
 }
