@@ -135,7 +135,10 @@ impl NorFlash for RamFlash {
         // A NOR cell only goes from 1 to 0 when programmed.
         words.iter_mut().zip(bytes).for_each(|(m, b)| *m &= *b);
         WRITES.fetch_add(1, Ordering::Relaxed);
-        WRITTEN.fetch_add(u32::try_from(bytes.len()).unwrap_or(u32::MAX), Ordering::Relaxed);
+        WRITTEN.fetch_add(
+            u32::try_from(bytes.len()).unwrap_or(u32::MAX),
+            Ordering::Relaxed,
+        );
         Ok(())
     }
 }
