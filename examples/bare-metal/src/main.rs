@@ -124,15 +124,24 @@ fn main() -> ! {
             &partition,
             memory,
         );
-        board::finish(if engine_ready(loaded, failed) {
-            Outcome::Loaded
+        if failed == 0 && loaded > 0 {
+            defmt::info!("engine ready: {} of {} images loaded", loaded, loaded);
+            board::finish(Outcome::Loaded)
         } else {
-            Outcome::Failed
-        })
+            defmt::error!(
+                "engine not loaded: {} of {} images loaded, {} failed",
+                loaded,
+                loaded + failed,
+                failed
+            );
+            board::finish(Outcome::Failed)
+        }
     }
 }
 
-/// Logs the engine's summary line: `true` when every image loaded (and at least one).
+/// Feature `update`: logs the engine's summary line, as `main` does without it: `true` when
+/// every image loaded (and at least one).
+#[cfg(feature = "update")]
 fn engine_ready(loaded: u32, failed: u32) -> bool {
     if failed == 0 && loaded > 0 {
         defmt::info!("engine ready: {} of {} images loaded", loaded, loaded);
@@ -149,7 +158,9 @@ fn engine_ready(loaded: u32, failed: u32) -> bool {
 }
 
 /// Loads the engine's images (and, from a partition, its hwdecode tables) into device memory,
-/// each verified and logged: how many loaded and how many failed.
+/// each verified and logged: how many loaded and how many failed. (Inlined: as one function with
+/// `main`, the builds without `update` keep their size.)
+#[inline(always)]
 fn load_engine(
     #[cfg(feature = "partition")] partition: &nrtucode::partition::VerifiedPartition<'_>,
     memory: &mut DeviceMemory,
