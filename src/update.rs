@@ -278,6 +278,7 @@ pub struct Config {
 /// whose write was interrupted or failed is incomplete, and ignored), and the active slot is
 /// untouched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum UpdateError<E> {
     /// The flash driver's own error, returned as it came.

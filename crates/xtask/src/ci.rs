@@ -273,7 +273,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
         (
             "the template with feature partition under QEMU: no blob linked, the signed partition loaded on its own at 0x21000000, every tamper case refused (decoded log, exit status), the README's three commands as written",
             Box::new(|| {
-                for features in ["partition,deflate", "qemu,partition"] {
+                for features in ["partition,deflate", "qemu,partition", "update"] {
                     clippy_release(
                         "examples/bare-metal",
                         &format!("--bins --no-default-features --features {features}"),
@@ -283,7 +283,7 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
                     "examples/bare-metal",
                     "--bins --examples --no-default-features --features qemu,deflate",
                 )?;
-                crate::qemu::partition(meta, &())
+                crate::qemu::partition(meta, &()).and_then(|()| crate::qemu_update::run(meta, &()))
             }),
         ),
         (

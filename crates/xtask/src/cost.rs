@@ -35,7 +35,7 @@ use crate::elf::{self, Symbol};
 use crate::metadata::Metadata;
 
 /// The cases of `cost`.
-pub const CASES: [crate::Case<bool>; 3] = [
+pub const CASES: [crate::Case<bool>; 4] = [
     (
         "device",
         "Verification, sha2 compact and unrolled, and the template's internal flash with each",
@@ -48,6 +48,11 @@ pub const CASES: [crate::Case<bool>; 3] = [
         "deflate",
         "The deflate decoder (decode + hash per byte, its flash)",
         deflate,
+    ),
+    (
+        "update",
+        "An update: the slot choice, the install's writes and full check, a confirm, the flash",
+        |m, _| crate::update_cost::run(m),
     ),
 ];
 

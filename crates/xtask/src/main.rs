@@ -28,8 +28,10 @@ mod nopanic;
 mod package;
 mod panic;
 mod qemu;
+mod qemu_update;
 mod reproducible;
 mod size;
+mod update_cost;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

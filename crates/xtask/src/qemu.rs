@@ -32,7 +32,7 @@ use crate::files;
 use crate::metadata::Metadata;
 
 /// The cases of `qemu`, in the order `--case all` runs them.
-pub const CASES: [crate::Case<()>; 4] = [
+pub const CASES: [crate::Case<()>; 5] = [
     (
         "arm",
         "The template on mps2-an386: intact, tampered and erased flash, decoded defmt log",
@@ -50,6 +50,12 @@ pub const CASES: [crate::Case<()>; 4] = [
         "The template README's walkthrough, as written: carve the look-alike, build a copy of \
          the template from the carve, boot it",
         walkthrough,
+    ),
+    (
+        "update",
+        "The template with feature `update`: install, trial, confirm across resets; a changed, \
+         a cut-off and a downgraded update refused",
+        crate::qemu_update::run,
     ),
 ];
 

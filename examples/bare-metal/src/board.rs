@@ -4,7 +4,8 @@
 //! - Board (default): defmt over RTT (read by a debug probe), then the core sleeps.
 //! - Feature `qemu`: defmt over semihosting (QEMU writes the frames to a file or its stdout, and
 //!   `defmt-print` decodes them), then the emulator exits with status 0 if every image loaded
-//!   and 1 otherwise. A fault exits with status 3 instead of spinning, so CI never hangs.
+//!   and 1 otherwise (feature `update`: 4 when an update was refused and the previous partition
+//!   runs). A fault exits with status 3 instead of spinning, so CI never hangs.
 
 #[cfg(not(feature = "qemu"))]
 use defmt_rtt as _; // the global defmt logger
@@ -19,6 +20,10 @@ pub enum Outcome {
     Loaded,
     /// At least one image was not.
     Failed,
+    /// Feature `update`: an update was offered and refused; the previous partition still boots
+    /// and every image of it loaded.
+    #[cfg(feature = "update")]
+    Kept,
 }
 
 /// Ends the program: on a board the core sleeps (the engine is started from here, or the host
@@ -28,6 +33,8 @@ pub fn finish(outcome: Outcome) -> ! {
     semihosting::process::exit(match outcome {
         Outcome::Loaded => 0,
         Outcome::Failed => 1,
+        #[cfg(feature = "update")]
+        Outcome::Kept => 4,
     });
     #[cfg(not(feature = "qemu"))]
     {
@@ -36,6 +43,15 @@ pub fn finish(outcome: Outcome) -> ! {
             cortex_m::asm::wfi();
         }
     }
+}
+
+/// A system reset (`SYSRESETREQ`): the program starts again from the reset vector. QEMU keeps
+/// the RAM's contents across it (it writes again what `-kernel` and `-device loader` loaded:
+/// the program, slot A and the download area, none of which the update cases change), so the
+/// emulated flash of feature `update` survives it as a board's flash does.
+#[cfg(feature = "update")]
+pub fn reset() -> ! {
+    cortex_m::peripheral::SCB::sys_reset()
 }
 
 /// The panic handler: no formatting machinery. On a board, a fault the debugger shows at the

@@ -25,8 +25,12 @@ mod board;
 mod flash;
 #[cfg(not(feature = "partition"))]
 mod load;
+#[cfg(feature = "update")]
+mod nor;
 #[cfg(feature = "partition")]
 mod part;
+#[cfg(feature = "update")]
+mod update;
 
 use cortex_m_rt::entry;
 use nrtucode::{Flavor, ImageIndex, Region};
@@ -92,7 +96,7 @@ fn main() -> ! {
         ),
     }
     // The partition: its signature and policy, once per boot; nothing is loaded without it.
-    #[cfg(feature = "partition")]
+    #[cfg(all(feature = "partition", not(feature = "update")))]
     let Some(partition) = part::open() else {
         board::finish(Outcome::Failed);
     };
@@ -109,6 +113,58 @@ fn main() -> ! {
         defmt::error!("device memory already taken");
         board::finish(Outcome::Failed);
     };
+    // Feature `update`: the partition comes from one of two slots, and an update is installed
+    // (src/update.rs); it ends the program itself.
+    #[cfg(feature = "update")]
+    update::run(memory);
+    #[cfg(not(feature = "update"))]
+    {
+        let (loaded, failed) = load_engine(
+            #[cfg(feature = "partition")]
+            &partition,
+            memory,
+        );
+        if failed == 0 && loaded > 0 {
+            defmt::info!("engine ready: {} of {} images loaded", loaded, loaded);
+            board::finish(Outcome::Loaded)
+        } else {
+            defmt::error!(
+                "engine not loaded: {} of {} images loaded, {} failed",
+                loaded,
+                loaded + failed,
+                failed
+            );
+            board::finish(Outcome::Failed)
+        }
+    }
+}
+
+/// Feature `update`: logs the engine's summary line, as `main` does without it: `true` when
+/// every image loaded (and at least one).
+#[cfg(feature = "update")]
+fn engine_ready(loaded: u32, failed: u32) -> bool {
+    if failed == 0 && loaded > 0 {
+        defmt::info!("engine ready: {} of {} images loaded", loaded, loaded);
+        true
+    } else {
+        defmt::error!(
+            "engine not loaded: {} of {} images loaded, {} failed",
+            loaded,
+            loaded + failed,
+            failed
+        );
+        false
+    }
+}
+
+/// Loads the engine's images (and, from a partition, its hwdecode tables) into device memory,
+/// each verified and logged: how many loaded and how many failed. (Inlined: as one function with
+/// `main`, the builds without `update` keep their size.)
+#[inline(always)]
+fn load_engine(
+    #[cfg(feature = "partition")] partition: &nrtucode::partition::VerifiedPartition<'_>,
+    memory: &mut DeviceMemory,
+) -> (u32, u32) {
     // On a board the engine and flavor come from the host (a mailbox register, a command);
     // black_box stands in for that, so the compiler cannot resolve the request early.
     let (engine, flavor) = core::hint::black_box((ENGINE, FLAVOR));
@@ -124,7 +180,7 @@ fn main() -> ! {
         let result = load::load(engine, region, flavor, window);
         #[cfg(feature = "partition")]
         let result = part::load(
-            &partition,
+            partition,
             engine,
             part::Item::Image(region),
             flavor,
@@ -141,7 +197,7 @@ fn main() -> ! {
     #[cfg(feature = "partition")]
     for (kind, window) in nrtucode::ProfKind::ALL.into_iter().zip(&mut memory.tables) {
         match part::load(
-            &partition,
+            partition,
             engine,
             part::Item::Table(kind),
             flavor,
@@ -153,16 +209,5 @@ fn main() -> ! {
             Err(()) => failed += 1,
         }
     }
-    if failed == 0 && loaded > 0 {
-        defmt::info!("engine ready: {} of {} images loaded", loaded, loaded);
-        board::finish(Outcome::Loaded)
-    } else {
-        defmt::error!(
-            "engine not loaded: {} of {} images loaded, {} failed",
-            loaded,
-            loaded + failed,
-            failed
-        );
-        board::finish(Outcome::Failed)
-    }
+    (loaded, failed)
 }

@@ -4,9 +4,9 @@
 //! image is then copy-verified (stored) or decode-verified (deflate, feature `deflate`) into its
 //! window against the SHA-256 in the signed table of contents ([`load`]).
 
-use nrtucode::partition::{
-    Blob, LoadError, Loader, Partition, Policy, TableClass, VerifiedPartition,
-};
+use nrtucode::partition::{Blob, LoadError, Loader, VerifiedPartition};
+#[cfg(not(feature = "update"))]
+use nrtucode::partition::{Partition, Policy, TableClass};
 use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region, ResolveErr};
 
 use crate::Loaded;
@@ -15,10 +15,13 @@ include!(concat!(env!("OUT_DIR"), "/partition_key.rs"));
 
 /// The lowest security counter this firmware accepts (`nrtucode pack --security-counter`): a
 /// partition below it is a downgrade. A real loader keeps it where the partition cannot
-/// rewrite it (OTP, a monotonic counter) and raises it after an update.
+/// rewrite it (OTP, a monotonic counter) and raises it after an update. (Feature `update`: the
+/// state record keeps the minimum, raised by each confirmation.)
+#[cfg(not(feature = "update"))]
 pub const MIN_SECURITY_COUNTER: u32 = 1;
 
 /// What the partition must be: at least this counter, the full library's tables.
+#[cfg(not(feature = "update"))]
 const POLICY: Policy = Policy {
     min_security_counter: MIN_SECURITY_COUNTER,
     expected_class: TableClass::Full,
@@ -35,6 +38,7 @@ pub fn scratch() -> Scratch {
 
 /// Parses the partition and checks its signature, key, security counter and class, once.
 /// `None` (logged) when anything is refused: nothing of it is used then.
+#[cfg(not(feature = "update"))]
 pub fn open() -> Option<VerifiedPartition<'static>> {
     let flash = crate::flash::partition();
     let at = flash.as_ptr() as usize;
@@ -92,7 +96,7 @@ impl Item {
 
 /// One item of the engine from the partition into `window`, verified; logged with its name.
 pub fn load(
-    partition: &VerifiedPartition<'static>,
+    partition: &VerifiedPartition<'_>,
     engine: ImageIndex,
     item: Item,
     flavor: Flavor,
@@ -153,14 +157,14 @@ pub fn load(
 /// Resolves the item, then loads it into `window` through its checked way (stored:
 /// copy-verified; deflate: its stream checked, then decode-verified, or refused without the
 /// `deflate` feature): the bytes written and the blob.
-fn read(
-    partition: &VerifiedPartition<'static>,
+fn read<'p>(
+    partition: &VerifiedPartition<'p>,
     engine: ImageIndex,
     item: Item,
     flavor: Flavor,
     window: &mut [u8],
     loader: &mut Scratch,
-) -> Result<(usize, Blob<'static>), ReadError> {
+) -> Result<(usize, Blob<'p>), ReadError> {
     let blob = match item {
         Item::Image(region) => partition.resolve_image(engine, region, flavor, &NoEnv),
         Item::Table(kind) => partition.resolve_hwdecode(engine, kind),

@@ -1,0 +1,220 @@
+//! What an update costs on the Cortex-M, in instructions counted by QEMU (`cargo xtask cost
+//! --what update`, which loads a front fixtures partition with counter 1 at slot A
+//! (0x21000000), the same with counter 2 in the download area (0x21900000: length word, then the
+//! bytes) and with counter 3, `--compress deflate`, in a second one at 0x21c00000). Each step runs
+//! once between the markers `cost_begin` and `cost_end`, on the NOR flash `src/nor.rs` emulates
+//! over PSRAM, and logs what it erased and wrote. Feature `update`, `--no-default-features`.
+#![no_std]
+#![no_main]
+
+#[path = "../src/board.rs"]
+#[allow(dead_code)] // `reset` and `Outcome::Kept` are the loader's
+mod board;
+#[path = "../src/flash.rs"]
+#[allow(dead_code)] // the mailbox is the loader's
+mod flash;
+#[path = "../src/nor.rs"]
+mod nor;
+
+use core::hint::black_box;
+
+use cortex_m_rt::entry;
+use embedded_storage::nor_flash::{NorFlash, ReadNorFlash};
+use nrtucode::partition::TableClass;
+use nrtucode::update::{Config, Layout, Slot, Slots, UpdateError};
+
+use crate::board::Outcome;
+use crate::nor::{NorError, RamFlash};
+
+include!(concat!(env!("OUT_DIR"), "/partition_key.rs"));
+
+/// As src/update.rs lays the flash out.
+const LAYOUT: Layout = Layout {
+    slot_a: 0,
+    slot_b: 0x40_0000,
+    slot_len: 0x40_0000,
+    state: 0x80_0000,
+};
+
+/// The second download area: its length word, then its bytes.
+const LINK_2: usize = 0x21c0_0000;
+
+/// The chunk sizes src/update.rs streams an update in.
+const CHUNKS: [usize; 8] = [1, 7, 300, 4096, 13, 255, 2, 1021];
+
+/// The steps, in order.
+const STEPS: [&str; 9] = [
+    "`state()`, factory flash (no record; slot A's signature read for the minimum)",
+    "`install()` (the active slot checked whole first)",
+    "`Install::write`, the stored update in odd chunks",
+    "`finish()`, stored update: the full check, then the candidate's record",
+    "`boot()`, B on trial: the state scan, a record, B checked whole",
+    "`confirm(B)`",
+    "`state()`, three records (the scan that chooses the slot)",
+    "`Install::write`, the deflate update in odd chunks",
+    "`finish()`, deflate update: the full check, then the candidate's record",
+];
+
+/// Marks the start of a measured step (QEMU's exec log shows the symbol).
+#[unsafe(no_mangle)]
+#[inline(never)]
+extern "C" fn cost_begin(step: u32) {
+    black_box(step);
+}
+
+/// Marks its end.
+#[unsafe(no_mangle)]
+#[inline(never)]
+extern "C" fn cost_end(ok: bool) {
+    black_box(ok);
+}
+
+/// The second download area's bytes.
+fn link_2() -> &'static [u8] {
+    let start = LINK_2 as *const u32;
+    // SAFETY: 0x21c00000 is a 4-aligned word of PSRAM (mps2-an386's XFLASH) below the mailbox
+    // and inside the first download area's region, where `-device loader` writes and nothing
+    // in this program writes or holds a Rust object: a volatile read of the length word.
+    let len = unsafe { start.read_volatile() } as usize;
+    let data = start.wrapping_add(1).cast::<u8>();
+    let room = 0x2200_0000usize.saturating_sub(16 + data as usize);
+    // SAFETY: `data .. data + room` lies in PSRAM below the mailbox, readable for the whole
+    // program and never written by it, so no `&mut` aliases the slice.
+    unsafe { core::slice::from_raw_parts(data, len.min(room)) }
+}
+
+/// Streams `update` in [`CHUNKS`] (steps `write` and `finish` measured, and `install()` with
+/// `measure_install`); what the write and the finish steps did to the flash.
+fn install(
+    slots: &mut Slots<RamFlash>,
+    update: &[u8],
+    write_step: u32,
+    measure_install: bool,
+) -> Result<[nor::Counts; 2], UpdateError<NorError>> {
+    if measure_install {
+        cost_begin(write_step - 1);
+    }
+    let install = slots.install();
+    if measure_install {
+        cost_end(install.is_ok());
+    }
+    let mut install = install?;
+    let mut received = [0u8; 4096];
+    let start = nor::counts();
+    cost_begin(write_step);
+    let mut rest = black_box(update);
+    let mut written = Ok(());
+    for size in CHUNKS.iter().cycle() {
+        if rest.is_empty() || written.is_err() {
+            break;
+        }
+        let (chunk, after) = rest.split_at((*size).min(rest.len()));
+        if let Some(buf) = received.get_mut(..chunk.len()) {
+            buf.copy_from_slice(chunk);
+            written = install.write(buf);
+        }
+        rest = after;
+    }
+    cost_end(written.is_ok());
+    written?;
+    let streamed = nor::counts();
+    cost_begin(write_step + 1);
+    let finished = install.finish();
+    cost_end(finished.is_ok());
+    finished?;
+    Ok([delta(start, streamed), delta(streamed, nor::counts())])
+}
+
+#[entry]
+fn main() -> ! {
+    let Some(mem) = flash::update_flash() else {
+        board::finish(Outcome::Failed);
+    };
+    let mut nor = RamFlash::new(mem);
+    let end = u32::try_from(nor.capacity()).unwrap_or(0);
+    if nor.erase(LAYOUT.slot_len, end).is_err() {
+        board::finish(Outcome::Failed);
+    }
+    let config = Config {
+        layout: LAYOUT,
+        key: PARTITION_KEY,
+        class: TableClass::Front,
+    };
+    let Ok(mut slots) = Slots::new(nor, config) else {
+        board::finish(Outcome::Failed);
+    };
+    let (link, link_2) = (flash::link(), link_2());
+    let mut ok = [false; STEPS.len()];
+    let mut flash = [nor::Counts::default(); STEPS.len()];
+    let counts = |s: &Slots<RamFlash>| s.flash().counts();
+
+    let before = counts(&slots);
+    cost_begin(0);
+    let state = slots.state();
+    cost_end(state.is_ok());
+    ok[0] = state.is_ok();
+    flash[0] = delta(before, counts(&slots));
+
+    let installed = install(&mut slots, link, 2, true);
+    ok[1..4].fill(installed.is_ok());
+    [flash[2], flash[3]] = installed.unwrap_or_default();
+
+    let mut at = counts(&slots);
+    cost_begin(4);
+    let booted = slots.boot().map(|b| (b.slot, b.state.is_trial()));
+    cost_end(booted.is_ok());
+    ok[4] = booted == Ok((Slot::B, true));
+    flash[4] = delta(at, counts(&slots));
+
+    at = counts(&slots);
+    cost_begin(5);
+    let confirmed = slots.confirm(Slot::B);
+    cost_end(confirmed.is_ok());
+    ok[5] = confirmed.is_ok_and(|s| !s.is_trial() && s.min_security_counter == 2);
+    flash[5] = delta(at, counts(&slots));
+
+    at = counts(&slots);
+    cost_begin(6);
+    let state = slots.state();
+    cost_end(state.is_ok());
+    ok[6] = state.is_ok_and(|s| s.active == Slot::B && s.seq == 3);
+    flash[6] = delta(at, counts(&slots));
+
+    let installed = install(&mut slots, link_2, 7, false);
+    ok[7..9].fill(installed.is_ok());
+    [flash[7], flash[8]] = installed.unwrap_or_default();
+
+    for (i, (step, ok)) in STEPS.iter().zip(ok).enumerate() {
+        let f = flash[i];
+        defmt::info!(
+            "{=str}: ok {}, flash {} erases {} writes {} bytes",
+            step,
+            ok,
+            f.erases,
+            f.writes,
+            f.written
+        );
+    }
+    defmt::info!(
+        "sizes: stored update {} bytes, deflate update {} bytes, record {} bytes, {} records per {}-byte sector, 2 sectors",
+        link.len(),
+        link_2.len(),
+        slots.record_len(),
+        slots.records_per_sector(),
+        RamFlash::ERASE_SIZE
+    );
+    board::finish(if ok.iter().all(|&ok| ok) {
+        Outcome::Loaded
+    } else {
+        Outcome::Failed
+    })
+}
+
+/// What was done between two counts.
+fn delta(before: nor::Counts, after: nor::Counts) -> nor::Counts {
+    nor::Counts {
+        erases: after.erases.saturating_sub(before.erases),
+        writes: after.writes.saturating_sub(before.writes),
+        written: after.written.saturating_sub(before.written),
+    }
+}

@@ -1,0 +1,213 @@
+//! Feature `update` (QEMU only): the partition comes from one of two slots in a NOR flash
+//! (`nrtucode::update`), and an update offered by the link is installed into the other one.
+//! README.md, "Updates on the emulated device", has the walkthrough and the cases.
+//!
+//! Each boot, from the reset vector:
+//!
+//! 1. `Slots::boot` chooses the slot (the state record: confirmed, on trial, or reverting) and
+//!    checks it whole; the engine's images are loaded from it, as without `update`;
+//! 2. on trial: the application's self-test is that load; it passed, so the slot is confirmed
+//!    (which raises the minimum security counter), then a reset;
+//! 3. confirmed, and the link offers an update not yet tried in this power cycle: it is
+//!    streamed into the inactive slot in chunks of odd sizes (`Install::write`), checked whole
+//!    (`Install::finish`), then a reset, whether it was accepted or refused;
+//! 4. otherwise the program ends: status 0 when it runs the update (or none was offered), 4
+//!    when the update was refused and the previous partition runs, 1 when the engine failed.
+//!
+//! The mailbox (four words of RAM kept across a reset: magic, boot number, update tried) tells
+//! a reset from a power-on, and stops the loop after the update was tried once: the download
+//! area, written by `-device loader`, offers the same bytes again after every reset.
+
+use embedded_storage::nor_flash::{NorFlash, ReadNorFlash};
+use nrtucode::partition::TableClass;
+use nrtucode::update::{Config, Layout, Slots, State, UpdateError};
+
+use crate::board::{self, Outcome};
+use crate::flash;
+use crate::nor::{NorError, RamFlash};
+use crate::part::{PARTITION_KEY, TEST_KEY};
+
+/// Where the slots and the state are in the emulated flash (memory/mps2-an386.x): slot A at
+/// 0x21000000 (where `-device loader` writes the factory partition), slot B at 0x21400000, 4
+/// MiB each, the two 4 KiB state sectors at 0x21800000.
+pub const LAYOUT: Layout = Layout {
+    slot_a: 0,
+    slot_b: 0x40_0000,
+    slot_len: 0x40_0000,
+    state: 0x80_0000,
+};
+
+/// The table class the update build expects. Two slots of the full fixtures (9.7 MB each) and
+/// a download area do not fit the 16 MiB of PSRAM; the front library's (2.9 MB) do. A board
+/// with a large enough NOR flash uses `Full`, as the `partition` build does.
+pub const CLASS: TableClass = TableClass::Front;
+
+/// The sizes the link delivers the update in, in turn (a radio's or a UART's odd chunks).
+const CHUNKS: [usize; 8] = [1, 7, 300, 4096, 13, 255, 2, 1021];
+
+/// The mailbox's first word once it was written in this power cycle: `NRMB`.
+const MAILBOX_MAGIC: u32 = u32::from_le_bytes(*b"NRMB");
+
+/// Boots in one power cycle before the program gives up (a bug would otherwise reset forever).
+const MAX_BOOTS: u32 = 8;
+
+/// The boot: never returns (a reset, or the end of the program).
+pub fn run(memory: &mut crate::DeviceMemory) -> ! {
+    let mut mailbox = flash::mailbox();
+    let power_on = mailbox[0] != MAILBOX_MAGIC;
+    if power_on {
+        mailbox = [MAILBOX_MAGIC, 0, 0, 0];
+    }
+    let number = mailbox[1];
+    mailbox[1] = number.saturating_add(1);
+    flash::set_mailbox(mailbox);
+    defmt::info!(
+        "boot {}: {=str}",
+        number,
+        if power_on {
+            "power-on"
+        } else {
+            "after a reset"
+        }
+    );
+    if number >= MAX_BOOTS {
+        defmt::error!("{} boots in this power cycle: giving up", number);
+        board::finish(Outcome::Failed);
+    }
+    let Some(mem) = flash::update_flash() else {
+        defmt::error!("the flash is already taken");
+        board::finish(Outcome::Failed);
+    };
+    let mut nor = RamFlash::new(mem);
+    if power_on {
+        // A new board's flash reads 0xFF except where the programmer wrote (slot A); QEMU's RAM
+        // reads 0 at power-on. On a board this erase is the production programmer's.
+        let slot_b = LAYOUT.slot_len;
+        let end = u32::try_from(nor.capacity()).unwrap_or(0);
+        if let Err(e) = nor.erase(slot_b, end) {
+            defmt::error!("power-on erase: {}", e);
+            board::finish(Outcome::Failed);
+        }
+        defmt::info!("flash as a new board's: slot A programmed, the rest erased");
+    }
+    if TEST_KEY {
+        defmt::warn!("partition key: the repository's test key, never for real firmware");
+    }
+    let config = Config {
+        layout: LAYOUT,
+        key: PARTITION_KEY,
+        class: CLASS,
+    };
+    let mut slots = match Slots::new(nor, config) {
+        Ok(slots) => slots,
+        Err(e) => {
+            defmt::error!("flash layout refused: {}", e);
+            board::finish(Outcome::Failed);
+        }
+    };
+    let link = flash::link();
+
+    // 1. Choose the slot, check it whole, load the engine from it.
+    let (slot, state, loaded, runs_update) = {
+        let boot = match slots.boot() {
+            Ok(boot) => boot,
+            Err(e) => {
+                defmt::error!("no slot boots: {}", e);
+                board::finish(Outcome::Failed);
+            }
+        };
+        let p = boot.partition.partition();
+        defmt::info!(
+            "booted slot {}: {} bytes, class {=str}, security counter {}, fell back {}; state {}",
+            boot.slot,
+            p.bytes().len(),
+            p.class().name(),
+            p.security_counter(),
+            boot.fell_back,
+            boot.state
+        );
+        let (images, failed) = crate::load_engine(&boot.partition, memory);
+        let loaded = crate::engine_ready(images, failed);
+        let runs_update = !link.is_empty() && p.bytes() == link;
+        (boot.slot, boot.state, loaded, runs_update)
+    };
+
+    // 2. A trial whose engine loaded is confirmed.
+    if state.is_trial() {
+        if loaded {
+            match slots.confirm(slot) {
+                Ok(s) => defmt::info!(
+                    "confirmed slot {}: minimum security counter {}; reset",
+                    slot,
+                    s.min_security_counter
+                ),
+                Err(e) => defmt::error!("confirm: {}", e),
+            }
+        } else {
+            defmt::warn!(
+                "slot {} on trial not confirmed: its engine did not load",
+                slot
+            );
+        }
+        board::reset();
+    }
+
+    // 3. An update the link offers, once per power cycle.
+    if !link.is_empty() && mailbox[2] == 0 && !runs_update {
+        mailbox[2] = 1;
+        flash::set_mailbox(mailbox);
+        defmt::info!("update offered: {} bytes", link.len());
+        let before = slots.flash().counts();
+        match install(&mut slots, link) {
+            Ok(s) => {
+                let after = slots.flash().counts();
+                defmt::info!(
+                    "update installed into slot {}: {} erases, {} writes, {} bytes written; state {}; reset",
+                    s.active,
+                    after.erases.saturating_sub(before.erases),
+                    after.writes.saturating_sub(before.writes),
+                    after.written.saturating_sub(before.written),
+                    s
+                );
+            }
+            Err(e) => defmt::error!("update refused: {}; reset", e),
+        }
+        board::reset();
+    }
+
+    // 4. Nothing left to do.
+    if !loaded {
+        board::finish(Outcome::Failed);
+    }
+    if runs_update {
+        defmt::info!("running the update from slot {}, confirmed", slot);
+    } else if !link.is_empty() {
+        defmt::warn!("the update was not installed: running slot {}", slot);
+        board::finish(Outcome::Kept);
+    } else {
+        defmt::info!("no update offered: running slot {}", slot);
+    }
+    board::finish(Outcome::Loaded)
+}
+
+/// Streams `update` into the inactive slot as the link delivers it: each chunk copied into a
+/// receive buffer, then written (`Install::write`, any length); then checks it whole.
+fn install(slots: &mut Slots<RamFlash>, update: &[u8]) -> Result<State, UpdateError<NorError>> {
+    let mut install = slots.install()?;
+    defmt::info!("installing into slot {}", install.target());
+    let mut received = [0u8; 4096];
+    let mut rest = update;
+    for size in CHUNKS.iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let (chunk, after) = rest.split_at((*size).min(rest.len()));
+        let Some(buf) = received.get_mut(..chunk.len()) else {
+            break;
+        };
+        buf.copy_from_slice(chunk);
+        install.write(buf)?;
+        rest = after;
+    }
+    install.finish()
+}
