@@ -2,7 +2,7 @@
 //! name, `[package.metadata.capi.library]`, is `nrtucode`; cargo's file is
 //! `libnrtucode_capi.so` only because the Rust crate `nrtucode` is the core), so programs record
 //! the ABI version they were linked against (`readelf -d`, `NEEDED`) and an installed
-//! `libnrtucode.so.0.1.0` can be upgraded in place (`scripts/install-c.sh`). The major number is
+//! `libnrtucode.so.0.2.0` can be upgraded in place (`scripts/install-c.sh`). The major number is
 //! the C ABI's: it changes only when a signature or a return code does.
 
 /// The C library's name: `lib<NAME>.so.<ABI_MAJOR>`, `lib<NAME>.a`, `<NAME>.pc`.

@@ -1,7 +1,7 @@
 //! `cargo xtask package`: packages the publishable crates the way `cargo publish` would (with
 //! verification: each `.crate` is unpacked and built on its own), checks what they hold, then
 //! uses them the way a registry user does: fresh crates outside the workspace that depend on
-//! `nrtucode = "0.1"`, resolved to the unpacked `.crate`s through `[patch.crates-io]`.
+//! `nrtucode = "<the workspace's version>"`, resolved to the unpacked `.crate`s through `[patch.crates-io]`.
 //!
 //! Checks: every `.crate` < 10 MiB (the registry's limit); no packaged file is a build output, a
 //! blob or binary (no NUL byte in any file); no packaged manifest names a `publish = false` crate
@@ -185,7 +185,7 @@ fn check(
     build::consumer(
         &host,
         "host-user",
-        ("nrtucode = \"0.1\"", &patches),
+        (&format!("nrtucode = \"{version}\""), &patches),
         "main.rs",
         HOST_MAIN,
     )?;
@@ -220,11 +220,13 @@ fn check(
     }
 
     let firmware = work.join("firmware-user");
-    let dependency = "nrtucode = { version = \"0.1\", default-features = false, features = [\"gen-cayman\", \"flavor-perf\"] }";
+    let dependency = format!(
+        "nrtucode = {{ version = \"{version}\", default-features = false, features = [\"gen-cayman\", \"flavor-perf\"] }}"
+    );
     build::consumer(
         &firmware,
         "firmware-user",
-        (dependency, &patches),
+        (&dependency, &patches),
         "lib.rs",
         FIRMWARE_LIB,
     )?;
