@@ -309,12 +309,8 @@ fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
             Box::new(|| cargo("bench -p nrtucode-bench --no-run")),
         ),
         (
-            "carve speed vs binutils (informative)",
-            Box::new(|| crate::carve::vs_binutils(meta, &(None, 3))),
-        ),
-        (
-            "carve speed vs cat | sha256sum (informative; README: at or below 1.0x)",
-            Box::new(|| crate::carve::speed(meta, &(None, 7))),
+            "carve speed vs binutils and vs cat | sha256sum (informative; README: at or below 1.0x)",
+            Box::new(|| cargo("bench -p nrtucode-cli --bench carve")),
         ),
         (
             "fuzz the carver, the blob directory check, the partition reader and the deflate decoder (bounded in all)",
