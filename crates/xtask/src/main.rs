@@ -24,7 +24,6 @@ mod miri;
 mod msrv;
 mod nopanic;
 mod package;
-mod panic;
 mod qemu;
 mod reproducible;
 mod size;
