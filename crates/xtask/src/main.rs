@@ -185,6 +185,12 @@ fn main() -> ExitCode {
     }
 }
 
+/// Runs the task of the command line `args` (`cargo xtask ARGS`; a step of `ci`).
+fn run_args(args: &[&str]) -> Result<(), String> {
+    let args = std::iter::once("cargo xtask").chain(args.iter().copied());
+    run(Cli::try_parse_from(args).map_err(|e| e.to_string())?.task)
+}
+
 fn run(task: Task) -> Result<(), String> {
     let meta = &Metadata::load()?;
     std::env::set_current_dir(&meta.root)
