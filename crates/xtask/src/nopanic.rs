@@ -191,9 +191,12 @@ fn hint(target_dir: &Path, target: &str, opt: &str) -> String {
     )
 }
 
-/// The functions of `elf` (outside the panic machinery) that call into it, each with the
-/// entries it calls, and how many function symbols the ELF has (none: an error).
-pub fn callers(elf: &Path) -> Result<(Vec<(String, Vec<String>)>, usize), String> {
+/// A function that calls into the panic machinery, and the entries it calls.
+pub type Caller = (String, Vec<String>);
+
+/// The functions of `elf` (outside the panic machinery) that call into it, and how many
+/// function symbols the ELF has (none: an error).
+pub fn callers(elf: &Path) -> Result<(Vec<Caller>, usize), String> {
     let data = crate::files::read(elf)?;
     let file = object::File::parse(&*data)
         .map_err(|e| format!("{} is not an ELF file: {e}", elf.display()))?;
