@@ -1,8 +1,8 @@
 //! `cargo xtask bench [--measure instructions|time] [--lto] [--quick]`: the cost of one resolver
 //! call, ours, the C look-alike (gcc -O2, in the same binary) and the dense-array ideal, over
-//! the fixed input mix of crates/nrtucode-bench, in the fixed 30-variable environment of
-//! [`crate::env30`]. One table each, with ratios to the C resolver and to the ideal on the same
-//! inputs ([`env30::ROWS`]).
+//! the fixed input mix of crates/nrtucode-bench, in its fixed 30-variable environment
+//! ([`MEASURE_ENV`]). One table each, with ratios to the C resolver and to the ideal on the same
+//! inputs ([`ROWS`]).
 //!
 //! - `instructions`: Ir per call under `valgrind --tool=callgrind`, and net of the harness (loop
 //!   + fold, the `empty` row); the partition paths from a binary of their own.
@@ -18,7 +18,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::build;
-use crate::env30::{self, ROWS};
 use crate::metadata::Metadata;
 
 /// The measures of `bench` (their options: `--lto`, `--quick`).
@@ -34,6 +33,57 @@ pub const CASES: [crate::Case<(bool, bool)>; 2] = [
         |m, (lto, quick)| time(m, *lto, *quick),
     ),
 ];
+
+/// The rows of the `instructions` and `bench` tables, in order: path, its C counterpart, its
+/// ideal counterpart. `bench` has no partition benchmarks and leaves the `partition_` rows out.
+const ROWS: [(&str, Option<&str>, Option<&str>); 13] = [
+    ("ours_explicit", Some("c_explicit"), Some("ideal_explicit")),
+    (
+        "ours_explicit_std",
+        Some("c_explicit"),
+        Some("ideal_explicit"),
+    ),
+    ("ours_auto_std", Some("c_auto"), None),
+    ("ours_auto_snapshot", Some("c_auto"), None),
+    ("ours_hwdecode", Some("c_hwdecode"), Some("ideal_hwdecode")),
+    (
+        "partition_explicit",
+        Some("c_explicit"),
+        Some("ideal_explicit"),
+    ),
+    (
+        "partition_hwdecode",
+        Some("c_hwdecode"),
+        Some("ideal_hwdecode"),
+    ),
+    ("c_explicit", None, None),
+    ("c_auto", None, None),
+    ("c_hwdecode", None, None),
+    ("ideal_explicit", None, None),
+    ("ideal_hwdecode", None, None),
+    ("empty", None, None),
+];
+
+/// The environment the resolvers are measured in, `NAME=value` lines (and `#` comments).
+const MEASURE_ENV: &str = include_str!("../../nrtucode-bench/measure-env.txt");
+
+/// `program` run with [`MEASURE_ENV`], then `extra`, as its whole environment, in that order
+/// (`env -i NAME=value… PROGRAM`: `Command::envs` would pass them sorted by name, and the order
+/// shows in the counts, e.g. 958.7 against 967.0 instructions for flavor 0 with `StdEnv`).
+fn measured(program: impl AsRef<OsStr>, extra: &[(&str, &OsStr)]) -> Command {
+    let mut command = Command::new("env");
+    command
+        .arg("-i")
+        .args(MEASURE_ENV.lines().filter(|l| !l.starts_with('#')));
+    for (name, value) in extra {
+        let mut pair = OsString::from(name);
+        pair.push("=");
+        pair.push(value);
+        command.arg(pair);
+    }
+    command.arg(program);
+    command
+}
 
 /// Passes over the mix inside the measured function.
 const PASSES: &str = "2000";
@@ -59,10 +109,10 @@ fn with_lto<'a>(command: &'a mut Command, lto: bool, profile: &str) -> &'a mut C
     command
 }
 
-/// The `environment:` line of both tables, with what the process sees besides [`env30`].
+/// The `environment:` line of both tables, with what the process sees besides [`MEASURE_ENV`].
 fn environment(count: impl std::fmt::Display, besides: &str) -> String {
     format!(
-        "environment: {count} variables (crates/xtask/src/env30.rs + {besides}); NEURON_UCODE_FLAVOR and NRTUCODE_MPLUS_ON_MARIANA unset"
+        "environment: {count} variables (crates/nrtucode-bench/measure-env.txt + {besides}); NEURON_UCODE_FLAVOR and NRTUCODE_MPLUS_ON_MARIANA unset"
     )
 }
 
@@ -119,7 +169,7 @@ fn valgrind() -> Result<PathBuf, String> {
 
 /// `valgrind --tool=callgrind ARGS` in the measured environment; (stdout, stderr).
 fn callgrind(valgrind: &Path, args: &[&OsStr]) -> Result<(String, String), String> {
-    let mut command = env30::command(valgrind, &[]);
+    let mut command = measured(valgrind, &[]);
     command.arg("--tool=callgrind").args(args);
     let shown = format!("{command:?}");
     let out = command
@@ -294,7 +344,7 @@ fn time(meta: &Metadata, lto: bool, quick: bool) -> Result<(), String> {
     let err = file
         .try_clone()
         .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
-    let mut bench = env30::command(&exe, &[("CRITERION_HOME", home.as_os_str())]);
+    let mut bench = measured(&exe, &[("CRITERION_HOME", home.as_os_str())]);
     bench.args([
         "--bench",
         "--noplot",
@@ -317,7 +367,10 @@ fn time(meta: &Metadata, lto: bool, quick: bool) -> Result<(), String> {
     );
     println!(
         "{}",
-        environment(env30::MEASURE_ENV.len() + 1, "CRITERION_HOME")
+        environment(
+            MEASURE_ENV.lines().filter(|l| !l.starts_with('#')).count() + 1,
+            "CRITERION_HOME"
+        )
     );
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
@@ -433,6 +486,21 @@ mod tests {
         assert!(out.contains(&format!(
             "| c_explicit         |    100.0 |     90.0 | {blank} | {blank} | \n"
         )));
+    }
+
+    #[test]
+    fn the_command_passes_the_variables_in_order_then_the_extra_ones() {
+        let c = measured("/bin/true", &[("CRITERION_HOME", OsStr::new("/t/c"))]);
+        let args: Vec<&OsStr> = c.get_args().collect();
+        assert_eq!(
+            (c.get_program(), args[0], args.len()),
+            ("env".as_ref(), "-i".as_ref(), 33)
+        );
+        assert_eq!(args[1], "HOSTNAME=trn1-host-0042");
+        assert_eq!(
+            args[30..],
+            ["_=/usr/bin/env", "CRITERION_HOME=/t/c", "/bin/true"]
+        );
     }
 
     #[test]

@@ -1,63 +1,260 @@
-//! `cargo xtask ci`: every check of the repository in order, as `.ci/run` ran them, after the
-//! toolchains and tools are installed (`.ci/run` does that, then runs this). Each step prints
-//! its start time; the run ends with one summary of the seconds each step took.
+//! `cargo xtask ci`: every check of the repository in order, after the toolchains and tools are
+//! installed (`.ci/run` does that, then runs this). Each step prints its start time; the run
+//! ends with one summary of the seconds each step took.
+//!
+//! A step is a title and its command lines ([`STEPS`]), run in order from the workspace root:
+//! `DIR: ` first runs it in the separate workspace `DIR` (the templates, fuzz, tests/no_std),
+//! `NAME=value` words before the program set its environment, and `xtask TASK …` runs one of
+//! this crate's tasks. `{work}` is a scratch directory of the step (removed after it),
+//! `{target}` the target directory, `{fuzz}` the seconds per fuzz target. `cargo` is rustup's
+//! proxy (for `+nightly`).
 
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::build::{cmd, path_str, scratch, status};
 use crate::metadata::Metadata;
 
-/// The fuzz targets, all run by `ci` within one time budget.
-pub const FUZZ_TARGETS: [&str; 5] = crate::fuzz::TARGETS;
-
-/// The hosts the core, the C ABI, the carve library and the CLI type-check for: Mach-O, COFF
-/// (no per-blob link_section there) and aarch64 Linux.
-const PORTABLE_HOSTS: [&str; 3] = [
-    "x86_64-apple-darwin",
-    "x86_64-pc-windows-msvc",
-    "aarch64-unknown-linux-gnu",
-];
-
-const THUMB: &str = "thumbv7em-none-eabihf";
-const RISCV: &str = "riscv32imac-unknown-none-elf";
-
-/// `cargo ARGS` (rustup's proxy, as `.ci/run` ran them) from the workspace root.
-fn cargo(args: &str) -> Result<(), String> {
-    status(&mut cmd("cargo", args))
-}
-
-/// The CLI's test files with cases ignored unless run as root (`#[ignore = "needs root…"]`).
-pub const ROOT_TESTS: [&str; 3] = ["atomic_write", "hostile", "bounded_io"];
-
-/// The name of the step that runs README's test command.
+/// The title of the step that runs README's test command (`--skip-workspace-tests` leaves it
+/// out: `.ci/run` runs it itself, in so many words, first).
 const WORKSPACE_TESTS: &str = "tests: cargo test --workspace (README's test command)";
 
-/// One step of CI: a name and what it runs.
-type Step<'a> = (&'a str, Box<dyn Fn() -> Result<(), String> + 'a>);
+/// Every step: its title and its command lines.
+const STEPS: [(&str, &[&str]); 28] = [
+    (
+        "format",
+        &[
+            "cargo fmt --all -- --check",
+            "tests/no_std: cargo fmt -- --check",
+            "examples/bare-metal: cargo fmt -- --check",
+            "examples/riscv-virt: cargo fmt -- --check",
+            "fuzz: cargo fmt -- --check",
+        ],
+    ),
+    (
+        "clippy (-D warnings, all targets, all features)",
+        &["cargo clippy --workspace --all-targets --all-features -- -D warnings"],
+    ),
+    // Includes crates/nrtucode-env-stress (StdEnv racing std::env::set_var on another thread in
+    // an edition-2021 safe program, 3 s: issue 9), the repository policy
+    // (crates/xtask/tests/policy), the generated tables up to date
+    // (crates/nrtucode-codegen/tests/up_to_date.rs) and the carve bench's self-check.
+    (WORKSPACE_TESTS, &["cargo test --workspace"]),
+    (
+        "the CLI's tests ignored where they cannot run, run here as root: tmpfs mounts, carving as nobody, resolve, pack and key -o onto device nodes made with mknod",
+        // Every test file with `#[ignore = "needs root…"]` cases (a unit test below checks).
+        &[
+            "cargo test -p nrtucode-cli --test atomic_write --test hostile --test bounded_io -- --ignored",
+        ],
+    ),
+    (
+        "README's main job: the loader example on the built-in fixtures",
+        &["cargo run --quiet --example loader"],
+    ),
+    (
+        "front-library feature selection: core, C ABI and differential oracle",
+        // The core's doc examples assume the full set: its tests only (`--tests`).
+        &[
+            "cargo test -p nrtucode --tests --no-default-features --features front",
+            "cargo test -p nrtucode-capi --no-default-features --features front",
+            "cargo test -p nrtucode-conformance --no-default-features --features front",
+        ],
+    ),
+    (
+        "feature digest: every blob verifies, fixtures and a carved blob directory",
+        &[
+            "cargo test -p nrtucode --features digest",
+            "cargo run --quiet -p nrtucode-lookalike -- --library full --out {work}/la --build",
+            "cargo run --quiet -p nrtucode-cli -- carve {work}/la/libnrtucode_internal.so --out {work}/blobs",
+            "cargo run --quiet -p nrtucode-cli -- check {work}/blobs",
+            "NRTUCODE_BLOB_DIR={work}/blobs cargo test -p nrtucode --features digest --test digest --test blob_layout --test blob_origin",
+        ],
+    ),
+    // The oracle over full partitions and the CLI and pack tests run under `cargo test
+    // --workspace`, the oracle over front partitions in the front step; the portable hosts
+    // check `partition` in the portable-hosts step. The size is informative (docs/partition.md
+    // quotes it).
+    (
+        "signed partitions: the reader alone (no blob embedded) on bare metal and other hosts; a pack and its inspect; flash cost of the verifier",
+        &[
+            "cargo build -p nrtucode --target thumbv7em-none-eabihf --no-default-features --features partition",
+            "cargo build -p nrtucode --target riscv32imac-unknown-none-elf --no-default-features --features partition",
+            "cargo test -p nrtucode --no-default-features --features partition --lib",
+            "xtask size --what partition",
+            "cargo run --quiet -p nrtucode-cli -- pack --fixtures full -o {work}/full.part --key keys/test-ed25519.pem",
+            "cargo run --quiet -p nrtucode-cli -- inspect {work}/full.part --public-key keys/test-ed25519.pub.pem",
+        ],
+    ),
+    (
+        "no_std cross build (thumbv7em-none-eabihf)",
+        &[
+            "cargo build -p nrtucode --target thumbv7em-none-eabihf --no-default-features",
+            "cargo build -p nrtucode --target thumbv7em-none-eabihf --no-default-features --features defmt",
+            "cargo build -p nrtucode --target thumbv7em-none-eabihf --no-default-features --features digest,defmt",
+            "cargo build -p nrtucode --target thumbv7em-none-eabihf",
+        ],
+    ),
+    // digest alone is built by the partition step (partition implies it) and defmt alone for
+    // thumbv7em above; src/ has no `not(feature)` code: the two ends of the matrix.
+    (
+        "more bare-metal targets: the core for RISC-V (riscv32imac) and AArch64 (aarch64-unknown-none), one generation and flavor, without and with digest and defmt",
+        &[
+            "cargo build -p nrtucode --target riscv32imac-unknown-none-elf --no-default-features --features gen-cayman,flavor-perf",
+            "cargo build -p nrtucode --target riscv32imac-unknown-none-elf --no-default-features --features gen-cayman,flavor-perf,digest,defmt",
+            "cargo build -p nrtucode --target aarch64-unknown-none --no-default-features --features gen-cayman,flavor-perf",
+            "cargo build -p nrtucode --target aarch64-unknown-none --no-default-features --features gen-cayman,flavor-perf,digest,defmt",
+        ],
+    ),
+    // Every optional feature of the core at once (partition implies digest); Mach-O, COFF (no
+    // per-blob link_section there) and aarch64 Linux.
+    (
+        "portable hosts: the core (with partition), the C ABI, the carve library and the CLI type-check for macOS, Windows (no per-blob link_section there) and aarch64 Linux",
+        &[
+            "cargo check -p nrtucode --features std,digest,defmt,partition --target x86_64-apple-darwin",
+            "cargo check -p nrtucode-capi --target x86_64-apple-darwin",
+            "cargo check -p nrtucode-carve -p nrtucode-cli --target x86_64-apple-darwin",
+            "cargo check -p nrtucode --features std,digest,defmt,partition --target x86_64-pc-windows-msvc",
+            "cargo check -p nrtucode-capi --target x86_64-pc-windows-msvc",
+            "cargo check -p nrtucode-carve -p nrtucode-cli --target x86_64-pc-windows-msvc",
+            "cargo check -p nrtucode --features std,digest,defmt,partition --target aarch64-unknown-linux-gnu",
+            "cargo check -p nrtucode-capi --target aarch64-unknown-linux-gnu",
+            "cargo check -p nrtucode-carve -p nrtucode-cli --target aarch64-unknown-linux-gnu",
+        ],
+    ),
+    // The StdEnv example checks flavor 0 against its environment: once more with a flavor set.
+    (
+        "doc tests and docs: the StdEnv example once more with a flavor set, rustdoc -D warnings, no link leaves the docs (README's test command runs every doc test)",
+        &[
+            "NEURON_UCODE_FLAVOR=test cargo test -p nrtucode --features std --doc StdEnv",
+            "RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps",
+            "xtask docs --case links",
+        ],
+    ),
+    (
+        "release build of the workspace (CLI, C libraries)",
+        &[
+            "cargo build --release --workspace",
+            "ls -l {target}/release/nrtucode {target}/release/libnrtucode_capi.a {target}/release/libnrtucode_capi.so",
+        ],
+    ),
+    (
+        "docs as docs.rs builds them (nightly, --cfg docsrs, the metadata's features, -D warnings)",
+        &["xtask docs --case docsrs"],
+    ),
+    (
+        "the oldest Rust the core builds with (its rust-version): a fresh crate resolving and building with it, host and thumbv7em",
+        &["xtask msrv"],
+    ),
+    (
+        "packages: cargo package with verification, < 10 MiB, no binaries; used from fresh crates (host, thumbv7em) and the packaged CLI",
+        &["xtask package"],
+    ),
+    // crates/nrtucode-capi/tests/install_c.rs; `--workspace` keeps README's test command's
+    // features: nothing is built again.
+    (
+        "C library: scripts/install-c.sh into temporary prefixes, C programs through pkg-config (shared, then static), refusals, uninstall, hostile cases",
+        &["cargo test --workspace --test install_c -- --ignored"],
+    ),
+    (
+        "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",
+        &["xtask nopanic"],
+    ),
+    (
+        "bare-metal template: blobs in XFLASH, internal flash < 16 KiB, gc per blob",
+        &[
+            "examples/bare-metal: cargo clippy --quiet --release --locked --bins --examples -- -D warnings",
+            "examples/bare-metal: cargo clippy --quiet --release --locked --bins --examples --features qemu,const-resolve -- -D warnings",
+            "xtask bare-metal",
+        ],
+    ),
+    (
+        "bare metal under QEMU: the template on mps2-an386 (intact, tampered, erased flash; decoded defmt log), a RISC-V loader on virt",
+        &[
+            "xtask qemu --case arm",
+            "examples/riscv-virt: cargo clippy --quiet --release --locked -- -D warnings",
+            "xtask qemu --case riscv",
+        ],
+    ),
+    (
+        "the template README's walkthrough, as written: carve (the look-alike for the vendor library), build a copy of the template from the carve, boot it under QEMU",
+        &["xtask qemu --case walkthrough"],
+    ),
+    (
+        "the template with feature partition under QEMU: no blob linked, the signed partition loaded on its own at 0x21000000, every tamper case refused (decoded log, exit status), the README's three commands as written",
+        &[
+            "examples/bare-metal: cargo clippy --quiet --release --locked --bins --no-default-features --features partition,deflate -- -D warnings",
+            "examples/bare-metal: cargo clippy --quiet --release --locked --bins --no-default-features --features qemu,partition -- -D warnings",
+            "examples/bare-metal: cargo clippy --quiet --release --locked --bins --examples --no-default-features --features qemu,deflate -- -D warnings",
+            "xtask qemu --case partition",
+        ],
+    ),
+    (
+        "the template with feature update under QEMU: slot A boots, an update streamed into slot B boots on trial, is confirmed and boots again across resets; a changed, a cut-off and a downgraded update are refused and slot A keeps booting",
+        &[
+            "examples/bare-metal: cargo clippy --quiet --release --locked --bins --examples --no-default-features --features update -- -D warnings",
+            "xtask qemu --case update",
+        ],
+    ),
+    (
+        "reproducible firmware: the template from two checkouts puts the same bytes into flash",
+        &["xtask reproducible"],
+    ),
+    (
+        "deflate codec: round trips, refusals, real firmware (cyw43-firmware crate) against gzip -9, fixtures stay stored",
+        &[
+            "cargo test -p nrtucode-deflate -- --include-ignored",
+            "cargo build -p nrtucode --target thumbv7em-none-eabihf --no-default-features --features gen-cayman,flavor-perf,deflate,defmt",
+        ],
+    ),
+    (
+        "miri",
+        &[
+            "xtask miri",
+            "cargo +nightly miri test -p nrtucode-capi --lib",
+        ],
+    ),
+    (
+        "benchmarks: the lookups' compile; the carve against binutils and cat | sha256sum (informative; README: at or below 1.0x)",
+        &[
+            "cargo bench -p nrtucode-bench --no-run",
+            "cargo bench -p nrtucode-cli --bench carve",
+        ],
+    ),
+    (
+        "fuzz the carver, the blob directory check, the partition reader and the deflate decoder (bounded in all)",
+        &["xtask fuzz --seconds {fuzz}"],
+    ),
+];
 
 /// Runs every step, stopping at the first that fails; prints the summary either way.
 pub fn run(meta: &Metadata, fuzz_seconds: u64, skip_workspace_tests: bool) -> Result<(), String> {
-    let mut steps = steps(meta, fuzz_seconds);
-    if skip_workspace_tests {
-        steps.retain(|(name, _)| *name != WORKSPACE_TESTS);
-    }
+    let per_target = (fuzz_seconds / crate::fuzz::TARGETS.len() as u64).max(1);
     let started = Instant::now();
     let mut took: Vec<(&str, Duration)> = Vec::new();
     let mut failed = None;
-    for (name, step) in &steps {
-        println!("\n==> [{:4}s] {name}", started.elapsed().as_secs());
+    for (title, lines) in STEPS {
+        if skip_workspace_tests && title == WORKSPACE_TESTS {
+            continue;
+        }
+        println!("\n==> [{:4}s] {title}", started.elapsed().as_secs());
         let t = Instant::now();
-        let result = step();
-        took.push((name, t.elapsed()));
+        let work = scratch(meta, "ci")?;
+        let fill = |line: &str| -> Result<String, String> {
+            Ok(line
+                .replace("{work}", path_str(&work)?)
+                .replace("{target}", path_str(&meta.target_dir)?)
+                .replace("{fuzz}", &per_target.to_string()))
+        };
+        let result = lines.iter().try_for_each(|line| run_line(&fill(line)?));
+        let _ = std::fs::remove_dir_all(&work);
+        took.push((title, t.elapsed()));
         if let Err(e) = result {
-            failed = Some(format!("step \"{name}\": {e}"));
+            failed = Some(format!("step \"{title}\": {e}"));
             break;
         }
     }
     println!("\n==> summary: seconds per step");
-    for (name, d) in &took {
-        println!("{:6.0}  {name}", d.as_secs_f64());
+    for (title, d) in &took {
+        println!("{:6.0}  {title}", d.as_secs_f64());
     }
     println!("{:6.0}  total", started.elapsed().as_secs_f64());
     match failed {
@@ -69,287 +266,27 @@ pub fn run(meta: &Metadata, fuzz_seconds: u64, skip_workspace_tests: bool) -> Re
     }
 }
 
-fn steps(meta: &Metadata, fuzz_seconds: u64) -> Vec<Step<'_>> {
-    let per_target = (fuzz_seconds / FUZZ_TARGETS.len() as u64).max(1);
-    vec![
-        (
-            "format",
-            Box::new(|| {
-                cargo("fmt --all -- --check")?;
-                for dir in [
-                    "tests/no_std",
-                    "examples/bare-metal",
-                    "examples/riscv-virt",
-                    "fuzz",
-                ] {
-                    status(&mut in_dir(dir, "fmt -- --check"))?;
-                }
-                Ok(())
-            }),
-        ),
-        (
-            "clippy (-D warnings, all targets, all features)",
-            Box::new(|| cargo("clippy --workspace --all-targets --all-features -- -D warnings")),
-        ),
-        // Includes crates/nrtucode-env-stress (StdEnv racing std::env::set_var on another thread
-        // in an edition-2021 safe program, 3 s: issue 9), the repository policy
-        // (crates/xtask/tests/policy) and the generated tables up to date
-        // (crates/nrtucode-codegen/tests/up_to_date.rs).
-        (WORKSPACE_TESTS, Box::new(|| cargo("test --workspace"))),
-        (
-            "the CLI's tests ignored where they cannot run, run here as root: tmpfs mounts, carving as nobody, resolve, pack and key -o onto device nodes made with mknod",
-            Box::new(|| {
-                // One run of every test file with `#[ignore = "needs root…"]` cases.
-                let tests: Vec<String> = ROOT_TESTS.iter().map(|t| format!("--test {t}")).collect();
-                cargo(&format!(
-                    "test -p nrtucode-cli {} -- --ignored",
-                    tests.join(" ")
-                ))
-            }),
-        ),
-        (
-            "README's main job: the loader example on the built-in fixtures",
-            Box::new(|| status(cmd("cargo", "run --example loader").stdout(Stdio::null()))),
-        ),
-        (
-            "front-library feature selection: core, C ABI and differential oracle",
-            Box::new(|| {
-                // The core's doc examples assume the full set: its tests only (`--tests`).
-                cargo("test -p nrtucode --tests --no-default-features --features front")?;
-                cargo("test -p nrtucode-capi --no-default-features --features front")?;
-                cargo("test -p nrtucode-conformance --no-default-features --features front")
-            }),
-        ),
-        (
-            "feature digest: every blob verifies, fixtures and a carved blob directory",
-            Box::new(|| {
-                cargo("test -p nrtucode --features digest")?;
-                let work = scratch(meta, "digest")?;
-                let blobs = crate::build::carved_lookalike(&work)?;
-                crate::build::run_quiet("nrtucode-cli", &["check", path_str(&blobs)?])?;
-                status(
-                cmd("cargo", "test -p nrtucode --features digest --test digest --test blob_layout --test blob_origin")
-                    .env("NRTUCODE_BLOB_DIR", &blobs),
-            )?;
-                let _ = std::fs::remove_dir_all(&work);
-                Ok(())
-            }),
-        ),
-        (
-            "signed partitions: the reader alone (no blob embedded) on bare metal and other hosts; a pack and its inspect; flash cost of the verifier",
-            Box::new(|| {
-                // The oracle over full partitions and the CLI and pack tests run under `cargo test
-                // --workspace`, the oracle over front partitions in the front step; the portable
-                // hosts check `partition` in the portable-hosts step.
-                bare_core(THUMB, "partition")?;
-                bare_core(RISCV, "partition")?;
-                cargo("test -p nrtucode --no-default-features --features partition --lib")?;
-                crate::size::partition(meta, &true)?; // informative: docs/partition.md quotes it
-                let work = scratch(meta, "partition")?;
-                let part = work.join("full.part");
-                let part = path_str(&part)?;
-                cargo(&format!(
-                    "run --quiet -p nrtucode-cli -- pack --fixtures full -o {part} --key keys/test-ed25519.pem"
-                ))?;
-                let inspect = format!(
-                    "run --quiet -p nrtucode-cli -- inspect {part} --public-key keys/test-ed25519.pub.pem"
-                );
-                status(cmd("cargo", &inspect).stdout(Stdio::null()))?;
-                let _ = std::fs::remove_dir_all(&work);
-                Ok(())
-            }),
-        ),
-        (
-            "no_std cross build (thumbv7em-none-eabihf)",
-            Box::new(|| {
-                for features in ["", "defmt", "digest,defmt"] {
-                    bare_core(THUMB, features)?;
-                }
-                cargo(&format!("build -p nrtucode --target {THUMB}"))
-            }),
-        ),
-        (
-            "more bare-metal targets: the core for RISC-V (riscv32imac) and AArch64 (aarch64-unknown-none), one generation and flavor, without and with digest and defmt",
-            Box::new(|| {
-                // digest alone is built by the partition step (partition implies it) and defmt alone
-                // for thumbv7em above; src/ has no `not(feature)` code: the two ends of the matrix.
-                for target in [RISCV, "aarch64-unknown-none"] {
-                    bare_core(target, "gen-cayman,flavor-perf")?;
-                    bare_core(target, "gen-cayman,flavor-perf,digest,defmt")?;
-                }
-                Ok(())
-            }),
-        ),
-        (
-            "portable hosts: the core (with partition), the C ABI, the carve library and the CLI type-check for macOS, Windows (no per-blob link_section there) and aarch64 Linux",
-            Box::new(|| {
-                for target in PORTABLE_HOSTS {
-                    // Every optional feature of the core at once (partition implies digest).
-                    cargo(&format!(
-                        "check -p nrtucode --features std,digest,defmt,partition --target {target}"
-                    ))?;
-                    cargo(&format!("check -p nrtucode-capi --target {target}"))?;
-                    cargo(&format!(
-                        "check -p nrtucode-carve -p nrtucode-cli --target {target}"
-                    ))?;
-                }
-                Ok(())
-            }),
-        ),
-        (
-            "doc tests and docs: the StdEnv example once more with a flavor set, rustdoc -D warnings, no link leaves the docs (README's test command runs every doc test)",
-            Box::new(|| {
-                // The StdEnv example checks flavor 0 against its environment: once more with a
-                // flavor set.
-                status(
-                    cmd("cargo", "test -p nrtucode --features std --doc StdEnv")
-                        .env("NEURON_UCODE_FLAVOR", "test"),
-                )?;
-                status(
-                    cmd("cargo", "doc --workspace --no-deps").env("RUSTDOCFLAGS", "-D warnings"),
-                )?;
-                crate::docs::doc_links(meta, &[]) // no link in the rendered docs leaves them
-            }),
-        ),
-        (
-            "release build of the workspace (CLI, C libraries)",
-            Box::new(|| {
-                cargo("build --release --workspace")?;
-                for file in ["nrtucode", "libnrtucode_capi.a", "libnrtucode_capi.so"] {
-                    let path = meta.target_dir.join("release").join(file);
-                    let len = std::fs::metadata(&path)
-                        .map_err(|e| format!("{}: {e}", path.display()))?
-                        .len();
-                    println!("{len:>10}  {}", path.display());
-                }
-                Ok(())
-            }),
-        ),
-        (
-            "docs as docs.rs builds them (nightly, --cfg docsrs, the metadata's features, -D warnings)",
-            Box::new(|| crate::docs::docsrs(meta)),
-        ),
-        (
-            "the oldest Rust the core builds with (its rust-version): a fresh crate resolving and building with it, host and thumbv7em",
-            Box::new(|| crate::msrv::run(meta)),
-        ),
-        (
-            "packages: cargo package with verification, < 10 MiB, no binaries; used from fresh crates (host, thumbv7em) and the packaged CLI",
-            Box::new(|| crate::package::run(meta, &[])),
-        ),
-        // crates/nrtucode-capi/tests/install_c.rs; `--workspace` keeps README's test command's
-        // features: nothing is built again.
-        (
-            "C library: scripts/install-c.sh into temporary prefixes, C programs through pkg-config (shared, then static), refusals, uninstall, hostile cases",
-            Box::new(|| cargo("test --workspace --test install_c -- --ignored")),
-        ),
-        (
-            "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",
-            Box::new(|| crate::nopanic::run(meta)),
-        ),
-        (
-            "bare-metal template: blobs in XFLASH, internal flash < 16 KiB, gc per blob",
-            Box::new(|| {
-                clippy_release("examples/bare-metal", "--bins --examples")?;
-                clippy_release(
-                    "examples/bare-metal",
-                    "--bins --examples --features qemu,const-resolve",
-                )?;
-                crate::bare_metal::run(meta)
-            }),
-        ),
-        (
-            "bare metal under QEMU: the template on mps2-an386 (intact, tampered, erased flash; decoded defmt log), a RISC-V loader on virt",
-            Box::new(|| {
-                crate::qemu::arm(meta, &())?;
-                clippy_release("examples/riscv-virt", "")?;
-                crate::qemu::riscv(meta, &())
-            }),
-        ),
-        (
-            "the template README's walkthrough, as written: carve (the look-alike for the vendor library), build a copy of the template from the carve, boot it under QEMU",
-            Box::new(|| crate::qemu::walkthrough(meta, &())),
-        ),
-        (
-            "the template with feature partition under QEMU: no blob linked, the signed partition loaded on its own at 0x21000000, every tamper case refused (decoded log, exit status), the README's three commands as written",
-            Box::new(|| {
-                for features in ["partition,deflate", "qemu,partition", "update"] {
-                    clippy_release(
-                        "examples/bare-metal",
-                        &format!("--bins --no-default-features --features {features}"),
-                    )?;
-                }
-                clippy_release(
-                    "examples/bare-metal",
-                    "--bins --examples --no-default-features --features qemu,deflate",
-                )?;
-                crate::qemu::partition(meta, &()).and_then(|()| crate::qemu_update::run(meta, &()))
-            }),
-        ),
-        (
-            "reproducible firmware: the template from two checkouts puts the same bytes into flash",
-            Box::new(|| crate::reproducible::run(meta)),
-        ),
-        (
-            "deflate codec: round trips, refusals, real firmware (cyw43-firmware crate) against gzip -9, fixtures stay stored",
-            Box::new(|| {
-                cargo("test -p nrtucode-deflate -- --include-ignored")?;
-                bare_core(THUMB, "gen-cayman,flavor-perf,deflate,defmt")
-            }),
-        ),
-        (
-            "miri",
-            Box::new(|| {
-                crate::miri::run()?;
-                cargo("+nightly miri test -p nrtucode-capi --lib")
-            }),
-        ),
-        (
-            "benchmarks compile",
-            Box::new(|| cargo("bench -p nrtucode-bench --no-run")),
-        ),
-        (
-            "carve speed vs binutils (informative)",
-            Box::new(|| crate::carve::vs_binutils(meta, &(None, 3))),
-        ),
-        (
-            "carve speed vs cat | sha256sum (informative; README: at or below 1.0x)",
-            Box::new(|| crate::carve::speed(meta, &(None, 7))),
-        ),
-        (
-            "fuzz the carver, the blob directory check, the partition reader and the deflate decoder (bounded in all)",
-            Box::new(move || crate::fuzz::run(meta, per_target, &FUZZ_TARGETS.map(String::from))),
-        ),
-    ]
-}
-
-/// `cargo ARGS` (rustup's proxy) in the separate workspace `dir` (the templates, fuzz,
-/// tests/no_std).
-fn in_dir(dir: &str, args: &str) -> Command {
-    let mut command = cmd("cargo", args);
-    command.current_dir(dir);
-    command
-}
-
-/// `cargo clippy --quiet --release --locked ARGS -- -D warnings` in the separate workspace `dir`
-/// (the bare-metal template, the RISC-V loader).
-fn clippy_release(dir: &str, args: &str) -> Result<(), String> {
-    status(&mut in_dir(
-        dir,
-        &format!("clippy --quiet --release --locked {args} -- -D warnings"),
-    ))
-}
-
-/// The core for a bare-metal target with only the named features.
-fn bare_core(target: &str, features: &str) -> Result<(), String> {
-    let features = if features.is_empty() {
-        String::new()
-    } else {
-        format!("--features {features}")
+/// Runs one command line of a step (the syntax above).
+fn run_line(line: &str) -> Result<(), String> {
+    let (dir, line) = match line.split_once(": ") {
+        Some((dir, rest)) if !dir.contains(' ') => (Some(dir), rest),
+        _ => (None, line),
     };
-    cargo(&format!(
-        "build -p nrtucode --target {target} --no-default-features {features}"
-    ))
+    let mut words: Vec<&str> = line.split_whitespace().collect();
+    let env_words = words.iter().take_while(|w| w.contains('=')).count();
+    let env: Vec<&str> = words.drain(..env_words).collect();
+    if words.first() == Some(&"xtask") {
+        return crate::run_args(&words[1..]);
+    }
+    let mut command = cmd(words[0], &words[1..].join(" "));
+    for pair in env {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        command.env(name, value);
+    }
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    status(&mut command)
 }
 
 #[cfg(test)]
@@ -365,9 +302,38 @@ mod tests {
                 found.push(path.file_stem().unwrap().to_string_lossy().into_owned());
             }
         }
+        let line = (super::STEPS.iter().flat_map(|s| s.1))
+            .find(|l| l.starts_with("cargo test -p nrtucode-cli --test "))
+            .unwrap();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let mut listed: Vec<&str> = (words.windows(2))
+            .filter(|w| w[0] == "--test")
+            .map(|w| w[1])
+            .collect();
         found.sort();
-        let mut listed = super::ROOT_TESTS.to_vec();
         listed.sort_unstable();
         assert_eq!(found, listed);
+    }
+
+    #[test]
+    fn a_line_runs_in_its_directory_with_its_environment() {
+        assert!(super::run_line("src: test -f ci.rs").is_ok());
+        assert!(super::run_line("test -f ci.rs").is_err());
+        assert!(super::run_line("CI_X=1 printenv CI_X").is_ok());
+        assert!(super::run_line("printenv CI_Y").is_err());
+    }
+
+    #[test]
+    fn every_xtask_line_parses() {
+        for line in super::STEPS.iter().flat_map(|s| s.1) {
+            if let Some(task) = line.strip_prefix("xtask ") {
+                let task = task.replace("{fuzz}", "1");
+                let args = std::iter::once("cargo xtask").chain(task.split_whitespace());
+                assert!(
+                    <crate::Cli as clap::Parser>::try_parse_from(args).is_ok(),
+                    "{line}"
+                );
+            }
+        }
     }
 }

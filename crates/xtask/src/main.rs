@@ -12,13 +12,11 @@
 mod bare_metal;
 mod bench;
 mod build;
-mod carve;
 mod ci;
 mod cost;
 mod device;
 mod docs;
 mod elf;
-mod env30;
 mod files;
 mod fuzz;
 mod metadata;
@@ -26,14 +24,12 @@ mod miri;
 mod msrv;
 mod nopanic;
 mod package;
-mod panic;
 mod qemu;
 mod qemu_update;
 mod reproducible;
 mod size;
 mod update_cost;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser};
@@ -122,17 +118,6 @@ enum Task {
     /// No panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the
     /// deflate path and ed25519 verify by call graph).
     Nopanic,
-    /// The carve's speed against other ways of the same job (the build matrix alone is
-    /// `cargo test -p nrtucode-carve --test build_matrix -- --nocapture`).
-    CarveBench {
-        #[arg(long, value_parser = names(&carve::CASES))]
-        case: String,
-        /// The library to carve (default: the full look-alike, gcc -O2, built first).
-        lib: Option<PathBuf>,
-        /// With `--case speed`: rounds of the two commands, alternating; the best of each counts.
-        #[arg(long, default_value_t = 7)]
-        rounds: u32,
-    },
     /// Fuzz the carver, the blob directory check, the partition reader and the inflater.
     Fuzz {
         /// Seconds per target.
@@ -183,7 +168,6 @@ fn refuse_options_that_do_not_apply(task: &Task) -> Result<(), String> {
         } => *no_build_cost && what == "partition",
         Task::Bench { measure, quick, .. } => *quick && measure == "instructions",
         Task::Cost { what, flash_only } => *flash_only && !matches!(&**what, "deflate" | "all"),
-        Task::CarveBench { case, rounds, .. } => *rounds != 7 && case != "speed",
         _ => false,
     };
     if wrong {
@@ -201,6 +185,12 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Runs the task of the command line `args` (`cargo xtask ARGS`; a step of `ci`).
+fn run_args(args: &[&str]) -> Result<(), String> {
+    let args = std::iter::once("cargo xtask").chain(args.iter().copied());
+    run(Cli::try_parse_from(args).map_err(|e| e.to_string())?.task)
 }
 
 fn run(task: Task) -> Result<(), String> {
@@ -230,9 +220,6 @@ fn run(task: Task) -> Result<(), String> {
         } => run_cases(&bench::CASES, &measure, meta, &(lto, quick)),
         Task::Cost { what, flash_only } => run_cases(&cost::CASES, &what, meta, &flash_only),
         Task::Nopanic => nopanic::run(meta),
-        Task::CarveBench { case, lib, rounds } => {
-            run_cases(&carve::CASES, &case, meta, &(lib, rounds))
-        }
         Task::Fuzz { seconds, targets } => fuzz::run(meta, seconds, &targets),
         Task::Miri => miri::run(),
     }
