@@ -65,6 +65,14 @@ pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), Stri
         );
     }
     let target_dir = meta.target_dir.join("fuzz");
+    // One build of every target asked for: cargo links them side by side, where each `run`
+    // would build its own in turn.
+    let mut build = cmd("cargo", "+nightly fuzz build --target-dir");
+    build.current_dir(meta.root.join("fuzz")).arg(&target_dir);
+    if targets.len() == 1 {
+        build.args(&targets);
+    }
+    status(&mut build)?;
     for target in targets {
         let corpus = meta.root.join("fuzz/corpus").join(target);
         std::fs::create_dir_all(&corpus)
