@@ -169,6 +169,8 @@ impl Index {
 
     /// The index of `tables` (parsed: every getter names an entry of the table of contents).
     /// Reads each descriptor's key once and the getters of the first descriptor of each key.
+    /// Out of line: it runs once, at verification.
+    #[inline(never)]
     pub(super) fn build(tables: &Tables<'_>) -> Self {
         let mut index = Index {
             at: [[NOT_FOUND; COLUMNS]; SLOT_COUNT],
@@ -177,15 +179,14 @@ impl Index {
         };
         let mut next = 0usize;
         for (slot, (at, prof)) in index.at.iter_mut().zip(&mut index.prof).enumerate() {
-            let mut descriptors = tables.descriptors(slot as u32).peekable();
-            if descriptors.peek().is_none() {
+            let (first, count) = tables.slot(slot).unwrap_or((0, 0));
+            if count == 0 {
                 *at = [EMPTY_SLOT; COLUMNS];
             }
-            for (key, getters) in descriptors {
+            for d in first..first + count {
+                let (key, getters) = tables.descriptor(d).unwrap_or((0, [None; 4]));
                 let column = column(key);
-                let Some(cell) = at.get_mut(column as usize) else {
-                    continue; // never: a column is below COLUMNS
-                };
+                let cell = &mut at[column as usize];
                 if column == Column::Other {
                     *cell = SCAN; // a key of its own: the scan answers this slot's others
                 } else if *cell == NOT_FOUND {
@@ -200,9 +201,7 @@ impl Index {
                     };
                 }
             }
-            if let Some(packed) = tables.prof_getters(slot as u32).and_then(pack) {
-                *prof = packed;
-            }
+            *prof = pack(tables.prof_pair(slot)).unwrap_or([None; 2]);
         }
         index
     }

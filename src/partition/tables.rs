@@ -86,7 +86,7 @@ impl<'a> Tables<'a> {
     }
 
     /// Descriptor `d`: its flavor key and four getters.
-    fn descriptor(&self, d: usize) -> Option<(i32, [Option<Getter>; 4])> {
+    pub(super) fn descriptor(&self, d: usize) -> Option<(i32, [Option<Getter>; 4])> {
         let at = DESCS_OFF.checked_add(d.checked_mul(DESC_LEN)?)?;
         let key = le32(self.p.bytes, at)? as i32;
         let g = |r: usize| getter_at(self.p.bytes, at + 4 + r * GETTER_LEN);
