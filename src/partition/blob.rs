@@ -200,6 +200,7 @@ impl<'a> Blob<'a> {
     /// Use it only after [`VerifiedPartition::check_blobs`](
     /// super::VerifiedPartition::check_blobs) held over memory nobody can change since, or
     /// where reading unverified firmware is acceptable.
+    #[inline]
     pub fn unchecked_in_place(&self) -> Option<&'a [u8]> {
         if self.codec != Codec::Stored {
             return None;

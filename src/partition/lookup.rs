@@ -1,11 +1,16 @@
 //! The resolvers over a [`VerifiedPartition`], through the same body of checks as the embedded
 //! tables (`crate::resolve`: `before_tables`, `after_scan`, `prof_pick`), answering a [`Blob`]
 //! handle; and the whole-partition digest check.
+//!
+//! A lookup reads the index verification built (`super::index`): the row of (slot, key), then
+//! the getter's table-of-contents record; only a raw flavor that is none of the six vendor keys,
+//! in a slot holding such a key, scans the slot's bytes instead (`by_scan`, the vendor's scan).
 
 use super::blob::{Blob, BlobId};
 use super::error::LoadError;
-use super::format::SLOT_COUNT;
-use super::tables::Getter;
+use super::format::{SLOT_COUNT, TOC_LEN};
+use super::index::{COLUMN_OF, Column, EMPTY_SLOT, NOT_FOUND, Packed};
+use super::tables::{Getter, blob_at};
 use super::trust::VerifiedPartition;
 use crate::digest::Sha256Hasher;
 use crate::env::Env;
@@ -13,16 +18,41 @@ use crate::resolve::{Scan, after_scan, before_tables, prof_pick};
 use crate::{Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 
 impl<'a> VerifiedPartition<'a> {
-    /// The blob a getter names. Every getter of a verified partition names an entry of its
-    /// table of contents (parse checked each); a `None` here would be a broken invariant and
-    /// answers the NULL getter's code rather than a blob.
-    fn answer(&self, getter: Getter, null: ResolveErr) -> Result<Blob<'a>, ResolveErr> {
-        self.tables().blob(getter).ok_or(null)
+    /// The blob a getter of the index names: its table-of-contents record is at its number.
+    /// Every getter of a verified partition names an entry (parse checked each); a `None` here
+    /// would be a broken invariant and answers `null`, the NULL getter's code, not a blob.
+    #[inline(always)]
+    fn answer_packed(&self, getter: Packed, null: ResolveErr) -> Result<Blob<'a>, ResolveErr> {
+        let id = getter.blob();
+        // One compare: the number is below 4096, so the end cannot overflow.
+        let at = id.index() * TOC_LEN;
+        match self.toc.get(at..at + TOC_LEN).and_then(<[u8]>::first_chunk) {
+            Some(entry) => blob_at(self.p.bytes, id, getter.cursor(), entry).ok_or(null),
+            None => Err(null),
+        }
+    }
+
+    /// Empty slot, flavor scan, region bound and NULL getter by the vendor's scan of the slot's
+    /// bytes, for what the index leaves to it (a key outside the six vendor keys): the getter,
+    /// packed like the index's. `flavor` is resolved and `idx` below the slot count.
+    #[cold]
+    #[inline(never)]
+    fn by_scan(&self, idx: u32, region: i32, flavor: i32) -> Result<Packed, ResolveErr> {
+        let found = self.tables().scan(idx as usize, flavor);
+        let scan = match &found {
+            Ok(regions) => Scan::Found(regions),
+            Err(true) => Scan::EmptySlot,
+            Err(false) => Scan::NotFound,
+        };
+        // A number that does not pack is past the table of contents (never, after parse): no
+        // record answers it either, so it gets the NULL getter's code, as a lookup always did.
+        Packed::new(after_scan(scan, region)?).ok_or(ResolveErr::NullGetter)
     }
 
     /// [`crate::get_memory_image`] over this partition: the same arguments, order of checks,
     /// environment reads and codes (1, 2, 3, 8), answering the blob's handle; its bytes come
     /// through [`Blob::check`] or [`Blob::load_into`].
+    #[inline]
     pub fn get_memory_image<E: Env + ?Sized>(
         &self,
         idx: u32,
@@ -31,17 +61,27 @@ impl<'a> VerifiedPartition<'a> {
         env: &E,
     ) -> Result<Blob<'a>, ResolveErr> {
         let flavor = before_tables(idx, SLOT_COUNT, flavor, env)?;
-        let tables = self.tables();
-        let found = tables.scan(idx as usize, flavor);
-        let scan = match &found {
-            Ok(regions) => Scan::Found(regions),
-            Err(true) => Scan::EmptySlot,
-            Err(false) => Scan::NotFound,
+        // `idx` is below the slot count (`before_tables`), so this check folds away.
+        let Some(at) = self.index.at.get(idx as usize) else {
+            return Err(ResolveErr::IndexOutOfRange);
         };
-        self.answer(after_scan(scan, region)?, ResolveErr::NullGetter)
+        // A negative flavor wraps to a huge one: column 0, like every raw flavor that is no key.
+        let column = match COLUMN_OF.get(flavor as u32 as usize) {
+            Some(&column) => column,
+            None => Column::Other,
+        };
+        let at = at[column as usize];
+        let getter = match self.index.rows.get(usize::from(at)) {
+            Some(regions) => after_scan(Scan::Found(regions), region),
+            None if at == EMPTY_SLOT => after_scan(Scan::EmptySlot, region),
+            None if at == NOT_FOUND => after_scan(Scan::NotFound, region),
+            None => self.by_scan(idx, region, flavor),
+        };
+        self.answer_packed(getter?, ResolveErr::NullGetter)
     }
 
     /// Typed [`get_memory_image`](Self::get_memory_image).
+    #[inline]
     pub fn resolve_image<E: Env + ?Sized>(
         &self,
         idx: ImageIndex,
@@ -54,16 +94,17 @@ impl<'a> VerifiedPartition<'a> {
 
     /// [`crate::get_hwdecode_table`] over this partition (codes 1 and 2), answering the blob's
     /// handle.
+    #[inline]
     pub fn get_hwdecode_table(&self, idx: u32, kind: i32) -> Result<Blob<'a>, ResolveErr> {
-        let idx = idx as usize;
-        if idx >= SLOT_COUNT {
+        let Some(pair) = self.index.prof.get(idx as usize) else {
             return Err(ResolveErr::IndexOutOfRange);
-        }
-        let getter = prof_pick(&self.tables().prof_pair(idx), kind)?;
-        self.answer(getter, ResolveErr::NoProfiler)
+        };
+        let getter = prof_pick(pair, kind)?;
+        self.answer_packed(getter, ResolveErr::NoProfiler)
     }
 
     /// Typed [`get_hwdecode_table`](Self::get_hwdecode_table).
+    #[inline]
     pub fn resolve_hwdecode(
         &self,
         idx: ImageIndex,
@@ -85,5 +126,267 @@ impl<'a> VerifiedPartition<'a> {
     /// is checked again, decoded, by [`Blob::load_into`]).
     pub fn check_blobs<H: Sha256Hasher + ?Sized>(&self, hasher: &mut H) -> Result<(), LoadError> {
         self.tables().check_stored_digests(hasher)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The index against the vendor's scan of the bytes (`by_scan`, the lookup before the
+    //! index), over partitions built here: every (slot, raw flavor, region) and every
+    //! profiler (slot, kind), with the same handle to the byte (the same addresses).
+    extern crate std;
+
+    use std::vec::Vec;
+
+    use super::super::format::*;
+    use super::super::parse::Partition;
+    use super::super::{Policy, TableClass};
+    use super::*;
+    use crate::NoEnv;
+
+    /// A getter as stored: (kind, table-of-contents number).
+    type RawGetter = (u8, u16);
+
+    /// An unsigned partition of these slots (descriptors: key and four getters), profiler
+    /// getters and `toc` stored blobs of 16 bytes (byte `n` of blob `b` is `b + n`).
+    fn build(
+        slots: &[Vec<(i32, [RawGetter; 4])>; SLOT_COUNT],
+        prof: &[[RawGetter; 2]; SLOT_COUNT],
+        toc: usize,
+    ) -> Vec<u8> {
+        let desc_count: usize = slots.iter().map(Vec::len).sum();
+        let [prof_off, toc_off, _, blobs_off] = layout(desc_count, toc).unwrap();
+        let total = blobs_off + 16 * toc;
+        let mut out = std::vec![0u8; total];
+        let mut put = |at: usize, b: &[u8]| out[at..at + b.len()].copy_from_slice(b);
+        put(H_MAGIC, &MAGIC);
+        put(H_VERSION, &VERSION.to_le_bytes());
+        put(H_HEADER_LEN, &(HEADER_LEN as u16).to_le_bytes());
+        put(H_TOTAL_LEN, &(total as u32).to_le_bytes());
+        put(H_BLOBS_OFF, &(blobs_off as u32).to_le_bytes());
+        put(H_CLASS, &[CLASS_FULL, SOURCE_NO_BUILD_ID]);
+        put(H_SLOT_COUNT, &(SLOT_COUNT as u16).to_le_bytes());
+        put(H_DESC_COUNT, &(desc_count as u16).to_le_bytes());
+        put(H_PROF_COUNT, &(SLOT_COUNT as u16).to_le_bytes());
+        put(H_TOC_COUNT, &(toc as u16).to_le_bytes());
+        let getter = |(kind, n): RawGetter| {
+            let [a, b] = n.to_le_bytes();
+            [kind, 0, a, b]
+        };
+        let mut d = 0;
+        for (slot, descs) in slots.iter().enumerate() {
+            let first = if descs.is_empty() { 0 } else { d as u16 };
+            put(SLOTS_OFF + slot * SLOT_LEN, &first.to_le_bytes());
+            put(
+                SLOTS_OFF + slot * SLOT_LEN + 2,
+                &(descs.len() as u16).to_le_bytes(),
+            );
+            for (key, getters) in descs {
+                let at = DESCS_OFF + d * DESC_LEN;
+                put(at, &key.to_le_bytes());
+                for (r, g) in getters.iter().enumerate() {
+                    put(at + 4 + r * GETTER_LEN, &getter(*g));
+                }
+                d += 1;
+            }
+        }
+        for (slot, pair) in prof.iter().enumerate() {
+            for (k, g) in pair.iter().enumerate() {
+                put(prof_off + slot * PROF_LEN + k * GETTER_LEN, &getter(*g));
+            }
+        }
+        for b in 0..toc {
+            let at = toc_off + b * TOC_LEN;
+            let offset = (blobs_off + 16 * b) as u32;
+            put(at + T_OFFSET, &offset.to_le_bytes());
+            put(at + T_STORED_LEN, &16u32.to_le_bytes());
+            put(at + T_DECODED_LEN, &16u32.to_le_bytes());
+            let bytes: Vec<u8> = (0..16).map(|n| (b + n) as u8).collect();
+            put(blobs_off + 16 * b, &bytes);
+        }
+        out
+    }
+
+    fn verified(bytes: &[u8]) -> VerifiedPartition<'_> {
+        let policy = Policy {
+            min_security_counter: 0,
+            expected_class: TableClass::Full,
+        };
+        Partition::parse(bytes)
+            .expect("a valid partition")
+            .check_policy(&policy)
+            .expect("the policy holds")
+    }
+
+    /// Everything a handle is, to the addresses of its bytes.
+    fn same<'a>(a: Result<Blob<'a>, ResolveErr>, b: Result<Blob<'a>, ResolveErr>) -> bool {
+        fn parts(r: Result<Blob<'_>, ResolveErr>) -> Result<Parts<'_>, ResolveErr> {
+            r.map(|b| {
+                let ptrs = (b.stored.as_ptr(), b.entry.as_ptr(), b.entry.len());
+                let place = b.unchecked_in_place().map(|s| (s.as_ptr(), s.len()));
+                (b, ptrs, place)
+            })
+        }
+        parts(a) == parts(b)
+    }
+
+    type Parts<'a> = (
+        Blob<'a>,
+        (*const u8, *const u8, usize),
+        Option<(*const u8, usize)>,
+    );
+
+    /// The blob `getter` names, from the table of contents (the lookup before the index).
+    fn answer<'a>(
+        p: &VerifiedPartition<'a>,
+        getter: Getter,
+        null: ResolveErr,
+    ) -> Result<Blob<'a>, ResolveErr> {
+        p.tables().blob(getter).ok_or(null)
+    }
+
+    /// The lookup before the index, as it was: index bound, environment, the scan of the
+    /// bytes, the handle from the table of contents by the getter's number.
+    fn by_scan<'a>(
+        p: &VerifiedPartition<'a>,
+        idx: u32,
+        region: i32,
+        flavor: i32,
+    ) -> Result<Blob<'a>, ResolveErr> {
+        let flavor = before_tables(idx, SLOT_COUNT, flavor, &NoEnv)?;
+        let found = p.tables().scan(idx as usize, flavor);
+        let scan = match &found {
+            Ok(regions) => Scan::Found(regions),
+            Err(true) => Scan::EmptySlot,
+            Err(false) => Scan::NotFound,
+        };
+        answer(p, after_scan(scan, region)?, ResolveErr::NullGetter)
+    }
+
+    const FLAVORS: [i32; 16] = [
+        0,
+        1,
+        2,
+        3,
+        17,
+        18,
+        19,
+        4,
+        16,
+        20,
+        -1,
+        -17,
+        0x1_0001,
+        257,
+        i32::MIN,
+        i32::MAX,
+    ];
+    const REGIONS: [i32; 8] = [-1, 0, 1, 2, 3, 4, i32::MIN, i32::MAX];
+
+    /// Every answer of `p`, the index's against the scan's; the number of hits.
+    fn compare(p: &VerifiedPartition<'_>) -> usize {
+        let mut hits = 0;
+        for idx in (0..SLOT_COUNT as u32 + 2).chain([u32::MAX]) {
+            for flavor in FLAVORS {
+                for region in REGIONS {
+                    let index = p.get_memory_image(idx, region, flavor, &NoEnv);
+                    let scan = by_scan(p, idx, region, flavor);
+                    assert!(
+                        same(index, scan),
+                        "{idx} {region} {flavor}: {index:?} {scan:?}"
+                    );
+                    hits += usize::from(index.is_ok());
+                }
+            }
+            for kind in [-1, 0, 1, 2, i32::MAX] {
+                let index = p.get_hwdecode_table(idx, kind);
+                let scan = match p.tables().prof_getters(idx) {
+                    None => Err(ResolveErr::IndexOutOfRange),
+                    Some(pair) => {
+                        prof_pick(&pair, kind).and_then(|g| answer(p, g, ResolveErr::NoProfiler))
+                    }
+                };
+                assert!(same(index, scan), "{idx} {kind}: {index:?} {scan:?}");
+            }
+        }
+        hits
+    }
+
+    /// A small deterministic generator (xorshift64*).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Hostile but valid: slots with several descriptors of one key (the first wins), keys
+    /// outside the vendor's six (the scan answers those), empty slots, NULL getters, cursors,
+    /// a getter on the last table-of-contents entry.
+    #[test]
+    fn the_index_answers_what_the_scan_answers() {
+        let keys = [1, 2, 3, 17, 18, 19, 4, -5, 0x1_0001, i32::MIN, i32::MAX, 20];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut hits = 0;
+        for case in 0..200 {
+            let toc = 1 + rng.below(6);
+            let getter = |rng: &mut Rng, cursors: bool| -> RawGetter {
+                match rng.below(5) {
+                    0 => (GETTER_NULL, 0),
+                    k if cursors => (k.min(3) as u8, rng.below(toc) as u16),
+                    _ => (GETTER_BLOB, rng.below(toc) as u16),
+                }
+            };
+            let slots: [Vec<(i32, [RawGetter; 4])>; SLOT_COUNT] = core::array::from_fn(|_| {
+                // Every fourth slot empty; a few long ones.
+                let n = match rng.below(8) {
+                    0 | 1 => 0,
+                    7 => 8 + rng.below(8),
+                    _ => 1 + rng.below(4),
+                };
+                let vendor_only = case % 2 == 0; // half the partitions: the six keys only
+                (0..n)
+                    .map(|_| {
+                        let key = keys[rng.below(if vendor_only { 6 } else { keys.len() })];
+                        (key, core::array::from_fn(|_| getter(&mut rng, true)))
+                    })
+                    .collect()
+            });
+            let prof = core::array::from_fn(|_| core::array::from_fn(|_| getter(&mut rng, false)));
+            let bytes = build(&slots, &prof, toc);
+            hits += compare(&verified(&bytes));
+        }
+        assert!(hits > 10_000, "{hits}");
+    }
+
+    /// The extremes: no descriptor at all (every slot empty), and every slot full of one key.
+    #[test]
+    fn empty_and_crowded_partitions_answer_like_the_scan() {
+        let none = core::array::from_fn(|_| Vec::new());
+        let prof = [[(GETTER_NULL, 0); 2]; SLOT_COUNT];
+        assert_eq!(compare(&verified(&build(&none, &prof, 0))), 0);
+        let g = |n| (GETTER_BLOB, n);
+        let crowded = core::array::from_fn(|s| {
+            (0..26u16)
+                .map(|d| {
+                    (
+                        if d < 20 { 2 } else { -2 },
+                        [g(d), g(d + 1), (GETTER_CURSOR_END, d), (GETTER_NULL, 0)],
+                    )
+                })
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .skip(s % 7)
+                .collect()
+        });
+        let prof = [[g(0), (GETTER_NULL, 0)]; SLOT_COUNT];
+        assert!(compare(&verified(&build(&crowded, &prof, 28))) > 0);
     }
 }

@@ -42,6 +42,7 @@ mod blob;
 mod error;
 #[cfg(feature = "std")]
 mod file;
+mod index;
 mod load;
 mod lookup;
 mod parse;

@@ -429,6 +429,13 @@ impl<'a> Partition<'a> {
         })
     }
 
+    /// The table of contents: its records, one after the other (parse checked they are all
+    /// there).
+    pub(super) fn toc_records(&self) -> &'a [u8] {
+        let len = self.toc_count.saturating_mul(TOC_LEN);
+        range(self.bytes, self.toc_off, len).unwrap_or(&[])
+    }
+
     /// For inspection tools (`nrtucode inspect`): the tables of a partition whose signature
     /// was not checked. Parse vouches for their structure; nothing vouches for their content.
     pub const fn untrusted_tables(&self) -> Tables<'a> {

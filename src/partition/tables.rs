@@ -53,6 +53,29 @@ fn getter_at(bytes: &[u8], at: usize) -> Option<Getter> {
     }
 }
 
+/// The handle of entry `id` (its table-of-contents record `entry`) of the partition `bytes`,
+/// as a getter of that entry with `cursor` answers it: the one place a [`Blob`] is made, for
+/// the scan and for the index of a [`VerifiedPartition`](super::VerifiedPartition).
+#[inline(always)]
+pub(super) fn blob_at<'a>(
+    bytes: &'a [u8],
+    id: BlobId,
+    cursor: Option<Cursor>,
+    entry: &'a [u8; TOC_LEN],
+) -> Option<Blob<'a>> {
+    // Fixed offsets into a fixed-size record: no bounds check is left after inlining.
+    let start = usize::try_from(le32(entry, T_OFFSET)?).ok()?;
+    let len = usize::try_from(le32(entry, T_STORED_LEN)?).ok()?;
+    Some(Blob {
+        id,
+        cursor,
+        codec: Codec::from_raw(byte(entry, T_CODEC)?)?,
+        decoded_len: le32(entry, T_DECODED_LEN)?,
+        stored: bytes.get(start..start.checked_add(len)?)?,
+        entry,
+    })
+}
+
 impl<'a> Tables<'a> {
     /// The `image_list` slot `idx`: (first descriptor, count); `None` past the slots.
     pub(super) fn slot(&self, idx: usize) -> Option<(usize, usize)> {
@@ -63,7 +86,7 @@ impl<'a> Tables<'a> {
     }
 
     /// Descriptor `d`: its flavor key and four getters.
-    fn descriptor(&self, d: usize) -> Option<(i32, [Option<Getter>; 4])> {
+    pub(super) fn descriptor(&self, d: usize) -> Option<(i32, [Option<Getter>; 4])> {
         let at = DESCS_OFF.checked_add(d.checked_mul(DESC_LEN)?)?;
         let key = le32(self.p.bytes, at)? as i32;
         let g = |r: usize| getter_at(self.p.bytes, at + 4 + r * GETTER_LEN);
@@ -107,21 +130,13 @@ impl<'a> Tables<'a> {
     /// the bytes are (the lookup's path: digests are read when a check needs them).
     pub(super) fn blob(&self, getter: Getter) -> Option<Blob<'a>> {
         let id = getter.blob();
-        let entry = self.entry_bytes(id)?;
-        let start = usize::try_from(le32(entry, T_OFFSET)?).ok()?;
-        let len = usize::try_from(le32(entry, T_STORED_LEN)?).ok()?;
-        Some(Blob {
-            id,
-            cursor: match getter {
-                Getter::Blob(_) => None,
-                Getter::CursorStart(_) => Some(Cursor::Start),
-                Getter::CursorEnd(_) => Some(Cursor::End),
-            },
-            codec: Codec::from_raw(byte(entry, T_CODEC)?)?,
-            decoded_len: le32(entry, T_DECODED_LEN)?,
-            stored: self.p.bytes.get(start..start.checked_add(len)?)?,
-            entry,
-        })
+        let entry = self.entry_bytes(id)?.first_chunk::<TOC_LEN>()?;
+        let cursor = match getter {
+            Getter::Blob(_) => None,
+            Getter::CursorStart(_) => Some(Cursor::Start),
+            Getter::CursorEnd(_) => Some(Cursor::End),
+        };
+        blob_at(self.p.bytes, id, cursor, entry)
     }
 
     /// Table-of-contents entry `blob`; `None` past the table of contents.

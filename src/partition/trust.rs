@@ -5,6 +5,7 @@ use core::fmt;
 
 use super::TableClass;
 use super::error::TrustError;
+use super::index::Index;
 use super::parse::Partition;
 use super::tables::Tables;
 use crate::digest::{Hex, Sha256Hasher, SoftSha256};
@@ -63,9 +64,20 @@ pub struct Policy {
 
 /// A partition whose signature (or, for a test pack, whose explicit lack of one) and policy
 /// were checked: its tables are trusted and its resolvers answer (see the `resolve` methods).
+///
+/// It holds the lookup index that verification builds from the trusted tables (the first
+/// descriptor of every slot and key, and every profiler getter, packed), so that a lookup
+/// scans nothing and reads only the blob's table-of-contents record: at most
+/// [`VerifiedPartition::MAX_SIZE`] bytes (2,280 on a 32-bit target, 2,320 on a 64-bit one),
+/// whatever the partition holds, and no allocation. It is a value like any other: keep it
+/// where it lives long (a `static`, your boot state); each move copies those bytes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct VerifiedPartition<'a> {
     pub(super) p: Partition<'a>,
+    /// The table of contents: `TOC_LEN` bytes per entry (what a getter's number indexes).
+    pub(super) toc: &'a [u8],
+    /// The lookup index (`super::index`).
+    pub(super) index: Index,
 }
 
 impl fmt::Debug for VerifiedPartition<'_> {
@@ -128,7 +140,7 @@ impl<'a> Partition<'a> {
         self.check_policy(policy)
     }
 
-    fn check_policy(self, policy: &Policy) -> Result<VerifiedPartition<'a>, TrustError> {
+    pub(super) fn check_policy(self, policy: &Policy) -> Result<VerifiedPartition<'a>, TrustError> {
         let found = self.security_counter();
         if found < policy.min_security_counter {
             return Err(TrustError::Rollback {
@@ -143,11 +155,19 @@ impl<'a> Partition<'a> {
                 expected: policy.expected_class,
             });
         }
-        Ok(VerifiedPartition { p: self })
+        Ok(VerifiedPartition {
+            p: self,
+            toc: self.toc_records(),
+            index: Index::build(&self.untrusted_tables()),
+        })
     }
 }
 
 impl<'a> VerifiedPartition<'a> {
+    /// The most bytes a `VerifiedPartition` takes on any target (its index, 2,242 bytes, and
+    /// a few words); `size_of` is 2,280 on thumbv7em and 2,320 on x86-64.
+    pub const MAX_SIZE: usize = 2320;
+
     /// The partition's header fields and counts.
     pub const fn partition(&self) -> &Partition<'a> {
         &self.p
@@ -156,5 +176,24 @@ impl<'a> VerifiedPartition<'a> {
     /// Its tables, read only (trusted: the signature covers them).
     pub const fn tables(&self) -> Tables<'a> {
         Tables { p: self.p }
+    }
+}
+
+static_assertions::const_assert!(
+    core::mem::size_of::<VerifiedPartition<'static>>() <= VerifiedPartition::MAX_SIZE
+);
+#[cfg(test)]
+mod tests {
+    /// The index's RAM: what docs/partition.md and [`VerifiedPartition`]'s docs say.
+    #[test]
+    fn a_verified_partition_is_its_index_and_a_few_words() {
+        use super::VerifiedPartition;
+        let words = core::mem::size_of::<usize>();
+        assert_eq!(super::Index::BYTES, 2242);
+        // The partition (a slice and five counts and offsets), the table of contents (a
+        // slice), the index; rounded up to a word.
+        let size = (9 * words + 2242).next_multiple_of(words);
+        assert_eq!(core::mem::size_of::<VerifiedPartition<'static>>(), size);
+        assert!(size <= VerifiedPartition::MAX_SIZE);
     }
 }

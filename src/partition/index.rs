@@ -1,0 +1,245 @@
+//! [`Index`]: what [`VerifiedPartition`](super::VerifiedPartition) precomputes once, when it is
+//! made, so that a lookup is the embedded tables' two loads instead of a scan of the bytes.
+//!
+//! The vendor finds a descriptor by a linear scan of its slot's flavor keys; the answer depends
+//! only on the slot and the key, and a verified partition's tables never change. So, like the
+//! embedded tables' `crate::descriptor_index`, the index maps (slot, key column) to a row (or
+//! to "empty slot" / "not found"), and a row holds the four getters of the first descriptor
+//! with that key, packed; the profiler getters are packed likewise. A column is one of the six
+//! keys the vendor uses ([`Flavor::KEYS`]); column 0 answers every other raw flavor, and in a
+//! slot with a descriptor whose key is none of the six (a valid partition may have any
+//! non-zero key) it answers [`SCAN`]: that lookup scans the bytes as before. Every answer is
+//! the scan's (tested in `tests` below against [`Tables::scan`] and [`Tables::prof_pair`]).
+//!
+//! Fixed size, no allocation: [`Index::BYTES`] bytes whatever the partition holds.
+
+use core::num::NonZeroU16;
+
+use super::blob::{BlobId, Cursor};
+use super::format::{MAX_TOC, SLOT_COUNT};
+use super::tables::{Getter, Tables};
+use crate::Flavor;
+
+/// Key columns: column 0 for every raw flavor that is not one of [`Flavor::KEYS`], then one
+/// per key.
+pub(super) const COLUMNS: usize = 1 + Flavor::KEYS.len();
+/// Most rows an index can need: one per key column of every slot.
+pub(super) const ROWS: usize = SLOT_COUNT * Flavor::KEYS.len();
+/// [`Index::at`] entry of an empty slot (code 2 before any scan).
+pub(super) const EMPTY_SLOT: u8 = u8::MAX;
+/// [`Index::at`] entry of a key no descriptor of the (populated) slot has (code 2).
+pub(super) const NOT_FOUND: u8 = u8::MAX - 1;
+/// [`Index::at`] entry the index does not answer: the lookup scans the slot's bytes (column 0
+/// of a slot holding a key outside [`Flavor::KEYS`]).
+pub(super) const SCAN: u8 = u8::MAX - 2;
+
+static_assertions::const_assert!(ROWS < SCAN as usize);
+// A packed getter holds a table-of-contents number in 12 bits.
+static_assertions::const_assert!(MAX_TOC <= 1 << 12);
+
+/// The column of a raw flavor below [`FLAVOR_SPAN`] (every other raw flavor: column 0).
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(super) enum Column {
+    Other = 0,
+    Perf,
+    Debug,
+    Test,
+    DklPerf,
+    DklDebug,
+    DklTest,
+}
+
+/// Raw flavors below this may have a column of their own (the largest key is 19).
+pub(super) const FLAVOR_SPAN: usize = 20;
+
+/// The column of `key`: [`Column::Other`] for every key that is not one of [`Flavor::KEYS`].
+pub(super) const fn column(key: i32) -> Column {
+    match Flavor::from_raw(key) {
+        Some(Flavor::Perf) => Column::Perf,
+        Some(Flavor::Debug) => Column::Debug,
+        Some(Flavor::Test) => Column::Test,
+        Some(Flavor::DklPerf) => Column::DklPerf,
+        Some(Flavor::DklDebug) => Column::DklDebug,
+        Some(Flavor::DklTest) => Column::DklTest,
+        Some(Flavor::Auto) | None => Column::Other,
+    }
+}
+
+/// [`column`] of every raw flavor below [`FLAVOR_SPAN`]: one load instead of a match.
+pub(super) const COLUMN_OF: [Column; FLAVOR_SPAN] = {
+    let mut all = [Column::Other; FLAVOR_SPAN];
+    let mut k = 0;
+    while k < FLAVOR_SPAN {
+        all[k] = column(k as i32);
+        k += 1;
+    }
+    all
+};
+
+/// A getter in two bytes: bit 15 set (so that it is never zero and `Option<Packed>` is two
+/// bytes too, `None` for NULL), in bits 12 and 13 what it answers ([`Packed::START`],
+/// [`Packed::END`], [`Packed::WHOLE`]: the order of `Option<Cursor>`, so that the handle's
+/// cursor is the field itself), in bits 0 to 11 its table-of-contents number.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct Packed(NonZeroU16);
+
+impl Packed {
+    /// A cursor at the start of the blob.
+    const START: u16 = 0;
+    /// A cursor at its end.
+    const END: u16 = 1;
+    /// The whole blob.
+    const WHOLE: u16 = 2;
+
+    /// `getter` packed; `None` if its number does not fit (never, after parse).
+    pub(super) const fn new(getter: Getter) -> Option<Self> {
+        let (what, n) = match getter {
+            Getter::CursorStart(n) => (Self::START, n),
+            Getter::CursorEnd(n) => (Self::END, n),
+            Getter::Blob(n) => (Self::WHOLE, n),
+        };
+        if n.raw() as usize >= MAX_TOC {
+            return None;
+        }
+        match NonZeroU16::new(0x8000 | what << 12 | n.raw()) {
+            Some(raw) => Some(Self(raw)),
+            None => None,
+        }
+    }
+
+    /// The table-of-contents entry.
+    #[inline(always)]
+    pub(super) const fn blob(self) -> BlobId {
+        BlobId::new(self.0.get() & 0x0fff)
+    }
+
+    /// The handle's cursor: `None` for the whole blob.
+    #[inline(always)]
+    pub(super) const fn cursor(self) -> Option<Cursor> {
+        // One load rather than the compares of a match (bits 12 and 13 are never 3).
+        const CURSORS: [Option<Cursor>; 4] = [Some(Cursor::Start), Some(Cursor::End), None, None];
+        CURSORS[((self.0.get() >> 12) & 3) as usize]
+    }
+
+    /// The getter it packs.
+    pub(super) const fn getter(self) -> Getter {
+        match self.cursor() {
+            Some(Cursor::Start) => Getter::CursorStart(self.blob()),
+            Some(Cursor::End) => Getter::CursorEnd(self.blob()),
+            None => Getter::Blob(self.blob()),
+        }
+    }
+}
+
+impl core::fmt::Debug for Packed {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.getter().fmt(f)
+    }
+}
+
+/// `getters` packed; `None` if one does not pack (never, after parse).
+fn pack<const N: usize>(getters: [Option<Getter>; N]) -> Option<[Option<Packed>; N]> {
+    let mut out = [None; N];
+    for (o, g) in out.iter_mut().zip(getters) {
+        *o = match g {
+            Some(g) => Some(Packed::new(g)?),
+            None => None,
+        };
+    }
+    Some(out)
+}
+
+/// The lookup index of a verified partition ([`Index::BYTES`] bytes, built once by
+/// [`Index::build`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct Index {
+    /// `at[slot][column]`: the row of the first descriptor of `slot` with that column's key,
+    /// or [`EMPTY_SLOT`], [`NOT_FOUND`], [`SCAN`].
+    pub(super) at: [[u8; COLUMNS]; SLOT_COUNT],
+    /// The rows: the four region getters of a descriptor (`None`: NULL), in slot order.
+    pub(super) rows: [[Option<Packed>; 4]; ROWS],
+    /// `prof[slot]`: the PROF_CAM and PROF_TABLE getters.
+    pub(super) prof: [[Option<Packed>; 2]; SLOT_COUNT],
+}
+
+impl Index {
+    /// Bytes of an index: 2,242 (the same on every target: bytes and `u16`s only).
+    pub(super) const BYTES: usize = core::mem::size_of::<Index>();
+
+    /// The index of `tables` (parsed: every getter names an entry of the table of contents).
+    /// Reads each descriptor's key once and the getters of the first descriptor of each key.
+    /// Out of line: it runs once, at verification.
+    #[inline(never)]
+    pub(super) fn build(tables: &Tables<'_>) -> Self {
+        let mut index = Index {
+            at: [[NOT_FOUND; COLUMNS]; SLOT_COUNT],
+            rows: [[None; 4]; ROWS],
+            prof: [[None; 2]; SLOT_COUNT],
+        };
+        let mut next = 0usize;
+        for (slot, (at, prof)) in index.at.iter_mut().zip(&mut index.prof).enumerate() {
+            let (first, count) = tables.slot(slot).unwrap_or((0, 0));
+            if count == 0 {
+                *at = [EMPTY_SLOT; COLUMNS];
+            }
+            for d in first..first + count {
+                let (key, getters) = tables.descriptor(d).unwrap_or((0, [None; 4]));
+                let column = column(key);
+                let cell = &mut at[column as usize];
+                if column == Column::Other {
+                    *cell = SCAN; // a key of its own: the scan answers this slot's others
+                } else if *cell == NOT_FOUND {
+                    // The first descriptor with this key: the scan stops at it.
+                    *cell = match (index.rows.get_mut(next), pack(getters)) {
+                        (Some(row), Some(packed)) => {
+                            *row = packed;
+                            next += 1;
+                            (next - 1) as u8
+                        }
+                        _ => SCAN, // never (at most six rows a slot, numbers below 4096)
+                    };
+                }
+            }
+            *prof = pack(tables.prof_pair(slot)).unwrap_or([None; 2]);
+        }
+        index
+    }
+}
+
+static_assertions::const_assert_eq!(Index::BYTES, 2242);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_getter_packs_and_unpacks() {
+        for n in [0, 1, 17, 4095] {
+            for g in [
+                Getter::Blob(BlobId::new(n)),
+                Getter::CursorStart(BlobId::new(n)),
+                Getter::CursorEnd(BlobId::new(n)),
+            ] {
+                let p = Packed::new(g).expect("packs");
+                assert_eq!(p.getter(), g);
+                assert_eq!(p.blob(), g.blob());
+            }
+        }
+        assert!(Packed::new(Getter::Blob(BlobId::new(4096))).is_none());
+        assert_eq!(core::mem::size_of::<Option<Packed>>(), 2);
+    }
+
+    #[test]
+    fn every_raw_flavor_has_its_column() {
+        for (k, c) in COLUMN_OF.iter().enumerate() {
+            assert!(*c == column(k as i32));
+        }
+        for (i, key) in Flavor::KEYS.into_iter().enumerate() {
+            assert_eq!(column(key.raw()) as usize, i + 1);
+        }
+        for k in [0, 4, 16, 20, -1, i32::MIN, i32::MAX] {
+            assert!(column(k) == Column::Other);
+        }
+    }
+}
