@@ -8,7 +8,7 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::build;
@@ -174,6 +174,19 @@ pub fn loader(command: &mut Command, file: &Path, addr: u64) -> Result<(), Strin
     Ok(())
 }
 
+/// `-device loader`s putting the length of `file` (a 4-byte word) at `addr` and `file` after it:
+/// a download area, as the template's link would fill it.
+pub fn download(command: &mut Command, file: &Path, addr: u64) -> Result<(), String> {
+    let len = std::fs::metadata(file)
+        .map_err(|e| format!("{}: {e}", file.display()))?
+        .len();
+    command.args([
+        "-device",
+        &format!("loader,addr={addr:#x},data={len},data-len=4"),
+    ]);
+    loader(command, file, addr + 4)
+}
+
 /// QEMU's option for one guest instruction per translation block: `-singlestep` before 8.1,
 /// `-accel tcg,one-insn-per-tb=on` from 8.1 (its version line from `qemu-system-arm --version`).
 pub fn one_insn_per_tb(version_line: &str) -> Result<Vec<&'static str>, String> {
@@ -220,13 +233,21 @@ pub fn count_between_markers(log: impl BufRead) -> std::io::Result<Vec<u64>> {
     Ok(counts)
 }
 
+/// A reader of QEMU's `-d` log (on its standard error, without `-D`): the instructions between
+/// each `cost_begin` and the `cost_end` after it ([`count_between_markers`],
+/// `crate::cost::count_blocks`).
+pub type Counter = fn(BufReader<ChildStderr>) -> std::io::Result<Vec<u64>>;
+
 /// Runs `command` (a QEMU invocation) for at most `timeout`, its standard output captured; with
-/// `count`, its standard error (QEMU's `-d` log without `-D`) is read by
-/// [`count_between_markers`] as it comes.
-pub fn boot(command: &mut Command, timeout: Duration, count: bool) -> Result<Boot, String> {
+/// a `counter`, its standard error is read by it as it comes.
+pub fn boot(
+    command: &mut Command,
+    timeout: Duration,
+    counter: Option<Counter>,
+) -> Result<Boot, String> {
     let shown = format!("{command:?}");
     command.stdin(Stdio::null()).stdout(Stdio::piped());
-    if count {
+    if counter.is_some() {
         command.stderr(Stdio::piped());
     }
     let mut child = command
@@ -237,8 +258,8 @@ pub fn boot(command: &mut Command, timeout: Duration, count: bool) -> Result<Boo
         let mut bytes = Vec::new();
         out.read_to_end(&mut bytes).map(|_| bytes)
     });
-    let counter = child.stderr.take().map(|err| {
-        std::thread::spawn(move || count_between_markers(BufReader::with_capacity(1 << 20, err)))
+    let counter = child.stderr.take().zip(counter).map(|(err, counter)| {
+        std::thread::spawn(move || counter(BufReader::with_capacity(1 << 20, err)))
     });
     let started = Instant::now();
     let status = loop {
