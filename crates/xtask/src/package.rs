@@ -6,8 +6,8 @@
 //! Checks: every `.crate` < 10 MiB (the registry's limit); no packaged file is a build output, a
 //! blob or binary (no NUL byte in any file); no packaged manifest names a `publish = false` crate
 //! (nrtucode-test-elf and the look-alike are unversioned dev-dependencies, which cargo package
-//! strips); no relative link in a packaged Markdown file names a path outside its package
-//! ([`crate::docs::package_links`]); a host consumer with default features builds once (a second build is
+//! strips) (that no relative link of a packaged Markdown file leaves its package is the policy
+//! test's, `crates/xtask/tests/policy/links.rs`); a host consumer with default features builds once (a second build is
 //! fresh) and resolves CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's
 //! `resolve` writes and as long as the facts say; a `default-features = false` consumer with one
 //! generation builds for thumbv7em-none-eabihf; the CLI built from its package runs
@@ -174,8 +174,6 @@ fn check(
         ));
         dirs.push(dir);
     }
-    // The packaged READMEs as a registry user reads them: no relative link leaves its package.
-    crate::docs::package_links(&dirs)?;
 
     // A registry user's crates: the dependency is a version; [patch.crates-io] points it at the
     // unpacked packages (built from there: their paths differ from the workspace's). Each is
