@@ -339,11 +339,7 @@ fn time(meta: &Metadata, lto: bool, quick: bool) -> Result<(), String> {
     let home = target_dir.join("criterion");
     let _ = std::fs::remove_dir_all(home.join("lookup"));
     let log = target_dir.join("bench.log");
-    let file =
-        std::fs::File::create(&log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
-    let err = file
-        .try_clone()
-        .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
+    let (file, err) = crate::files::output(&log)?;
     let mut bench = measured(&exe, &[("CRITERION_HOME", home.as_os_str())]);
     bench.args([
         "--bench",

@@ -316,11 +316,7 @@ pub fn overhead(json: &str) -> Result<String, String> {
 
 /// `cargo xtask cost --what partition`: the measurement, the flash tables and the overhead.
 fn partition(meta: &Metadata) -> Result<(), String> {
-    let tools = device::host_tools(
-        &["nrtucode-cli", "nrtucode-defmt"],
-        &["nrtucode", "nrtucode-defmt"],
-    )?;
-    let (nrtucode, decoder) = (&tools[0], &tools[1]);
+    let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "partition-cost")?;
     let part = work.join("fixtures.part");
     let pack = "pack --fixtures full --key keys/test-ed25519.pem --security-counter 1 --compress deflate -o";
@@ -610,13 +606,7 @@ pub fn steps(log: &str) -> Vec<(String, u64, u64, u64)> {
 /// the first step (the factory `state()`), and a block ends at every branch, so no block crosses
 /// a marker.
 fn update(meta: &Metadata) -> Result<(), String> {
-    device::require("qemu-system-arm", "qemu-system-arm")?;
-    device::rustup_target(device::THUMB);
-    let tools = device::host_tools(
-        &["nrtucode-cli", "nrtucode-defmt"],
-        &["nrtucode", "nrtucode-defmt"],
-    )?;
-    let (nrtucode, decoder) = (&tools[0], &tools[1]);
+    let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "update-cost")?;
     let part = |row| qemu::pack_front(meta, nrtucode, &work, row);
     let (p1, p2) = (part(("p1.part", 1, ""))?, part(("p2.part", 2, ""))?);

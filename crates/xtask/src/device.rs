@@ -5,7 +5,6 @@
 //! the instructions between two marker functions, and the README's shell blocks.
 
 use std::ffi::OsStr;
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{ChildStderr, Command, Stdio};
@@ -51,6 +50,18 @@ pub fn host_tools(packages: &[&str], bins: &[&str]) -> Result<Vec<PathBuf>, Stri
         command.args(["-p", p]);
     }
     build::executables(&mut command, bins, &[])
+}
+
+/// What the template's QEMU cases need: qemu-system-arm, the thumbv7em target, and the
+/// workspace's release `nrtucode` and `nrtucode-defmt` ([`host_tools`]).
+pub fn arm_tools() -> Result<(PathBuf, PathBuf), String> {
+    require("qemu-system-arm", "qemu-system-arm")?;
+    rustup_target(THUMB);
+    let packages = ["nrtucode-cli", "nrtucode-defmt"];
+    match &host_tools(&packages, &["nrtucode", "nrtucode-defmt"])?[..] {
+        [nrtucode, decoder] => Ok((nrtucode.clone(), decoder.clone())),
+        _ => Err("cargo built no nrtucode and nrtucode-defmt".into()),
+    }
 }
 
 /// A separate workspace of the repository (`examples/bare-metal`, `examples/riscv-virt`,
@@ -295,10 +306,7 @@ pub fn boot(
 /// Decodes the defmt `frames` of `elf` with `decoder` (nrtucode-defmt) into `log` (its standard
 /// output and error, as `2>&1`) and returns the text.
 pub fn decode(decoder: &Path, elf: &Path, frames: &[u8], log: &Path) -> Result<String, String> {
-    let file = File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
-    let err = file
-        .try_clone()
-        .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
+    let (file, err) = crate::files::output(log)?;
     let mut child = Command::new(decoder)
         .arg("-e")
         .arg(elf)
@@ -395,8 +403,7 @@ pub fn run_block(
     err: &Path,
     what: &str,
 ) -> Result<(), String> {
-    let create =
-        |p: &Path| File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()));
+    let create = |p: &Path| crate::files::output(p).map(|f| f.0);
     let mut command = Command::new("bash");
     command
         .args(["-euo", "pipefail", "-c", block])

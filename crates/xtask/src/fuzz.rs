@@ -67,8 +67,7 @@ pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), Stri
     let target_dir = meta.target_dir.join("fuzz");
     for target in targets {
         let corpus = meta.root.join("fuzz/corpus").join(target);
-        std::fs::create_dir_all(&corpus)
-            .map_err(|e| format!("cannot create {}: {e}", corpus.display()))?;
+        crate::files::create_dir(&corpus)?;
         seed(meta, target, &corpus)?;
         let max_len = max_len(target).unwrap_or(16384);
         let mut run = cmd("cargo", "+nightly fuzz run --target-dir");
@@ -117,8 +116,7 @@ fn seed(meta: &Metadata, target: &str, corpus: &Path) -> Result<(), String> {
                         .is_ok_and(|s| s.success());
                     if carved {
                         let to = corpus.join("carved-manifest.tsv");
-                        std::fs::copy(blobs.join("manifest.tsv"), &to)
-                            .map_err(|e| format!("cannot write {}: {e}", to.display()))?;
+                        crate::files::copy(&blobs.join("manifest.tsv"), &to)?;
                         break;
                     }
                 }
@@ -132,10 +130,7 @@ fn seed(meta: &Metadata, target: &str, corpus: &Path) -> Result<(), String> {
         "key_file" => ["test-ed25519.pem", "test-ed25519.pub.pem"]
             .into_iter()
             .try_for_each(|name| {
-                let from = meta.root.join("keys").join(name);
-                std::fs::copy(&from, corpus.join(name))
-                    .map(drop)
-                    .map_err(|e| format!("cannot copy {}: {e}", from.display()))
+                crate::files::copy(&meta.root.join("keys").join(name), &corpus.join(name))
             }),
         _ => Err(format!("fuzz: unknown target {target}")),
     }

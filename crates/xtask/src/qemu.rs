@@ -481,14 +481,8 @@ fn pack(nrtucode: &Path, key: &Path, args: &str, out: &Path) -> Result<(), Strin
 /// The partition cases ([`partition_cases`]), after the build's refusal of a private key as
 /// `NRTUCODE_PARTITION_KEY`; then the README's partition block.
 pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
-    device::require("qemu-system-arm", "qemu-system-arm")?;
     device::require("gcc", "gcc")?;
-    device::rustup_target(device::THUMB);
-    let tools = device::host_tools(
-        &["nrtucode-cli", "nrtucode-defmt"],
-        &["nrtucode", "nrtucode-defmt"],
-    )?;
-    let (nrtucode, decoder) = (&tools[0], &tools[1]);
+    let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "qemu-partition")?;
     let template = Separate::template(meta);
     if files::read(&meta.root.join("keys/test-ed25519.pub.pem"))?
@@ -741,13 +735,7 @@ pub fn pack_front(
 /// halfway and a downgrade (counter 1 over 2) are refused (exit 4), and slot A boots after the
 /// reset. Then the template README's update block, as written.
 pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
-    device::require("qemu-system-arm", "qemu-system-arm")?;
-    device::rustup_target(device::THUMB);
-    let tools = device::host_tools(
-        &["nrtucode-cli", "nrtucode-defmt"],
-        &["nrtucode", "nrtucode-defmt"],
-    )?;
-    let (nrtucode, decoder) = (&tools[0], &tools[1]);
+    let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "qemu-update")?;
     let p1 = pack_front(meta, nrtucode, &work, ("p1.part", 1, ""))?;
     let p2 = pack_front(meta, nrtucode, &work, ("p2.part", 2, ""))?;

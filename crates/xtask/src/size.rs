@@ -239,8 +239,7 @@ fn timed(label: &str, target_dir: &Path, times: &Path) -> Result<(), String> {
             .stdout(Stdio::null())
             .stderr(Stdio::null()),
     )?;
-    let text = std::fs::read_to_string(times)
-        .map_err(|e| format!("cannot read {}: {e}", times.display()))?;
+    let text = crate::files::read_text(times)?;
     let (wall, kb) = parse_time(&text).ok_or_else(|| format!("/usr/bin/time wrote {text:?}"))?;
     println!("| {label} | {wall} s | {} MiB |", kb / 1024);
     Ok(())
