@@ -348,18 +348,21 @@ pub fn count(log: &str, pattern: &str) -> usize {
     log.lines().filter(|l| l.contains(pattern)).count()
 }
 
-/// Whether a line of `log` holds `parts` in this order (`grep -q 'A.*B.*C'`).
-pub fn has(log: &str, parts: &[&str]) -> bool {
-    log.lines().any(|line| {
-        let mut rest = line;
-        parts.iter().all(|p| match rest.find(p) {
-            Some(at) => {
-                rest = &rest[at + p.len()..];
-                true
-            }
-            None => false,
-        })
+/// Whether `text` holds each of `parts`, in this order (each after the end of the one before).
+pub fn in_order<S: AsRef<str>>(text: &str, parts: &[S]) -> bool {
+    let mut rest = text;
+    parts.iter().all(|p| match rest.find(p.as_ref()) {
+        Some(at) => {
+            rest = &rest[at + p.as_ref().len()..];
+            true
+        }
+        None => false,
     })
+}
+
+/// Whether a line of `log` holds `parts` in this order (`grep -q 'A.*B.*C'`).
+pub fn has<S: AsRef<str>>(log: &str, parts: &[S]) -> bool {
+    log.lines().any(|line| in_order(line, parts))
 }
 
 /// Whether a line of `log` is `line` (`grep -qx`).

@@ -127,21 +127,12 @@ impl Want {
             ));
         }
         for parts in &self.lines {
-            let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-            if !device::has(log, &parts) {
+            if !device::has(log, parts) {
                 out.push(format!("no line holding {:?}", parts.join("…")));
             }
         }
-        let mut rest = log;
-        for part in &self.order {
-            let Some(at) = rest.find(part.as_str()) else {
-                out.push(format!(
-                    "no {part:?} after the lines before it, want in order: {:?}",
-                    self.order
-                ));
-                break;
-            };
-            rest = &rest[at + part.len()..];
+        if !device::in_order(log, &self.order) {
+            out.push(format!("want these lines in this order: {:?}", self.order));
         }
         for (pattern, n) in &self.counts {
             let found = count(log, pattern);
