@@ -1,8 +1,9 @@
-//! What the device tasks share (`qemu`, `bare-metal`, `reproducible`, `cost`): building the separate workspaces (the bare-metal template
-//! `examples/bare-metal`, the RISC-V loader `examples/riscv-virt`, `tests/no_std`) into a target
-//! directory under the workspace's (so `CARGO_TARGET_DIR` moves them too), booting an ELF under
-//! QEMU with a timeout, decoding its defmt log with the workspace's `nrtucode-defmt`, counting
-//! the instructions between two marker functions, and the README's shell blocks.
+//! What the device tasks share (`qemu`, `bare-metal`, `reproducible`, `cost`): building the
+//! separate workspaces (the bare-metal template `examples/bare-metal`, the RISC-V loader
+//! `examples/riscv-virt`, `tests/no_std`) into a target directory under the workspace's (so
+//! `CARGO_TARGET_DIR` moves them too), booting an ELF under QEMU with a timeout, decoding its
+//! defmt log with the workspace's `nrtucode-defmt`, counting the instructions between two marker
+//! functions.
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -370,69 +371,6 @@ pub fn has_line(log: &str, line: &str) -> bool {
     log.lines().any(|l| l == line)
 }
 
-/// The shell block of a README that follows the line starting with `marker` (which must be
-/// followed by a "```sh" line), up to the closing "```", its lines joined by newlines.
-pub fn readme_block(text: &str, marker: &str) -> Result<String, String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let start = lines
-        .iter()
-        .position(|l| l.starts_with(marker))
-        .ok_or_else(|| format!("no line starting with {marker:?}"))?;
-    if lines.get(start + 1) != Some(&"```sh") {
-        return Err(format!(
-            "the {marker:?} marker is not followed by an sh block"
-        ));
-    }
-    let end = (start + 2..lines.len())
-        .find(|&i| lines[i] == "```")
-        .ok_or_else(|| format!("the sh block after {marker:?} does not end"))?;
-    let block = lines[start + 2..end].join("\n");
-    if block.trim().is_empty() {
-        return Err(format!("the sh block after {marker:?} is empty"));
-    }
-    Ok(block)
-}
-
-/// Runs a README's shell block as written (`bash -euo pipefail -c BLOCK`) from the workspace's
-/// root with `env`, its standard output into `out` and error into `err`; on failure shows the
-/// last 30 lines of its standard error.
-///
-/// `CARGO_TARGET_DIR` is taken out of its environment: the block's commands name `target/…` as
-/// a reader's shell in the repository would, so they run where the README says they do.
-pub fn run_block(
-    block: &str,
-    env: &[(&str, &OsStr)],
-    out: &Path,
-    err: &Path,
-    what: &str,
-) -> Result<(), String> {
-    let create = |p: &Path| crate::files::output(p).map(|f| f.0);
-    let mut command = Command::new("bash");
-    command
-        .args(["-euo", "pipefail", "-c", block])
-        .env_remove("CARGO_TARGET_DIR")
-        .stdin(Stdio::null())
-        .stdout(create(out)?)
-        .stderr(create(err)?);
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run bash: {e}"))?;
-    if status.success() {
-        return Ok(());
-    }
-    let text = std::fs::read_to_string(err).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    for line in &lines[lines.len().saturating_sub(30)..] {
-        eprintln!("{line}");
-    }
-    Err(format!(
-        "{what} failed ({status}; above: the end of its stderr)"
-    ))
-}
-
 /// `n` with thousands separators (`1,234,567`), as the tables print counts and sizes.
 pub fn commas(n: u64) -> String {
     let digits = n.to_string();
@@ -491,24 +429,6 @@ mod tests {
             ["-singlestep"]
         );
         assert!(one_insn_per_tb("no version here").is_err());
-    }
-
-    #[test]
-    fn the_readme_block_is_the_sh_block_after_its_marker() {
-        let text = "intro\n```sh\nnot this\n```\n<!-- walkthrough: x -->\n```sh\na=1\necho \"$a\"\n```\nafter\n";
-        assert_eq!(
-            readme_block(text, "<!-- walkthrough:").unwrap(),
-            "a=1\necho \"$a\""
-        );
-        assert!(readme_block(text, "<!-- partition-walkthrough:").is_err());
-        assert!(
-            readme_block(
-                "<!-- walkthrough: x -->\n```text\na\n```\n",
-                "<!-- walkthrough:"
-            )
-            .is_err()
-        );
-        assert!(readme_block("<!-- walkthrough: x -->\n```sh\na\n", "<!-- walkthrough:").is_err());
     }
 
     #[test]

@@ -69,17 +69,14 @@ const VERIFIED: &str = " verified: ";
 const FAILED: &str = "verification failed";
 const REFUSED: &str = "ERROR partition at 0x21000000 refused: ";
 
-/// What one boot must show.
+/// What one boot must show: its exit status (`None`: any but 0), the lines some line must match
+/// (`grep 'A.*B'`), how many lines hold each pattern, and what the log holds in `order`.
 #[derive(Default)]
 pub struct Want {
-    /// The exit status (`None`: any but 0).
-    pub status: Option<i32>,
-    /// Substrings some line must hold (each a list of parts in that order, `grep 'A.*B'`).
-    pub lines: Vec<Vec<String>>,
-    /// How many lines hold each pattern.
-    pub counts: Vec<(&'static str, usize)>,
-    /// Substrings the log must hold in this order (each after the end of the one before).
-    pub order: Vec<String>,
+    status: Option<i32>,
+    lines: Vec<Vec<String>>,
+    counts: Vec<(&'static str, usize)>,
+    order: Vec<String>,
 }
 
 impl Want {
@@ -590,54 +587,100 @@ fn build_partition_fw(template: &Separate, features: &str, fw: &Path) -> Result<
     Ok(())
 }
 
-/// Runs the sh block after `marker` in examples/bare-metal/README.md as written, with `env`,
-/// from the repository's root ([`device::run_block`]); prints and returns its output.
+/// Runs the sh block after `marker` in examples/bare-metal/README.md as written
+/// (`bash -euo pipefail -c BLOCK`, [`readme_block`]) with `env`, from the repository's root
+/// (without `CARGO_TARGET_DIR`: the commands name `target/…` and run where the README says they
+/// do); prints its output (on failure, the last 30 lines of its stderr), checks it against
+/// `want` and returns it.
+///
+/// The partition and update blocks name `target/release/nrtucode` and `target/bare-metal/…` (a
+/// reader's shell in the repository, no `CARGO_TARGET_DIR`) and the tools "the walkthrough above
+/// built": when the workspace's target directory is elsewhere, those are built there first
+/// (`tools`).
 fn readme(
     meta: &Metadata,
-    marker: &str,
+    (marker, tools): (&str, bool),
     env: &[(&str, &OsStr)],
     work: &Path,
+    want: &Want,
 ) -> Result<String, String> {
+    if tools && meta.target_dir != meta.root.join("target") {
+        let tools = "build --quiet --release --locked -p nrtucode-cli -p nrtucode-defmt";
+        status(build::cargo(tools).env_remove("CARGO_TARGET_DIR"))?;
+    }
     let readme = meta.root.join("examples/bare-metal/README.md");
-    let block = device::readme_block(&files::read_text(&readme)?, marker)
+    let block = readme_block(&files::read_text(&readme)?, marker)
         .map_err(|e| format!("{}: {e}", readme.display()))?;
     println!(
         "qemu: running the README's {} lines in {}",
         block.lines().count(),
         work.display()
     );
-    let (out, err) = (work.join("block.out"), work.join("block.err"));
-    device::run_block(
-        &block,
-        env,
-        &out,
-        &err,
-        &format!("the README's block after {marker}"),
-    )?;
-    let log = files::read_text(&out)?;
+    let err = work.join("block.err");
+    let mut bash = Command::new("bash");
+    bash.args(["-euo", "pipefail", "-c", &block])
+        .env_remove("CARGO_TARGET_DIR")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stderr(files::output(&err)?.0);
+    let out = bash.output().map_err(|e| format!("cannot run bash: {e}"))?;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
     for line in log.lines() {
         println!("    [walkthrough] {line}");
     }
-    Ok(log)
+    if !out.status.success() {
+        let text = files::read_text(&err)?;
+        let lines: Vec<&str> = text.lines().collect();
+        for line in &lines[lines.len().saturating_sub(30)..] {
+            eprintln!("{line}");
+        }
+        let status = out.status;
+        return Err(format!(
+            "the README's block after {marker} failed ({status}; above: the end of its stderr)"
+        ));
+    }
+    match want.problems(&log, 0)[..] {
+        [] => Ok(log),
+        ref problems => Err(format!(
+            "the README's block after {marker}: {}",
+            problems.join("; ")
+        )),
+    }
 }
 
-/// The README's partition block, as written, with the look-alike as `VENDOR_LIB`. The block
-/// names `target/release/nrtucode` and `target/bare-metal/…` (a reader's shell in the
-/// repository, no `CARGO_TARGET_DIR`): when the workspace's target directory is elsewhere, the
-/// tools it needs ("the tools of the walkthrough above built") are built there first.
+/// The shell block of a README that follows the line starting with `marker` (which must be
+/// followed by a "```sh" line), up to the closing "```", its lines joined by newlines.
+pub fn readme_block(text: &str, marker: &str) -> Result<String, String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with(marker))
+        .ok_or_else(|| format!("no line starting with {marker:?}"))?;
+    if lines.get(start + 1) != Some(&"```sh") {
+        return Err(format!(
+            "the {marker:?} marker is not followed by an sh block"
+        ));
+    }
+    let end = (start + 2..lines.len())
+        .find(|&i| lines[i] == "```")
+        .ok_or_else(|| format!("the sh block after {marker:?} does not end"))?;
+    let block = lines[start + 2..end].join("\n");
+    if block.trim().is_empty() {
+        return Err(format!("the sh block after {marker:?} is empty"));
+    }
+    Ok(block)
+}
+
+/// The README's partition block, as written, with the look-alike as `VENDOR_LIB`: the
+/// look-alike's partition loads.
 fn partition_readme(meta: &Metadata, work: &Path) -> Result<(), String> {
     let vendor = work.join("vendor");
     let lookalike =
         "run --quiet --release --locked -p nrtucode-lookalike -- --library full --build --out";
     status(build::cargo(lookalike).arg(&vendor).stdout(Stdio::null()))?;
-    if meta.target_dir != meta.root.join("target") {
-        let tools = "build --quiet --release --locked -p nrtucode-cli -p nrtucode-defmt";
-        status(build::cargo(tools).env_remove("CARGO_TARGET_DIR"))?;
-    }
     let lib = vendor.join("libnrtucode_internal.so");
     let part = work.join("nrtucode.part");
     let env = [("VENDOR_LIB", lib.as_os_str()), ("PART", part.as_os_str())];
-    let log = readme(meta, "<!-- partition-walkthrough:", &env, work)?;
     let want = Want::exit(0)
         .line(&[
             "INFO  partition at 0x21000000: ",
@@ -645,13 +688,14 @@ fn partition_readme(meta: &Metadata, work: &Path) -> Result<(), String> {
             "), signature ok",
         ])
         .line(&["INFO  engine ready: 4 of 4 images loaded"]);
-    match want.problems(&log, 0)[..] {
-        [] => Ok(()),
-        ref problems => Err(format!(
-            "walkthrough: the look-alike's partition did not load: {}",
-            problems.join("; ")
-        )),
-    }
+    readme(
+        meta,
+        ("<!-- partition-walkthrough:", true),
+        &env,
+        work,
+        &want,
+    )
+    .map(drop)
 }
 
 /// The GNU BuildID a carve's `manifest.tsv` records (`# build_id\tHEX`), if it is 40 hex digits.
@@ -669,11 +713,13 @@ pub fn walkthrough(meta: &Metadata, _: &()) -> Result<(), String> {
     let work = build::scratch(meta, "walkthrough")?;
     let started = Instant::now();
     let loader = work.join("my-loader");
+    let env = [("LOADER", loader.as_os_str())];
     let log = readme(
         meta,
-        "<!-- walkthrough:",
-        &[("LOADER", loader.as_os_str())],
+        ("<!-- walkthrough:", false),
+        &env,
         &work,
+        &Want::exit(0),
     )?;
     let manifest = files::read_text(&work.join("my-loader.blobs/manifest.tsv"))?;
     let id = build_id(&manifest)
@@ -808,20 +854,19 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     boots.boot("downgrade", &[&p2, &p1], &rollback)?;
 
     println!("== the template README's update commands, as written");
-    if meta.target_dir != meta.root.join("target") {
-        let tools = "build --quiet --release --locked -p nrtucode-cli -p nrtucode-defmt";
-        status(build::cargo(tools).env_remove("CARGO_TARGET_DIR"))?;
-    }
     let (old, new) = (work.join("old.part"), work.join("new.part"));
     let env = [("OLD", old.as_os_str()), ("NEW", new.as_os_str())];
-    let log = readme(meta, "<!-- update-walkthrough:", &env, &work)?;
     let confirmed = Want::exit(0).in_order(&[
         "confirmed slot B",
         "INFO  running the update from slot B, confirmed",
     ]);
-    if !confirmed.problems(&log, 0).is_empty() {
-        return Err("walkthrough: the update was not confirmed and run".into());
-    }
+    readme(
+        meta,
+        ("<!-- update-walkthrough:", true),
+        &env,
+        &work,
+        &confirmed,
+    )?;
     let _ = std::fs::remove_dir_all(&work);
     println!(
         "qemu-update: the update installs, boots on trial, is confirmed and boots again across resets; a changed byte, a download cut off halfway and a downgrade are refused and slot A keeps booting"
@@ -894,5 +939,23 @@ mod tests {
         assert_eq!(build_id(&manifest), Some(id));
         assert_eq!(build_id("# build_id\tabc\n"), None);
         assert_eq!(build_id(&manifest.replace('a', "A")), None);
+    }
+
+    #[test]
+    fn the_readme_block_is_the_sh_block_after_its_marker() {
+        let text = "intro\n```sh\nnot this\n```\n<!-- walkthrough: x -->\n```sh\na=1\necho \"$a\"\n```\nafter\n";
+        assert_eq!(
+            readme_block(text, "<!-- walkthrough:").unwrap(),
+            "a=1\necho \"$a\""
+        );
+        assert!(readme_block(text, "<!-- partition-walkthrough:").is_err());
+        assert!(
+            readme_block(
+                "<!-- walkthrough: x -->\n```text\na\n```\n",
+                "<!-- walkthrough:"
+            )
+            .is_err()
+        );
+        assert!(readme_block("<!-- walkthrough: x -->\n```sh\na\n", "<!-- walkthrough:").is_err());
     }
 }
