@@ -170,11 +170,7 @@ fn valgrind() -> Result<PathBuf, String> {
 /// `valgrind --tool=callgrind ARGS` in the measured environment; (stdout, stderr).
 fn callgrind(valgrind: &Path, args: &[&OsStr]) -> Result<(String, String), String> {
     let mut command = measured(valgrind, &[]);
-    command.arg("--tool=callgrind").args(args);
-    let shown = format!("{command:?}");
-    let out = command
-        .output()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    let (shown, out) = build::output(command.arg("--tool=callgrind").args(args))?;
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),

@@ -53,11 +53,7 @@ pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), Stri
             TARGETS.join(" ")
         ));
     }
-    let has_fuzz = cmd("cargo", "+nightly fuzz --version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let has_fuzz = build::quietly(&mut cmd("cargo", "+nightly fuzz --version"));
     if !has_fuzz {
         return Err(
             "fuzz: needs nightly and cargo-fuzz (cargo +nightly install cargo-fuzz --locked)"
@@ -106,14 +102,9 @@ fn seed(meta: &Metadata, target: &str, corpus: &Path) -> Result<(), String> {
                 example("nrtucode-test-elf", "fuzz_seeds", &elves, false)?;
                 let blobs = work.join("blobs");
                 for seed in crate::files::walk(&elves, "")? {
-                    let carved = build::cargo("run -q -p nrtucode-cli -- carve")
-                        .arg(path_str(&seed)?)
-                        .arg("--out")
-                        .arg(&blobs)
-                        .stdout(Stdio::null())
-                        .stderr(Stdio::null())
-                        .status()
-                        .is_ok_and(|s| s.success());
+                    let mut carve = build::cargo("run -q -p nrtucode-cli -- carve");
+                    let carve = carve.arg(path_str(&seed)?).arg("--out").arg(&blobs);
+                    let carved = build::quietly(carve);
                     if carved {
                         let to = corpus.join("carved-manifest.tsv");
                         crate::files::copy(&blobs.join("manifest.tsv"), &to)?;

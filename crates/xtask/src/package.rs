@@ -199,9 +199,7 @@ fn check(
     let exe = build::executable(&mut consumer("build --quiet", &host), "host-user")?;
     let host_bytes = output_bytes(Command::new(&exe).current_dir(&host))?;
     // A second build does nothing: the packaged build script names no path outside its package.
-    let second = consumer("build --verbose", &host)
-        .output()
-        .map_err(|e| format!("cannot run cargo build: {e}"))?;
+    let (_, second) = build::output(&mut consumer("build --verbose", &host))?;
     let log = String::from_utf8_lossy(&second.stderr);
     let rebuilt: Vec<&str> = log
         .lines()
@@ -424,11 +422,7 @@ pub fn compare_with_truth(manifest: &str, truth: &str) -> Result<usize, String> 
 }
 
 fn output_bytes(command: &mut Command) -> Result<Vec<u8>, String> {
-    let shown = format!("{command:?}");
-    let out = command
-        .stderr(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    let (shown, out) = build::output(command.stderr(std::process::Stdio::null()))?;
     if !out.status.success() {
         return Err(format!("{shown} failed ({})", out.status));
     }

@@ -473,6 +473,7 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "qemu-partition")?;
     let template = Separate::template(meta);
+    let key = meta.root.join("keys/test-ed25519.pem");
     if files::read(&meta.root.join("keys/test-ed25519.pub.pem"))?
         != files::read(&template.dir.join("keys/test-ed25519.pub.pem"))?
     {
@@ -480,14 +481,8 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
             "examples/bare-metal/keys/test-ed25519.pub.pem is not keys/test-ed25519.pub.pem".into(),
         );
     }
-    let out = template
-        .command(&["--no-default-features", "--features", "qemu,partition"])
-        .env(
-            "NRTUCODE_PARTITION_KEY",
-            meta.root.join("keys/test-ed25519.pem"),
-        )
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let mut private = template.command(&["--no-default-features", "--features", "qemu,partition"]);
+    let (_, out) = build::output(private.env("NRTUCODE_PARTITION_KEY", &key))?;
     let err = String::from_utf8_lossy(&out.stderr);
     if out.status.success() || !err.contains("names a private key") {
         eprintln!("{err}");
@@ -496,10 +491,7 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
         );
     }
 
-    let (key, other_key) = (
-        meta.root.join("keys/test-ed25519.pem"),
-        work.join("other.pem"),
-    );
+    let other_key = work.join("other.pem");
     status(
         build::cmd(path_str(nrtucode)?, "key generate -o")
             .arg(&other_key)

@@ -337,11 +337,7 @@ fn measure_partition(meta: &Metadata, work: &Path) -> Result<(), String> {
         };
         let elf = build::executable(&mut build("--features panic-loop"), &format!("size-{name}"))?;
         let text = elf::text_size(&elf)?;
-        let linked = build("")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
+        let linked = build::quietly(&mut build(""));
         let nopanic = if linked {
             "holds"
         } else {
