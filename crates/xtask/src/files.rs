@@ -36,6 +36,11 @@ pub fn output(path: &Path) -> Result<(std::fs::File, std::fs::File), String> {
     Ok((file, err))
 }
 
+/// Removes the file `path`, failing with its name.
+pub fn remove(path: &Path) -> Result<(), String> {
+    std::fs::remove_file(path).map_err(|e| format!("cannot remove {}: {e}", path.display()))
+}
+
 /// Creates `path` and its parents, failing with its name.
 pub fn create_dir(path: &Path) -> Result<(), String> {
     std::fs::create_dir_all(path).map_err(|e| format!("cannot create {}: {e}", path.display()))
