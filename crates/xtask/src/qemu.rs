@@ -142,16 +142,12 @@ impl Want {
 }
 
 /// One case's boots: where their logs go, the defmt decoder (none: the log is text), the QEMU
-/// machine and the firmware booted.
-pub struct Boots {
-    /// Where the logs go.
-    pub work: PathBuf,
-    /// nrtucode-defmt, for a defmt log.
-    pub decoder: Option<PathBuf>,
-    /// The machine ([`device::arm`], [`device::riscv`]).
-    pub qemu: fn(&Path) -> Command,
-    /// The firmware booted.
-    pub fw: PathBuf,
+/// machine ([`device::arm`], [`device::riscv`]) and the firmware booted.
+struct Boots {
+    work: PathBuf,
+    decoder: Option<PathBuf>,
+    qemu: fn(&Path) -> Command,
+    fw: PathBuf,
 }
 
 impl Boots {

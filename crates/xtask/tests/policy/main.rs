@@ -5,8 +5,9 @@
 //! * README's Layout table matches the tree: every path it names exists, and every crate under
 //!   `crates/` and every top-level directory is named in it;
 //! * every relative link of README, blobs/README.md, docs/*.md and the crates' READMEs resolves,
-//!   and every one in a published crate's packaged Markdown names a path of its package
-//!   ([`links`]; this was `cargo xtask package`'s check of the unpacked `.crate`s);
+//!   ([`links`]);
+//! * what each published crate packages ([`packaged`]): no build output, blob or binary, both
+//!   licences, no relative link out of the package (these were `cargo xtask package`'s);
 //! * the core's `front` feature enables exactly the facts' front selection (`FRONT_FEATURES`),
 //!   as Cargo resolves it, however the manifest spells it;
 //! * the core's unsafe budget ([`unsafe_audit`]): one `unsafe`, the blobs' link-section
@@ -15,6 +16,7 @@
 
 mod links;
 mod md_tables;
+mod packaged;
 mod unsafe_audit;
 
 use std::collections::BTreeSet;
@@ -31,7 +33,7 @@ type Check = fn(&Path, &mut Vec<String>) -> Result<(), String>;
 const CHECKS: [(&str, Check); 6] = [
     ("README's layout table", layout),
     ("relative links", links::repository),
-    ("the packages' relative links", packaged_links),
+    ("what the crates package", packaged),
     ("the front feature", front_feature),
     ("the core's unsafe budget", unsafe_audit::check),
     ("Markdown tables", markdown_tables),
@@ -129,8 +131,8 @@ fn packages(root: &Path) -> Result<Vec<serde_json::Value>, String> {
     Ok(json["packages"].as_array().cloned().unwrap_or_default())
 }
 
-/// The relative links of the published crates' packaged Markdown ([`links::packages`]).
-fn packaged_links(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
+/// What the published crates package ([`packaged::check`]).
+fn packaged(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
     let published: Vec<(String, PathBuf)> = packages(root)?
         .iter()
         .filter(|p| p["publish"].as_array().is_none_or(|r| !r.is_empty()))
@@ -145,7 +147,7 @@ fn packaged_links(root: &Path, problems: &mut Vec<String>) -> Result<(), String>
     if published.len() < 3 {
         problems.push(format!("only {} published crates", published.len()));
     }
-    links::packages(&published, problems)
+    packaged::check(&published, problems)
 }
 
 /// The core's features as `cargo metadata` resolves them (feature -> what it enables).
