@@ -65,13 +65,11 @@ pub fn arm_tools() -> Result<(PathBuf, PathBuf), String> {
     }
 }
 
-/// A separate workspace of the repository (`examples/bare-metal`, `examples/riscv-virt`,
+/// A separate workspace of the repository in `dir` (`examples/bare-metal`, `examples/riscv-virt`,
 /// `tests/no_std`), built into `target_dir` (`--target-dir`, under the workspace's target
 /// directory: where the template's `.cargo/config.toml` points when `CARGO_TARGET_DIR` is unset).
 pub struct Separate {
-    /// The workspace's directory.
     pub dir: PathBuf,
-    /// Its target directory.
     pub target_dir: PathBuf,
 }
 
@@ -149,13 +147,12 @@ pub fn counting_arm() -> Result<Vec<&'static str>, String> {
     Ok(args)
 }
 
-/// How a QEMU run ended and what it wrote.
+/// How a QEMU run ended and what it wrote: the exit status (the program's, through semihosting;
+/// 124 when it timed out and was killed), its standard output (defmt frames, or the RISC-V
+/// loader's text) and, with a [`Counter`], the instructions of each marked stretch.
 pub struct Boot {
-    /// The exit status (the program's, through semihosting); 124 when it timed out (killed).
     pub status: i32,
-    /// Its standard output (defmt frames, or the RISC-V loader's text).
     pub stdout: Vec<u8>,
-    /// With counting: the instructions between each `cost_begin` and the `cost_end` after it.
     pub counts: Vec<u64>,
 }
 
