@@ -93,19 +93,16 @@ fn blobs_section(input: &Path) -> Result<(Vec<u8>, std::ops::Range<usize>, u64),
 pub fn flip_verified(input: &Path, output: &Path, log: &str) -> Result<String, String> {
     let (mut data, range, addr) = blobs_section(input)?;
     let (name, target) = first_verified(log).ok_or("the log names no verified image")?;
-    let at = target.checked_sub(addr).map(|o| range.start as u64 + o);
-    match at
-        .and_then(|at| usize::try_from(at).ok())
-        .filter(|at| range.contains(at))
-    {
-        Some(at) => data[at] ^= 0xFF,
-        None => {
-            return Err(format!(
-                "{target:#x} is outside {SECTION} ({addr:#x}+{:#x})",
-                range.len()
-            ));
-        }
-    }
+    let at = (target.checked_sub(addr))
+        .and_then(|o| usize::try_from(o).ok()?.checked_add(range.start))
+        .filter(|at| range.contains(at));
+    let outside = || {
+        format!(
+            "{target:#x} is outside {SECTION} ({addr:#x}+{:#x})",
+            range.len()
+        )
+    };
+    data[at.ok_or_else(outside)?] ^= 0xFF;
     write_whole(output, &data)?;
     eprintln!("    flipped the byte at {target:#x}, inside {name}");
     Ok(name)
