@@ -11,7 +11,7 @@
 //! non-zero key) it answers [`SCAN`]: that lookup scans the bytes as before. Every answer is
 //! the scan's (tested in `tests` below against [`Tables::scan`] and [`Tables::prof_pair`]).
 //!
-//! Fixed size, no allocation: [`Index::BYTES`] bytes whatever the partition holds.
+//! Fixed size, no allocation: 2,242 bytes whatever the partition holds.
 
 use core::num::NonZeroU16;
 
@@ -150,7 +150,7 @@ fn pack<const N: usize>(getters: [Option<Getter>; N]) -> Option<[Option<Packed>;
     Some(out)
 }
 
-/// The lookup index of a verified partition ([`Index::BYTES`] bytes, built once by
+/// The lookup index of a verified partition (2,242 bytes, built once by
 /// [`Index::build`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) struct Index {
@@ -164,9 +164,6 @@ pub(super) struct Index {
 }
 
 impl Index {
-    /// Bytes of an index: 2,242 (the same on every target: bytes and `u16`s only).
-    pub(super) const BYTES: usize = core::mem::size_of::<Index>();
-
     /// The index of `tables` (parsed: every getter names an entry of the table of contents).
     /// Reads each descriptor's key once and the getters of the first descriptor of each key.
     /// Out of line: it runs once, at verification.
@@ -207,7 +204,8 @@ impl Index {
     }
 }
 
-static_assertions::const_assert_eq!(Index::BYTES, 2242);
+// 2,242 bytes on every target (bytes and `u16`s only).
+static_assertions::const_assert_eq!(core::mem::size_of::<Index>(), 2242);
 
 #[cfg(test)]
 mod tests {

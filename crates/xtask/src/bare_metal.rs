@@ -103,32 +103,24 @@ fn regions(script: &str) -> Result<Vec<Region>, String> {
             continue;
         };
         let name = name.trim();
+        let fields: Vec<(&str, &str)> = (rest.split(','))
+            .filter_map(|f| f.split_once('='))
+            .map(|(k, v)| (k.trim(), v.trim()))
+            .collect();
+        let [("ORIGIN", origin), ("LENGTH", length)] = fields[..] else {
+            continue;
+        };
         if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
             continue;
         }
-        let field = |rest: &str, key: &str| -> Option<String> {
-            let rest = rest.trim_start().strip_prefix(key)?.trim_start();
-            Some(rest.strip_prefix('=')?.trim_start().to_string())
-        };
-        let Some(rest) = field(rest, "ORIGIN") else {
-            continue;
-        };
-        let Some((origin, rest)) = rest.split_once(',') else {
-            continue;
-        };
-        let Some(length) = field(rest, "LENGTH") else {
-            continue;
-        };
-        let origin = origin.trim();
-        let parse = || {
-            let origin = u64::from_str_radix(origin.strip_prefix("0x")?, 16).ok()?;
-            Some(Region {
+        let region = size(origin)
+            .zip(size(length))
+            .map(|(origin, length)| Region {
                 name: name.to_string(),
                 origin,
-                length: size(&length)?,
-            })
-        };
-        found.push(parse().ok_or_else(|| format!("cannot read the MEMORY line {line:?}"))?);
+                length,
+            });
+        found.push(region.ok_or_else(|| format!("cannot read the MEMORY line {line:?}"))?);
     }
     if found.is_empty() {
         return Err("the memory map names no region".into());

@@ -170,11 +170,7 @@ fn valgrind() -> Result<PathBuf, String> {
 /// `valgrind --tool=callgrind ARGS` in the measured environment; (stdout, stderr).
 fn callgrind(valgrind: &Path, args: &[&OsStr]) -> Result<(String, String), String> {
     let mut command = measured(valgrind, &[]);
-    command.arg("--tool=callgrind").args(args);
-    let shown = format!("{command:?}");
-    let out = command
-        .output()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    let (shown, out) = build::output(command.arg("--tool=callgrind").args(args))?;
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
@@ -339,11 +335,7 @@ fn time(meta: &Metadata, lto: bool, quick: bool) -> Result<(), String> {
     let home = target_dir.join("criterion");
     let _ = std::fs::remove_dir_all(home.join("lookup"));
     let log = target_dir.join("bench.log");
-    let file =
-        std::fs::File::create(&log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
-    let err = file
-        .try_clone()
-        .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
+    let (file, err) = crate::files::output(&log)?;
     let mut bench = measured(&exe, &[("CRITERION_HOME", home.as_os_str())]);
     bench.args([
         "--bench",

@@ -31,14 +31,25 @@ pub fn status(command: &mut Command) -> Result<(), String> {
     }
 }
 
+/// Runs `command`, its output captured: its command line as shown in errors, and what it did;
+/// fails only when it cannot run.
+pub fn output(command: &mut Command) -> Result<(String, std::process::Output), String> {
+    let shown = format!("{command:?}");
+    let out = command.output();
+    out.map(|out| (shown.clone(), out))
+        .map_err(|e| format!("cannot run {shown}: {e}"))
+}
+
+/// Whether `command` runs and exits 0, its output discarded.
+pub fn quietly(command: &mut Command) -> bool {
+    let quiet = command.stdout(Stdio::null()).stderr(Stdio::null());
+    quiet.status().is_ok_and(|s| s.success())
+}
+
 /// Runs `command` and returns its standard output (UTF-8, lossy); fails with its command line
 /// and standard error unless it exits 0.
 pub fn stdout(command: &mut Command) -> Result<String, String> {
-    let shown = format!("{command:?}");
-    let out = command
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    let (shown, out) = output(command.stderr(Stdio::piped()))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         return Err(format!("{shown} failed ({}): {}", out.status, err.trim()));
@@ -63,10 +74,7 @@ pub fn executables(
         .arg("--message-format=json-render-diagnostics")
         .args(after)
         .stdout(Stdio::piped());
-    let shown = format!("{command:?}");
-    let out = command
-        .output()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    let (shown, out) = output(command)?;
     if !out.status.success() {
         return Err(format!("{shown} failed ({})", out.status));
     }

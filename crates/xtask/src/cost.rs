@@ -23,8 +23,12 @@
 //!   per output byte; the inflaters' flash (their crates' named symbols), the functions that
 //!   keep a panic path (the call graph `cargo xtask nopanic` reads), and what feature `deflate`
 //!   adds to the no_std consumer tests/no_std. `--flash-only`: the flash lines, no QEMU run.
+//! - `update` (`examples/update_cost.rs`): an update's steps on the emulated NOR flash,
+//!   instructions counted by translation block ([`update`]) and flash operations per step.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -33,6 +37,7 @@ use crate::build;
 use crate::device::{self, PSRAM, Separate, commas};
 use crate::elf::{self, Symbol};
 use crate::metadata::Metadata;
+use crate::qemu;
 
 /// The cases of `cost`.
 pub const CASES: [crate::Case<bool>; 4] = [
@@ -52,7 +57,7 @@ pub const CASES: [crate::Case<bool>; 4] = [
     (
         "update",
         "An update: the slot choice, the install's writes and full check, a confirm, the flash",
-        |m, _| crate::update_cost::run(m),
+        |m, _| update(m),
     ),
 ];
 
@@ -157,7 +162,11 @@ fn counted(
     if let Some(part) = part {
         device::loader(&mut qemu, part, PSRAM)?;
     }
-    let run = device::boot(&mut qemu, Duration::from_secs(seconds), true)?;
+    let run = device::boot(
+        &mut qemu,
+        Duration::from_secs(seconds),
+        Some(device::count_between_markers),
+    )?;
     let log = match decoder {
         Some((decoder, log)) => device::decode(decoder, elf, &run.stdout, log)?,
         None => String::new(),
@@ -307,11 +316,7 @@ pub fn overhead(json: &str) -> Result<String, String> {
 
 /// `cargo xtask cost --what partition`: the measurement, the flash tables and the overhead.
 fn partition(meta: &Metadata) -> Result<(), String> {
-    let tools = device::host_tools(
-        &["nrtucode-cli", "nrtucode-defmt"],
-        &["nrtucode", "nrtucode-defmt"],
-    )?;
-    let (nrtucode, decoder) = (&tools[0], &tools[1]);
+    let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "partition-cost")?;
     let part = work.join("fixtures.part");
     let pack = "pack --fixtures full --key keys/test-ed25519.pem --security-counter 1 --compress deflate -o";
@@ -532,6 +537,145 @@ fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
     Ok(())
 }
 
+/// The second download area of `examples/update_cost.rs` (`LINK_2`).
+const LINK_2: u64 = 0x21c0_0000;
+
+/// The instructions between each `cost_begin` and the `cost_end` after it, from QEMU's
+/// `-d in_asm,exec,nochain` log: each `Trace` line's block weighs the instructions `in_asm`
+/// listed for the block at its address.
+pub fn count_blocks(log: impl BufRead) -> std::io::Result<Vec<u64>> {
+    let (mut size, mut block) = (HashMap::<u64, u64>::new(), None::<u64>);
+    let (mut counts, mut on, mut n) = (Vec::new(), false, 0u64);
+    for line in log.lines() {
+        let line = line?;
+        if line.starts_with("IN:") {
+            block = Some(u64::MAX);
+        } else if let (Some(b), Some(addr)) = (block, line.strip_prefix("0x")) {
+            let Some(pc) = addr.get(..8).and_then(|h| u64::from_str_radix(h, 16).ok()) else {
+                continue;
+            };
+            let at = if b == u64::MAX {
+                size.insert(pc, 0);
+                pc
+            } else {
+                b
+            };
+            block = Some(at);
+            *size.entry(at).or_insert(0) += 1;
+        } else if line.starts_with("Trace ") {
+            block = None;
+            let pc = line
+                .split_once('[')
+                .and_then(|(_, r)| r.split('/').nth(1))
+                .and_then(|h| u64::from_str_radix(h, 16).ok());
+            if line.ends_with(" cost_begin") {
+                (on, n) = (true, 0);
+            } else if line.ends_with(" cost_end") {
+                if on {
+                    counts.push(n);
+                }
+                on = false;
+            } else if on {
+                n += pc.and_then(|pc| size.get(&pc)).copied().unwrap_or(0);
+            }
+        }
+    }
+    Ok(counts)
+}
+
+/// `(step, erases, writes, bytes)` of each `INFO  STEP: ok true, flash E erases W writes B bytes`.
+pub fn steps(log: &str) -> Vec<(String, u64, u64, u64)> {
+    log.lines()
+        .filter_map(|l| {
+            let (step, flash) = l.strip_prefix("INFO  ")?.split_once(": ok true, flash ")?;
+            let n: Vec<u64> = flash.split(' ').filter_map(|w| w.parse().ok()).collect();
+            Some((step.to_string(), *n.first()?, *n.get(1)?, *n.get(2)?))
+        })
+        .collect()
+}
+
+/// `cargo xtask cost --what update` (the figures are in docs/update.md): the steps of
+/// `examples/update_cost.rs` on the NOR flash the template emulates over PSRAM, front fixtures
+/// partitions with counter 1 in slot A, 2 in the download area, 3 (`--compress deflate`) in a
+/// second one.
+///
+/// The steps run hundreds of millions of instructions (each full check hashes 2.9 MB), too many
+/// for one log line per instruction. So QEMU runs without `-singlestep`, logging each
+/// translation block's instructions once (`-d in_asm`) and each block executed
+/// (`-d exec,nochain`), [`count_blocks`]. This is the same count: both ways give 3,039,326 for
+/// the first step (the factory `state()`), and a block ends at every branch, so no block crosses
+/// a marker.
+fn update(meta: &Metadata) -> Result<(), String> {
+    let (nrtucode, decoder) = &device::arm_tools()?;
+    let work = build::scratch(meta, "update-cost")?;
+    let part = |row| qemu::pack_front(meta, nrtucode, &work, row);
+    let (p1, p2) = (part(("p1.part", 1, ""))?, part(("p2.part", 2, ""))?);
+    let p3 = part(("p3.part", 3, "--compress deflate"))?;
+    let args = "--no-default-features --features update --example update_cost";
+    let elf = Separate::template(meta).build(
+        &args.split(' ').collect::<Vec<_>>(),
+        &[("NRTUCODE_PARTITION_KEY", OsStr::new(""))],
+        "update_cost",
+    )?;
+    let mut qemu = device::arm(&elf);
+    device::loader(&mut qemu, &p1, PSRAM)?;
+    device::download(&mut qemu, &p2, qemu::LINK)?;
+    device::download(&mut qemu, &p3, LINK_2)?;
+    let len = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.len())
+            .map_err(|e| e.to_string())
+    };
+    let (stored, deflate) = (len(&p2)?, len(&p3)?);
+    qemu.args(["-d", "in_asm,exec,nochain"]);
+    println!("(QEMU logs every block executed, about 50 million: a few minutes)");
+    let run = device::boot(&mut qemu, Duration::from_secs(1800), Some(count_blocks))?;
+    let (status, counts) = (run.status, run.counts);
+    let log = device::decode(decoder, &elf, &run.stdout, &work.join("log"))?;
+    let rows = steps(&log);
+    if status != 0 || rows.len() != 9 || counts.len() != 9 {
+        eprintln!("{log}");
+        return Err(format!(
+            "a step failed (exit {status}, {} counts)",
+            counts.len()
+        ));
+    }
+    println!(
+        "{HEADER}, sha2 compact; instructions executed, once each; the emulated NOR flash (4 KiB erase, 4 B write)"
+    );
+    println!();
+    println!("| step | instructions | per byte of the update | erases | writes | bytes written |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (i, ((step, e, w, b), n)) in rows.iter().zip(&counts).enumerate() {
+        let per_byte = match i {
+            2 | 3 => format!("{:.2}", *n as f64 / stored as f64),
+            7 | 8 => format!("{:.2}", *n as f64 / deflate as f64),
+            _ => String::new(),
+        };
+        println!(
+            "| {step} | {} | {per_byte} | {e} | {w} | {} |",
+            commas(*n),
+            commas(*b)
+        );
+    }
+    if let Some(sizes) = log.lines().find_map(|l| l.strip_prefix("INFO  sizes: ")) {
+        println!("({sizes})");
+    }
+    let written = |a: usize, b: usize| rows[a].3 + rows[b].3;
+    println!();
+    println!(
+        "Bytes written per byte installed: {:.5} stored, {:.5} deflate (the stage's last write padded to the word, the candidate's record); bytes erased per byte installed: {:.4} and {:.4}; a confirm: {} erases, {} writes.",
+        written(2, 3) as f64 / stored as f64,
+        written(7, 8) as f64 / deflate as f64,
+        (rows[2].1 * 4096) as f64 / stored as f64,
+        (rows[7].1 * 4096) as f64 / deflate as f64,
+        rows[5].1,
+        rows[5].2
+    );
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -657,5 +801,22 @@ mod tests {
             sym(&format!("nrtucode::deflate::x{h}"), 1000, true, false),
         ]);
         assert_eq!(found, [("miniz_oxide", 111, 50), ("zune_inflate", 220, 0)]);
+    }
+
+    #[test]
+    fn a_block_weighs_its_instructions_each_time_it_runs_between_the_markers() {
+        let log = "----------------\nIN: cost_begin\n0x00000100:  b480  push {r7}\n0x00000102:  4770  bx lr\n\n\
+                   Trace 0: 0x1 [00000000/00000100/0/0] cost_begin\n\
+                   ----------------\nIN: main\n0x00000200:  2001  movs r0, #1\n0x00000202:  2102  movs r1, #2\n0x00000204:  d1fc  bne #0x200\n\n\
+                   Trace 0: 0x2 [00000000/00000200/0/0] main\n\
+                   Trace 0: 0x2 [00000000/00000200/0/0] main\n\
+                   IN: cost_end\n0x00000300:  4770  bx lr\n\n\
+                   Trace 0: 0x3 [00000000/00000300/0/0] cost_end\n\
+                   Trace 0: 0x2 [00000000/00000200/0/0] main\n";
+        assert_eq!(count_blocks(log.as_bytes()).unwrap(), [6]);
+        let steps = steps(
+            "INFO  `confirm(B)`: ok true, flash 0 erases 2 writes 32 bytes\nINFO  x: ok false, flash 1 erases 2 writes 3 bytes\n",
+        );
+        assert_eq!(steps, [("`confirm(B)`".to_string(), 0, 2, 32)]);
     }
 }

@@ -1,14 +1,14 @@
-//! What the device tasks share (`qemu`, `bare-metal`, `reproducible`, `cost`): building the separate workspaces (the bare-metal template
-//! `examples/bare-metal`, the RISC-V loader `examples/riscv-virt`, `tests/no_std`) into a target
-//! directory under the workspace's (so `CARGO_TARGET_DIR` moves them too), booting an ELF under
-//! QEMU with a timeout, decoding its defmt log with the workspace's `nrtucode-defmt`, counting
-//! the instructions between two marker functions, and the README's shell blocks.
+//! What the device tasks share (`qemu`, `bare-metal`, `reproducible`, `cost`): building the
+//! separate workspaces (the bare-metal template `examples/bare-metal`, the RISC-V loader
+//! `examples/riscv-virt`, `tests/no_std`) into a target directory under the workspace's (so
+//! `CARGO_TARGET_DIR` moves them too), booting an ELF under QEMU with a timeout, decoding its
+//! defmt log with the workspace's `nrtucode-defmt`, counting the instructions between two marker
+//! functions.
 
 use std::ffi::OsStr;
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::build;
@@ -53,13 +53,23 @@ pub fn host_tools(packages: &[&str], bins: &[&str]) -> Result<Vec<PathBuf>, Stri
     build::executables(&mut command, bins, &[])
 }
 
-/// A separate workspace of the repository (`examples/bare-metal`, `examples/riscv-virt`,
+/// What the template's QEMU cases need: qemu-system-arm, the thumbv7em target, and the
+/// workspace's release `nrtucode` and `nrtucode-defmt` ([`host_tools`]).
+pub fn arm_tools() -> Result<(PathBuf, PathBuf), String> {
+    require("qemu-system-arm", "qemu-system-arm")?;
+    rustup_target(THUMB);
+    let packages = ["nrtucode-cli", "nrtucode-defmt"];
+    match &host_tools(&packages, &["nrtucode", "nrtucode-defmt"])?[..] {
+        [nrtucode, decoder] => Ok((nrtucode.clone(), decoder.clone())),
+        _ => Err("cargo built no nrtucode and nrtucode-defmt".into()),
+    }
+}
+
+/// A separate workspace of the repository in `dir` (`examples/bare-metal`, `examples/riscv-virt`,
 /// `tests/no_std`), built into `target_dir` (`--target-dir`, under the workspace's target
 /// directory: where the template's `.cargo/config.toml` points when `CARGO_TARGET_DIR` is unset).
 pub struct Separate {
-    /// The workspace's directory.
     pub dir: PathBuf,
-    /// Its target directory.
     pub target_dir: PathBuf,
 }
 
@@ -137,13 +147,12 @@ pub fn counting_arm() -> Result<Vec<&'static str>, String> {
     Ok(args)
 }
 
-/// How a QEMU run ended and what it wrote.
+/// How a QEMU run ended and what it wrote: the exit status (the program's, through semihosting;
+/// 124 when it timed out and was killed), its standard output (defmt frames, or the RISC-V
+/// loader's text) and, with a [`Counter`], the instructions of each marked stretch.
 pub struct Boot {
-    /// The exit status (the program's, through semihosting); 124 when it timed out (killed).
     pub status: i32,
-    /// Its standard output (defmt frames, or the RISC-V loader's text).
     pub stdout: Vec<u8>,
-    /// With counting: the instructions between each `cost_begin` and the `cost_end` after it.
     pub counts: Vec<u64>,
 }
 
@@ -172,6 +181,19 @@ pub fn loader(command: &mut Command, file: &Path, addr: u64) -> Result<(), Strin
         &format!("loader,file={},addr={addr:#x}", build::path_str(file)?),
     ]);
     Ok(())
+}
+
+/// `-device loader`s putting the length of `file` (a 4-byte word) at `addr` and `file` after it:
+/// a download area, as the template's link would fill it.
+pub fn download(command: &mut Command, file: &Path, addr: u64) -> Result<(), String> {
+    let len = std::fs::metadata(file)
+        .map_err(|e| format!("{}: {e}", file.display()))?
+        .len();
+    command.args([
+        "-device",
+        &format!("loader,addr={addr:#x},data={len},data-len=4"),
+    ]);
+    loader(command, file, addr + 4)
 }
 
 /// QEMU's option for one guest instruction per translation block: `-singlestep` before 8.1,
@@ -220,13 +242,21 @@ pub fn count_between_markers(log: impl BufRead) -> std::io::Result<Vec<u64>> {
     Ok(counts)
 }
 
+/// A reader of QEMU's `-d` log (on its standard error, without `-D`): the instructions between
+/// each `cost_begin` and the `cost_end` after it ([`count_between_markers`],
+/// `crate::cost::count_blocks`).
+pub type Counter = fn(BufReader<ChildStderr>) -> std::io::Result<Vec<u64>>;
+
 /// Runs `command` (a QEMU invocation) for at most `timeout`, its standard output captured; with
-/// `count`, its standard error (QEMU's `-d` log without `-D`) is read by
-/// [`count_between_markers`] as it comes.
-pub fn boot(command: &mut Command, timeout: Duration, count: bool) -> Result<Boot, String> {
+/// a `counter`, its standard error is read by it as it comes.
+pub fn boot(
+    command: &mut Command,
+    timeout: Duration,
+    counter: Option<Counter>,
+) -> Result<Boot, String> {
     let shown = format!("{command:?}");
     command.stdin(Stdio::null()).stdout(Stdio::piped());
-    if count {
+    if counter.is_some() {
         command.stderr(Stdio::piped());
     }
     let mut child = command
@@ -237,8 +267,8 @@ pub fn boot(command: &mut Command, timeout: Duration, count: bool) -> Result<Boo
         let mut bytes = Vec::new();
         out.read_to_end(&mut bytes).map(|_| bytes)
     });
-    let counter = child.stderr.take().map(|err| {
-        std::thread::spawn(move || count_between_markers(BufReader::with_capacity(1 << 20, err)))
+    let counter = child.stderr.take().zip(counter).map(|(err, counter)| {
+        std::thread::spawn(move || counter(BufReader::with_capacity(1 << 20, err)))
     });
     let started = Instant::now();
     let status = loop {
@@ -274,10 +304,7 @@ pub fn boot(command: &mut Command, timeout: Duration, count: bool) -> Result<Boo
 /// Decodes the defmt `frames` of `elf` with `decoder` (nrtucode-defmt) into `log` (its standard
 /// output and error, as `2>&1`) and returns the text.
 pub fn decode(decoder: &Path, elf: &Path, frames: &[u8], log: &Path) -> Result<String, String> {
-    let file = File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
-    let err = file
-        .try_clone()
-        .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
+    let (file, err) = crate::files::output(log)?;
     let mut child = Command::new(decoder)
         .arg("-e")
         .arg(elf)
@@ -319,87 +346,26 @@ pub fn count(log: &str, pattern: &str) -> usize {
     log.lines().filter(|l| l.contains(pattern)).count()
 }
 
-/// Whether a line of `log` holds `parts` in this order (`grep -q 'A.*B.*C'`).
-pub fn has(log: &str, parts: &[&str]) -> bool {
-    log.lines().any(|line| {
-        let mut rest = line;
-        parts.iter().all(|p| match rest.find(p) {
-            Some(at) => {
-                rest = &rest[at + p.len()..];
-                true
-            }
-            None => false,
-        })
+/// Whether `text` holds each of `parts`, in this order (each after the end of the one before).
+pub fn in_order<S: AsRef<str>>(text: &str, parts: &[S]) -> bool {
+    let mut rest = text;
+    parts.iter().all(|p| match rest.find(p.as_ref()) {
+        Some(at) => {
+            rest = &rest[at + p.as_ref().len()..];
+            true
+        }
+        None => false,
     })
+}
+
+/// Whether a line of `log` holds `parts` in this order (`grep -q 'A.*B.*C'`).
+pub fn has<S: AsRef<str>>(log: &str, parts: &[S]) -> bool {
+    log.lines().any(|line| in_order(line, parts))
 }
 
 /// Whether a line of `log` is `line` (`grep -qx`).
 pub fn has_line(log: &str, line: &str) -> bool {
     log.lines().any(|l| l == line)
-}
-
-/// The shell block of a README that follows the line starting with `marker` (which must be
-/// followed by a "```sh" line), up to the closing "```", its lines joined by newlines.
-pub fn readme_block(text: &str, marker: &str) -> Result<String, String> {
-    let lines: Vec<&str> = text.lines().collect();
-    let start = lines
-        .iter()
-        .position(|l| l.starts_with(marker))
-        .ok_or_else(|| format!("no line starting with {marker:?}"))?;
-    if lines.get(start + 1) != Some(&"```sh") {
-        return Err(format!(
-            "the {marker:?} marker is not followed by an sh block"
-        ));
-    }
-    let end = (start + 2..lines.len())
-        .find(|&i| lines[i] == "```")
-        .ok_or_else(|| format!("the sh block after {marker:?} does not end"))?;
-    let block = lines[start + 2..end].join("\n");
-    if block.trim().is_empty() {
-        return Err(format!("the sh block after {marker:?} is empty"));
-    }
-    Ok(block)
-}
-
-/// Runs a README's shell block as written (`bash -euo pipefail -c BLOCK`) from the workspace's
-/// root with `env`, its standard output into `out` and error into `err`; on failure shows the
-/// last 30 lines of its standard error.
-///
-/// `CARGO_TARGET_DIR` is taken out of its environment: the block's commands name `target/…` as
-/// a reader's shell in the repository would, so they run where the README says they do.
-pub fn run_block(
-    block: &str,
-    env: &[(&str, &OsStr)],
-    out: &Path,
-    err: &Path,
-    what: &str,
-) -> Result<(), String> {
-    let create =
-        |p: &Path| File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()));
-    let mut command = Command::new("bash");
-    command
-        .args(["-euo", "pipefail", "-c", block])
-        .env_remove("CARGO_TARGET_DIR")
-        .stdin(Stdio::null())
-        .stdout(create(out)?)
-        .stderr(create(err)?);
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run bash: {e}"))?;
-    if status.success() {
-        return Ok(());
-    }
-    let text = std::fs::read_to_string(err).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    for line in &lines[lines.len().saturating_sub(30)..] {
-        eprintln!("{line}");
-    }
-    Err(format!(
-        "{what} failed ({status}; above: the end of its stderr)"
-    ))
 }
 
 /// `n` with thousands separators (`1,234,567`), as the tables print counts and sizes.
@@ -460,24 +426,6 @@ mod tests {
             ["-singlestep"]
         );
         assert!(one_insn_per_tb("no version here").is_err());
-    }
-
-    #[test]
-    fn the_readme_block_is_the_sh_block_after_its_marker() {
-        let text = "intro\n```sh\nnot this\n```\n<!-- walkthrough: x -->\n```sh\na=1\necho \"$a\"\n```\nafter\n";
-        assert_eq!(
-            readme_block(text, "<!-- walkthrough:").unwrap(),
-            "a=1\necho \"$a\""
-        );
-        assert!(readme_block(text, "<!-- partition-walkthrough:").is_err());
-        assert!(
-            readme_block(
-                "<!-- walkthrough: x -->\n```text\na\n```\n",
-                "<!-- walkthrough:"
-            )
-            .is_err()
-        );
-        assert!(readme_block("<!-- walkthrough: x -->\n```sh\na\n", "<!-- walkthrough:").is_err());
     }
 
     #[test]

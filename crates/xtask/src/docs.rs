@@ -1,6 +1,6 @@
-//! `cargo xtask docs`: the rendered rustdoc and the docs as docs.rs builds them; and the link
-//! check of the Markdown of unpacked `.crate`s (for `package`). A relative link must stay inside
-//! what is published: the package, or the rendered docs.
+//! `cargo xtask docs`: the rendered rustdoc and the docs as docs.rs builds them. A relative link
+//! must stay inside the rendered docs (the Markdown's links, the repository's and the packaged,
+//! are checked by the policy test, `crates/xtask/tests/policy/links.rs`).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -87,86 +87,6 @@ fn html_targets(line: &str, out: &mut Vec<String>) {
     }
 }
 
-/// `line` without its code spans (a run of backticks up to the same run).
-fn without_code_spans(line: &str) -> String {
-    let mut out = String::new();
-    let mut rest = line;
-    while let Some(start) = rest.find('`') {
-        out.push_str(&rest[..start]);
-        let run = rest[start..].len() - rest[start..].trim_start_matches('`').len();
-        let fence = &rest[start..start + run];
-        let body = &rest[start + run..];
-        match body.find(fence) {
-            Some(end) => rest = &body[end + run..],
-            None => {
-                out.push_str(&rest[start..]);
-                return out;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// (line number, target) of every link outside code in a Markdown text: inline
-/// (`[text](target)`, `![alt](target)`), reference definitions (`[id]: target`) and HTML
-/// `href`/`src` attributes.
-pub fn markdown_links(text: &str) -> Vec<(usize, String)> {
-    let mut fence: Option<String> = None;
-    let mut found = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let number = i + 1;
-        let stripped = line.trim_start();
-        let run = |c: char| stripped.len() - stripped.trim_start_matches(c).len();
-        let (ticks, tildes) = (run('`'), run('~'));
-        if ticks >= 3 || tildes >= 3 {
-            match &fence {
-                None => {
-                    fence = Some(if ticks >= 3 {
-                        "`".repeat(ticks)
-                    } else {
-                        "~".repeat(tildes)
-                    })
-                }
-                Some(f) if stripped.starts_with(f.as_str()) => fence = None,
-                Some(_) => {}
-            }
-            continue;
-        }
-        if fence.is_some() {
-            continue;
-        }
-        let line = without_code_spans(line);
-        let mut targets = Vec::new();
-        let mut rest = line.as_str();
-        while let Some(at) = rest.find("](") {
-            let after = rest[at + 2..].trim_start();
-            let after = after.strip_prefix('<').unwrap_or(after);
-            let end = after
-                .find(|c: char| c.is_whitespace() || c == ')' || c == '>')
-                .unwrap_or(after.len());
-            if end > 0 && rest[..at].contains('[') {
-                targets.push(after[..end].to_string());
-            }
-            rest = &rest[at + 2..];
-        }
-        html_targets(&line, &mut targets);
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        if indent <= 3
-            && let Some(label) = line[indent..].strip_prefix('[')
-            && let Some(close) = label.find("]:")
-            && close > 0
-            && !label[..close].contains(']')
-            && let Some(target) = label[close + 2..].split_whitespace().next()
-        {
-            let target = target.trim_start_matches('<').trim_end_matches('>');
-            targets.push(target.to_string());
-        }
-        found.extend(targets.into_iter().map(|t| (number, t)));
-    }
-    found
-}
-
 /// Whether `target` is absolute (`scheme:`, `//host`) or an anchor: nothing to resolve.
 fn is_absolute(target: &str) -> bool {
     let scheme = target.split_once(':').is_some_and(|(s, _)| {
@@ -192,9 +112,9 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// The relative link `target` of a page in `folder`, unless it resolves to a path inside
-/// `root` (that exists, with `must_exist`).
-fn leaves(root: &Path, folder: &Path, target: &str, must_exist: bool) -> Option<PathBuf> {
+/// The relative link `target` of a page in `folder`, unless it resolves to a path inside `root`
+/// (the rendered docs link to crates `--no-deps` did not render: inside is enough).
+fn leaves(root: &Path, folder: &Path, target: &str) -> Option<PathBuf> {
     if is_absolute(target) {
         return None;
     }
@@ -209,45 +129,7 @@ fn leaves(root: &Path, folder: &Path, target: &str, must_exist: bool) -> Option<
     };
     let resolved = normalize(&joined);
     let real = resolved.canonicalize().unwrap_or(resolved.clone());
-    (!(real.starts_with(root) && (!must_exist || real.exists()))).then_some(resolved)
-}
-
-/// Every relative link in the Markdown of the unpacked
-/// packages names a path inside its package.
-pub fn package_links(packages: &[PathBuf]) -> Result<(), String> {
-    let mut bad = Vec::new();
-    for package in packages {
-        let root = package
-            .canonicalize()
-            .map_err(|e| format!("{}: {e}", package.display()))?;
-        for page in walk(&root, ".md")? {
-            let text = crate::files::read_text(&page)?;
-            let folder = page.parent().unwrap_or(&root);
-            for (number, target) in markdown_links(&text) {
-                if leaves(&root, folder, &target, true).is_some() {
-                    let shown = page
-                        .strip_prefix(root.parent().unwrap_or(&root))
-                        .unwrap_or(&page);
-                    bad.push(format!("{}:{number}: {target}", shown.display()));
-                }
-            }
-        }
-    }
-    for line in &bad {
-        eprintln!("package: broken outside the repository: {line}");
-    }
-    if !bad.is_empty() {
-        return Err(format!(
-            "{} relative links name paths the packages do not hold; link to docs.rs, or keep \
-             the text in the package",
-            bad.len()
-        ));
-    }
-    println!(
-        "package: every relative link of {} packages resolves inside its package",
-        packages.len()
-    );
-    Ok(())
+    (!real.starts_with(root)).then_some(resolved)
 }
 
 /// `cargo xtask docs --case links [CRATE…]`: the rendered rustdoc (`cargo doc --workspace --no-deps`,
@@ -291,7 +173,7 @@ pub fn doc_links(meta: &Metadata, crates: &[String]) -> Result<(), String> {
                 html_targets(line, &mut targets);
             }
             for target in targets {
-                if let Some(resolved) = leaves(&root, folder, &target, false) {
+                if let Some(resolved) = leaves(&root, folder, &target) {
                     leaving.insert(format!("  {} -> {}", page.display(), resolved.display()));
                 }
             }
@@ -329,34 +211,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn links_outside_code_are_found_and_code_is_skipped() {
-        let text = "see [a](../x.md#y) and `[b](c.md)`\n```\n[d](e.md)\n```\n  [id]: <f.md> \"t\"\n<img src=\"g.png\">\n[h](https://example.invalid) [i](#j)\n";
-        let links: Vec<String> = markdown_links(text).into_iter().map(|l| l.1).collect();
-        assert_eq!(
-            links,
-            [
-                "../x.md#y",
-                "f.md",
-                "g.png",
-                "https://example.invalid",
-                "#j"
-            ]
-        );
-    }
-
-    #[test]
     fn a_link_leaving_its_root_is_reported_and_one_inside_is_not() {
         let root = std::env::temp_dir().join(format!("xtask-links-{}", std::process::id()));
         std::fs::create_dir_all(root.join("docs")).unwrap();
-        std::fs::write(root.join("docs/a.md"), "").unwrap();
         let root = root.canonicalize().unwrap();
-        assert!(leaves(&root, &root, "docs/a.md#x", true).is_none());
-        assert!(leaves(&root, &root, "https://example.invalid/a", true).is_none());
-        assert!(leaves(&root, &root, "docs/missing.md", true).is_some());
-        assert!(leaves(&root, &root.join("docs"), "../../outside.md", true).is_some());
-        // The rendered docs link to crates `--no-deps` did not render: inside is enough there.
-        assert!(leaves(&root, &root, "docs/missing.md", false).is_none());
-        assert!(leaves(&root, &root, "../outside.html", false).is_some());
+        assert!(leaves(&root, &root, "docs/a.html#x").is_none());
+        assert!(leaves(&root, &root, "https://example.invalid/a").is_none());
+        assert!(leaves(&root, &root, "docs/missing.html").is_none());
+        assert!(leaves(&root, &root.join("docs"), "../../outside.html").is_some());
+        assert!(leaves(&root, &root, "/etc/passwd").is_some());
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -2,6 +2,7 @@
 //! compare what two builds put into flash, split a consumer's size into code, metadata and
 //! payload, list sections, PT_LOAD headers and symbols.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use object::elf::{
@@ -92,19 +93,16 @@ fn blobs_section(input: &Path) -> Result<(Vec<u8>, std::ops::Range<usize>, u64),
 pub fn flip_verified(input: &Path, output: &Path, log: &str) -> Result<String, String> {
     let (mut data, range, addr) = blobs_section(input)?;
     let (name, target) = first_verified(log).ok_or("the log names no verified image")?;
-    let at = target.checked_sub(addr).map(|o| range.start as u64 + o);
-    match at
-        .and_then(|at| usize::try_from(at).ok())
-        .filter(|at| range.contains(at))
-    {
-        Some(at) => data[at] ^= 0xFF,
-        None => {
-            return Err(format!(
-                "{target:#x} is outside {SECTION} ({addr:#x}+{:#x})",
-                range.len()
-            ));
-        }
-    }
+    let at = (target.checked_sub(addr))
+        .and_then(|o| usize::try_from(o).ok()?.checked_add(range.start))
+        .filter(|at| range.contains(at));
+    let outside = || {
+        format!(
+            "{target:#x} is outside {SECTION} ({addr:#x}+{:#x})",
+            range.len()
+        )
+    };
+    data[at.ok_or_else(outside)?] ^= 0xFF;
     write_whole(output, &data)?;
     eprintln!("    flipped the byte at {target:#x}, inside {name}");
     Ok(name)
@@ -147,59 +145,61 @@ pub fn segments(a: &Path, b: &Path) -> Result<(), String> {
         shown.join(", ")
     };
     let shape = |s: &[(u64, u64, Vec<u8>)]| s.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>();
-    let mut same = shape(&seg_a) == shape(&seg_b);
-    if same {
-        for ((addr, size, bytes_a), (_, _, bytes_b)) in seg_a.iter().zip(&seg_b) {
-            let diff: Vec<usize> = (0..bytes_a.len())
-                .filter(|&i| bytes_a[i] != bytes_b[i])
-                .collect();
-            if let Some(first) = diff.first() {
-                same = false;
-                let at = addr + *first as u64;
-                println!(
-                    "segment at {addr:#010x} ({size} B): {} bytes differ, first at {at:#010x}",
-                    diff.len()
-                );
-            }
-        }
+    let differ: Vec<String> = if shape(&seg_a) != shape(&seg_b) {
+        let (a, b) = (list(&seg_a), list(&seg_b));
+        vec![format!(
+            "loadable segments differ in address or size:\n  A: {a}\n  B: {b}"
+        )]
     } else {
-        println!("loadable segments differ in address or size:");
-        println!("  A: {}", list(&seg_a));
-        println!("  B: {}", list(&seg_b));
+        let pairs = seg_a.iter().zip(&seg_b);
+        let differ = pairs.filter_map(|((addr, size, x), (_, _, y))| {
+            let first = x.iter().zip(y).position(|(p, q)| p != q)?;
+            let n = x.iter().zip(y).filter(|(p, q)| p != q).count();
+            let at = addr + first as u64;
+            Some(format!(
+                "segment at {addr:#010x} ({size} B): {n} bytes differ, first at {at:#010x}"
+            ))
+        });
+        differ.collect()
+    };
+    for line in &differ {
+        println!("{line}");
     }
-    if same {
+    if differ.is_empty() {
         let total: u64 = seg_a.iter().map(|s| s.1).sum();
+        let n = seg_a.len();
         println!(
-            "loadable segments identical: {} segments, {total} bytes {}",
-            seg_a.len(),
+            "loadable segments identical: {n} segments, {total} bytes {}",
             list(&seg_a)
         );
     }
     if data_a == data_b {
         println!("whole ELF identical");
     } else {
-        let stored = |path: &Path, data: &[u8]| -> Result<Vec<(String, Vec<u8>)>, String> {
+        // Each stored section's bytes by name (the first of a name).
+        let stored = |path: &Path, data: &[u8]| -> Result<BTreeMap<String, Vec<u8>>, String> {
             let file = parse(path, data)?;
-            let sections = file
-                .sections()
+            let sections = file.sections().collect::<Vec<_>>();
+            let stored = sections
+                .iter()
+                .rev()
                 .filter(|s| s.kind() != SectionKind::UninitializedData);
-            Ok(sections
+            Ok(stored
                 .filter_map(|s| Some((s.name().ok()?.to_string(), s.data().ok()?.to_vec())))
                 .collect())
         };
         let (sec_a, sec_b) = (stored(a, &data_a)?, stored(b, &data_b)?);
-        let get =
-            |s: &[(String, Vec<u8>)], n: &str| s.iter().find(|x| x.0 == n).map(|x| x.1.clone());
-        let mut names: Vec<&str> = sec_a.iter().chain(&sec_b).map(|s| s.0.as_str()).collect();
-        names.sort_unstable();
-        names.dedup();
-        names.retain(|n| get(&sec_a, n) != get(&sec_b, n));
+        let names: BTreeSet<&String> = sec_a.keys().chain(sec_b.keys()).collect();
+        let names: Vec<&str> = names
+            .into_iter()
+            .filter(|n| sec_a.get(*n) != sec_b.get(*n))
+            .map(String::as_str)
+            .collect();
         println!("whole ELF differs (not loaded) in: {}", names.join(", "));
     }
-    if same {
-        Ok(())
-    } else {
-        Err("the loadable segments differ".into())
+    match differ.is_empty() {
+        true => Ok(()),
+        false => Err("the loadable segments differ".into()),
     }
 }
 
@@ -216,24 +216,18 @@ fn union(mut ranges: Vec<(u64, u64)>) -> u64 {
     total
 }
 
-/// How a thumbv7em consumer's flash splits ([`size_of`]).
+/// How a thumbv7em consumer's flash splits ([`size_of`]), in bytes: every allocated section
+/// (`alloc`), `code`, the panic machinery's functions (`panic`), `payload` (of `blobs` statics),
+/// `metadata`; and (bytes, name) of every function in `.text*`, largest first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SizeReport {
-    /// The label of the row.
     pub label: String,
-    /// Bytes of every allocated section.
     pub alloc: u64,
-    /// `.text` minus the consumer's own `_start`.
     pub code: u64,
-    /// Bytes of the panic machinery's functions.
     pub panic: u64,
-    /// Bytes of the union of the `BLOB_*` statics.
     pub payload: u64,
-    /// How many `BLOB_*` statics.
     pub blobs: usize,
-    /// Allocated `.rodata*`/`.data*` minus the payload.
     pub metadata: u64,
-    /// (bytes, name) of every function in `.text*`, largest first.
     pub functions: Vec<(u64, String)>,
 }
 
@@ -295,16 +289,13 @@ pub fn size_of(path: &Path, label: &str) -> Result<SizeReport, String> {
     })
 }
 
-/// One PT_LOAD program header: what a programmer writes (`paddr`, `filesz`) and where it runs.
+/// One PT_LOAD program header: what a programmer writes (`filesz` bytes from file `offset` at
+/// the load address `paddr`) and where it runs (`vaddr`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Load {
-    /// The virtual (run) address.
     pub vaddr: u64,
-    /// The physical (load) address, where the bytes are written.
     pub paddr: u64,
-    /// The bytes the file holds for it.
     pub filesz: u64,
-    /// Where in the file they are.
     pub offset: u64,
 }
 
@@ -351,17 +342,13 @@ pub fn loaded_below(path: &Path, limit: u64) -> Result<u64, String> {
         .sum())
 }
 
-/// One section of an ELF: its name, address, size and whether it takes memory on the device
-/// (`SHF_ALLOC`).
+/// One section of an ELF: its name, address, size in memory and whether it takes memory on the
+/// device (`SHF_ALLOC`).
 #[derive(Clone, Debug)]
 pub struct Section {
-    /// The name.
     pub name: String,
-    /// The address.
     pub addr: u64,
-    /// The size in memory.
     pub size: u64,
-    /// SHF_ALLOC.
     pub alloc: bool,
 }
 
@@ -382,26 +369,24 @@ pub fn sections(path: &Path) -> Result<Vec<Section>, String> {
         .collect())
 }
 
-/// One defined symbol of an ELF's symbol table, with what `nm`'s letter would say of it.
+/// One defined symbol of an ELF's symbol table ([`symbols`]: the name demangled), its value
+/// (`addr`: a Thumb function's has bit 0 set) and `st_size`, and what `nm`'s letter would say
+/// of it: `object` is `STT_OBJECT`, `code` in an allocated executable section (`t`/`T`),
+/// `rodata` in an allocated, read-only, non-executable one with file bytes (`r`/`R`); neither
+/// when weak.
 #[derive(Clone, Debug)]
 pub struct Symbol {
-    /// The name, demangled (Rust's legacy and v0 manglings; `hash` says whether a legacy name
-    /// keeps its `::h…` hash, as LLVM's demangler shows it, or not, as binutils' does).
     pub name: String,
-    /// The value (address; a Thumb function's has bit 0 set).
     pub addr: u64,
-    /// `st_size`.
     pub size: u64,
-    /// `STT_OBJECT` (a data object: what `readelf -s` shows as `OBJECT`).
     pub object: bool,
-    /// In an allocated executable section, not weak (`nm`'s `t`/`T`).
     pub code: bool,
-    /// In an allocated, read-only, non-executable section with file bytes, not weak (`r`/`R`).
     pub rodata: bool,
 }
 
-/// The defined symbols of `path` (no section or file symbols), names demangled; with `hash`,
-/// legacy Rust names keep their hash as the last path component.
+/// The defined symbols of `path` (no section or file symbols), names demangled (Rust's legacy
+/// and v0 manglings); with `hash`, legacy names keep their `::h…` hash as the last path
+/// component, as LLVM's demangler shows them (without: as binutils' does).
 pub fn symbols(path: &Path, hash: bool) -> Result<Vec<Symbol>, String> {
     let data = crate::files::read(path)?;
     let file = parse(path, &data)?;

@@ -25,6 +25,22 @@ pub fn copy(from: &Path, to: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), to.display()))
 }
 
+/// Creates the file `path` for a child's standard output, and a second handle to it for its
+/// standard error (`>FILE 2>&1`), failing with its name.
+pub fn output(path: &Path) -> Result<(std::fs::File, std::fs::File), String> {
+    let file = std::fs::File::create(path)
+        .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+    let err = file
+        .try_clone()
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok((file, err))
+}
+
+/// Removes the file `path`, failing with its name.
+pub fn remove(path: &Path) -> Result<(), String> {
+    std::fs::remove_file(path).map_err(|e| format!("cannot remove {}: {e}", path.display()))
+}
+
 /// Creates `path` and its parents, failing with its name.
 pub fn create_dir(path: &Path) -> Result<(), String> {
     std::fs::create_dir_all(path).map_err(|e| format!("cannot create {}: {e}", path.display()))

@@ -53,11 +53,7 @@ pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), Stri
             TARGETS.join(" ")
         ));
     }
-    let has_fuzz = cmd("cargo", "+nightly fuzz --version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let has_fuzz = build::quietly(&mut cmd("cargo", "+nightly fuzz --version"));
     if !has_fuzz {
         return Err(
             "fuzz: needs nightly and cargo-fuzz (cargo +nightly install cargo-fuzz --locked)"
@@ -75,8 +71,7 @@ pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), Stri
     status(&mut build)?;
     for target in targets {
         let corpus = meta.root.join("fuzz/corpus").join(target);
-        std::fs::create_dir_all(&corpus)
-            .map_err(|e| format!("cannot create {}: {e}", corpus.display()))?;
+        crate::files::create_dir(&corpus)?;
         seed(meta, target, &corpus)?;
         let max_len = max_len(target).unwrap_or(16384);
         let mut run = cmd("cargo", "+nightly fuzz run --target-dir");
@@ -115,18 +110,12 @@ fn seed(meta: &Metadata, target: &str, corpus: &Path) -> Result<(), String> {
                 example("nrtucode-test-elf", "fuzz_seeds", &elves, false)?;
                 let blobs = work.join("blobs");
                 for seed in crate::files::walk(&elves, "")? {
-                    let carved = build::cargo("run -q -p nrtucode-cli -- carve")
-                        .arg(path_str(&seed)?)
-                        .arg("--out")
-                        .arg(&blobs)
-                        .stdout(Stdio::null())
-                        .stderr(Stdio::null())
-                        .status()
-                        .is_ok_and(|s| s.success());
+                    let mut carve = build::cargo("run -q -p nrtucode-cli -- carve");
+                    let carve = carve.arg(path_str(&seed)?).arg("--out").arg(&blobs);
+                    let carved = build::quietly(carve);
                     if carved {
                         let to = corpus.join("carved-manifest.tsv");
-                        std::fs::copy(blobs.join("manifest.tsv"), &to)
-                            .map_err(|e| format!("cannot write {}: {e}", to.display()))?;
+                        crate::files::copy(&blobs.join("manifest.tsv"), &to)?;
                         break;
                     }
                 }
@@ -140,10 +129,7 @@ fn seed(meta: &Metadata, target: &str, corpus: &Path) -> Result<(), String> {
         "key_file" => ["test-ed25519.pem", "test-ed25519.pub.pem"]
             .into_iter()
             .try_for_each(|name| {
-                let from = meta.root.join("keys").join(name);
-                std::fs::copy(&from, corpus.join(name))
-                    .map(drop)
-                    .map_err(|e| format!("cannot copy {}: {e}", from.display()))
+                crate::files::copy(&meta.root.join("keys").join(name), &corpus.join(name))
             }),
         _ => Err(format!("fuzz: unknown target {target}")),
     }

@@ -25,10 +25,8 @@ mod msrv;
 mod nopanic;
 mod package;
 mod qemu;
-mod qemu_update;
 mod reproducible;
 mod size;
-mod update_cost;
 
 use std::process::ExitCode;
 

@@ -7,13 +7,11 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-/// The parts of `cargo metadata --no-deps` the tasks use.
+/// The parts of `cargo metadata --no-deps` the tasks use: the workspace root (where
+/// `Cargo.lock` is), cargo's target directory, and every package as `cargo metadata` reports it.
 pub struct Metadata {
-    /// The workspace root (where `Cargo.lock` is).
     pub root: PathBuf,
-    /// Cargo's target directory for this workspace.
     pub target_dir: PathBuf,
-    /// Every package of the workspace, as `cargo metadata` reports it.
     packages: Vec<Value>,
 }
 

@@ -16,7 +16,6 @@
 //! - tests/cursors.rs: parses getters.tsv for each of 161 cursors
 //! - the tests [`SKIPS`] names.
 
-use std::process::Stdio;
 use std::time::Instant;
 
 use crate::build::{cmd, status};
@@ -57,12 +56,7 @@ pub fn run() -> Result<(), String> {
         ))?;
     }
     let components = "+nightly component add miri rust-src";
-    if !cmd("rustup", components)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-    {
+    if !crate::build::quietly(&mut cmd("rustup", components)) {
         status(&mut cmd("rustup", components))?;
     }
     let start = Instant::now();

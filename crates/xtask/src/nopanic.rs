@@ -95,10 +95,7 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
             if let Some(features) = features {
                 command.args(["--no-default-features", "--features", features]);
             }
-            let shown = format!("{command:?}");
-            let out = command
-                .output()
-                .map_err(|e| format!("cannot run {shown}: {e}"))?;
+            let (_, out) = build::output(&mut command)?;
             if out.status.success() {
                 println!("ok");
                 continue;

@@ -3,16 +3,16 @@
 //! uses them the way a registry user does: fresh crates outside the workspace that depend on
 //! `nrtucode = "<the workspace's version>"`, resolved to the unpacked `.crate`s through `[patch.crates-io]`.
 //!
-//! Checks: every `.crate` < 10 MiB (the registry's limit); no packaged file is a build output, a
-//! blob or binary (no NUL byte in any file); no packaged manifest names a `publish = false` crate
-//! (nrtucode-test-elf and the look-alike are unversioned dev-dependencies, which cargo package
-//! strips); no relative link in a packaged Markdown file names a path outside its package
-//! ([`crate::docs::package_links`]); a host consumer with default features builds once (a second build is
+//! Checks: every `.crate` < 10 MiB (the registry's limit); no packaged manifest names a
+//! `publish = false` crate (nrtucode-test-elf and the look-alike are unversioned
+//! dev-dependencies, which cargo package strips); a host consumer with default features builds once (a second build is
 //! fresh) and resolves CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's
 //! `resolve` writes and as long as the facts say; a `default-features = false` consumer with one
 //! generation builds for thumbv7em-none-eabihf; the CLI built from its package runs
 //! `nrtucode list --json`, and carves the look-alike library and checks the result (the packaged
 //! carve library at work: every getter, size and sha256 as the look-alike's ground truth says).
+//! What the packages list (no build output, blob or binary, the licences, no relative link out
+//! of the package) is the policy test's, `crates/xtask/tests/policy/packaged.rs`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -69,7 +69,7 @@ pub fn run(meta: &Metadata, args: &[String]) -> Result<(), String> {
     let work = std::env::temp_dir().join(format!("xtask-package-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     crate::files::create_dir(&work)?;
-    let result = check(meta, args, &published, &unpublished, &version, &work);
+    let result = check(meta, &published, &unpublished, &version, &work);
     let _ = std::fs::remove_dir_all(&work);
     result
 }
@@ -108,7 +108,6 @@ fn forget_unpacked_packages(published: &[String], version: &str) -> Result<(), S
 
 fn check(
     meta: &Metadata,
-    args: &[String],
     published: &[String],
     unpublished: &[String],
     version: &str,
@@ -133,33 +132,8 @@ fn check(
         }
         println!("package: {name}-{version}.crate: {bytes} bytes");
 
-        // What the package holds, by name: no build outputs, no blobs, nothing from target/.
-        let list = format!("package --quiet --locked --list -p {name}");
-        let listed = build::stdout(build::cargo(&list).args(args))?;
-        let bad: Vec<&str> = listed.lines().filter(|l| forbidden_file(l)).collect();
-        if !bad.is_empty() {
-            return Err(format!(
-                "{name} packages files it must not: {}",
-                bad.join(" ")
-            ));
-        }
-        for license in ["LICENSE-MIT", "LICENSE-APACHE"] {
-            if !listed.lines().any(|l| l == license) {
-                return Err(format!(
-                    "{name}: LICENSE-MIT and LICENSE-APACHE must be packaged"
-                ));
-            }
-        }
-
-        // What the package holds, by content: text only (vendor bytes and fixtures are binary).
         status(cmd("tar", "-xzf").arg(&file).arg("-C").arg(&unpacked))?;
         let dir = unpacked.join(format!("{name}-{version}"));
-        let mut binary = crate::files::walk(&dir, "")?;
-        binary.retain(|p| std::fs::read(p).map_or(true, |b| b.contains(&0)));
-        if !binary.is_empty() {
-            let shown: Vec<String> = binary.iter().map(|p| p.display().to_string()).collect();
-            return Err(format!("{name} packages binary files: {}", shown.join(" ")));
-        }
         let manifest = crate::files::read_text(&dir.join("Cargo.toml"))?;
         let named = unpublished_dependencies(&manifest, unpublished);
         if !named.is_empty() {
@@ -174,8 +148,6 @@ fn check(
         ));
         dirs.push(dir);
     }
-    // The packaged READMEs as a registry user reads them: no relative link leaves its package.
-    crate::docs::package_links(&dirs)?;
 
     // A registry user's crates: the dependency is a version; [patch.crates-io] points it at the
     // unpacked packages (built from there: their paths differ from the workspace's). Each is
@@ -201,9 +173,7 @@ fn check(
     let exe = build::executable(&mut consumer("build --quiet", &host), "host-user")?;
     let host_bytes = output_bytes(Command::new(&exe).current_dir(&host))?;
     // A second build does nothing: the packaged build script names no path outside its package.
-    let second = consumer("build --verbose", &host)
-        .output()
-        .map_err(|e| format!("cannot run cargo build: {e}"))?;
+    let (_, second) = build::output(&mut consumer("build --verbose", &host))?;
     let log = String::from_utf8_lossy(&second.stderr);
     let rebuilt: Vec<&str> = log
         .lines()
@@ -302,38 +272,6 @@ fn check(
     Ok(())
 }
 
-/// Whether a packaged path is something a package must not hold: anything under a `target/`
-/// or `blobs/` directory, or a build output, library, object or blob by its extension.
-pub fn forbidden_file(path: &str) -> bool {
-    const EXTENSIONS: [&str; 11] = [
-        "a", "o", "bin", "rlib", "rmeta", "dylib", "dll", "lib", "exe", "elf", "crate",
-    ];
-    if path
-        .split('/')
-        .rev()
-        .skip(1)
-        .any(|d| d == "target" || d == "blobs")
-    {
-        return true;
-    }
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let mut parts: Vec<&str> = file.split('.').skip(1).collect();
-    if parts.is_empty() {
-        return false;
-    }
-    if EXTENSIONS.contains(&parts[parts.len() - 1]) {
-        return true;
-    }
-    // `.so` and `.so.N[.N…]`.
-    while parts.len() > 1 && parts[parts.len() - 1].bytes().all(|b| b.is_ascii_digit()) {
-        if parts[parts.len() - 1].is_empty() {
-            break;
-        }
-        parts.pop();
-    }
-    parts[parts.len() - 1] == "so"
-}
-
 /// The dependency tables of a packaged manifest that name one of `unpublished`
 /// (`[dependencies.X]`, `[dev-dependencies.X]`, `[build-dependencies.X]`, and the same under
 /// `[target.….]`), as written.
@@ -426,11 +364,7 @@ pub fn compare_with_truth(manifest: &str, truth: &str) -> Result<usize, String> 
 }
 
 fn output_bytes(command: &mut Command) -> Result<Vec<u8>, String> {
-    let shown = format!("{command:?}");
-    let out = command
-        .stderr(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    let (shown, out) = build::output(command.stderr(std::process::Stdio::null()))?;
     if !out.status.success() {
         return Err(format!("{shown} failed ({})", out.status));
     }
@@ -440,37 +374,6 @@ fn output_bytes(command: &mut Command) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn build_outputs_blobs_and_libraries_are_forbidden_sources_are_not() {
-        for bad in [
-            "target/debug/x",
-            "src/blobs/a.txt",
-            "libx.so",
-            "libx.so.0",
-            "libx.so.0.1.0",
-            "x.a",
-            "fw.bin",
-            "x.rlib",
-            "n.crate",
-            "a/b.elf",
-        ] {
-            assert!(forbidden_file(bad), "{bad}");
-        }
-        for good in [
-            "src/lib.rs",
-            "Cargo.toml",
-            "README.md",
-            "LICENSE-MIT",
-            "src/so.rs",
-            "docs/a.so.md",
-            "targets.md",
-            "src/blobs.rs",
-            "x.so.",
-        ] {
-            assert!(!forbidden_file(good), "{good}");
-        }
-    }
 
     #[test]
     fn a_manifest_naming_an_unpublished_crate_in_any_dependency_table_is_found() {

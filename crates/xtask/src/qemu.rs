@@ -13,12 +13,15 @@
 //!   writes a signed partition of the fixtures, QEMU loads it at 0x21000000 (`-device loader`,
 //!   as a probe writes it on a board), the firmware checks its signature once, then
 //!   copy-verifies (stored) or decode-verifies (deflate) two images and two hwdecode tables.
-//!   Every tamper case is refused ([`partition`] lists them); the build refuses a private key
+//!   Every tamper case is refused (a row of [`partition_cases`]); the build refuses a private key
 //!   as `NRTUCODE_PARTITION_KEY`; then the template README's three commands ("A partition apart
 //!   from the program") run as written, the look-alike standing in for the vendor library.
 //! - `walkthrough`: examples/bare-metal/README.md's walkthrough ("From the vendor library to a
 //!   running device") as written, with `LOADER` in a fresh scratch directory: the boot log names
 //!   the GNU BuildID the carve recorded, every image verified, the engine ready.
+//! - `update`: the template with feature `update`: an update installed into slot B, on trial,
+//!   confirmed and booted again across resets; a changed, a cut-off and a downgraded update
+//!   refused, slot A booting on ([`update`]); then the README's update block as written.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -55,7 +58,7 @@ pub const CASES: [crate::Case<()>; 5] = [
         "update",
         "The template with feature `update`: install, trial, confirm across resets; a changed, \
          a cut-off and a downgraded update refused",
-        crate::qemu_update::run,
+        update,
     ),
 ];
 
@@ -66,15 +69,14 @@ const VERIFIED: &str = " verified: ";
 const FAILED: &str = "verification failed";
 const REFUSED: &str = "ERROR partition at 0x21000000 refused: ";
 
-/// What one boot must show.
+/// What one boot must show: its exit status (`None`: any but 0), the lines some line must match
+/// (`grep 'A.*B'`), how many lines hold each pattern, and what the log holds in `order`.
 #[derive(Default)]
 pub struct Want {
-    /// The exit status (`None`: any but 0).
-    pub status: Option<i32>,
-    /// Substrings some line must hold (each a list of parts in that order, `grep 'A.*B'`).
-    pub lines: Vec<Vec<String>>,
-    /// How many lines hold each pattern.
-    pub counts: Vec<(&'static str, usize)>,
+    status: Option<i32>,
+    lines: Vec<Vec<String>>,
+    counts: Vec<(&'static str, usize)>,
+    order: Vec<String>,
 }
 
 impl Want {
@@ -100,6 +102,11 @@ impl Want {
         self.counts.push((pattern, n));
         self
     }
+    /// The log holds `parts` in this order, across lines.
+    pub fn in_order(mut self, parts: &[&str]) -> Self {
+        self.order.extend(parts.iter().map(|p| p.to_string()));
+        self
+    }
     /// Exit 1, the partition refused with `error`, nothing loaded.
     pub fn refused(error: &str) -> Self {
         Self::exit(1)
@@ -117,10 +124,12 @@ impl Want {
             ));
         }
         for parts in &self.lines {
-            let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-            if !device::has(log, &parts) {
+            if !device::has(log, parts) {
                 out.push(format!("no line holding {:?}", parts.join("…")));
             }
+        }
+        if !device::in_order(log, &self.order) {
+            out.push(format!("want these lines in this order: {:?}", self.order));
         }
         for (pattern, n) in &self.counts {
             let found = count(log, pattern);
@@ -133,27 +142,27 @@ impl Want {
 }
 
 /// One case's boots: where their logs go, the defmt decoder (none: the log is text), the QEMU
-/// machine and the firmware booted.
-pub struct Boots {
-    /// Where the logs go.
-    pub work: PathBuf,
-    /// nrtucode-defmt, for a defmt log.
-    pub decoder: Option<PathBuf>,
-    /// The machine ([`device::arm`], [`device::riscv`]).
-    pub qemu: fn(&Path) -> Command,
-    /// The firmware booted.
-    pub fw: PathBuf,
+/// machine ([`device::arm`], [`device::riscv`]) and the firmware booted.
+struct Boots {
+    work: PathBuf,
+    decoder: Option<PathBuf>,
+    qemu: fn(&Path) -> Command,
+    fw: PathBuf,
 }
 
 impl Boots {
-    /// Boots the firmware (with `part` at 0x21000000, if any) and checks the log (also in
-    /// `WORK/NAME.log`) against `want`; returns the log.
-    pub fn boot(&self, name: &str, part: Option<&Path>, want: &Want) -> Result<String, String> {
+    /// Boots the firmware with `flash` (none, a partition at 0x21000000, or that and an update
+    /// in the download area [`LINK`]) and checks the log (also in `WORK/NAME.log`) against
+    /// `want`; returns the log.
+    pub fn boot(&self, name: &str, flash: &[&Path], want: &Want) -> Result<String, String> {
         let mut qemu = (self.qemu)(&self.fw);
-        if let Some(part) = part {
+        if let [part, ..] = flash {
             device::loader(&mut qemu, part, PSRAM)?;
         }
-        let run = device::boot(&mut qemu, TIMEOUT, false)?;
+        if let [_, update] = flash {
+            device::download(&mut qemu, update, LINK)?;
+        }
+        let run = device::boot(&mut qemu, TIMEOUT, None)?;
         let file = self.work.join(format!("{name}.log"));
         let log = match &self.decoder {
             Some(decoder) => device::decode(decoder, &self.fw, &run.stdout, &file)
@@ -197,7 +206,7 @@ pub fn arm(meta: &Metadata, _: &()) -> Result<(), String> {
         let want = Want::exit(0)
             .line(&["INFO  blobs: the built-in fixtures, not the vendor's"])
             .count(FAILED, 0);
-        let log = boots.boot("intact", None, &want)?;
+        let log = boots.boot("intact", &[], &want)?;
         let images = count(&log, VERIFIED);
         let ready = format!("engine ready: {images} of {images} images loaded");
         if images < 1 || !log.contains(&ready) {
@@ -211,7 +220,7 @@ pub fn arm(meta: &Metadata, _: &()) -> Result<(), String> {
         let named = format!("image {image}: verification failed: SHA-256 mismatch");
         boots.boot(
             "tampered",
-            None,
+            &[],
             &Want::failing()
                 .line(&[&named])
                 .count(FAILED, 1)
@@ -222,7 +231,7 @@ pub fn arm(meta: &Metadata, _: &()) -> Result<(), String> {
         let none = format!("engine not loaded: 0 of {images} images loaded, {images} failed");
         boots.boot(
             "erased",
-            None,
+            &[],
             &Want::failing()
                 .line(&[&none])
                 .count(FAILED, images)
@@ -248,7 +257,7 @@ pub fn riscv(meta: &Metadata, _: &()) -> Result<(), String> {
         qemu: device::riscv,
         fw,
     };
-    let log = boots.boot("intact", None, &Want::exit(0))?;
+    let log = boots.boot("intact", &[], &Want::exit(0))?;
     let images = count(&log, VERIFIED);
     if images < 1 || !device::has_line(&log, &format!("{images} of {images} images loaded")) {
         return Err(format!(
@@ -259,7 +268,7 @@ pub fn riscv(meta: &Metadata, _: &()) -> Result<(), String> {
     let image = elf::flip_verified(&boots.fw, &tampered, &log)?;
     boots.fw = tampered;
     let named = format!("{image}: verification failed: SHA-256 mismatch");
-    let log = boots.boot("tampered", None, &Want::failing())?;
+    let log = boots.boot("tampered", &[], &Want::failing())?;
     if !log.lines().any(|l| l.starts_with(&named)) {
         return Err(format!("tampered: {image} not named"));
     }
@@ -313,32 +322,154 @@ pub fn toc_digest_bytes(part: &[u8]) -> Result<[usize; 2], String> {
     Ok([entry + 16, entry + 48])
 }
 
-/// The partition cases:
-///
-/// | case | expected |
-/// |---|---|
-/// | intact | exit 0, "signature ok", 4 of 4 loaded |
-/// | intact, compressed | exit 0, the two tables decoded from deflate |
-/// | flipped blob byte | exit 1, IRAM: DigestMismatch, the other three load |
-/// | flipped deflate byte | exit 1, the table fails (StoredDigestMismatch: refused before decoding), the others load |
-/// | flipped table byte | exit 1, the partition refused: BadSignature |
-/// | another key | exit 1, refused: UnknownKey |
-/// | lower security counter | exit 1, refused: Rollback (the firmware's minimum is 1) |
-/// | truncated in the tables / in the blobs | exit 1, refused (the rest of PSRAM reads 0) / the cut images fail |
-/// | erased flash (0xFF) | exit 1, refused: Erased |
-/// | wrong class (front) | exit 1, refused: WrongClass |
-/// | without `deflate` | a compressed partition: the images load, the tables NoDecoder |
+/// How a partition case's bytes are made (`ITEM`: as the earlier case's log names it).
+enum Bytes {
+    /// `nrtucode pack --fixtures ARGS` with the test key, or (`true`) another one.
+    Pack(&'static str, bool),
+    /// An earlier case's partition with the middle byte of ITEM's stored blob flipped.
+    Flip(&'static str, &'static str),
+    /// An earlier case's partition cut in the middle of ITEM's stored blob.
+    Cut(&'static str, &'static str),
+    /// An earlier case's partition, its first N bytes (or all).
+    Head(&'static str, usize),
+    /// An earlier case's partition with a signed byte only the signature checks flipped
+    /// ([`toc_digest_bytes`]).
+    Toc(&'static str),
+    /// 64 KiB of erased flash (0xFF).
+    Erased,
+}
+
+const IRAM: &str = "image CAYMAN_NX_ACT Perf IRAM";
+const TABLE: &str = "hwdecode table CAYMAN_NX_ACT Perf TABLE";
+const READY: &str = "engine ready: 4 of 4 images loaded";
+
+/// The partition cases, in order: a name, the template's features, the bytes at 0x21000000 and
+/// the boot wanted.
+fn partition_cases() -> Vec<(&'static str, &'static str, Bytes, Want)> {
+    let (full, both) = ("qemu,partition,deflate", "qemu,partition");
+    let failed = |error: &str, verified| {
+        Want::exit(1)
+            .line(&[&format!("ERROR {error}")])
+            .count(FAILED, 1)
+            .count(VERIFIED, verified)
+    };
+    let intact = Want::exit(0)
+        .line(&[
+            "INFO  partition at 0x21000000: ",
+            " class full, security counter 1 (minimum 1), source Fixtures, signature ok",
+        ])
+        .line(&[READY])
+        .count(VERIFIED, 4);
+    vec![
+        (
+            "intact",
+            full,
+            Bytes::Pack("full --security-counter 1", false),
+            intact,
+        ),
+        (
+            "deflate",
+            full,
+            Bytes::Pack("full --security-counter 1 --compress deflate", false),
+            Want::exit(0).line(&[READY]).count(", deflate, ", 2),
+        ),
+        (
+            "blob",
+            full,
+            Bytes::Flip("intact", IRAM),
+            failed(
+                &format!("{IRAM}: verification failed: Load(DigestMismatch"),
+                3,
+            ),
+        ),
+        // The stream's own signed digest refuses it before the inflater reads a byte.
+        (
+            "zblob",
+            full,
+            Bytes::Flip("deflate", TABLE),
+            failed(
+                &format!("{TABLE}: verification failed: Load(StoredDigestMismatch"),
+                3,
+            ),
+        ),
+        (
+            "table",
+            full,
+            Bytes::Toc("intact"),
+            Want::refused("BadSignature"),
+        ),
+        (
+            "other-key",
+            full,
+            Bytes::Pack("full --security-counter 1", true),
+            Want::refused("UnknownKey"),
+        ),
+        (
+            "rollback",
+            full,
+            Bytes::Pack("full --security-counter 0", false),
+            Want::refused("Rollback { found: 0, minimum: 1 }"),
+        ),
+        (
+            "cut-tables",
+            full,
+            Bytes::Head("intact", 4096),
+            Want::refused(""),
+        ),
+        // The tables (before the cut) verify; the four items after it fail.
+        (
+            "cut-blobs",
+            full,
+            Bytes::Cut("intact", IRAM),
+            Want::exit(1)
+                .line(&["signature ok"])
+                .count(VERIFIED, 0)
+                .count("verification failed: Load(DigestMismatch", 4),
+        ),
+        ("erased", full, Bytes::Erased, Want::refused("Erased")),
+        (
+            "front",
+            full,
+            Bytes::Pack("front --security-counter 1", false),
+            Want::refused("WrongClass { found: Front, expected: Full }"),
+        ),
+        // Copy-verify only: a compressed partition's tables cannot be decoded.
+        (
+            "stored-only",
+            both,
+            Bytes::Head("intact", usize::MAX),
+            Want::exit(0).line(&[READY]),
+        ),
+        (
+            "no-decoder",
+            both,
+            Bytes::Head("deflate", usize::MAX),
+            Want::exit(1)
+                .count("verification failed: Load(NoDecoder", 2)
+                .count(VERIFIED, 2),
+        ),
+    ]
+}
+
+/// `nrtucode pack --key KEY ARGS -o OUT`.
+fn pack(nrtucode: &Path, key: &Path, args: &str, out: &Path) -> Result<(), String> {
+    let mut command = Command::new(nrtucode);
+    command
+        .arg("pack")
+        .arg("--key")
+        .arg(key)
+        .args(args.split_whitespace());
+    status(command.arg("-o").arg(out).stdout(Stdio::null()))
+}
+
+/// The partition cases ([`partition_cases`]), after the build's refusal of a private key as
+/// `NRTUCODE_PARTITION_KEY`; then the README's partition block.
 pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
-    device::require("qemu-system-arm", "qemu-system-arm")?;
     device::require("gcc", "gcc")?;
-    device::rustup_target(device::THUMB);
-    let tools = device::host_tools(
-        &["nrtucode-cli", "nrtucode-defmt"],
-        &["nrtucode", "nrtucode-defmt"],
-    )?;
-    let (nrtucode, decoder) = (&tools[0], &tools[1]);
+    let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "qemu-partition")?;
     let template = Separate::template(meta);
+    let key = meta.root.join("keys/test-ed25519.pem");
     if files::read(&meta.root.join("keys/test-ed25519.pub.pem"))?
         != files::read(&template.dir.join("keys/test-ed25519.pub.pem"))?
     {
@@ -346,17 +477,8 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
             "examples/bare-metal/keys/test-ed25519.pub.pem is not keys/test-ed25519.pub.pem".into(),
         );
     }
-
-    // The template's build takes the public key from NRTUCODE_PARTITION_KEY; a private key is
-    // refused.
-    let out = template
-        .command(&["--no-default-features", "--features", "qemu,partition"])
-        .env(
-            "NRTUCODE_PARTITION_KEY",
-            meta.root.join("keys/test-ed25519.pem"),
-        )
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let mut private = template.command(&["--no-default-features", "--features", "qemu,partition"]);
+    let (_, out) = build::output(private.env("NRTUCODE_PARTITION_KEY", &key))?;
     let err = String::from_utf8_lossy(&out.stderr);
     if out.status.success() || !err.contains("names a private key") {
         eprintln!("{err}");
@@ -365,141 +487,67 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
         );
     }
 
-    let part = |name: &str| work.join(name);
-    // `nrtucode pack -o NAME --fixtures CLASS --key KEY --security-counter N [ARGS]`.
-    let pack = |name: &str,
-                class: &str,
-                key: &Path,
-                counter: &str,
-                args: &[&str]|
-     -> Result<PathBuf, String> {
-        let out = part(name);
-        let mut command = build::cmd(
-            path_str(nrtucode)?,
-            &format!("pack --fixtures {class} --security-counter {counter}"),
-        );
-        status(
-            command
-                .arg("-o")
-                .arg(&out)
-                .arg("--key")
-                .arg(key)
-                .args(args)
-                .stdout(Stdio::null()),
-        )?;
-        Ok(out)
-    };
-    let write = |name: &str, bytes: &[u8]| -> Result<PathBuf, String> {
-        elf::write_whole(&part(name), bytes)?;
-        Ok(part(name))
-    };
-    let key = &meta.root.join("keys/test-ed25519.pem");
-    let intact = pack("intact.part", "full", key, "1", &[])?;
-    let deflate = pack("deflate.part", "full", key, "1", &["--compress", "deflate"])?;
+    let other_key = work.join("other.pem");
+    status(
+        build::cmd(path_str(nrtucode)?, "key generate -o")
+            .arg(&other_key)
+            .stdout(Stdio::null()),
+    )?;
     let boots = Boots {
         work: work.clone(),
         decoder: Some(decoder.clone()),
         qemu: device::arm,
         fw: work.join("fw.elf"),
     };
-    let ready = "engine ready: 4 of 4 images loaded";
-
-    println!("== examples/bare-metal --no-default-features --features qemu,partition,deflate");
-    build_partition_fw(&template, "qemu,partition,deflate", &boots.fw)?;
-    let want = Want::exit(0)
-        .line(&[
-            "INFO  partition at 0x21000000: ",
-            " class full, security counter 1 (minimum 1), source Fixtures, signature ok",
-        ])
-        .line(&[ready])
-        .count(VERIFIED, 4);
-    let intact_log = boots.boot("intact", Some(&intact), &want)?;
-    let deflate_log = boots.boot(
-        "deflate",
-        Some(&deflate),
-        &Want::exit(0).line(&[ready]).count(", deflate, ", 2),
-    )?;
-
-    let intact_bytes = files::read(&intact)?;
-    let iram = "image CAYMAN_NX_ACT Perf IRAM";
-    let (at, len) = offset(&intact_log, iram)
-        .ok_or_else(|| format!("intact: no partition offset of {iram}"))?;
-    let blob = write("blob.part", &flipped(&intact_bytes, &[at + len / 2])?)?;
-    let want = Want::exit(1)
-        .line(&["ERROR image CAYMAN_NX_ACT Perf IRAM: verification failed: Load(DigestMismatch"])
-        .count(FAILED, 1)
-        .count(VERIFIED, 3);
-    boots.boot("blob", Some(&blob), &want)?;
-
-    let table = "hwdecode table CAYMAN_NX_ACT Perf TABLE";
-    let (at_t, len_t) = offset(&deflate_log, table)
-        .ok_or_else(|| format!("deflate: no partition offset of {table}"))?;
-    let zblob = write(
-        "zblob.part",
-        &flipped(&files::read(&deflate)?, &[at_t + len_t / 2])?,
-    )?;
-    // The stream's own signed digest refuses it before the inflater reads a byte.
-    let want = Want::exit(1)
-        .line(&["ERROR hwdecode table CAYMAN_NX_ACT Perf TABLE: verification failed: Load(StoredDigestMismatch"])
-        .count(FAILED, 1)
-        .count(VERIFIED, 3);
-    boots.boot("zblob", Some(&zblob), &want)?;
-
-    let signed_byte = write(
-        "table.part",
-        &flipped(&intact_bytes, &toc_digest_bytes(&intact_bytes)?)?,
-    )?;
-    boots.boot("table", Some(&signed_byte), &Want::refused("BadSignature"))?;
-
-    let other_key = part("other.pem");
-    status(
-        Command::new(nrtucode)
-            .args(["key", "generate", "-o"])
-            .arg(&other_key)
-            .stdout(Stdio::null()),
-    )?;
-    let other = pack("other.part", "full", &other_key, "1", &[])?;
-    boots.boot("other-key", Some(&other), &Want::refused("UnknownKey"))?;
-    let rollback = pack("rollback.part", "full", key, "0", &[])?;
-    boots.boot(
-        "rollback",
-        Some(&rollback),
-        &Want::refused("Rollback { found: 0, minimum: 1 }"),
-    )?;
-
-    let cut_tables = write(
-        "cut-tables.part",
-        &intact_bytes[..intact_bytes.len().min(4096)],
-    )?;
-    boots.boot("cut-tables", Some(&cut_tables), &Want::refused(""))?;
-    let cut_blobs = write(
-        "cut-blobs.part",
-        &intact_bytes[..intact_bytes.len().min(at + len / 2)],
-    )?;
-    // The tables (before the cut) verify; the four items after it fail.
-    let want = Want::exit(1)
-        .line(&["signature ok"])
-        .count(VERIFIED, 0)
-        .count("verification failed: Load(DigestMismatch", 4);
-    boots.boot("cut-blobs", Some(&cut_blobs), &want)?;
-    let erased = write("erased.part", &[0xFF; 65536])?;
-    boots.boot("erased", Some(&erased), &Want::refused("Erased"))?;
-    let front = pack("front.part", "front", key, "1", &[])?;
-    boots.boot(
-        "front",
-        Some(&front),
-        &Want::refused("WrongClass { found: Front, expected: Full }"),
-    )?;
-
-    println!(
-        "== examples/bare-metal --no-default-features --features qemu,partition (copy-verify only)"
-    );
-    build_partition_fw(&template, "qemu,partition", &boots.fw)?;
-    boots.boot("stored-only", Some(&intact), &Want::exit(0).line(&[ready]))?;
-    let want = Want::exit(1)
-        .count("verification failed: Load(NoDecoder", 2)
-        .count(VERIFIED, 2);
-    boots.boot("no-decoder", Some(&deflate), &want)?;
+    // Each case's bytes and log, for the cases after it.
+    let mut done: Vec<(&str, Vec<u8>, String)> = Vec::new();
+    let mut built = "";
+    for (name, features, how, want) in partition_cases() {
+        if features != built {
+            println!("== examples/bare-metal --no-default-features --features {features}");
+            build_partition_fw(&template, features, &boots.fw)?;
+            built = features;
+        }
+        let earlier = |of: &str| {
+            done.iter()
+                .find(|d| d.0 == of)
+                .ok_or_else(|| format!("{name}: no case {of} before it"))
+        };
+        let middle = |of: &str, item: &str| -> Result<(&[u8], usize), String> {
+            let (_, bytes, log) = earlier(of)?;
+            let (at, len) =
+                offset(log, item).ok_or_else(|| format!("{of}: no partition offset of {item}"))?;
+            Ok((bytes, at + len / 2))
+        };
+        let path = work.join(format!("{name}.part"));
+        match how {
+            Bytes::Pack(args, other) => pack(
+                nrtucode,
+                if other { &other_key } else { &key },
+                &format!("--fixtures {args}"),
+                &path,
+            )?,
+            Bytes::Flip(of, item) => {
+                let (bytes, at) = middle(of, item)?;
+                elf::write_whole(&path, &flipped(bytes, &[at])?)?
+            }
+            Bytes::Cut(of, item) => {
+                let (bytes, at) = middle(of, item)?;
+                elf::write_whole(&path, &bytes[..bytes.len().min(at)])?
+            }
+            Bytes::Head(of, n) => {
+                let bytes = &earlier(of)?.1;
+                elf::write_whole(&path, &bytes[..bytes.len().min(n)])?
+            }
+            Bytes::Toc(of) => {
+                let bytes = &earlier(of)?.1;
+                elf::write_whole(&path, &flipped(bytes, &toc_digest_bytes(bytes)?)?)?
+            }
+            Bytes::Erased => elf::write_whole(&path, &[0xFF; 65536])?,
+        }
+        let log = boots.boot(name, &[&path], &want)?;
+        done.push((name, files::read(&path)?, log));
+    }
 
     println!("== the template README's three commands, as written");
     partition_readme(meta, &work)?;
@@ -527,54 +575,100 @@ fn build_partition_fw(template: &Separate, features: &str, fw: &Path) -> Result<
     Ok(())
 }
 
-/// Runs the sh block after `marker` in examples/bare-metal/README.md as written, with `env`,
-/// from the repository's root ([`device::run_block`]); prints and returns its output.
+/// Runs the sh block after `marker` in examples/bare-metal/README.md as written
+/// (`bash -euo pipefail -c BLOCK`, [`readme_block`]) with `env`, from the repository's root
+/// (without `CARGO_TARGET_DIR`: the commands name `target/…` and run where the README says they
+/// do); prints its output (on failure, the last 30 lines of its stderr), checks it against
+/// `want` and returns it.
+///
+/// The partition and update blocks name `target/release/nrtucode` and `target/bare-metal/…` (a
+/// reader's shell in the repository, no `CARGO_TARGET_DIR`) and the tools "the walkthrough above
+/// built": when the workspace's target directory is elsewhere, those are built there first
+/// (`tools`).
 fn readme(
     meta: &Metadata,
-    marker: &str,
+    (marker, tools): (&str, bool),
     env: &[(&str, &OsStr)],
     work: &Path,
+    want: &Want,
 ) -> Result<String, String> {
+    if tools && meta.target_dir != meta.root.join("target") {
+        let tools = "build --quiet --release --locked -p nrtucode-cli -p nrtucode-defmt";
+        status(build::cargo(tools).env_remove("CARGO_TARGET_DIR"))?;
+    }
     let readme = meta.root.join("examples/bare-metal/README.md");
-    let block = device::readme_block(&files::read_text(&readme)?, marker)
+    let block = readme_block(&files::read_text(&readme)?, marker)
         .map_err(|e| format!("{}: {e}", readme.display()))?;
     println!(
         "qemu: running the README's {} lines in {}",
         block.lines().count(),
         work.display()
     );
-    let (out, err) = (work.join("block.out"), work.join("block.err"));
-    device::run_block(
-        &block,
-        env,
-        &out,
-        &err,
-        &format!("the README's block after {marker}"),
-    )?;
-    let log = files::read_text(&out)?;
+    let err = work.join("block.err");
+    let mut bash = Command::new("bash");
+    bash.args(["-euo", "pipefail", "-c", &block])
+        .env_remove("CARGO_TARGET_DIR")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stderr(files::output(&err)?.0);
+    let out = bash.output().map_err(|e| format!("cannot run bash: {e}"))?;
+    let log = String::from_utf8_lossy(&out.stdout).into_owned();
     for line in log.lines() {
         println!("    [walkthrough] {line}");
     }
-    Ok(log)
+    if !out.status.success() {
+        let text = files::read_text(&err)?;
+        let lines: Vec<&str> = text.lines().collect();
+        for line in &lines[lines.len().saturating_sub(30)..] {
+            eprintln!("{line}");
+        }
+        let status = out.status;
+        return Err(format!(
+            "the README's block after {marker} failed ({status}; above: the end of its stderr)"
+        ));
+    }
+    match want.problems(&log, 0)[..] {
+        [] => Ok(log),
+        ref problems => Err(format!(
+            "the README's block after {marker}: {}",
+            problems.join("; ")
+        )),
+    }
 }
 
-/// The README's partition block, as written, with the look-alike as `VENDOR_LIB`. The block
-/// names `target/release/nrtucode` and `target/bare-metal/…` (a reader's shell in the
-/// repository, no `CARGO_TARGET_DIR`): when the workspace's target directory is elsewhere, the
-/// tools it needs ("the tools of the walkthrough above built") are built there first.
+/// The shell block of a README that follows the line starting with `marker` (which must be
+/// followed by a "```sh" line), up to the closing "```", its lines joined by newlines.
+pub fn readme_block(text: &str, marker: &str) -> Result<String, String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with(marker))
+        .ok_or_else(|| format!("no line starting with {marker:?}"))?;
+    if lines.get(start + 1) != Some(&"```sh") {
+        return Err(format!(
+            "the {marker:?} marker is not followed by an sh block"
+        ));
+    }
+    let end = (start + 2..lines.len())
+        .find(|&i| lines[i] == "```")
+        .ok_or_else(|| format!("the sh block after {marker:?} does not end"))?;
+    let block = lines[start + 2..end].join("\n");
+    if block.trim().is_empty() {
+        return Err(format!("the sh block after {marker:?} is empty"));
+    }
+    Ok(block)
+}
+
+/// The README's partition block, as written, with the look-alike as `VENDOR_LIB`: the
+/// look-alike's partition loads.
 fn partition_readme(meta: &Metadata, work: &Path) -> Result<(), String> {
     let vendor = work.join("vendor");
     let lookalike =
         "run --quiet --release --locked -p nrtucode-lookalike -- --library full --build --out";
     status(build::cargo(lookalike).arg(&vendor).stdout(Stdio::null()))?;
-    if meta.target_dir != meta.root.join("target") {
-        let tools = "build --quiet --release --locked -p nrtucode-cli -p nrtucode-defmt";
-        status(build::cargo(tools).env_remove("CARGO_TARGET_DIR"))?;
-    }
     let lib = vendor.join("libnrtucode_internal.so");
     let part = work.join("nrtucode.part");
     let env = [("VENDOR_LIB", lib.as_os_str()), ("PART", part.as_os_str())];
-    let log = readme(meta, "<!-- partition-walkthrough:", &env, work)?;
     let want = Want::exit(0)
         .line(&[
             "INFO  partition at 0x21000000: ",
@@ -582,13 +676,14 @@ fn partition_readme(meta: &Metadata, work: &Path) -> Result<(), String> {
             "), signature ok",
         ])
         .line(&["INFO  engine ready: 4 of 4 images loaded"]);
-    match want.problems(&log, 0)[..] {
-        [] => Ok(()),
-        ref problems => Err(format!(
-            "walkthrough: the look-alike's partition did not load: {}",
-            problems.join("; ")
-        )),
-    }
+    readme(
+        meta,
+        ("<!-- partition-walkthrough:", true),
+        &env,
+        work,
+        &want,
+    )
+    .map(drop)
 }
 
 /// The GNU BuildID a carve's `manifest.tsv` records (`# build_id\tHEX`), if it is 40 hex digits.
@@ -606,11 +701,13 @@ pub fn walkthrough(meta: &Metadata, _: &()) -> Result<(), String> {
     let work = build::scratch(meta, "walkthrough")?;
     let started = Instant::now();
     let loader = work.join("my-loader");
+    let env = [("LOADER", loader.as_os_str())];
     let log = readme(
         meta,
-        "<!-- walkthrough:",
-        &[("LOADER", loader.as_os_str())],
+        ("<!-- walkthrough:", false),
+        &env,
         &work,
+        &Want::exit(0),
     )?;
     let manifest = files::read_text(&work.join("my-loader.blobs/manifest.tsv"))?;
     let id = build_id(&manifest)
@@ -628,6 +725,139 @@ pub fn walkthrough(meta: &Metadata, _: &()) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&work);
     println!(
         "walkthrough: vendor library (look-alike) to a booted device in {seconds} s, the log naming BuildID {id}"
+    );
+    Ok(())
+}
+
+/// The download area of the template with feature `update`: the link's length word here, its
+/// bytes from the next word ([`device::download`]).
+pub const LINK: u64 = 0x2190_0000;
+
+/// `nrtucode pack` of the front fixtures with the test key, security counter `counter`, into
+/// `WORK/NAME` (`extra`: more arguments).
+pub fn pack_front(
+    meta: &Metadata,
+    nrtucode: &Path,
+    work: &Path,
+    (name, counter, extra): (&str, u32, &str),
+) -> Result<PathBuf, String> {
+    let args = format!("--fixtures front --security-counter {counter} {extra}");
+    let out = work.join(name);
+    pack(
+        nrtucode,
+        &meta.root.join("keys/test-ed25519.pem"),
+        &args,
+        &out,
+    )?;
+    Ok(out)
+}
+
+/// The update cases: slot A holds a signed partition (`-device loader` at 0x21000000, as a
+/// probe writes it); an update waits in the download area ([`LINK`]: `-device loader` stands in
+/// for the link). The firmware boots A, streams the update into slot B through `NorFlash` in odd
+/// chunks, resets (`SYSRESETREQ`: QEMU keeps the RAM the flash is emulated over), boots B on
+/// trial, confirms it, resets and boots B again. A changed byte of a blob, a download cut off
+/// halfway and a downgrade (counter 1 over 2) are refused (exit 4), and slot A boots after the
+/// reset. Then the template README's update block, as written.
+pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
+    let (nrtucode, decoder) = &device::arm_tools()?;
+    let work = build::scratch(meta, "qemu-update")?;
+    let p1 = pack_front(meta, nrtucode, &work, ("p1.part", 1, ""))?;
+    let p2 = pack_front(meta, nrtucode, &work, ("p2.part", 2, ""))?;
+
+    println!("== examples/bare-metal --no-default-features --features update");
+    let elf = Separate::template(meta).build(
+        &["--no-default-features", "--features", "update"],
+        &[("NRTUCODE_PARTITION_KEY", OsStr::new(""))],
+        "nrtucode-bare-metal",
+    )?;
+    let boots = Boots {
+        work: work.clone(),
+        decoder: Some(decoder.clone()),
+        qemu: device::arm,
+        fw: work.join("fw.elf"),
+    };
+    files::copy(&elf, &boots.fw)?;
+    // Every boot loads the engine.
+    let want = |status| {
+        Want::exit(status)
+            .count("engine not loaded", 0)
+            .count("ERROR no slot", 0)
+    };
+
+    let slot_a = "INFO  booted slot A: 2860384 bytes, class front, security counter";
+    let none = want(0).in_order(&[
+        "boot 0: power-on",
+        slot_a,
+        "no update offered: running slot A",
+    ]);
+    boots.boot("none", &[&p1], &none)?;
+    let slot_b = "booted slot B: 2860384 bytes, class front, security counter 2, fell back false; state State { seq: ";
+    let installed = want(0).count("INFO  boot ", 3).in_order(&[
+        "INFO  boot 0: power-on",
+        &format!(
+            "{slot_a} 1, fell back false; state State {{ seq: 0, active: A, status: Confirmed"
+        ),
+        "INFO  update offered: 2860384 bytes",
+        "INFO  installing into slot B",
+        "INFO  update installed into slot B: ",
+        "status: Trial { boots: 0 }, previous: Some(A), min_security_counter: 1 }; reset",
+        "INFO  boot 1: after a reset",
+        &format!("{slot_b}2, active: B, status: Trial {{ boots: 1 }}"),
+        "INFO  engine ready: 4 of 4 images loaded",
+        "INFO  confirmed slot B: minimum security counter 2; reset",
+        "INFO  boot 2: after a reset",
+        &format!(
+            "{slot_b}3, active: B, status: Confirmed, previous: None, min_security_counter: 2 }}"
+        ),
+        "INFO  engine ready: 4 of 4 images loaded",
+        "INFO  running the update from slot B, confirmed",
+    ]);
+    let log = boots.boot("update", &[&p1, &p2], &installed)?;
+
+    // A refused update: after the reset, slot A as before, never B.
+    let kept = |refusal: &str| {
+        want(4)
+            .count("INFO  boot ", 2)
+            .count("booted slot B", 0)
+            .in_order(&[
+                "INFO  boot 0: power-on",
+                "INFO  installing into slot B",
+                &format!("ERROR update refused: Refused({refusal}"),
+                "INFO  boot 1: after a reset",
+                "INFO  booted slot A: ",
+                "state State { seq: 0, active: A, status: Confirmed",
+                "WARN  the update was not installed: running slot A",
+            ])
+    };
+    let bytes = files::read(&p2)?;
+    let (at, len) = offset(&log, IRAM).ok_or(format!("update: no partition offset of {IRAM}"))?;
+    let (changed, half) = (work.join("changed.part"), work.join("half.part"));
+    elf::write_whole(&changed, &flipped(&bytes, &[at + len / 2])?)?;
+    elf::write_whole(&half, &bytes[..bytes.len() / 2])?;
+    let refused = kept("Load(DigestMismatch { blob: BlobId(13) })");
+    boots.boot("changed", &[&p1, &changed], &refused)?;
+    boots.boot("half", &[&p1, &half], &kept(""))?;
+    let rollback = kept("Trust(Rollback { found: 1, minimum: 2 })");
+    boots.boot("downgrade", &[&p2, &p1], &rollback)?;
+
+    println!("== the template README's update commands, as written");
+    let (old, new) = (work.join("old.part"), work.join("new.part"));
+    let env = [("OLD", old.as_os_str()), ("NEW", new.as_os_str())];
+    let confirmed = Want::exit(0).in_order(&[
+        "confirmed slot B",
+        "INFO  running the update from slot B, confirmed",
+    ]);
+    readme(
+        meta,
+        ("<!-- update-walkthrough:", true),
+        &env,
+        &work,
+        &confirmed,
+    )?;
+    let _ = std::fs::remove_dir_all(&work);
+    println!(
+        "qemu-update: the update installs, boots on trial, is confirmed and boots again across resets; a changed byte, a download cut off halfway and a downgrade are refused and slot A keeps booting"
     );
     Ok(())
 }
@@ -684,6 +914,10 @@ mod tests {
                 .len(),
             1
         );
+        let log = "a 1\nb 2\nc 3\n";
+        let order = |parts: &[&str]| Want::exit(0).in_order(parts).problems(log, 0).is_empty();
+        assert!(order(&["a", "c"]) && order(&[]) && order(&["a", "1", "b"]));
+        assert!(!order(&["c", "a"]) && !order(&["a", "d"]) && !order(&["b 2", "b"]));
     }
 
     #[test]
@@ -693,5 +927,23 @@ mod tests {
         assert_eq!(build_id(&manifest), Some(id));
         assert_eq!(build_id("# build_id\tabc\n"), None);
         assert_eq!(build_id(&manifest.replace('a', "A")), None);
+    }
+
+    #[test]
+    fn the_readme_block_is_the_sh_block_after_its_marker() {
+        let text = "intro\n```sh\nnot this\n```\n<!-- walkthrough: x -->\n```sh\na=1\necho \"$a\"\n```\nafter\n";
+        assert_eq!(
+            readme_block(text, "<!-- walkthrough:").unwrap(),
+            "a=1\necho \"$a\""
+        );
+        assert!(readme_block(text, "<!-- partition-walkthrough:").is_err());
+        assert!(
+            readme_block(
+                "<!-- walkthrough: x -->\n```text\na\n```\n",
+                "<!-- walkthrough:"
+            )
+            .is_err()
+        );
+        assert!(readme_block("<!-- walkthrough: x -->\n```sh\na\n", "<!-- walkthrough:").is_err());
     }
 }

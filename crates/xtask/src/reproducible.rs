@@ -27,8 +27,7 @@ fn copy_tree(from: &Path, files: &[String], to: &Path) -> Result<(), String> {
     for file in files {
         let dst = to.join(file);
         if let Some(dir) = dst.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            crate::files::create_dir(dir)?;
         }
         crate::files::copy(&from.join(file), &dst)?;
     }

@@ -53,47 +53,47 @@ fn core(meta: &Metadata, build_cost: &bool) -> Result<(), String> {
 }
 
 fn measure(meta: &Metadata, work: &Path, build_cost: bool) -> Result<(), String> {
-    let no_blob_dir = [("NRTUCODE_BLOB_DIR", "")];
-    eprintln!("building the fixture consumer...");
-    let fixtures = consumer(meta, "fixtures", "nopanic-check", "", &no_blob_dir)?;
-    // The same consumer calling nrtucode::digest (in place, copy-verify, a custom hasher): what
-    // the feature adds, with sha2's default (unrolled) and compact SHA-256 loops.
-    eprintln!("building the digest consumers...");
-    let verify = consumer(
-        meta,
-        "fixtures + digest",
-        "nopanic-check",
-        ",digest",
-        &no_blob_dir,
-    )?;
-    let verify_compact = consumer(
-        meta,
-        "fixtures + digest, compact sha2",
-        "nopanic-check-compact",
-        ",digest",
-        &[
-            ("NRTUCODE_BLOB_DIR", ""),
-            (
-                "CARGO_TARGET_THUMBV7EM_NONE_EABIHF_RUSTFLAGS",
-                "--cfg sha2_backend_soft=\"compact\"",
-            ),
-        ],
-    )?;
-
-    eprintln!("building the look-alike, carving it, building the real-blob consumer...");
-    let mut rows = vec![fixtures];
+    eprintln!("building the look-alike and carving it...");
     // The workspace's own look-alike and CLI: a failure here is a failure of the report.
     let blobs = build::carved_lookalike(work)?;
-    rows.push(consumer(
-        meta,
-        "carved look-alike",
-        "nopanic-check-carved",
-        "",
-        &[("NRTUCODE_BLOB_DIR", path_str(&blobs)?)],
-    )?);
+    let compact = (
+        "CARGO_TARGET_THUMBV7EM_NONE_EABIHF_RUSTFLAGS",
+        "--cfg sha2_backend_soft=\"compact\"",
+    );
+    // (label, target directory, features, blob directory, more environment): the fixtures and
+    // the look-alike's blobs; the fixtures calling nrtucode::digest (in place, copy-verify, a
+    // custom hasher), what the feature adds with sha2's default (unrolled) and compact loops.
+    let builds = [
+        ("fixtures", "nopanic-check", "", "", None),
+        (
+            "carved look-alike",
+            "nopanic-check-carved",
+            "",
+            path_str(&blobs)?,
+            None,
+        ),
+        ("fixtures + digest", "nopanic-check", ",digest", "", None),
+        (
+            "fixtures + digest, compact sha2",
+            "nopanic-check-compact",
+            ",digest",
+            "",
+            Some(compact),
+        ),
+    ];
+    let mut rows = Vec::new();
+    for (label, target_dir, features, blob_dir, more) in builds {
+        eprintln!("building the consumer: {label}...");
+        let env: Vec<_> = [("NRTUCODE_BLOB_DIR", blob_dir)]
+            .into_iter()
+            .chain(more)
+            .collect();
+        rows.push(consumer(meta, label, target_dir, features, &env)?);
+    }
+    let verify = rows.split_off(2);
 
     let vendor = vendor_payload(&nrtucode_facts::facts::getters());
-    print!("{}", tables(&rows, vendor, &[verify, verify_compact]));
+    print!("{}", tables(&rows, vendor, &verify));
 
     if build_cost {
         embedding_cost(meta, work)?;
@@ -239,8 +239,7 @@ fn timed(label: &str, target_dir: &Path, times: &Path) -> Result<(), String> {
             .stdout(Stdio::null())
             .stderr(Stdio::null()),
     )?;
-    let text = std::fs::read_to_string(times)
-        .map_err(|e| format!("cannot read {}: {e}", times.display()))?;
+    let text = crate::files::read_text(times)?;
     let (wall, kb) = parse_time(&text).ok_or_else(|| format!("/usr/bin/time wrote {text:?}"))?;
     println!("| {label} | {wall} s | {} MiB |", kb / 1024);
     Ok(())
@@ -338,11 +337,7 @@ fn measure_partition(meta: &Metadata, work: &Path) -> Result<(), String> {
         };
         let elf = build::executable(&mut build("--features panic-loop"), &format!("size-{name}"))?;
         let text = elf::text_size(&elf)?;
-        let linked = build("")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
+        let linked = build::quietly(&mut build(""));
         let nopanic = if linked {
             "holds"
         } else {

@@ -4,14 +4,19 @@
 //!
 //! * README's Layout table matches the tree: every path it names exists, and every crate under
 //!   `crates/` and every top-level directory is named in it;
-//! * every relative link of README, blobs/README.md, docs/*.md and the crates' READMEs resolves;
+//! * every relative link of README, blobs/README.md, docs/*.md and the crates' READMEs resolves,
+//!   ([`links`]);
+//! * what each published crate packages ([`packaged`]): no build output, blob or binary, both
+//!   licences, no relative link out of the package (these were `cargo xtask package`'s);
 //! * the core's `front` feature enables exactly the facts' front selection (`FRONT_FEATURES`),
 //!   as Cargo resolves it, however the manifest spells it;
 //! * the core's unsafe budget ([`unsafe_audit`]): one `unsafe`, the blobs' link-section
 //!   attribute in one definition;
 //! * every Markdown table renders whole ([`md_tables`]).
 
+mod links;
 mod md_tables;
+mod packaged;
 mod unsafe_audit;
 
 use std::collections::BTreeSet;
@@ -25,9 +30,10 @@ use nrtucode_facts::facts::FRONT_FEATURES;
 type Check = fn(&Path, &mut Vec<String>) -> Result<(), String>;
 
 /// Every rule, in the order its messages are listed. A new rule is one more row.
-const CHECKS: [(&str, Check); 5] = [
+const CHECKS: [(&str, Check); 6] = [
     ("README's layout table", layout),
-    ("relative links", links),
+    ("relative links", links::repository),
+    ("what the crates package", packaged),
     ("the front feature", front_feature),
     ("the core's unsafe budget", unsafe_audit::check),
     ("Markdown tables", markdown_tables),
@@ -109,53 +115,8 @@ fn layout(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
     Ok(())
 }
 
-/// The relative link targets (`](path)`, anchors dropped) of a Markdown file.
-fn relative_links(markdown: &str) -> Vec<String> {
-    markdown
-        .split("](")
-        .skip(1)
-        .filter_map(|rest| rest.split(')').next())
-        .map(|target| target.split('#').next().unwrap_or(target).to_owned())
-        .filter(|target| !target.is_empty() && !target.contains("://"))
-        .collect()
-}
-
-fn links(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
-    let mut pages = vec![root.join("README.md"), root.join("blobs/README.md")];
-    for dir in ["docs", "crates"] {
-        let entries = std::fs::read_dir(root.join(dir)).map_err(|e| format!("{dir}: {e}"))?;
-        for entry in entries {
-            let path = entry.map_err(|e| format!("{dir}: {e}"))?.path();
-            let page = if path.is_dir() {
-                path.join("README.md")
-            } else {
-                path
-            };
-            if page.extension().is_some_and(|e| e == "md") && page.exists() {
-                pages.push(page);
-            }
-        }
-    }
-    if pages.len() < 5 {
-        problems.push(format!("only {} pages to check links in", pages.len()));
-    }
-    for page in &pages {
-        let text = std::fs::read_to_string(page).map_err(|e| format!("{}: {e}", page.display()))?;
-        let dir = page.parent().unwrap_or(root);
-        for target in relative_links(&text) {
-            if !dir.join(&target).exists() {
-                problems.push(format!(
-                    "{}: link to {target}, which does not exist",
-                    page.display()
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The core's features as `cargo metadata` resolves them (feature -> what it enables).
-fn core_features(root: &Path) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+/// The workspace's packages as `cargo metadata --no-deps` lists them.
+fn packages(root: &Path) -> Result<Vec<serde_json::Value>, String> {
     let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
         .args(["metadata", "--format-version", "1", "--no-deps"])
         .current_dir(root)
@@ -167,10 +128,32 @@ fn core_features(root: &Path) -> Result<serde_json::Map<String, serde_json::Valu
             String::from_utf8_lossy(&out.stderr).trim()
         )
     })?;
-    json["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    Ok(json["packages"].as_array().cloned().unwrap_or_default())
+}
+
+/// What the published crates package ([`packaged::check`]).
+fn packaged(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
+    let published: Vec<(String, PathBuf)> = packages(root)?
+        .iter()
+        .filter(|p| p["publish"].as_array().is_none_or(|r| !r.is_empty()))
+        .filter_map(|p| {
+            let manifest = Path::new(p["manifest_path"].as_str()?);
+            Some((
+                p["name"].as_str()?.to_owned(),
+                manifest.parent()?.to_owned(),
+            ))
+        })
+        .collect();
+    if published.len() < 3 {
+        problems.push(format!("only {} published crates", published.len()));
+    }
+    packaged::check(&published, problems)
+}
+
+/// The core's features as `cargo metadata` resolves them (feature -> what it enables).
+fn core_features(root: &Path) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    packages(root)?
+        .iter()
         .find(|p| p["name"].as_str() == Some("nrtucode"))
         .and_then(|p| p["features"].as_object().cloned())
         .ok_or_else(|| "no package nrtucode in cargo metadata".into())
@@ -210,12 +193,4 @@ fn the_layout_table_is_read_from_its_section_only() {
     let readme = "# x\n| `no/` | before |\n## Layout\n| path | what |\n|---|---|\n| `src/` | core |\n| `a.rs` | file |\n## Next\n| `later/` | no |\n";
     assert_eq!(layout_paths(readme).unwrap(), ["src", "a.rs"]);
     assert!(layout_paths("# no layout\n").is_err());
-}
-
-#[test]
-fn relative_links_drop_anchors_and_urls() {
-    assert_eq!(
-        relative_links("[a](docs/x.md#y) [b](https://h.invalid/z) [c](#top)"),
-        ["docs/x.md"]
-    );
 }
