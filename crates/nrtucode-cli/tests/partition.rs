@@ -171,6 +171,42 @@ fn a_partition_is_refused_without_its_key() {
     );
 }
 
+/// The bare-metal template's minimum security counter (`MIN_SECURITY_COUNTER` in
+/// examples/bare-metal/src/part.rs).
+const TEMPLATE_MIN_SECURITY_COUNTER: u32 = 1;
+
+#[test]
+fn a_signed_pack_with_defaults_passes_the_templates_minimum() {
+    let template = include_str!("../../../examples/bare-metal/src/part.rs");
+    assert!(
+        template.contains(&format!(
+            "pub const MIN_SECURITY_COUNTER: u32 = {TEMPLATE_MIN_SECURITY_COUNTER};"
+        )),
+        "the template's MIN_SECURITY_COUNTER changed: change pack's default with it"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let key = key().display().to_string();
+    let part = pack_fixtures(t, "full", &["--key", &key]);
+    let min = TEMPLATE_MIN_SECURITY_COUNTER.to_string();
+    let o = run!(
+        t,
+        "inspect",
+        part,
+        "--public-key",
+        public(),
+        "--min-security-counter",
+        min
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = run!(t, "inspect", part, "--json");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["header"]["security_counter"],
+        TEMPLATE_MIN_SECURITY_COUNTER
+    );
+}
+
 #[test]
 fn inspect_checks_structure_signature_counter_and_digests() {
     let tmp = tempfile::tempdir().unwrap();

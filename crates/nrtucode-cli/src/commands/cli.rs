@@ -91,7 +91,8 @@ pub(crate) enum Command {
         #[arg(long)]
         unsigned: bool,
         /// The security counter: readers refuse a partition with a lower one than they expect.
-        #[arg(long, value_name = "N", default_value_t = 0)]
+        /// The default is 1, the bare-metal template's minimum (MIN_SECURITY_COUNTER).
+        #[arg(long, value_name = "N", default_value_t = 1)]
         security_counter: u32,
         /// Compress each blob: deflate keeps raw deflate where it saves space (a 16-byte
         /// unit), stored otherwise, and prints the ratio; none stores every blob.
