@@ -430,3 +430,42 @@ fn a_library_and_its_carved_directory_pack_to_the_same_bytes() {
     assert_eq!(v["header"]["class"], "front", "{v}");
     assert_eq!(v["verdict"], "verified");
 }
+
+#[test]
+fn every_failure_under_json_prints_a_json_error_object() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    std::fs::write(t.join("garbage.part"), b"not a partition").unwrap();
+    let cases: &[(&[&str], u8)] = &[
+        (&["inspect", "missing.part", "--json"], 66),
+        (&["inspect", ".", "--json"], 66),
+        (
+            &["inspect", "missing.part", "--json", "--class", "full"],
+            64,
+        ),
+        (&["list", "--json", "--partition", "missing.part"], 66),
+        (&["list", "--json", "--partition", "garbage.part"], 65),
+        (&["prof", "7", "--json", "--partition", "missing.part"], 66),
+        (&["list", "--json", "--gen", "nope"], 64),
+        (&["inspect", "--json"], 64),
+    ];
+    for (args, code) in cases {
+        let refs: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        let o = nrtucode(&refs, t);
+        assert_eq!(o.status.code(), Some(i32::from(*code)), "{args:?}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: no JSON on stdout ({e}): {}", text(&o.stdout)));
+        assert_eq!(v["format"], "nrtucode-error/1", "{args:?}");
+        assert_eq!(v["exit_code"], *code, "{args:?}");
+        let error = v["error"].as_str().unwrap();
+        assert!(
+            !error.is_empty() && text(&o.stderr).contains(error),
+            "{args:?}: {error:?} / {}",
+            text(&o.stderr)
+        );
+    }
+    // Without --json, stdout stays empty.
+    let o = run!(t, "inspect", "missing.part");
+    assert_eq!(o.status.code(), Some(66));
+    assert!(o.stdout.is_empty());
+}

@@ -318,13 +318,23 @@ fn dispatch() -> ExitCode {
                 } else {
                     output::usage_error(&e.render().to_string(), &command)
                 };
-                output::write_err(&message);
-                return Exit::Usage.into();
+                // `--json` before any `--`: a script that asked for JSON gets JSON.
+                let json = std::env::args_os()
+                    .skip(1)
+                    .take_while(|a| a != "--")
+                    .any(|a| a == "--json");
+                return output::usage_failure(&message, json);
             }
             output::write_out(&e.render().to_string());
             return ExitCode::SUCCESS;
         }
     };
+    output::set_json(match &cli.command {
+        Command::Inspect { json, .. } | Command::List { json, .. } | Command::Prof { json, .. } => {
+            *json
+        }
+        _ => false,
+    });
     match cli.command {
         Command::Carve {
             lib,
