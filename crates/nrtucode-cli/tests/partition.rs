@@ -228,11 +228,34 @@ fn inspect_checks_structure_signature_counter_and_digests() {
     assert!(out.contains("yes, key ID 5065d9189b5b8976"), "{out}");
     let o = run!(t, "inspect", part, "--json", "--public-key", public());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["format"], "nrtucode-inspect/2");
+    assert_eq!(v["format"], "nrtucode-inspect/3");
     assert_eq!(v["verdict"], "verified");
     assert_eq!(v["checks"]["signature"], "ok");
     assert_eq!(v["header"]["security_counter"], 4);
     assert_eq!(v["image_list"].as_array().unwrap().len(), 38);
+    // Getters are fields, not strings (nrtucode-inspect/3).
+    let getters = &v["image_list"][0]["descriptors"][0]["getters"];
+    assert_eq!(
+        getters[0],
+        serde_json::json!({"kind": "blob", "blob": 0}),
+        "{getters}"
+    );
+    assert_eq!(getters.as_array().unwrap().len(), 4);
+    let all: Vec<&serde_json::Value> = v["image_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["descriptors"].as_array().unwrap())
+        .flat_map(|d| d["getters"].as_array().unwrap())
+        .collect();
+    assert!(
+        all.iter()
+            .any(|g| g["kind"] == "cursor-end" && g["blob"].is_u64())
+    );
+    assert!(all.iter().all(|g| g.is_null() || g["blob"].is_u64()));
+    let prof = &v["hwdecode_table_list"][7];
+    assert_eq!(prof["cam"]["kind"], "blob", "{prof}");
+    assert!(v["hwdecode_table_list"][36]["cam"].is_null());
     assert_eq!(
         v["image_list"][36]["descriptors"].as_array().unwrap().len(),
         0

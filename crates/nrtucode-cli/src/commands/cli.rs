@@ -146,7 +146,7 @@ pub(crate) enum Command {
     /// region (nrtucode provision wrote it, or a device's flash read back): it shows the state
     /// (the active slot, confirmed or on trial, trial boots left, the minimum security counter)
     /// and checks each slot and the next boot as the device would (format
-    /// nrtucode-inspect-image/1 with --json).
+    /// nrtucode-inspect-image/2 with --json).
     Inspect {
         /// The partition file (or, with a layout, the flash image).
         file: PathBuf,
@@ -159,7 +159,7 @@ pub(crate) enum Command {
         /// An image's table class, as the firmware was built (default: the first slot's).
         #[arg(long, value_enum)]
         class: Option<ClassArg>,
-        /// JSON output (format nrtucode-inspect/2; for an image nrtucode-inspect-image/1).
+        /// JSON output (format nrtucode-inspect/3; for an image nrtucode-inspect-image/2).
         #[arg(long)]
         json: bool,
         /// The layout, for a flash image.
