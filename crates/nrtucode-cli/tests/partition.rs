@@ -452,6 +452,59 @@ fn a_library_and_its_carved_directory_pack_to_the_same_bytes() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["header"]["class"], "front", "{v}");
     assert_eq!(v["verdict"], "verified");
+    // A library's blobs: no fixtures note in the text output.
+    let public = public().display().to_string();
+    for args in [&["list"][..], &["resolve", "7", "iram", "--sha256"]] {
+        let mut a: Vec<&str> = args.to_vec();
+        a.extend(["--partition", "from-lib.part", "--public-key", &public]);
+        let refs: Vec<&std::ffi::OsStr> = a.iter().map(std::ffi::OsStr::new).collect();
+        let o = nrtucode(&refs, t);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert!(!text(&o.stderr).contains("fixtures"), "{}", text(&o.stderr));
+    }
+}
+
+#[test]
+fn text_output_of_the_fixtures_says_so_on_stderr() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let note = "nrtucode: note: blob source: the built-in fixtures, not the vendor's blobs";
+    // The embedded tables of this build (no NRTUCODE_BLOB_DIR), and a fixtures partition.
+    let part = pack_fixtures(t, "full", &["--key", &key().display().to_string()]);
+    let with_part = |args: &[&str]| {
+        let mut a: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        a.extend(["--partition".into(), part.clone().into()]);
+        a.extend(["--public-key".into(), public().into()]);
+        a
+    };
+    let cases: Vec<Vec<std::ffi::OsString>> = vec![
+        vec!["list".into()],
+        vec![
+            "resolve".into(),
+            "7".into(),
+            "iram".into(),
+            "--sha256".into(),
+        ],
+        with_part(&["list"]),
+        with_part(&["resolve", "7", "iram", "--sha256"]),
+    ];
+    for args in &cases {
+        let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let o = nrtucode(&refs, t);
+        assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).lines().any(|l| l.starts_with(note)),
+            "{args:?}: {}",
+            text(&o.stderr)
+        );
+        assert!(!text(&o.stdout).contains("note"), "{args:?}");
+    }
+    // JSON says it in blob_source, and nothing on stderr.
+    let o = run!(t, "list", "--json");
+    assert!(o.status.success());
+    assert!(o.stderr.is_empty(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["blob_source"], "fixtures");
 }
 
 #[test]
