@@ -5,7 +5,8 @@
  * header in include/nrtucode/, nrtucode.pc) and build with
  * `cc app.c $(pkg-config --cflags --libs nrtucode)`, or `pkg-config --static` for the archive
  * (it adds the system libraries a Rust static library needs, on linux-gnu
- * -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc). Both functions answer exactly like the vendor's
+ * -lutil -lrt -lpthread -lm -ldl -lc: rustc's list without the shared unwinder -lgcc_s, which
+ * the compiler driver links itself, libgcc_eh with -static). Both functions answer exactly like the vendor's
  * libnrtucode_internal.so (default build) or its reduced front library libnrtucode.so (nrtucode-capi built with
  * `--no-default-features --features front`): same arguments, same return codes, same
  * environment variables. Blobs are embedded in the library; returned pointers stay valid for

@@ -238,7 +238,7 @@ fn a_file_inspected_without_a_key_never_reads_as_valid() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["format"], "nrtucode-inspect/2");
+    assert_eq!(v["format"], "nrtucode-inspect/3");
     assert_eq!(v["verdict"], "signature not checked");
     assert!(v.get("valid").is_none(), "{v}");
     assert!(

@@ -171,6 +171,42 @@ fn a_partition_is_refused_without_its_key() {
     );
 }
 
+/// The bare-metal template's minimum security counter (`MIN_SECURITY_COUNTER` in
+/// examples/bare-metal/src/part.rs).
+const TEMPLATE_MIN_SECURITY_COUNTER: u32 = 1;
+
+#[test]
+fn a_signed_pack_with_defaults_passes_the_templates_minimum() {
+    let template = include_str!("../../../examples/bare-metal/src/part.rs");
+    assert!(
+        template.contains(&format!(
+            "pub const MIN_SECURITY_COUNTER: u32 = {TEMPLATE_MIN_SECURITY_COUNTER};"
+        )),
+        "the template's MIN_SECURITY_COUNTER changed: change pack's default with it"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let key = key().display().to_string();
+    let part = pack_fixtures(t, "full", &["--key", &key]);
+    let min = TEMPLATE_MIN_SECURITY_COUNTER.to_string();
+    let o = run!(
+        t,
+        "inspect",
+        part,
+        "--public-key",
+        public(),
+        "--min-security-counter",
+        min
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = run!(t, "inspect", part, "--json");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        v["header"]["security_counter"],
+        TEMPLATE_MIN_SECURITY_COUNTER
+    );
+}
+
 #[test]
 fn inspect_checks_structure_signature_counter_and_digests() {
     let tmp = tempfile::tempdir().unwrap();
@@ -192,11 +228,34 @@ fn inspect_checks_structure_signature_counter_and_digests() {
     assert!(out.contains("yes, key ID 5065d9189b5b8976"), "{out}");
     let o = run!(t, "inspect", part, "--json", "--public-key", public());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["format"], "nrtucode-inspect/2");
+    assert_eq!(v["format"], "nrtucode-inspect/3");
     assert_eq!(v["verdict"], "verified");
     assert_eq!(v["checks"]["signature"], "ok");
     assert_eq!(v["header"]["security_counter"], 4);
     assert_eq!(v["image_list"].as_array().unwrap().len(), 38);
+    // Getters are fields, not strings (nrtucode-inspect/3).
+    let getters = &v["image_list"][0]["descriptors"][0]["getters"];
+    assert_eq!(
+        getters[0],
+        serde_json::json!({"kind": "blob", "blob": 0}),
+        "{getters}"
+    );
+    assert_eq!(getters.as_array().unwrap().len(), 4);
+    let all: Vec<&serde_json::Value> = v["image_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["descriptors"].as_array().unwrap())
+        .flat_map(|d| d["getters"].as_array().unwrap())
+        .collect();
+    assert!(
+        all.iter()
+            .any(|g| g["kind"] == "cursor-end" && g["blob"].is_u64())
+    );
+    assert!(all.iter().all(|g| g.is_null() || g["blob"].is_u64()));
+    let prof = &v["hwdecode_table_list"][7];
+    assert_eq!(prof["cam"]["kind"], "blob", "{prof}");
+    assert!(v["hwdecode_table_list"][36]["cam"].is_null());
     assert_eq!(
         v["image_list"][36]["descriptors"].as_array().unwrap().len(),
         0
@@ -393,4 +452,96 @@ fn a_library_and_its_carved_directory_pack_to_the_same_bytes() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["header"]["class"], "front", "{v}");
     assert_eq!(v["verdict"], "verified");
+    // A library's blobs: no fixtures note in the text output.
+    let public = public().display().to_string();
+    for args in [&["list"][..], &["resolve", "7", "iram", "--sha256"]] {
+        let mut a: Vec<&str> = args.to_vec();
+        a.extend(["--partition", "from-lib.part", "--public-key", &public]);
+        let refs: Vec<&std::ffi::OsStr> = a.iter().map(std::ffi::OsStr::new).collect();
+        let o = nrtucode(&refs, t);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert!(!text(&o.stderr).contains("fixtures"), "{}", text(&o.stderr));
+    }
+}
+
+#[test]
+fn text_output_of_the_fixtures_says_so_on_stderr() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let note = "nrtucode: note: blob source: the built-in fixtures, not the vendor's blobs";
+    // The embedded tables of this build (no NRTUCODE_BLOB_DIR), and a fixtures partition.
+    let part = pack_fixtures(t, "full", &["--key", &key().display().to_string()]);
+    let with_part = |args: &[&str]| {
+        let mut a: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        a.extend(["--partition".into(), part.clone().into()]);
+        a.extend(["--public-key".into(), public().into()]);
+        a
+    };
+    let cases: Vec<Vec<std::ffi::OsString>> = vec![
+        vec!["list".into()],
+        vec![
+            "resolve".into(),
+            "7".into(),
+            "iram".into(),
+            "--sha256".into(),
+        ],
+        with_part(&["list"]),
+        with_part(&["resolve", "7", "iram", "--sha256"]),
+    ];
+    for args in &cases {
+        let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        let o = nrtucode(&refs, t);
+        assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).lines().any(|l| l.starts_with(note)),
+            "{args:?}: {}",
+            text(&o.stderr)
+        );
+        assert!(!text(&o.stdout).contains("note"), "{args:?}");
+    }
+    // JSON says it in blob_source, and nothing on stderr.
+    let o = run!(t, "list", "--json");
+    assert!(o.status.success());
+    assert!(o.stderr.is_empty(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["blob_source"], "fixtures");
+}
+
+#[test]
+fn every_failure_under_json_prints_a_json_error_object() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    std::fs::write(t.join("garbage.part"), b"not a partition").unwrap();
+    let cases: &[(&[&str], u8)] = &[
+        (&["inspect", "missing.part", "--json"], 66),
+        (&["inspect", ".", "--json"], 66),
+        (
+            &["inspect", "missing.part", "--json", "--class", "full"],
+            64,
+        ),
+        (&["list", "--json", "--partition", "missing.part"], 66),
+        (&["list", "--json", "--partition", "garbage.part"], 65),
+        (&["prof", "7", "--json", "--partition", "missing.part"], 66),
+        (&["list", "--json", "--gen", "nope"], 64),
+        (&["inspect", "--json"], 64),
+    ];
+    for (args, code) in cases {
+        let refs: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+        let o = nrtucode(&refs, t);
+        assert_eq!(o.status.code(), Some(i32::from(*code)), "{args:?}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: no JSON on stdout ({e}): {}", text(&o.stdout)));
+        assert_eq!(v["format"], "nrtucode-error/1", "{args:?}");
+        assert_eq!(v["exit_code"], *code, "{args:?}");
+        let error = v["error"].as_str().unwrap();
+        assert!(
+            !error.is_empty() && text(&o.stderr).contains(error),
+            "{args:?}: {error:?} / {}",
+            text(&o.stderr)
+        );
+    }
+    // Without --json, stdout stays empty.
+    let o = run!(t, "inspect", "missing.part");
+    assert_eq!(o.status.code(), Some(66));
+    assert!(o.stdout.is_empty());
 }

@@ -586,7 +586,7 @@ fn inspect_follows_the_state_as_the_core_advances_it() {
         assert!(said.contains(want), "{want:?} in {said}");
     }
     let j = json(&inspect(t, &image, &layout, true));
-    assert_eq!(j["format"], "nrtucode-inspect-image/1");
+    assert_eq!(j["format"], "nrtucode-inspect-image/2");
     assert_eq!(j["verdict"], "verified");
     assert_eq!(j["state"]["source"], "factory default");
     assert_eq!(j["state"]["active"], "A");
@@ -595,7 +595,7 @@ fn inspect_follows_the_state_as_the_core_advances_it() {
     assert_eq!(j["state"]["min_security_counter"], 1);
     assert_eq!(j["next_boot"]["slot"], "A");
     assert_eq!(j["slots"][0]["contents"], "partition");
-    assert_eq!(j["slots"][0]["partition"]["format"], "nrtucode-inspect/2");
+    assert_eq!(j["slots"][0]["partition"]["format"], "nrtucode-inspect/3");
     assert_eq!(j["slots"][0]["partition"]["verdict"], "verified");
     assert_eq!(j["slots"][1]["contents"], "erased");
 

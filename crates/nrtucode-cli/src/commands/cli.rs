@@ -91,7 +91,8 @@ pub(crate) enum Command {
         #[arg(long)]
         unsigned: bool,
         /// The security counter: readers refuse a partition with a lower one than they expect.
-        #[arg(long, value_name = "N", default_value_t = 0)]
+        /// The default is 1, the bare-metal template's minimum (MIN_SECURITY_COUNTER).
+        #[arg(long, value_name = "N", default_value_t = 1)]
         security_counter: u32,
         /// Compress each blob: deflate keeps raw deflate where it saves space (a 16-byte
         /// unit), stored otherwise, and prints the ratio; none stores every blob.
@@ -145,7 +146,7 @@ pub(crate) enum Command {
     /// region (nrtucode provision wrote it, or a device's flash read back): it shows the state
     /// (the active slot, confirmed or on trial, trial boots left, the minimum security counter)
     /// and checks each slot and the next boot as the device would (format
-    /// nrtucode-inspect-image/1 with --json).
+    /// nrtucode-inspect-image/2 with --json).
     Inspect {
         /// The partition file (or, with a layout, the flash image).
         file: PathBuf,
@@ -158,7 +159,7 @@ pub(crate) enum Command {
         /// An image's table class, as the firmware was built (default: the first slot's).
         #[arg(long, value_enum)]
         class: Option<ClassArg>,
-        /// JSON output (format nrtucode-inspect/2; for an image nrtucode-inspect-image/1).
+        /// JSON output (format nrtucode-inspect/3; for an image nrtucode-inspect-image/2).
         #[arg(long)]
         json: bool,
         /// The layout, for a flash image.
@@ -317,13 +318,23 @@ fn dispatch() -> ExitCode {
                 } else {
                     output::usage_error(&e.render().to_string(), &command)
                 };
-                output::write_err(&message);
-                return Exit::Usage.into();
+                // `--json` before any `--`: a script that asked for JSON gets JSON.
+                let json = std::env::args_os()
+                    .skip(1)
+                    .take_while(|a| a != "--")
+                    .any(|a| a == "--json");
+                return output::usage_failure(&message, json);
             }
             output::write_out(&e.render().to_string());
             return ExitCode::SUCCESS;
         }
     };
+    output::set_json(match &cli.command {
+        Command::Inspect { json, .. } | Command::List { json, .. } | Command::Prof { json, .. } => {
+            *json
+        }
+        _ => false,
+    });
     match cli.command {
         Command::Carve {
             lib,

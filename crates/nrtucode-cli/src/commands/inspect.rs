@@ -12,7 +12,7 @@
 //! JSON (`--json`), one object, keys in this order:
 //!
 //! ```text
-//! { "format": "nrtucode-inspect/2", "file": "...",
+//! { "format": "nrtucode-inspect/3", "file": "...",
 //!   "verdict": "verified" | "refused" | "signature not checked",
 //!   "error": null | "<the first check that failed>",
 //!   "checks": { "structure": "ok" | "<why>",
@@ -23,12 +23,17 @@
 //!               "source": "build-id" | "no-build-id" | "fixtures", "build_id": "<hex>" | null,
 //!               "security_counter": 0, "signed": true, "key_id": "<16 hex>" },
 //!   "image_list": [ { "slot": 0, "descriptors": [ { "flavor": 1,
-//!                     "getters": ["blob 0", "blob 1", "cursor-end 1", "null"] } ] } ],
-//!   "hwdecode_table_list": [ { "slot": 7, "cam": "blob 5" | "null", "table": "blob 6" | "null" } ],
+//!                     "getters": [GETTER, GETTER, GETTER, GETTER] } ] } ],   // IRAM DRAM SRAM EXTRAM
+//!   "hwdecode_table_list": [ { "slot": 7, "cam": GETTER, "table": GETTER } ],
 //!   "toc": [ { "blob": 0, "offset": 9232, "stored_len": 36640, "decoded_len": 36640,
 //!              "codec": 0, "sha256": "<64 hex: decoded>", "stored_sha256": "<64 hex: stored>",
 //!              "first_use": "image_list slot 0 flavor 1 IRAM" } ] }
 //! ```
+//!
+//! A GETTER is `null` (the getter returns NULL) or `{ "kind": "blob" | "cursor-start" |
+//! "cursor-end", "blob": 15 }`: the whole blob of that table-of-contents entry, or a zero-byte
+//! cursor at its first byte or one past its last. (`nrtucode-inspect/2` had the strings `"blob 15"`, `"cursor-end 1"`,
+//! `"null"`.)
 //!
 //! `header`, `image_list`, `hwdecode_table_list` and `toc` are null when the structure check
 //! failed. Only `"verdict": "verified"` means the file was checked with a key.
@@ -66,10 +71,19 @@ struct Header {
     key_id: String,
 }
 
+/// A getter's answer in the JSON (`None`: NULL, serialized `null`): `kind` is `blob` (the
+/// whole blob), `cursor-start` or `cursor-end` (a zero-byte cursor at the first byte of the
+/// blob, or one past its last), `blob` the table-of-contents entry.
+#[derive(Clone, Copy, Serialize)]
+struct GetterDoc {
+    kind: &'static str,
+    blob: u16,
+}
+
 #[derive(Serialize)]
 struct Descriptor {
     flavor: i32,
-    getters: Vec<String>,
+    getters: Vec<Option<GetterDoc>>,
 }
 
 #[derive(Serialize)]
@@ -81,8 +95,8 @@ struct Slot {
 #[derive(Serialize)]
 struct ProfSlot {
     slot: u32,
-    cam: String,
-    table: String,
+    cam: Option<GetterDoc>,
+    table: Option<GetterDoc>,
 }
 
 #[derive(Serialize)]
@@ -129,13 +143,21 @@ impl Doc {
     }
 }
 
-fn getter(g: Option<Getter>) -> String {
-    match g {
-        None => "null".into(),
-        Some(Getter::Blob(n)) => format!("blob {n}"),
-        Some(Getter::CursorStart(n)) => format!("cursor-start {n}"),
-        Some(Getter::CursorEnd(n)) => format!("cursor-end {n}"),
-    }
+fn getter(g: Option<Getter>) -> Option<GetterDoc> {
+    let (kind, id) = match g? {
+        Getter::Blob(n) => ("blob", n),
+        Getter::CursorStart(n) => ("cursor-start", n),
+        Getter::CursorEnd(n) => ("cursor-end", n),
+    };
+    Some(GetterDoc {
+        kind,
+        blob: id.raw(),
+    })
+}
+
+/// A getter as the text tables show it: `blob 15`, `cursor-end 1`, `null`.
+fn getter_text(g: Option<GetterDoc>) -> String {
+    g.map_or_else(|| "null".into(), |g| format!("{} {}", g.kind, g.blob))
 }
 
 const NOT_CHECKED: &str = "not checked";
@@ -218,7 +240,7 @@ pub(crate) fn inspect(
     min_counter: Option<u32>,
 ) -> Doc {
     let mut doc = Doc {
-        format: "nrtucode-inspect/2",
+        format: "nrtucode-inspect/3",
         file: file.to_owned(),
         verdict: "refused",
         error: None,
@@ -360,7 +382,7 @@ fn text(doc: &Doc) -> String {
             .flat_map(|s| {
                 s.descriptors.iter().map(move |d| {
                     let mut row = vec![s.slot.to_string(), d.flavor.to_string()];
-                    row.extend(d.getters.iter().cloned());
+                    row.extend(d.getters.iter().copied().map(getter_text));
                     row
                 })
             })
@@ -374,8 +396,8 @@ fn text(doc: &Doc) -> String {
     if let Some(prof) = &doc.hwdecode_table_list {
         let rows: Vec<Vec<String>> = prof
             .iter()
-            .filter(|p| p.cam != "null" || p.table != "null")
-            .map(|p| vec![p.slot.to_string(), p.cam.clone(), p.table.clone()])
+            .filter(|p| p.cam.is_some() || p.table.is_some())
+            .map(|p| vec![p.slot.to_string(), getter_text(p.cam), getter_text(p.table)])
             .collect();
         out.push('\n');
         out.push_str(&text_table::render(

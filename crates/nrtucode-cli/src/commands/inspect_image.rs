@@ -17,7 +17,7 @@
 //! JSON (`--json`), one object, keys in this order:
 //!
 //! ```text
-//! { "format": "nrtucode-inspect-image/1", "file": "...",
+//! { "format": "nrtucode-inspect-image/2", "file": "...",
 //!   "verdict": "verified" | "refused", "error": null | "<the first fault>",
 //!   "layout": { "image_offset": 0, "image_len": 2105344, "slot_a": 0, "slot_b": 1048576,
 //!               "slot_len": 1048576, "state": 2097152, "state_len": 8192, "erase_size": 4096,
@@ -306,7 +306,7 @@ fn run_inner(
         .map_err(|e| (Exit::DataErr, format!("{}: {e}", path.display())))?;
     let l = map.layout;
     let mut doc = ImageDoc {
-        format: "nrtucode-inspect-image/1",
+        format: "nrtucode-inspect-image/2",
         file: path.display().to_string(),
         verdict: "refused",
         error: None,

@@ -32,7 +32,7 @@ use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::commands::output::out_fmt;
+use crate::commands::output::{err_line, out_fmt};
 use crate::commands::tables::Tables;
 use crate::commands::text_table;
 
@@ -188,5 +188,8 @@ pub fn render_from(tables: &Tables, gen_filter: Option<Generation>, json: bool) 
 /// Prints the listing (see [`render`]).
 pub(crate) fn run(tables: &Tables, gen_filter: Option<Generation>, json: bool) -> ExitCode {
     out_fmt!("{}", render_from(tables, gen_filter, json));
+    if let Some(note) = tables.fixtures_note().filter(|_| !json) {
+        err_line!("{note}");
+    }
     ExitCode::SUCCESS
 }

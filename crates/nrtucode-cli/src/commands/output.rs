@@ -11,6 +11,7 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::commands::exit::Exit;
 
@@ -207,8 +208,56 @@ pub(crate) fn usage_error(rendered: &str, command: &str) -> String {
     out
 }
 
-/// Prints `nrtucode: error: {message}` to stderr and returns the exit code of `exit`.
+/// Whether the command was given `--json`: then every failure also prints a JSON error
+/// object on stdout ([`fail`], [`usage_failure`]).
+static JSON: AtomicBool = AtomicBool::new(false);
+
+/// Records that the command was given `--json` (before anything can fail).
+pub(crate) fn set_json(json: bool) {
+    JSON.store(json, Ordering::Relaxed);
+}
+
+/// The JSON error object a failure under `--json` prints on stdout (format
+/// `nrtucode-error/1`): `{ "format": "nrtucode-error/1", "error": "<the stderr message>",
+/// "exit_code": 66 }`. A command's own document (`inspect`, `prof`) carries its own `error`
+/// instead; this object is for a failure before there is a document (an unreadable file, a
+/// bad argument, a refused `--partition`).
+#[derive(serde::Serialize)]
+struct ErrorDoc<'a> {
+    format: &'static str,
+    error: &'a str,
+    exit_code: u8,
+}
+
+fn json_error(message: &str, exit: Exit) {
+    if JSON.load(Ordering::Relaxed) {
+        write_out(&json_document(&ErrorDoc {
+            format: "nrtucode-error/1",
+            error: message,
+            exit_code: exit.code(),
+        }));
+    }
+}
+
+/// Prints `nrtucode: error: {message}` to stderr (and, under `--json`, the JSON error object
+/// on stdout) and returns the exit code of `exit`. Every failure before a command has a
+/// document of its own goes through here.
 pub(crate) fn fail(exit: Exit, message: impl std::fmt::Display) -> ExitCode {
+    let message = message.to_string();
     err_line!("nrtucode: error: {message}");
+    json_error(&message, exit);
     exit.into()
+}
+
+/// A usage error, rendered by [`usage_error`]: to stderr, and under `--json` (found in the
+/// raw arguments, as parsing failed) the JSON error object with its first line on stdout.
+pub(crate) fn usage_failure(rendered: &str, json: bool) -> ExitCode {
+    write_err(rendered);
+    set_json(json);
+    let first = rendered.lines().next().unwrap_or_default();
+    json_error(
+        first.strip_prefix("nrtucode: error: ").unwrap_or(first),
+        Exit::Usage,
+    );
+    Exit::Usage.into()
 }

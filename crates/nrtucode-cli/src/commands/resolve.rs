@@ -20,7 +20,7 @@ use nrtucode::{Env, FLAVOR_VAR, Request};
 use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
-use crate::commands::output::{err_fmt, exit_code, fail, out_fmt, write_out_bytes};
+use crate::commands::output::{err_fmt, err_line, exit_code, fail, out_fmt, write_out_bytes};
 use crate::commands::output_file::{Mode, write_output};
 use crate::commands::tables::Tables;
 
@@ -170,6 +170,10 @@ pub(crate) fn run(
             out_fmt!("{}", r.summary);
         }
         None => out_fmt!("{}", r.summary),
+    }
+    // After the answer, and only with one: a failure's stderr starts with its error.
+    if let Some(note) = tables.fixtures_note() {
+        err_line!("{note}");
     }
     ExitCode::SUCCESS
 }

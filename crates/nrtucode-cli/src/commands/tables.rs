@@ -290,4 +290,12 @@ impl Tables {
         };
         if fixtures { "fixtures" } else { "directory" }
     }
+
+    /// The note text output prints on stderr when the blobs are the fixtures (`list --json`
+    /// says it in `blob_source`): their sizes are the vendor's, their bytes and digests not.
+    pub fn fixtures_note(&self) -> Option<&'static str> {
+        (self.blob_source() == "fixtures").then_some(
+            "nrtucode: note: blob source: the built-in fixtures, not the vendor's blobs (same sizes, other bytes and SHA-256): carve your library and build with NRTUCODE_BLOB_DIR, or read a partition with --partition",
+        )
+    }
 }
