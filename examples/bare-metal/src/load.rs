@@ -6,7 +6,6 @@ use nrtucode::digest::VerifyError;
 use nrtucode::{Flavor, ImageIndex, Region};
 
 use crate::Loaded;
-use crate::hex::Hex;
 
 /// Run-time resolution: the image is found by the resolver, then copied into `window` and
 /// hashed in the same pass against the SHA-256 recorded at build time.
@@ -128,12 +127,12 @@ fn report(
             let actual = hasher.finish();
             let expected = expected.copied().unwrap_or([0; 32]);
             defmt::error!(
-                "image {=str} {} {=str}: verification failed: SHA-256 mismatch, expected {}, found {}",
+                "image {=str} {} {=str}: verification failed: SHA-256 mismatch, expected {=[u8]:02x}, found {=[u8]:02x}",
                 name,
                 flavor,
                 region.name(),
-                Hex(&expected),
-                Hex(&actual)
+                expected,
+                actual
             );
             return Err(());
         }

@@ -10,8 +10,6 @@ use nrtucode::partition::{Partition, Policy, TableClass};
 use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region, ResolveErr};
 
 use crate::Loaded;
-#[cfg(not(feature = "update"))]
-use crate::hex::Hex;
 
 include!(concat!(env!("OUT_DIR"), "/partition_key.rs"));
 
@@ -65,45 +63,13 @@ pub fn open() -> Option<VerifiedPartition<'static>> {
                 p.partition().class().name(),
                 p.partition().security_counter(),
                 MIN_SECURITY_COUNTER,
-                SourceHex(p.partition().source())
+                p.partition().source()
             );
             Some(p)
         }
         Err(e) => {
-            defmt::error!("partition at {:#010x} refused: {}", at, TrustHex(e));
+            defmt::error!("partition at {:#010x} refused: {}", at, e);
             None
-        }
-    }
-}
-
-/// The partition's [`Source`](nrtucode::partition::Source) as its derived `Format` prints it,
-/// the build ID in hex: `BuildId(a3b652…)`, `NoBuildId`, `Fixtures`.
-#[cfg(not(feature = "update"))]
-struct SourceHex<'a>(nrtucode::partition::Source<'a>);
-
-#[cfg(not(feature = "update"))]
-impl defmt::Format for SourceHex<'_> {
-    fn format(&self, f: defmt::Formatter<'_>) {
-        match self.0 {
-            nrtucode::partition::Source::BuildId(id) => defmt::write!(f, "BuildId({})", Hex(id)),
-            other => defmt::write!(f, "{}", other),
-        }
-    }
-}
-
-/// A [`TrustError`](nrtucode::partition::TrustError) as its derived `Format` prints it, the
-/// key ID in hex: `UnknownKey { found: 5065d9189b5b8976 }`.
-#[cfg(not(feature = "update"))]
-struct TrustHex(nrtucode::partition::TrustError);
-
-#[cfg(not(feature = "update"))]
-impl defmt::Format for TrustHex {
-    fn format(&self, f: defmt::Formatter<'_>) {
-        match self.0 {
-            nrtucode::partition::TrustError::UnknownKey { found } => {
-                defmt::write!(f, "UnknownKey {{ found: {} }}", Hex(&found))
-            }
-            other => defmt::write!(f, "{}", other),
         }
     }
 }
