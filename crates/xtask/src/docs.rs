@@ -64,29 +64,6 @@ pub fn docsrs(meta: &Metadata) -> Result<(), String> {
     Ok(())
 }
 
-/// Link targets of `line` written as HTML attributes `href="…"` / `src='…'`.
-fn html_targets(line: &str, out: &mut Vec<String>) {
-    for attr in ["href", "src"] {
-        let mut rest = line;
-        while let Some(at) = rest.find(attr) {
-            let after = rest[at + attr.len()..].trim_start();
-            rest = &rest[at + attr.len()..];
-            let Some(after) = after.strip_prefix('=') else {
-                continue;
-            };
-            let after = after.trim_start();
-            let Some(quote) = after.chars().next().filter(|c| *c == '"' || *c == '\'') else {
-                continue;
-            };
-            if let Some(end) = after[1..].find(quote)
-                && end > 0
-            {
-                out.push(after[1..=end].to_string());
-            }
-        }
-    }
-}
-
 /// Whether `target` is absolute (`scheme:`, `//host`) or an anchor: nothing to resolve.
 fn is_absolute(target: &str) -> bool {
     let scheme = target.split_once(':').is_some_and(|(s, _)| {
@@ -170,7 +147,7 @@ pub fn doc_links(meta: &Metadata, crates: &[String]) -> Result<(), String> {
             let folder = page.parent().unwrap_or(&root);
             let mut targets = Vec::new();
             for line in html.lines() {
-                html_targets(line, &mut targets);
+                crate::html_targets::html_targets(line, &mut targets);
             }
             for target in targets {
                 if let Some(resolved) = leaves(&root, folder, &target) {

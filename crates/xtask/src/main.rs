@@ -19,6 +19,7 @@ mod docs;
 mod elf;
 mod files;
 mod fuzz;
+mod html_targets;
 mod metadata;
 mod miri;
 mod msrv;
