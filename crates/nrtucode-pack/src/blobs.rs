@@ -174,6 +174,17 @@ impl Blobs {
     /// blobs; the class is the one whose getters the library has.
     pub fn from_library(path: &Path) -> Result<Self, PackError> {
         let (carve, data) = nrtucode_carve::carve_file(path)?;
+        Self::from_carve(path, &carve, &data)
+    }
+
+    /// The blobs of a library already carved: `carve` of the bytes `data`, read from `path`
+    /// (`nrtucode_carve::carve_file`). For a caller that also wants the carve's header (the
+    /// library's SHA-256 and build ID) of the very bytes the blobs come from.
+    pub fn from_carve(
+        path: &Path,
+        carve: &nrtucode_carve::Carve,
+        data: &[u8],
+    ) -> Result<Self, PackError> {
         let present: BTreeSet<String> = carve
             .getters
             .iter()
@@ -190,7 +201,7 @@ impl Blobs {
         blobs.inputs.push(path.to_owned());
         let mut seen = HashMap::new();
         for g in &carve.getters {
-            let bytes = carve.blob(&data, g).ok_or_else(|| {
+            let bytes = carve.blob(data, g).ok_or_else(|| {
                 PackError::Facts(format!("{}: blob outside the library", g.name.symbol))
             })?;
             blobs.insert(&g.name.symbol, bytes.to_vec(), &mut seen);
