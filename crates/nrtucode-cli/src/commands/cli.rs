@@ -14,11 +14,11 @@ use nrtucode::Request;
 
 use crate::commands::exit::{EXIT_CODES_HELP, Exit};
 use crate::commands::flash_image::LayoutArgs;
+use crate::commands::inventory::Trust;
 use crate::commands::key::KeyFormat;
 use crate::commands::resolve::Show;
 use crate::commands::tables::PartitionArgs;
 use crate::commands::values::{FLAVOR, GenerationArg, KIND, REGION, parse_raw_index};
-use crate::commands::inventory::Trust;
 use crate::commands::{
     carve, check, diff, inspect, inspect_image, key, list, output, pack, prof, provision, resolve,
     sbom,

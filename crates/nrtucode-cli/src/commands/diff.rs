@@ -186,12 +186,13 @@ type Place = (&'static str, u32, Option<i32>, usize, &'static str);
 
 /// The entries of `inv` by place, in table order.
 fn by_place(inv: &Inventory) -> Vec<(Place, &ListEntry)> {
-    let mut seen: BTreeMap<(&'static str, u32, Option<i32>, &'static str), usize> =
-        BTreeMap::new();
+    let mut seen: BTreeMap<(&'static str, u32, Option<i32>, &'static str), usize> = BTreeMap::new();
     inv.entries
         .iter()
         .map(|e| {
-            let n = seen.entry((e.table, e.slot, e.flavor, e.region)).or_default();
+            let n = seen
+                .entry((e.table, e.slot, e.flavor, e.region))
+                .or_default();
             let place = (e.table, e.slot, e.flavor, *n, e.region);
             *n += 1;
             (place, e)
@@ -303,8 +304,14 @@ pub(crate) fn compare(old: &Inventory, new: &Inventory) -> DiffDoc {
     let shape: Vec<ShapeChange> = slots
         .into_iter()
         .filter_map(|(table, slot)| {
-            let o = old_shape.get(&(table, slot)).cloned().unwrap_or_else(|| empty(table));
-            let n = new_shape.get(&(table, slot)).cloned().unwrap_or_else(|| empty(table));
+            let o = old_shape
+                .get(&(table, slot))
+                .cloned()
+                .unwrap_or_else(|| empty(table));
+            let n = new_shape
+                .get(&(table, slot))
+                .cloned()
+                .unwrap_or_else(|| empty(table));
             (o != n).then_some(ShapeChange {
                 table,
                 slot,
@@ -355,14 +362,21 @@ fn origin_line(label: &str, o: &Origin) -> String {
         };
         parts.push(format!("{what} {}", &h[..16.min(h.len())]));
     }
-    format!("{label}: {} {} ({})", o.kind.name(), o.name, parts.join(", "))
+    format!(
+        "{label}: {} {} ({})",
+        o.kind.name(),
+        o.name,
+        parts.join(", ")
+    )
 }
 
 fn side_cells(s: Option<&Side>) -> [String; 2] {
     match s {
         None => ["-".into(), "absent".into()],
         Some(Side { state: "null", .. }) => ["-".into(), "null".into()],
-        Some(Side { state: "cursor", .. }) => ["0".into(), "cursor".into()],
+        Some(Side {
+            state: "cursor", ..
+        }) => ["0".into(), "cursor".into()],
         Some(s) => [
             s.size.map_or("-".into(), |n| n.to_string()),
             s.sha256

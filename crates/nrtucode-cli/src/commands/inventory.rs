@@ -239,7 +239,9 @@ pub(crate) fn read(path: &Path, trust: &Trust) -> Result<Inventory, (Exit, Strin
     let (origin, tables) = match kind(path)? {
         InputKind::Library => {
             let (carve, data) = nrtucode_carve::carve_file(path).map_err(|e| match &e {
-                nrtucode_carve::FileError::Io { source, .. } => (exit::reading(source), e.to_string()),
+                nrtucode_carve::FileError::Io { source, .. } => {
+                    (exit::reading(source), e.to_string())
+                }
                 _ => (Exit::DataErr, e.to_string()),
             })?;
             crate::commands::output_file::note_input_path(path);

@@ -17,8 +17,8 @@
 pub(crate) mod carve;
 pub(crate) mod carve_diagnosis;
 pub(crate) mod check;
-pub(crate) mod diff;
 pub(crate) mod cli;
+pub(crate) mod diff;
 pub mod exit;
 pub(crate) mod flash_image;
 pub(crate) mod inspect;

@@ -123,10 +123,7 @@ fn use_of(e: &ListEntry) -> String {
 /// The top component: the input itself.
 fn top(inv: &Inventory) -> Component {
     let o = &inv.origin;
-    let mut properties = vec![
-        property("input", o.kind.name()),
-        property("class", o.class),
-    ];
+    let mut properties = vec![property("input", o.kind.name()), property("class", o.class)];
     let mut hashes = Vec::new();
     match (o.kind, &o.sha256) {
         // A directory has no digest of its own: its library's is a property.
@@ -172,10 +169,7 @@ fn blobs(inv: &Inventory) -> Vec<Component> {
         let name = e.symbol.clone().unwrap_or_else(|| use_of(e));
         let bom_ref = format!("blob:{}", name.replace(' ', "-"));
         let component = by_ref.entry(bom_ref.clone()).or_insert_with(|| {
-            let mut properties = vec![
-                property("size", size),
-                property("generation", e.generation),
-            ];
+            let mut properties = vec![property("size", size), property("generation", e.generation)];
             properties.extend(e.class.map(|c| property("class", c)));
             properties.extend(e.engine.map(|c| property("engine", c)));
             properties.extend(e.flavor.map(|f| property("flavor", f)));
