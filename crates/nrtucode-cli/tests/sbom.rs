@@ -230,7 +230,7 @@ fn a_library_and_its_blob_directory_have_the_same_blobs() {
     let top = &from_lib["metadata"]["component"];
     assert_eq!(top["type"], "library");
     assert_eq!(sha256_of(top), lib_sha);
-    assert_eq!(props(top, "build_id"), [build_id.clone()]);
+    assert_eq!(props(top, "build_id"), std::slice::from_ref(&build_id));
     assert_eq!(props(top, "class"), ["front"]);
 
     let from_dir = json(&run!(t, "sbom", t.join("blobs")).stdout);

@@ -242,9 +242,12 @@ pub(crate) enum Command {
         partition: PartitionArgs,
     },
     /// Write a CycloneDX 1.6 JSON bill of materials of a partition, a library or a blob
-    /// directory: the input as the top component (its SHA-256, build ID, and a partition's key
-    /// ID and security counter), every firmware blob a component with its SHA-256, size,
-    /// generation, engine, flavor and region. The same input gives the same bytes.
+    /// directory.
+    ///
+    /// The input is the top component (its SHA-256, the vendor library's build ID, and a
+    /// partition's key ID and security counter); every firmware blob is a component with its
+    /// SHA-256, size, generation, engine, flavor and region. The same input gives the same
+    /// bytes: no serial number, and no time unless --timestamp.
     Sbom {
         /// The partition, library or blob directory.
         input: PathBuf,
@@ -259,10 +262,12 @@ pub(crate) enum Command {
         #[command(flatten)]
         trust: TrustArgs,
     },
-    /// Show what changed between two vendor drops, each a library, a blob directory or a
-    /// partition: per generation, engine, flavor and region the getters added, removed, changed
-    /// (old and new size and SHA-256) and unchanged, and the table-shape changes (descriptors,
-    /// profiler getters) apart.
+    /// Show what changed between two vendor drops: libraries, blob directories or partitions.
+    ///
+    /// Per generation, engine, flavor and region: the getters added, removed, changed (old and
+    /// new size and SHA-256) and unchanged; the table-shape changes (an image slot's
+    /// descriptors, a slot's profiler getters) apart. A partition is read only once it verifies
+    /// with --public-key (or, unsigned, with --insecure-skip-signature).
     #[command(
         after_help = "Exit codes: 0 the same blobs and tables (the files may differ: it says so); 1 they differ;\n64 bad arguments; 65 an input refused (a bad library, blob directory or partition); 66 an input\nmissing; 74 I/O error."
     )]
