@@ -139,6 +139,16 @@ impl Blobs {
                     .join("\n"),
             }
         })?;
+        Self::from_checked_dir(dir, &read)
+    }
+
+    /// The blobs of the blob directory `dir` already read and checked (`read`, from
+    /// `nrtucode_facts::blob_dir::read_checked_blob_dir`), for a caller that also wants its
+    /// manifest's header: the bytes packed are the bytes checked.
+    pub fn from_checked_dir(
+        dir: &Path,
+        read: &nrtucode_facts::blob_dir::CheckedBlobDir,
+    ) -> Result<Self, PackError> {
         let manifest = &read.dir.manifest;
         let present: BTreeSet<String> = manifest.rows.iter().map(|r| r.symbol.clone()).collect();
         let class = class_of(&present)?;

@@ -518,3 +518,43 @@ pub(crate) fn run(old: &Path, new: &Path, trust: &Trust, json: bool) -> ExitCode
         ExitCode::from(1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Side, status};
+
+    fn side(state: &'static str, size: usize, sha: &str) -> Side {
+        Side {
+            state,
+            size: (state != "null").then_some(size),
+            sha256: (state != "null").then(|| sha.to_owned()),
+        }
+    }
+
+    #[test]
+    fn each_pair_of_sides_has_its_status() {
+        let null = side("null", 0, "");
+        let cursor = side("cursor", 0, "e3b0");
+        let a = side("real", 16, "aaaa");
+        let b = side("real", 16, "bbbb");
+        let longer = side("real", 32, "aaaa");
+        let cases = [
+            (None, None, "unchanged"),
+            (Some(&null), Some(&null), "unchanged"),
+            (None, Some(&null), "unchanged"),
+            (Some(&null), Some(&a), "added"),
+            (None, Some(&a), "added"),
+            (Some(&a), Some(&null), "removed"),
+            (Some(&a), None, "removed"),
+            (Some(&cursor), None, "removed"),
+            (Some(&a), Some(&a), "unchanged"),
+            (Some(&cursor), Some(&cursor), "unchanged"),
+            (Some(&a), Some(&b), "changed"),
+            (Some(&a), Some(&longer), "changed"),
+            (Some(&cursor), Some(&a), "changed"),
+        ];
+        for (old, new, want) in cases {
+            assert_eq!(status(old, new), want, "{old:?} -> {new:?}");
+        }
+    }
+}

@@ -260,14 +260,21 @@ pub(crate) fn read(path: &Path, trust: &Trust) -> Result<Inventory, (Exit, Strin
             (origin, tables_of(&blobs, path)?)
         }
         InputKind::BlobDir => {
-            let blobs = Blobs::from_dir(path).map_err(|e| pack_refusal(path, e))?;
+            // One reading: the manifest's header and the blobs packed are those checked.
+            let read = nrtucode_facts::blob_dir::read_checked_blob_dir(path).map_err(|e| {
+                let problems: Vec<String> = e.problems.iter().map(ToString::to_string).collect();
+                // As `check`: a directory with no readable manifest is no input.
+                let exit = match e.problems.as_slice() {
+                    [nrtucode_facts::blob_dir::BlobDirProblem::NoManifest(_)] => Exit::NoInput,
+                    _ => Exit::DataErr,
+                };
+                (exit, format!("{}: {}", path.display(), problems.join("\n")))
+            })?;
+            let blobs = Blobs::from_checked_dir(path, &read).map_err(|e| pack_refusal(path, e))?;
             for input in blobs.inputs() {
                 crate::commands::output_file::note_input_path(input);
             }
-            // The header of the manifest just checked (read again: `Blobs` keeps the bytes).
-            let manifest = nrtucode_facts::blob_dir::read_checked_blob_dir(path)
-                .map(|read| read.dir.manifest.header)
-                .unwrap_or_default();
+            let manifest = &read.dir.manifest.header;
             let origin = Origin {
                 kind: InputKind::BlobDir,
                 name,
