@@ -1,9 +1,10 @@
 //! `nrtucode sbom PART|LIB|DIR`, end to end through the binary: the CycloneDX 1.6 document
 //! names the input with its digest, key ID, security counter and build ID, lists every blob
 //! `list --partition` lists with the same digest and size, is the same bytes for the same input
-//! (named from anywhere), records a time only when asked, and is written all or nothing. The
-//! official schema check (cyclonedx-python-lib's bundled 1.6 schema) is the ignored test at the
-//! end, which `cargo xtask ci` runs.
+//! (named from anywhere), records a time only when asked, and is written all or nothing; the
+//! SPDX 2.3 form lists the same blobs. The official checks (cyclonedx-python-lib's bundled
+//! CycloneDX 1.6 schema, the SPDX project's spdx-tools) are the ignored test at the end, which
+//! `cargo xtask ci` runs.
 
 mod partition_common;
 use partition_common::{key, nrtucode, public, text};
@@ -243,6 +244,81 @@ fn a_library_and_its_blob_directory_have_the_same_blobs() {
 }
 
 #[test]
+fn the_spdx_form_lists_the_same_blobs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let full = partition(t, "full");
+    let front = partition(t, "front");
+    let spdx_of = |part: &Path| {
+        let o = run!(
+            t,
+            "sbom",
+            part,
+            "--format",
+            "spdx",
+            "--public-key",
+            public()
+        );
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        o.stdout
+    };
+    let bytes = spdx_of(&full);
+    assert_eq!(bytes, spdx_of(&full), "the same input, the same bytes");
+    let spdx = json(&bytes);
+    assert_eq!(spdx["spdxVersion"], "SPDX-2.3");
+    assert_eq!(spdx["creationInfo"]["created"], "1970-01-01T00:00:00Z");
+    let namespace = spdx["documentNamespace"].as_str().unwrap();
+    assert!(namespace.starts_with("urn:nrtucode:spdx:"), "{namespace}");
+    assert_ne!(json(&spdx_of(&front))["documentNamespace"], namespace);
+
+    let cdx = json(&run!(t, "sbom", full, "--public-key", public()).stdout);
+    let cdx_blobs: BTreeMap<String, String> = cdx["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap().to_owned(), sha256_of(c)))
+        .collect();
+    let packages = spdx["packages"].as_array().unwrap();
+    let (input, blobs) = packages.split_first().unwrap();
+    assert_eq!(input["SPDXID"], "SPDXRef-input");
+    let file_sha = nrtucode_facts::hex::lower_hex(&Sha256::digest(std::fs::read(&full).unwrap()));
+    assert_eq!(input["checksums"][0]["checksumValue"], file_sha.as_str());
+    assert!(
+        input["comment"]
+            .as_str()
+            .unwrap()
+            .contains("security counter 7")
+    );
+    let spdx_blobs: BTreeMap<String, String> = blobs
+        .iter()
+        .map(|p| {
+            assert_eq!(p["checksums"][0]["algorithm"], "SHA256");
+            (
+                p["name"].as_str().unwrap().to_owned(),
+                p["checksums"][0]["checksumValue"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(spdx_blobs, cdx_blobs);
+    // The document describes the input, which contains every blob.
+    let relationships = spdx["relationships"].as_array().unwrap();
+    assert_eq!(relationships.len(), blobs.len() + 1);
+    let contained: BTreeSet<&str> = relationships
+        .iter()
+        .filter(|r| r["relationshipType"] == "CONTAINS" && r["spdxElementId"] == "SPDXRef-input")
+        .map(|r| r["relatedSpdxElement"].as_str().unwrap())
+        .collect();
+    let ids: BTreeSet<&str> = blobs
+        .iter()
+        .map(|p| p["SPDXID"].as_str().unwrap())
+        .collect();
+    assert_eq!(contained, ids);
+}
+
+#[test]
 fn failures_leave_no_output_behind() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
@@ -269,27 +345,41 @@ fn failures_leave_no_output_behind() {
     assert_eq!(std::fs::read(&part).unwrap(), before);
 }
 
-/// Validates each of `boms` against the CycloneDX 1.6 JSON schema bundled with
-/// cyclonedx-python-lib (strict: no property the schema does not define), in one Python
-/// process (its import alone takes seconds): per document, `Err` with the validator's first
-/// line.
-fn validate(dir: &Path, boms: &[Vec<u8>]) -> Vec<Result<(), String>> {
+/// Validates each of `boms`: a CycloneDX one (a `Bom::Cdx`) against the CycloneDX 1.6 JSON
+/// schema bundled with cyclonedx-python-lib (strict: no property the schema does not define),
+/// an SPDX one with spdx-tools (the SPDX project's parser and validator, 2.3), all in one
+/// Python process (its imports alone take seconds): per document, `Err` with the validator's
+/// first line.
+fn validate(dir: &Path, boms: &[Bom]) -> Vec<Result<(), String>> {
     const CHECK: &str = r#"
 import sys
 from cyclonedx.schema import SchemaVersion
 from cyclonedx.validation.json import JsonStrictValidator
-validator = JsonStrictValidator(SchemaVersion.V1_6)
+from spdx_tools.spdx.parser.parse_anything import parse_file
+from spdx_tools.spdx.validation.document_validator import validate_full_spdx_document
+cyclonedx = JsonStrictValidator(SchemaVersion.V1_6)
 for path in sys.argv[1:]:
-    with open(path) as f:
-        error = validator.validate_str(f.read())
-    print(str(error).splitlines()[0] if error else "valid")
+    if path.endswith(".spdx.json"):
+        try:
+            errors = [m.validation_message for m in validate_full_spdx_document(parse_file(path))]
+        except Exception as e:  # the parser's refusal
+            errors = [str(e) or type(e).__name__]
+    else:
+        with open(path) as f:
+            error = cyclonedx.validate_str(f.read())
+        errors = [str(error)] if error else []
+    print(errors[0].splitlines()[0] if errors else "valid")
 "#;
     let paths: Vec<PathBuf> = boms
         .iter()
         .enumerate()
         .map(|(n, bom)| {
-            let path = dir.join(format!("bom-{n}.json"));
-            std::fs::write(&path, bom).unwrap();
+            let (name, bytes) = match bom {
+                Bom::Cdx(b) => (format!("bom-{n}.cdx.json"), b),
+                Bom::Spdx(b) => (format!("bom-{n}.spdx.json"), b),
+            };
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).unwrap();
             path
         })
         .collect();
@@ -319,9 +409,17 @@ for path in sys.argv[1:]:
     verdicts
 }
 
+/// A document to validate, by format.
+enum Bom {
+    /// CycloneDX JSON.
+    Cdx(Vec<u8>),
+    /// SPDX JSON.
+    Spdx(Vec<u8>),
+}
+
 #[test]
-#[ignore = "needs python3 with cyclonedx-python-lib[json-validation]: .ci/run installs it, cargo xtask ci runs this"]
-fn every_kind_of_bom_is_valid_cyclonedx_1_6() {
+#[ignore = "needs python3 with cyclonedx-python-lib[json-validation] and spdx-tools: .ci/run installs them, cargo xtask ci runs this"]
+fn every_kind_of_bom_is_valid_cyclonedx_1_6_and_spdx_2_3() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     let lib = library(t);
@@ -341,29 +439,50 @@ fn every_kind_of_bom_is_valid_cyclonedx_1_6() {
         "--unsigned"
     );
     assert!(o.status.success());
-    let boms = [
-        run!(t, "sbom", full, "--public-key", public()),
-        run!(t, "sbom", "u.part", "--insecure-skip-signature"),
-        run!(t, "sbom", lib),
-        run!(t, "sbom", t.join("blobs")),
+    let inputs: [Vec<std::ffi::OsString>; 4] = [
+        vec![full.into(), "--public-key".into(), public().into()],
+        vec!["u.part".into(), "--insecure-skip-signature".into()],
+        vec![lib.into()],
+        vec![t.join("blobs").into()],
     ];
-    for o in &boms {
-        assert!(o.status.success(), "{}", text(&o.stderr));
+    let mut docs = Vec::new();
+    for input in &inputs {
+        for format in ["cyclonedx", "spdx"] {
+            let mut args: Vec<std::ffi::OsString> =
+                vec!["sbom".into(), "--format".into(), format.into()];
+            args.extend(input.iter().cloned());
+            let refs: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+            let o = nrtucode(&refs, t);
+            assert!(o.status.success(), "{args:?}: {}", text(&o.stderr));
+            docs.push(if format == "spdx" {
+                Bom::Spdx(o.stdout)
+            } else {
+                Bom::Cdx(o.stdout)
+            });
+        }
     }
-    let mut docs: Vec<Vec<u8>> = boms.iter().map(|o| o.stdout.clone()).collect();
-    // The validator refuses what the schema does: a digest that is not hex, an unknown key.
-    let mut bad = json(&boms[0].stdout);
+    let good = docs.len();
+    // The validators refuse what they should: a digest that is not hex, an unknown key, a
+    // relationship to nothing.
+    let (Bom::Cdx(cdx), Bom::Spdx(spdx)) = (&docs[0], &docs[1]) else {
+        unreachable!()
+    };
+    let (cdx, spdx) = (json(cdx), json(spdx));
+    let mut bad = cdx.clone();
     bad["components"][0]["hashes"][0]["content"] = "not hex".into();
-    docs.push(bad.to_string().into_bytes());
-    let mut bad = json(&boms[0].stdout);
+    docs.push(Bom::Cdx(bad.to_string().into_bytes()));
+    let mut bad = cdx;
     bad["metadata"]["component"]["firmware"] = true.into();
-    docs.push(bad.to_string().into_bytes());
+    docs.push(Bom::Cdx(bad.to_string().into_bytes()));
+    let mut bad = spdx.clone();
+    bad["packages"][1]["checksums"][0]["checksumValue"] = "not hex".into();
+    docs.push(Bom::Spdx(bad.to_string().into_bytes()));
+    let mut bad = spdx;
+    bad["relationships"][1]["relatedSpdxElement"] = "SPDXRef-nothing".into();
+    docs.push(Bom::Spdx(bad.to_string().into_bytes()));
     let verdicts = validate(t, &docs);
-    for (n, verdict) in verdicts[..boms.len()].iter().enumerate() {
-        assert_eq!(verdict, &Ok(()), "BOM {n}");
+    for (n, verdict) in verdicts[..good].iter().enumerate() {
+        assert_eq!(verdict, &Ok(()), "document {n}");
     }
-    assert!(
-        verdicts[boms.len()..].iter().all(Result::is_err),
-        "{verdicts:?}"
-    );
+    assert!(verdicts[good..].iter().all(Result::is_err), "{verdicts:?}");
 }

@@ -46,9 +46,9 @@ const STEPS: [(&str, &[&str]); 29] = [
             "cargo test -p nrtucode-cli --test atomic_write --test hostile --test bounded_io -- --ignored",
         ],
     ),
-    // cyclonedx-python-lib (with its json-validation extra) is installed by .ci/run.
+    // cyclonedx-python-lib (with its json-validation extra) and spdx-tools: .ci/run installs them.
     (
-        "nrtucode sbom's CycloneDX BOMs against the official 1.6 schema (cyclonedx-python-lib's copy, strict)",
+        "nrtucode sbom's BOMs: CycloneDX against the official 1.6 schema (cyclonedx-python-lib's copy, strict), SPDX 2.3 by spdx-tools",
         &["cargo test -p nrtucode-cli --test sbom -- --ignored"],
     ),
     (

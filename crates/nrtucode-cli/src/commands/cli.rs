@@ -241,8 +241,8 @@ pub(crate) enum Command {
         #[command(flatten)]
         partition: PartitionArgs,
     },
-    /// Write a CycloneDX 1.6 JSON bill of materials of a partition, a library or a blob
-    /// directory.
+    /// Write a CycloneDX 1.6 (or SPDX 2.3) JSON bill of materials of a partition, a library or
+    /// a blob directory.
     ///
     /// The input is the top component (its SHA-256, the vendor library's build ID, and a
     /// partition's key ID and security counter); every firmware blob is a component with its
@@ -251,6 +251,10 @@ pub(crate) enum Command {
     Sbom {
         /// The partition, library or blob directory.
         input: PathBuf,
+        /// cyclonedx (CycloneDX 1.6 JSON) or spdx (SPDX 2.3 JSON; its required creation time
+        /// is the Unix epoch without --timestamp).
+        #[arg(long, value_enum, default_value = "cyclonedx")]
+        format: sbom::Format,
         /// Write it to this file (atomically) instead of standard output.
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
@@ -533,10 +537,11 @@ fn dispatch() -> ExitCode {
         },
         Command::Sbom {
             input,
+            format,
             output,
             timestamp,
             trust,
-        } => sbom::run(&input, &trust.into(), output.as_deref(), timestamp),
+        } => sbom::run(&input, format, &trust.into(), output.as_deref(), timestamp),
         Command::Diff {
             old,
             new,
