@@ -189,6 +189,17 @@ fn the_same_input_gives_the_same_bytes_and_a_time_only_when_asked() {
         text(&b.stderr)
     );
     assert_eq!(a.stdout, std::fs::read(elsewhere.join("bom.json")).unwrap());
+    let dash = run!(
+        &elsewhere,
+        "sbom",
+        "front.part",
+        "--public-key",
+        public(),
+        "-o",
+        "-"
+    );
+    assert_eq!(dash.stdout, a.stdout, "-o - is standard output");
+    assert!(!elsewhere.join("-").exists());
     assert!(text(&b.stdout).contains("CycloneDX 1.6, partition front.part (front tables)"));
 
     let o = Command::new(env!("CARGO_BIN_EXE_nrtucode"))

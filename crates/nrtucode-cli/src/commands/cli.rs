@@ -255,7 +255,8 @@ pub(crate) enum Command {
         /// is the Unix epoch without --timestamp).
         #[arg(long, value_enum, default_value = "cyclonedx")]
         format: sbom::Format,
-        /// Write it to this file (atomically) instead of standard output.
+        /// Write it to this file (atomically: a failure leaves it as it was) instead of
+        /// standard output (also with -).
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
         /// Record the time (SOURCE_DATE_EPOCH if set, else now) in metadata.timestamp; without

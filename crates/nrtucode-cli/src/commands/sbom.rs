@@ -129,6 +129,8 @@ fn run_inner(
     out: Option<&Path>,
     with_timestamp: bool,
 ) -> Result<Option<String>, (Exit, String)> {
+    // `-o -` is standard output, as for `resolve`.
+    let out = out.filter(|p| *p != Path::new("-"));
     if let Some(out) = out {
         // Early, before the input is read; `write_output` checks again.
         refuse_input(out, "-o", false)?;
