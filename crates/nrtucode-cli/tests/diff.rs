@@ -328,6 +328,12 @@ fn failures_exit_with_the_tools_codes_never_one() {
         );
         assert!(o.stdout.is_empty(), "{args:?}");
     }
+    // Under --json a failure is a JSON error object too.
+    let o = run!(t, "diff", "missing", "a.part", "--json");
+    assert_eq!(o.status.code(), Some(66));
+    let error: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(error["format"], "nrtucode-error/1");
+    assert_eq!(error["exit_code"], 66);
     let o = run!(t, "diff", "a.part", "a.part", "--public-key", public());
     assert_eq!(o.status.code(), Some(0));
     assert!(text(&o.stdout).contains("the same: identical files"));

@@ -252,6 +252,18 @@ fn a_library_and_its_blob_directory_have_the_same_blobs() {
     assert_eq!(props(top, "build_id"), [build_id]);
     assert_eq!(from_lib["components"], from_dir["components"]);
     assert!(!from_lib["components"].as_array().unwrap().is_empty());
+
+    // A partition packed from the library records its build ID, and holds the same blobs.
+    let o = run!(t, "pack", lib, "-o", "lib.part", "--key", key());
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let from_part = json(&run!(t, "sbom", "lib.part", "--public-key", public()).stdout);
+    let top = &from_part["metadata"]["component"];
+    assert_eq!(
+        props(top, "build_id"),
+        props(&from_lib["metadata"]["component"], "build_id")
+    );
+    assert_eq!(props(top, "source"), ["build-id"]);
+    assert_eq!(from_part["components"], from_lib["components"]);
 }
 
 #[test]
