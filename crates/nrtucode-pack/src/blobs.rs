@@ -139,6 +139,16 @@ impl Blobs {
                     .join("\n"),
             }
         })?;
+        Self::from_checked_dir(dir, &read)
+    }
+
+    /// The blobs of the blob directory `dir` already read and checked (`read`, from
+    /// `nrtucode_facts::blob_dir::read_checked_blob_dir`), for a caller that also wants its
+    /// manifest's header: the bytes packed are the bytes checked.
+    pub fn from_checked_dir(
+        dir: &Path,
+        read: &nrtucode_facts::blob_dir::CheckedBlobDir,
+    ) -> Result<Self, PackError> {
         let manifest = &read.dir.manifest;
         let present: BTreeSet<String> = manifest.rows.iter().map(|r| r.symbol.clone()).collect();
         let class = class_of(&present)?;
@@ -174,6 +184,17 @@ impl Blobs {
     /// blobs; the class is the one whose getters the library has.
     pub fn from_library(path: &Path) -> Result<Self, PackError> {
         let (carve, data) = nrtucode_carve::carve_file(path)?;
+        Self::from_carve(path, &carve, &data)
+    }
+
+    /// The blobs of a library already carved: `carve` of the bytes `data`, read from `path`
+    /// (`nrtucode_carve::carve_file`). For a caller that also wants the carve's header (the
+    /// library's SHA-256 and build ID) of the very bytes the blobs come from.
+    pub fn from_carve(
+        path: &Path,
+        carve: &nrtucode_carve::Carve,
+        data: &[u8],
+    ) -> Result<Self, PackError> {
         let present: BTreeSet<String> = carve
             .getters
             .iter()
@@ -190,7 +211,7 @@ impl Blobs {
         blobs.inputs.push(path.to_owned());
         let mut seen = HashMap::new();
         for g in &carve.getters {
-            let bytes = carve.blob(&data, g).ok_or_else(|| {
+            let bytes = carve.blob(data, g).ok_or_else(|| {
                 PackError::Facts(format!("{}: blob outside the library", g.name.symbol))
             })?;
             blobs.insert(&g.name.symbol, bytes.to_vec(), &mut seen);

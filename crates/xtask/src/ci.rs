@@ -19,7 +19,7 @@ use crate::metadata::Metadata;
 const WORKSPACE_TESTS: &str = "tests: cargo test --workspace (README's test command)";
 
 /// Every step: its title and its command lines.
-const STEPS: [(&str, &[&str]); 28] = [
+const STEPS: [(&str, &[&str]); 29] = [
     (
         "format",
         &[
@@ -45,6 +45,11 @@ const STEPS: [(&str, &[&str]); 28] = [
         &[
             "cargo test -p nrtucode-cli --test atomic_write --test hostile --test bounded_io -- --ignored",
         ],
+    ),
+    // cyclonedx-python-lib (with its json-validation extra) and spdx-tools: .ci/run installs them.
+    (
+        "nrtucode sbom's BOMs: CycloneDX against the official 1.6 schema (cyclonedx-python-lib's copy, strict), SPDX 2.3 by spdx-tools",
+        &["cargo test -p nrtucode-cli --test sbom -- --ignored"],
     ),
     (
         "README's main job: the loader example on the built-in fixtures",

@@ -14,12 +14,14 @@ use nrtucode::Request;
 
 use crate::commands::exit::{EXIT_CODES_HELP, Exit};
 use crate::commands::flash_image::LayoutArgs;
+use crate::commands::inventory::Trust;
 use crate::commands::key::KeyFormat;
 use crate::commands::resolve::Show;
 use crate::commands::tables::PartitionArgs;
 use crate::commands::values::{FLAVOR, GenerationArg, KIND, REGION, parse_raw_index};
 use crate::commands::{
-    carve, check, inspect, inspect_image, key, list, output, pack, prof, provision, resolve,
+    carve, check, diff, inspect, inspect_image, key, list, output, pack, prof, provision, resolve,
+    sbom,
 };
 
 /// Carve the firmware blobs out of a vendor library, check blob directories, pack and inspect
@@ -239,6 +241,73 @@ pub(crate) enum Command {
         #[command(flatten)]
         partition: PartitionArgs,
     },
+    /// Write a CycloneDX 1.6 (or SPDX 2.3) JSON bill of materials of a partition, a library or
+    /// a blob directory.
+    ///
+    /// The input is the top component (its SHA-256, the vendor library's build ID, and a
+    /// partition's key ID and security counter); every firmware blob is a component with its
+    /// SHA-256, size, generation, engine, flavor and region. The same input gives the same
+    /// bytes: no serial number, and no time unless --timestamp.
+    Sbom {
+        /// The partition, library or blob directory.
+        input: PathBuf,
+        /// cyclonedx (CycloneDX 1.6 JSON) or spdx (SPDX 2.3 JSON; its required creation time
+        /// is the Unix epoch without --timestamp).
+        #[arg(long, value_enum, default_value = "cyclonedx")]
+        format: sbom::Format,
+        /// Write it to this file (atomically: a failure leaves it as it was) instead of
+        /// standard output (also with -).
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Record the time (SOURCE_DATE_EPOCH if set, else now) in metadata.timestamp; without
+        /// it the BOM has no time, so that it is reproducible.
+        #[arg(long)]
+        timestamp: bool,
+        /// A partition's trust.
+        #[command(flatten)]
+        trust: TrustArgs,
+    },
+    /// Show what changed between two vendor drops: libraries, blob directories or partitions.
+    ///
+    /// Per generation, engine, flavor and region: the getters added, removed, changed (old and
+    /// new size and SHA-256) and unchanged; the table-shape changes (an image slot's
+    /// descriptors, a slot's profiler getters) apart. A partition is read only once it verifies
+    /// with --public-key (or, unsigned, with --insecure-skip-signature).
+    #[command(
+        after_help = "Exit codes: 0 the same blobs and tables (the files may differ: it says so); 1 they differ;\n64 bad arguments; 65 an input refused (a bad library, blob directory or partition); 66 an input\nmissing; 74 I/O error."
+    )]
+    Diff {
+        /// The old drop.
+        old: PathBuf,
+        /// The new drop.
+        new: PathBuf,
+        /// JSON output (format nrtucode-diff/1).
+        #[arg(long)]
+        json: bool,
+        /// A partition's trust.
+        #[command(flatten)]
+        trust: TrustArgs,
+    },
+}
+
+/// How `sbom` and `diff` trust a partition input (a library or blob directory needs neither).
+#[derive(Clone, Debug, Default, clap::Args)]
+pub(crate) struct TrustArgs {
+    /// The SPKI PEM public key a partition input must verify with (every partition input).
+    #[arg(long, value_name = "PUB.pem")]
+    public_key: Option<PathBuf>,
+    /// Read an unsigned partition (nrtucode pack --unsigned) without any signature check.
+    #[arg(long, conflicts_with = "public_key")]
+    insecure_skip_signature: bool,
+}
+
+impl From<TrustArgs> for Trust {
+    fn from(t: TrustArgs) -> Trust {
+        Trust {
+            public_key: t.public_key,
+            insecure_skip_signature: t.insecure_skip_signature,
+        }
+    }
 }
 
 /// A table class, as `provision --class` and `inspect --class` take it.
@@ -330,9 +399,10 @@ fn dispatch() -> ExitCode {
         }
     };
     output::set_json(match &cli.command {
-        Command::Inspect { json, .. } | Command::List { json, .. } | Command::Prof { json, .. } => {
-            *json
-        }
+        Command::Inspect { json, .. }
+        | Command::List { json, .. }
+        | Command::Prof { json, .. }
+        | Command::Diff { json, .. } => *json,
         _ => false,
     });
     match cli.command {
@@ -466,5 +536,18 @@ fn dispatch() -> ExitCode {
             Ok(tables) => prof::run(&tables, &idx, json),
             Err(code) => code,
         },
+        Command::Sbom {
+            input,
+            format,
+            output,
+            timestamp,
+            trust,
+        } => sbom::run(&input, format, &trust.into(), output.as_deref(), timestamp),
+        Command::Diff {
+            old,
+            new,
+            json,
+            trust,
+        } => diff::run(&old, &new, &trust.into(), json),
     }
 }

@@ -37,7 +37,7 @@ impl From<Exit> for ExitCode {
 pub(crate) const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0    success
-  1    resolve, prof: the resolver's code 1, index above 37
+  1    resolve, prof: the resolver's code 1, index above 37; diff: the inputs differ
   2    resolve, prof: the resolver's code 2, not found (empty slot, flavor not in the slot, region
        or kind out of range, no profiler table)
   3    resolve, prof: the resolver's code 3, image not in this build
