@@ -9,8 +9,8 @@ use core::ffi::c_int;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use nrtucode::partition::{Policy, PublicKey};
 use nrtucode::ResolveErr;
+use nrtucode::partition::{Policy, PublicKey};
 
 use crate::handle::open_path;
 use crate::opened::OpenedPartition;
@@ -62,7 +62,9 @@ impl EnvPartition {
         let Some(path) = std::env::var_os(PARTITION_VAR).filter(|p| !p.is_empty()) else {
             return Err(Refusal::new(
                 NRTUCODE_PARTITION_E_NOT_CONFIGURED,
-                format!("{PARTITION_VAR} is not set: name the signed partition file (an absolute path)"),
+                format!(
+                    "{PARTITION_VAR} is not set: name the signed partition file (an absolute path)"
+                ),
             ));
         };
         let path = Path::new(&path);

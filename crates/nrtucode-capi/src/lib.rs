@@ -98,7 +98,8 @@ pub unsafe extern "C" fn nrtucode_get_memory_image(
     out_len: *mut usize,
 ) -> c_int {
     #[cfg(not(feature = "partition"))]
-    let result = nrtucode::get_memory_image(idx, region, flavor, &nrtucode::StdEnv).map_err(|e| e.code());
+    let result =
+        nrtucode::get_memory_image(idx, region, flavor, &nrtucode::StdEnv).map_err(|e| e.code());
     #[cfg(feature = "partition")]
     let result = from_env_partition::PARTITION.memory_image(idx, region, flavor);
     // SAFETY: the caller's contract on `out_ptr` / `out_len` is `answer`'s contract.

@@ -54,7 +54,9 @@ impl AlignedBytes {
 
     /// The bytes.
     pub fn as_slice(&self) -> &[u8] {
-        self.storage.get(self.start..self.start + self.len).unwrap_or(&[])
+        self.storage
+            .get(self.start..self.start + self.len)
+            .unwrap_or(&[])
     }
 
     fn as_mut_slice(&mut self) -> &mut [u8] {
@@ -157,7 +159,10 @@ impl OpenedPartition {
             let checked = match decoded_at[id.index()] {
                 None => blob.check(loader.hasher()).map(|_| ()),
                 Some((at, len)) => {
-                    let out = decoded.as_mut_slice().get_mut(at..at + len).unwrap_or(&mut []);
+                    let out = decoded
+                        .as_mut_slice()
+                        .get_mut(at..at + len)
+                        .unwrap_or(&mut []);
                     blob.load_into(out, &mut loader).map(|_| ())
                 }
             };

@@ -83,10 +83,9 @@ impl Refusal {
             _ => NRTUCODE_PARTITION_E_BAD_SIGNATURE,
         };
         let message = match e {
-            TrustError::UnknownKey { .. } => format!(
-                "{what}: {e}; the given key's ID is {}",
-                hex(&key.key_id())
-            ),
+            TrustError::UnknownKey { .. } => {
+                format!("{what}: {e}; the given key's ID is {}", hex(&key.key_id()))
+            }
             _ => format!("{what}: {e}"),
         };
         Self::new(code, message)
