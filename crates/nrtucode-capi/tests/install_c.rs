@@ -1000,6 +1000,78 @@ fn grid(unavailable: bool) -> String {
     out
 }
 
+/// A host built against the vendor's library (its look-alike: no SONAME, so the host's NEEDED
+/// is the file name `libnrtucode_internal.so`) runs, unrebuilt, on the partition-backed
+/// library put under that file name with `NRTUCODE_PARTITION` set, and prints what it printed
+/// on the vendor's (`want`, the fixtures' answers, without the last-error line).
+fn switch_without_rebuild(
+    work: &Path,
+    build_dir: &Path,
+    ours: &Path,
+    partition: &Path,
+    want: &str,
+) -> Checked {
+    use nrtucode_lookalike::{LibraryBuild, OptLevel, Options, build_shared_object, generate_c};
+    let vendor = work.join("vendor");
+    let dropin = work.join("dropin");
+    create_dir(&vendor)?;
+    create_dir(&dropin)?;
+    let library = LibraryBuild::Full.library_name();
+    write(
+        &vendor.join("lookalike.c"),
+        generate_c(&Options::new(LibraryBuild::Full)),
+    )?;
+    build_shared_object(
+        &vendor.join("lookalike.c"),
+        &vendor.join(library),
+        OptLevel::O0,
+        false,
+    )
+    .map_err(|e| format!("the vendor look-alike: {e}"))?;
+    let host = build_dir.join("vendor_host");
+    status(
+        Command::new("cc")
+            .args(["-DNRTUCODE_VENDOR_ONLY", "-I"])
+            .arg(root().join("crates/nrtucode-capi/include"))
+            .arg(build_dir.join("host.c"))
+            .arg("-o")
+            .arg(&host)
+            .arg(format!("-L{}", vendor.display()))
+            .args(["-lnrtucode_internal", "-lpthread"]),
+    )?;
+    let needed = dynamic(&host)?.needed;
+    if !needed.iter().any(|n| n == library) {
+        return Err(format!(
+            "the vendor host does not need {library}: {needed:?}"
+        ));
+    }
+    copy(ours, &dropin.join(library))?;
+    let want = want.strip_suffix("last_error 0\n").unwrap_or(want);
+    for (dir, partition) in [(&vendor, None), (&dropin, Some(partition))] {
+        let mut command = Command::new(&host);
+        command
+            .env("LD_LIBRARY_PATH", dir)
+            .env_remove("NEURON_UCODE_FLAVOR")
+            .env_remove("NRTUCODE_MPLUS_ON_MARIANA")
+            .env_remove("NRTUCODE_PARTITION");
+        if let Some(p) = partition {
+            command.env("NRTUCODE_PARTITION", p);
+        }
+        let out = stdout(&mut command)?;
+        if out != want {
+            let first = want.lines().zip(out.lines()).find(|(w, o)| w != o);
+            return Err(format!(
+                "the unrebuilt vendor host on {}: {first:?}",
+                dir.display()
+            ));
+        }
+    }
+    println!(
+        "install_c: a host built against {library} answered alike, unrebuilt, on the partition-backed library"
+    );
+    Ok(())
+}
+
 /// The drop-in without firmware, installed with `--partition`, under 1 MB, with no fixture
 /// byte; a host program built against it answers exactly the fixtures' answers from a partition
 /// of the fixtures named by `NRTUCODE_PARTITION`, and, for a partition it must refuse (unset,
@@ -1121,6 +1193,7 @@ fn partition_backed(work: &Path) -> Checked {
     if !err.is_empty() {
         return Err(format!("a good partition printed to stderr: {err}"));
     }
+    switch_without_rebuild(work, &build_dir, &so, &parts.join("good.part"), &want)?;
 
     let path = |name: &str| Some(parts.join(name).into_os_string());
     let cases: [(Option<std::ffi::OsString>, i32, &str); 7] = [
