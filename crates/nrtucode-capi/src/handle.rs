@@ -181,7 +181,8 @@ pub(crate) fn open_path(
     policy: &Policy,
 ) -> Result<OpenedPartition, Refusal> {
     let file = PartitionFile::read(path).map_err(|e| Refusal::of_read(name, &e))?;
-    OpenedPartition::open(AlignedBytes::copy_of(file.bytes()), name, key, policy)
+    let bytes = AlignedBytes::from_vec(file.into_bytes().into_vec());
+    OpenedPartition::open(bytes, name, key, policy)
 }
 
 /// Opens the partition in the `len` bytes at `bytes`, which are copied first: the handle owns

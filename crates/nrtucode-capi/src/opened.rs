@@ -52,6 +52,21 @@ impl AlignedBytes {
         this
     }
 
+    /// `bytes`, kept where they are when they start aligned (as an allocator of 16-byte
+    /// aligned blocks gives them), else copied.
+    pub fn from_vec(bytes: Vec<u8>) -> Self {
+        if bytes.as_ptr().align_offset(ALIGN) == 0 {
+            let len = bytes.len();
+            Self {
+                storage: bytes,
+                start: 0,
+                len,
+            }
+        } else {
+            Self::copy_of(&bytes)
+        }
+    }
+
     /// The bytes.
     pub fn as_slice(&self) -> &[u8] {
         self.storage
@@ -222,5 +237,92 @@ impl OpenedPartition {
             .map_err(|e| e.code())?;
         self.bytes_of(blob)
             .ok_or_else(|| ResolveErr::NoProfiler.code())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nrtucode::partition::TableClass;
+    use nrtucode_pack::{Blobs, Compression, PackOptions, SigningKey, pack_with};
+
+    const TEST_KEY: &str = include_str!("../../../keys/test-ed25519.pem");
+    const TEST_KEY_PUB: &str = include_str!("../../../keys/test-ed25519.pub.pem");
+
+    /// What an opened partition holds besides its file: the decoded compressed blobs, once.
+    /// `cargo test -p nrtucode-capi --lib memory -- --nocapture` prints the figures of
+    /// docs/c-abi.md.
+    #[test]
+    fn memory_is_the_file_and_each_compressed_blob_decoded_once() {
+        let key = SigningKey::from_pem(TEST_KEY).expect("test key");
+        let options = PackOptions {
+            security_counter: 1,
+            key: Some(&key),
+        };
+        let policy = Policy {
+            min_security_counter: 1,
+            expected_class: TableClass::Full,
+        };
+        for compression in [Compression::Stored, Compression::Deflate] {
+            let blobs = Blobs::fixtures(TableClass::Full);
+            let (bytes, _) = pack_with(&blobs, &options, compression).expect("pack");
+            let opened = OpenedPartition::open(
+                AlignedBytes::copy_of(&bytes),
+                "test",
+                &key.public_key(),
+                &policy,
+            )
+            .expect("opens");
+            let tables = opened.partition().tables();
+            let (mut decoded, mut deflate) = (0usize, 0usize);
+            for id in tables.blob_ids() {
+                let entry = tables.toc_entry(id).expect("entry");
+                if entry.codec == Codec::Deflate {
+                    deflate += 1;
+                    decoded = (decoded + entry.decoded_len as usize).next_multiple_of(ALIGN);
+                }
+            }
+            assert_eq!(opened.decoded_bytes(), decoded);
+            assert_eq!(compression == Compression::Stored, decoded == 0);
+            println!(
+                "{compression:?}: partition {} bytes, {deflate} compressed blobs decoded into {} bytes",
+                bytes.len(),
+                opened.decoded_bytes()
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_is_32_raw_bytes_or_spki_pem_text() {
+        let raw = *SigningKey::from_pem(TEST_KEY)
+            .expect("test key")
+            .public_key()
+            .as_bytes();
+        assert_eq!(public_key_of(&raw).expect("raw").as_bytes(), &raw);
+        let pem = public_key_of(TEST_KEY_PUB.as_bytes()).expect("PEM");
+        assert_eq!(pem.as_bytes(), &raw);
+        // A C string with its NUL counted.
+        let with_nul = [TEST_KEY_PUB.as_bytes(), b"\0"].concat();
+        assert_eq!(
+            public_key_of(&with_nul).expect("PEM and NUL").as_bytes(),
+            &raw
+        );
+        let private = public_key_of(TEST_KEY.as_bytes()).expect_err("private");
+        assert!(
+            private.message.contains("private key"),
+            "{}",
+            private.message
+        );
+        for bad in [
+            &raw[..31],
+            b"not a key at all",
+            &[0xff; 40][..],
+            &[b'a'; 5000][..],
+        ] {
+            assert_eq!(
+                public_key_of(bad).expect_err("refused").code,
+                NRTUCODE_PARTITION_E_KEY
+            );
+        }
     }
 }
