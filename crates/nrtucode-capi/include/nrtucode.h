@@ -158,6 +158,7 @@ typedef struct nrtucode_partition nrtucode_partition;
 #define NRTUCODE_PARTITION_E_DECODE 11       /* a compressed blob does not decode to its bytes (named) */
 #define NRTUCODE_PARTITION_E_HANDLE 12       /* a NULL, closed or unknown handle (close) */
 #define NRTUCODE_PARTITION_E_NOT_CONFIGURED 13 /* NRTUCODE_PARTITION unset or not absolute */
+#define NRTUCODE_PARTITION_E_MEMORY 14       /* the partition or its decoded blobs cannot be allocated */
 
 /**
  * Opens the partition file at path (read whole into memory the handle owns). key is the public

@@ -6,6 +6,7 @@
 //! refusal (`nrtucode_partition_last_error`); the reason is printed once, on stderr.
 
 use core::ffi::c_int;
+use std::io::Write as _;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -51,7 +52,12 @@ impl EnvPartition {
             .get_or_init(|| {
                 let opened = self.open();
                 if let Err(refusal) = &opened {
-                    eprintln!("nrtucode: no firmware partition: {}", refusal.message);
+                    // Not `eprintln!`, which panics when stderr cannot be written.
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "nrtucode: no firmware partition: {}",
+                        refusal.message
+                    );
                 }
                 opened
             })

@@ -181,7 +181,7 @@ pub(crate) fn open_path(
     policy: &Policy,
 ) -> Result<OpenedPartition, Refusal> {
     let file = PartitionFile::read(path).map_err(|e| Refusal::of_read(name, &e))?;
-    let bytes = AlignedBytes::from_vec(file.into_bytes().into_vec());
+    let bytes = AlignedBytes::from_vec(file.into_bytes().into_vec())?;
     OpenedPartition::open(bytes, name, key, policy)
 }
 
@@ -217,7 +217,7 @@ pub unsafe extern "C" fn nrtucode_partition_open_memory(
         // nobody writes during the call (this function's contract); copied at once.
         let given = unsafe { core::slice::from_raw_parts(bytes.cast::<u8>(), len) };
         OpenedPartition::open(
-            AlignedBytes::copy_of(given),
+            AlignedBytes::copy_of(given)?,
             "the partition in memory",
             &key,
             &policy,

@@ -15,7 +15,7 @@ use nrtucode::partition::{
 };
 use nrtucode::{ResolveErr, StdEnv};
 
-use crate::refusal::{NRTUCODE_PARTITION_E_KEY, Refusal};
+use crate::refusal::{NRTUCODE_PARTITION_E_KEY, NRTUCODE_PARTITION_E_MEMORY, Refusal};
 
 /// The alignment of every non-empty blob an opened partition answers (`NRTUCODE_BLOB_ALIGN`).
 const ALIGN: usize = nrtucode::catalog::BLOB_ALIGN;
@@ -32,36 +32,45 @@ pub struct AlignedBytes {
 }
 
 impl AlignedBytes {
-    /// `len` zero bytes, aligned.
-    fn zeroed(len: usize) -> Self {
-        let storage = vec![0u8; len + ALIGN - 1];
+    /// `len` zero bytes, aligned; a refusal, not an abort, when they cannot be allocated.
+    fn zeroed(len: usize) -> Result<Self, Refusal> {
+        let cannot = || {
+            Refusal::new(
+                NRTUCODE_PARTITION_E_MEMORY,
+                format!("cannot allocate {len} bytes for the partition"),
+            )
+        };
+        let size = len.checked_add(ALIGN - 1).ok_or_else(cannot)?;
+        let mut storage = Vec::new();
+        storage.try_reserve_exact(size).map_err(|_| cannot())?;
+        storage.resize(size, 0);
         // `align_offset` of a `u8` pointer is always below `ALIGN` (it is never `usize::MAX`
         // for a byte pointer); `min` keeps the window inside the vector regardless.
         let start = storage.as_ptr().align_offset(ALIGN).min(ALIGN - 1);
-        Self {
+        Ok(Self {
             storage,
             start,
             len,
-        }
+        })
     }
 
     /// A copy of `bytes`, aligned.
-    pub fn copy_of(bytes: &[u8]) -> Self {
-        let mut this = Self::zeroed(bytes.len());
+    pub fn copy_of(bytes: &[u8]) -> Result<Self, Refusal> {
+        let mut this = Self::zeroed(bytes.len())?;
         this.as_mut_slice().copy_from_slice(bytes);
-        this
+        Ok(this)
     }
 
     /// `bytes`, kept where they are when they start aligned (as an allocator of 16-byte
     /// aligned blocks gives them), else copied.
-    pub fn from_vec(bytes: Vec<u8>) -> Self {
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Self, Refusal> {
         if bytes.as_ptr().align_offset(ALIGN) == 0 {
             let len = bytes.len();
-            Self {
+            Ok(Self {
                 storage: bytes,
                 start: 0,
                 len,
-            }
+            })
         } else {
             Self::copy_of(&bytes)
         }
@@ -167,7 +176,7 @@ impl OpenedPartition {
                 total = (total + len).next_multiple_of(ALIGN);
             }
         }
-        let mut decoded = AlignedBytes::zeroed(total);
+        let mut decoded = AlignedBytes::zeroed(total)?;
         let mut loader = Box::new(Loader::new());
         for &id in &ids {
             let Some(blob) = p.blob(id) else { continue };
@@ -267,7 +276,7 @@ mod tests {
             let blobs = Blobs::fixtures(TableClass::Full);
             let (bytes, _) = pack_with(&blobs, &options, compression).expect("pack");
             let opened = OpenedPartition::open(
-                AlignedBytes::copy_of(&bytes),
+                AlignedBytes::copy_of(&bytes).expect("memory"),
                 "test",
                 &key.public_key(),
                 &policy,
@@ -290,6 +299,21 @@ mod tests {
                 opened.decoded_bytes()
             );
         }
+    }
+
+    /// A size no allocator gives is a refusal, not an abort.
+    #[test]
+    fn memory_that_cannot_be_allocated_is_refused() {
+        for len in [usize::MAX, usize::MAX - 3, isize::MAX as usize] {
+            let refusal = AlignedBytes::zeroed(len).err().expect("refused");
+            assert_eq!(refusal.code, NRTUCODE_PARTITION_E_MEMORY, "{len}");
+            assert!(refusal.message.contains(&len.to_string()));
+        }
+        let small = AlignedBytes::copy_of(&[1, 2, 3]).expect("3 bytes");
+        assert_eq!(small.as_slice(), &[1, 2, 3]);
+        assert_eq!(small.as_slice().as_ptr().align_offset(ALIGN), 0);
+        let empty = AlignedBytes::from_vec(Vec::new()).expect("nothing");
+        assert!(empty.as_slice().is_empty());
     }
 
     #[test]

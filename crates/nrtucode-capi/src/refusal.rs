@@ -37,6 +37,8 @@ pub const NRTUCODE_PARTITION_E_DECODE: c_int = 11;
 pub const NRTUCODE_PARTITION_E_HANDLE: c_int = 12;
 /// `NRTUCODE_PARTITION` is unset, empty or not an absolute path (partition-backed build).
 pub const NRTUCODE_PARTITION_E_NOT_CONFIGURED: c_int = 13;
+/// The memory to hold the partition or its decoded blobs could not be allocated.
+pub const NRTUCODE_PARTITION_E_MEMORY: c_int = 14;
 
 /// A refusal: its code and what a person reads.
 #[derive(Clone, Debug, PartialEq, Eq)]

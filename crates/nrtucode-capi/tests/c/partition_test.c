@@ -273,6 +273,12 @@ int main(int argc, char **argv)
     CHECK(strstr(message, "SPKI PEM") != NULL);
     CHECK(nrtucode_partition_open_memory(NULL, 10, raw, 32, 0, NRTUCODE_TABLES_FULL, &h) ==
           NRTUCODE_PARTITION_E_ARGUMENT);
+    /* Empty inputs: no bytes is a truncated partition, no key bytes no key. */
+    CHECK(nrtucode_partition_open_memory(raw, 0, raw, 32, 0, NRTUCODE_TABLES_FULL, &h) ==
+          NRTUCODE_PARTITION_E_FORMAT);
+    CHECK(nrtucode_partition_open_file(path_of("full.part"), raw, 0, 0, NRTUCODE_TABLES_FULL,
+                                       &h) == NRTUCODE_PARTITION_E_KEY);
+    CHECK(h == NULL);
     bytes = slurp("test-ed25519.pem", &len);
     CHECK(nrtucode_partition_open_file(path_of("full.part"), bytes, len, 0,
                                        NRTUCODE_TABLES_FULL, &h) == NRTUCODE_PARTITION_E_KEY);
