@@ -17,9 +17,14 @@
 //!   [`NRTUCODE_E_NULL_OUT`] (22) and write nothing. Every call the vendor survives gets the
 //!   vendor's code: the NULL check happens only when there is something to write.
 //!
-//! The `unsafe` here is the C boundary only: two `extern "C"` functions whose contract is on
-//! their raw out-pointers, and one block that writes through them; each block carries a
-//! `// SAFETY:` argument (`clippy::undocumented_unsafe_blocks` is denied workspace-wide). This
+//! With feature `partition` (built `--no-default-features --features partition`, no blob in
+//! the library) the two functions answer from the signed partition file named at run time by
+//! `NRTUCODE_PARTITION` ([`from_env`]). Every build also has the C API over a partition handle
+//! ([`handle`]: open from a file or from memory, close, the two resolvers, the last refusal).
+//!
+//! The `unsafe` here is the C boundary only: the `extern "C"` functions whose contract is on
+//! their raw pointers (out-pointers, a path, a key, the caller's bytes, a message buffer), and
+//! the blocks that read or write through them; each block carries a `// SAFETY:` argument (`clippy::undocumented_unsafe_blocks` is denied workspace-wide). This
 //! crate allows `unsafe_code`, which the rest of the workspace denies; the core crate has no
 //! `unsafe` at all.
 #![allow(unsafe_code)]
