@@ -224,17 +224,25 @@ fn build_and_run(work: &Path, dir: &Path, name: &str, flags: &[&str], link: Link
     );
 }
 
+/// The directory of partitions, packed once for the three runs (packing with deflate is the
+/// slow part of this test), and a work directory of `name`'s own.
 fn work_dir(name: &str) -> (PathBuf, PathBuf) {
+    static PARTITIONS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     let library = if nrtucode_capi::FRONT {
         "front"
     } else {
         "full"
     };
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("capi-{name}-{library}"));
-    let dir = work.join("partitions");
-    std::fs::create_dir_all(&dir).expect("work dir");
-    write_partitions(&dir);
-    (work, dir)
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let dir = PARTITIONS.get_or_init(|| {
+        let dir = tmp.join(format!("capi-partitions-{library}"));
+        std::fs::create_dir_all(&dir).expect("partitions dir");
+        write_partitions(&dir);
+        dir
+    });
+    let work = tmp.join(format!("capi-{name}-{library}"));
+    std::fs::create_dir_all(&work).expect("work dir");
+    (work, dir.clone())
 }
 
 #[test]
