@@ -341,3 +341,118 @@ pub unsafe extern "C" fn nrtucode_partition_last_error(message: *mut c_char, siz
     }
     refusal.code
 }
+
+#[cfg(test)]
+mod tests {
+    //! The C boundary's pointer handling with inputs small enough for miri (`cargo +nightly
+    //! miri test -p nrtucode-capi --lib`): NULL and made-up handles, NULL arguments, a
+    //! buffer that is not a partition, the message cut to small buffers. A real partition is
+    //! opened from C (tests/partition_c.rs).
+
+    use super::*;
+    use crate::refusal::{NRTUCODE_PARTITION_E_FORMAT, NRTUCODE_PARTITION_E_KEY};
+    use core::ptr;
+
+    const KEY: [u8; 32] = [7; 32];
+
+    fn open_memory(bytes: &[u8], key: &[u8], class: c_int) -> (c_int, *mut NrtucodePartition) {
+        let mut out = ptr::without_provenance_mut(0x5a5a);
+        // SAFETY: every pointer points at live data of the given length, `out` at a local.
+        let rc = unsafe {
+            nrtucode_partition_open_memory(
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                key.as_ptr().cast(),
+                key.len(),
+                0,
+                class,
+                &mut out,
+            )
+        };
+        (rc, out)
+    }
+
+    fn last_message(size: usize) -> (c_int, Vec<u8>) {
+        let mut buf = vec![0xaa_u8; size + 1];
+        // SAFETY: `buf` holds `size + 1` bytes; the call may write `size`.
+        let code = unsafe { nrtucode_partition_last_error(buf.as_mut_ptr().cast(), size) };
+        (code, buf)
+    }
+
+    #[test]
+    fn refusals_write_a_null_handle_and_a_message() {
+        let (rc, out) = open_memory(b"not a partition, just text long enough", &KEY, 1);
+        assert_eq!((rc, out), (NRTUCODE_PARTITION_E_FORMAT, ptr::null_mut()));
+        let (code, buf) = last_message(512);
+        assert_eq!(code, NRTUCODE_PARTITION_E_FORMAT);
+        let text = core::ffi::CStr::from_bytes_until_nul(&buf).expect("NUL-terminated");
+        assert!(
+            text.to_str().expect("UTF-8").contains("bad magic"),
+            "{text:?}"
+        );
+        // Cut to the buffer: 4 bytes and the NUL; the byte after it untouched.
+        let (_, buf) = last_message(5);
+        assert_eq!(buf[..6], [b't', b'h', b'e', b' ', 0, 0xaa]);
+        let (rc, _) = open_memory(&[], &KEY, 1);
+        assert_eq!(rc, NRTUCODE_PARTITION_E_FORMAT);
+        let (rc, _) = open_memory(b"x", &KEY[..31], 1);
+        assert_eq!(rc, NRTUCODE_PARTITION_E_KEY);
+        let (rc, _) = open_memory(b"x", &KEY, 3);
+        assert_eq!(rc, NRTUCODE_PARTITION_E_ARGUMENT);
+        // NULL pointers.
+        let mut out = ptr::null_mut();
+        // SAFETY: NULL bytes and key are refused before anything is read.
+        let rc = unsafe {
+            nrtucode_partition_open_memory(ptr::null(), 4, ptr::null(), 32, 0, 1, &mut out)
+        };
+        assert_eq!(rc, NRTUCODE_PARTITION_E_ARGUMENT);
+        // SAFETY: a NULL path and a NULL out-pointer are refused before anything is read.
+        let rc = unsafe {
+            nrtucode_partition_open_file(
+                ptr::null(),
+                KEY.as_ptr().cast(),
+                32,
+                0,
+                1,
+                ptr::null_mut(),
+            )
+        };
+        assert_eq!(rc, NRTUCODE_PARTITION_E_ARGUMENT);
+        // A NULL message buffer, or size 0: the code alone.
+        // SAFETY: NULL and size 0 write nothing.
+        assert_eq!(
+            unsafe { nrtucode_partition_last_error(ptr::null_mut(), 9) },
+            rc
+        );
+        let mut one = [0x55_u8; 1];
+        // SAFETY: size 0 writes nothing.
+        unsafe { nrtucode_partition_last_error(one.as_mut_ptr().cast(), 0) };
+        assert_eq!(one, [0x55]);
+    }
+
+    #[test]
+    fn null_closed_and_made_up_handles_get_a_code() {
+        let (mut p, mut n) = (ptr::without_provenance(0x5a5a), 7usize);
+        for handle in [ptr::null(), ptr::without_provenance(usize::MAX)] {
+            // SAFETY: the out-pointers point at live locals; the handle is never dereferenced.
+            let rc =
+                unsafe { nrtucode_partition_get_memory_image(handle, 7, 0, 1, &mut p, &mut n) };
+            assert_eq!(rc, NRTUCODE_E_BAD_HANDLE);
+            // SAFETY: as above.
+            let rc = unsafe { nrtucode_partition_get_hwdecode_table(handle, 7, 0, &mut p, &mut n) };
+            assert_eq!(rc, NRTUCODE_E_BAD_HANDLE);
+            assert_eq!((p.addr(), n), (0x5a5a, 7));
+            assert_eq!(
+                nrtucode_partition_close(handle.cast_mut()),
+                NRTUCODE_PARTITION_E_HANDLE
+            );
+        }
+        let (code, buf) = last_message(100);
+        assert_eq!(code, NRTUCODE_PARTITION_E_HANDLE);
+        let text = core::ffi::CStr::from_bytes_until_nul(&buf).expect("NUL-terminated");
+        assert!(
+            text.to_str().expect("UTF-8").contains("never opened"),
+            "{text:?}"
+        );
+    }
+}

@@ -262,6 +262,7 @@ mod tests {
     /// `cargo test -p nrtucode-capi --lib memory -- --nocapture` prints the figures of
     /// docs/c-abi.md.
     #[test]
+    #[cfg_attr(miri, ignore = "packs and verifies 10 MB twice: hours under miri")]
     fn memory_is_the_file_and_each_compressed_blob_decoded_once() {
         let key = SigningKey::from_pem(TEST_KEY).expect("test key");
         let options = PackOptions {
