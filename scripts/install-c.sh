@@ -2,7 +2,18 @@
 # Installs the C library (crates/nrtucode-capi) the way cargo-c's `cargo cinstall` lays it out,
 # from names in that crate's [package.metadata.capi]:
 #
-#   scripts/install-c.sh --prefix DIR [--libdir DIR] [--includedir DIR] [--front] [--force] [--uninstall]
+#   scripts/install-c.sh --prefix DIR (--fixtures | --partition | NRTUCODE_BLOB_DIR=D) [--libdir DIR] [--includedir DIR] [--front] [--force] [--uninstall]
+#
+# Where the installed library's firmware comes from, one of three, said when it is installed:
+#   NRTUCODE_BLOB_DIR=D (environment)  the blobs carved by `nrtucode carve` into D, embedded
+#                                      (the install names the BuildID of the library they came from);
+#   --partition                        none: the drop-in without firmware, whose two functions
+#                                      answer from the signed partition file named at run time by
+#                                      NRTUCODE_PARTITION, verified with the public key named at
+#                                      build time by NRTUCODE_PARTITION_KEY (an absolute path;
+#                                      default keys/test-ed25519.pub.pem, a test key);
+#   --fixtures                         the built-in fixture bytes (each image begins
+#                                      "NRTUCODE FIXTURE"): for tests only, never for a device.
 #
 #   $DESTDIR$includedir/nrtucode/nrtucode.h
 #   $DESTDIR$libdir/libnrtucode.so.<version>   SONAME libnrtucode.so.0
@@ -29,7 +40,8 @@
 # keeps and names any other, and removes the rest. Then the manifest lists the changed files it
 # kept under the prefix, or is removed when there are none; the exit status is 1 when anything
 # listed was kept. --force has no effect on --uninstall.
-# --front builds the vendor's reduced front selection. CARGO_TARGET_DIR and the other cargo
+# --front builds the vendor's reduced front selection (with --partition: expects a partition
+# of the front tables). CARGO_TARGET_DIR and the other cargo
 # settings are honoured. Everything is built and checked first, every destination at once;
 # only then are the files renamed into place, so a failed build, a bad argument, a foreign file
 # or a directory in the way installs nothing. Linux (ELF) only.
@@ -41,7 +53,7 @@ usage() {
 }
 die() { echo "install-c.sh: $1" >&2; exit "${2:-1}"; }
 
-prefix="" libdir="" includedir="" features=() force=0 uninstall=0
+prefix="" libdir="" includedir="" front=0 fixtures=0 partition=0 force=0 uninstall=0
 while (($#)); do
   case $1 in
     --prefix) (($# >= 2)) || usage; prefix=$2; shift 2 ;;
@@ -50,7 +62,9 @@ while (($#)); do
     --libdir=*) libdir=${1#*=}; shift ;;
     --includedir) (($# >= 2)) || usage; includedir=$2; shift 2 ;;
     --includedir=*) includedir=${1#*=}; shift ;;
-    --front) features=(--no-default-features --features front); shift ;;
+    --front) front=1; shift ;;
+    --fixtures) fixtures=1; shift ;;
+    --partition) partition=1; shift ;;
     --force) force=1; shift ;;
     --uninstall) uninstall=1; shift ;;
     -h | --help) sed -n '2,/^set -euo pipefail$/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -60,6 +74,35 @@ done
 [[ -n $prefix ]] || usage
 [[ $prefix == /* ]] || die "--prefix must be an absolute path, not '$prefix'" 64
 [[ $(uname -s) == Linux ]] || die "only Linux (ELF shared libraries with a SONAME) is supported"
+# The blob source: exactly one of the three, never fixtures by default.
+blob_dir=${NRTUCODE_BLOB_DIR:-}
+if ((!uninstall)); then
+  sources=$((fixtures + partition + (${#blob_dir} > 0 ? 1 : 0)))
+  ((sources == 1)) || die "choose where the library's firmware comes from, one of:
+  NRTUCODE_BLOB_DIR=DIR   the blobs carved by 'nrtucode carve' into DIR (docs/carve.md)
+  --partition             none in the library: it reads the signed partition named by NRTUCODE_PARTITION at run time
+  --fixtures              the built-in fixture bytes, for tests only (never load them into a device)
+nothing was changed" 64
+fi
+features=()
+if ((partition)); then
+  features=(--no-default-features --features partition)
+  ((front)) && export NRTUCODE_PARTITION_CLASS=front
+elif ((front)); then
+  features=(--no-default-features --features front)
+fi
+# The firmware bytes of the build, said with the install.
+if ((partition)); then
+  key=${NRTUCODE_PARTITION_KEY:-}
+  [[ -z $key || $key == /* ]] || die "NRTUCODE_PARTITION_KEY must be an absolute path, not '$key'" 64
+  key_name=${key:-keys/test-ed25519.pub.pem, the TEST key of the repository}
+  blob_source="none: partition-backed, reads the signed partition named by NRTUCODE_PARTITION at run time (public key $key_name)"
+elif ((fixtures)); then
+  blob_source="fixtures: the built-in test bytes (each image begins 'NRTUCODE FIXTURE'), for tests only, never for a device"
+else
+  build_id=$(sed -n 's/^# build_id\t//p' "$blob_dir/manifest.tsv" 2>/dev/null | sed -n 1p)
+  blob_source="carved blobs from $blob_dir (BuildID ${build_id:-unknown})"
+fi
 under_prefix() { [[ $1 == /* ]] && echo "$1" || echo "$prefix/$1"; }
 libdir=$(under_prefix "${libdir:-lib}")
 includedir=$(under_prefix "${includedir:-include}")
@@ -294,6 +337,12 @@ shared="$target_dir/release/libnrtucode_capi.so"
 [[ -f $archive && -f $shared ]] || die "cargo did not produce $archive and $shared"
 built_soname=$(elf_soname "$shared") || die "$shared is not an ELF file"
 [[ $built_soname == "$soname" ]] || die "$shared has SONAME '$built_soname', expected $soname"
+# The fixture marker is in the library exactly when fixtures were asked for.
+if grep -qaF 'NRTUCODE FIXTURE' "$shared"; then
+  ((fixtures)) || die "$shared holds fixture bytes ('NRTUCODE FIXTURE'), which were not asked for; nothing was changed"
+else
+  ((!fixtures)) || die "$shared holds no fixture bytes, though --fixtures was given; nothing was changed"
+fi
 
 # Everything to install, in a private directory first (outside the prefix).
 work=$(mktemp -d)
@@ -439,3 +488,4 @@ fi
 } | write_manifest || die "cannot write $destdir$manifest"
 [[ -z $failed ]] || die "could not put ${dest[$failed]} in place under $destdir; $destdir$manifest lists what is in place"
 echo "install-c.sh: installed lib$name ($version, SONAME $soname) under $destdir$prefix; manifest $destdir$manifest"
+echo "install-c.sh: firmware in the library: $blob_source"

@@ -4,6 +4,16 @@
 //! the ABI version they were linked against (`readelf -d`, `NEEDED`) and an installed
 //! `libnrtucode.so.0.2.0` can be upgraded in place (`scripts/install-c.sh`). The major number is
 //! the C ABI's: it changes only when a signature or a return code does.
+//!
+//! With feature `partition` (the drop-in without firmware), it also writes
+//! `$OUT_DIR/partition_policy.rs`: the public key the partition named by `NRTUCODE_PARTITION`
+//! must be signed with, read from the SPKI PEM file named by `NRTUCODE_PARTITION_KEY` (an
+//! absolute path; default: `keys/test-ed25519.pub.pem`, the repository's test key), the
+//! minimum security counter `NRTUCODE_PARTITION_MIN_COUNTER` (default 0) and the table class
+//! `NRTUCODE_PARTITION_CLASS` (`full`, the default, or `front`).
+
+use std::path::{Path, PathBuf};
+use std::{env, fs};
 
 /// The C library's name: `lib<NAME>.so.<ABI_MAJOR>`, `lib<NAME>.a`, `<NAME>.pc`.
 const LIBRARY_NAME: &str = "nrtucode";
@@ -12,9 +22,100 @@ const ABI_MAJOR: u32 = 0;
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
-    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     // cargo-c (`cargo cinstall`) passes the same SONAME (`version_suffix_components = 1`).
     if os == "linux" {
         println!("cargo::rustc-cdylib-link-arg=-Wl,-soname,lib{LIBRARY_NAME}.so.{ABI_MAJOR}");
     }
+    if env::var_os("CARGO_FEATURE_PARTITION").is_some() {
+        let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+        partition_policy(&out);
+    }
+}
+
+/// Writes `$OUT_DIR/partition_policy.rs`: the key, the minimum counter and the class.
+fn partition_policy(out: &Path) {
+    for var in [
+        "NRTUCODE_PARTITION_KEY",
+        "NRTUCODE_PARTITION_MIN_COUNTER",
+        "NRTUCODE_PARTITION_CLASS",
+    ] {
+        println!("cargo::rerun-if-env-changed={var}");
+    }
+    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    let (path, test_key) = match env::var_os("NRTUCODE_PARTITION_KEY") {
+        Some(path) if !path.is_empty() => {
+            let path = PathBuf::from(path);
+            if !path.is_absolute() {
+                fail(&format!(
+                    "NRTUCODE_PARTITION_KEY must be an absolute path (a build script runs in \
+                     the package directory), got {}",
+                    path.display()
+                ));
+            }
+            (path, false)
+        }
+        _ => (manifest_dir.join("../../keys/test-ed25519.pub.pem"), true),
+    };
+    println!("cargo::rerun-if-changed={}", path.display());
+    let pem = fs::read_to_string(&path).unwrap_or_else(|e| {
+        fail(&format!(
+            "NRTUCODE_PARTITION_KEY: cannot read {}: {e}",
+            path.display()
+        ))
+    });
+    if pem.contains("PRIVATE KEY") {
+        fail(&format!(
+            "NRTUCODE_PARTITION_KEY names a private key ({}); give its public key: \
+             nrtucode key public KEY.pem -o KEY.pub.pem",
+            path.display()
+        ));
+    }
+    let key = ed25519_compact::PublicKey::from_pem(pem.trim()).unwrap_or_else(|e| {
+        fail(&format!(
+            "NRTUCODE_PARTITION_KEY: {} is not an ed25519 public key in SPKI PEM \
+             (nrtucode key public writes one): {e}",
+            path.display()
+        ))
+    });
+    let min_counter: u32 = match env::var("NRTUCODE_PARTITION_MIN_COUNTER") {
+        Ok(v) if !v.is_empty() => v.parse().unwrap_or_else(|_| {
+            fail(&format!(
+                "NRTUCODE_PARTITION_MIN_COUNTER must be a number 0..=4294967295, got '{v}'"
+            ))
+        }),
+        _ => 0,
+    };
+    let class = match env::var("NRTUCODE_PARTITION_CLASS").as_deref() {
+        Ok("full") | Ok("") | Err(_) => "Full",
+        Ok("front") => "Front",
+        Ok(other) => fail(&format!(
+            "NRTUCODE_PARTITION_CLASS must be full or front, got '{other}'"
+        )),
+    };
+    let bytes: Vec<String> = key.iter().map(|b| format!("{b:#04x}")).collect();
+    let source = if test_key {
+        "the test key keys/test-ed25519.pub.pem (never for real firmware)".to_owned()
+    } else {
+        "NRTUCODE_PARTITION_KEY".to_owned()
+    };
+    let code = format!(
+        "/// The key the partition must be signed with (from {source}).\n\
+         pub const PARTITION_KEY: nrtucode::partition::PublicKey =\n    \
+         nrtucode::partition::PublicKey::from_bytes([{}]);\n\
+         /// `true` when it is the repository's test key (the default).\n\
+         pub const TEST_KEY: bool = {test_key};\n\
+         /// What the partition must also satisfy (NRTUCODE_PARTITION_MIN_COUNTER, NRTUCODE_PARTITION_CLASS).\n\
+         pub const PARTITION_POLICY: nrtucode::partition::Policy = nrtucode::partition::Policy {{\n    \
+         min_security_counter: {min_counter},\n    \
+         expected_class: nrtucode::partition::TableClass::{class},\n}};\n",
+        bytes.join(", ")
+    );
+    fs::write(out.join("partition_policy.rs"), code).expect("write partition_policy.rs");
+}
+
+/// Stops the build with a message cargo shows.
+fn fail(message: &str) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(1)
 }

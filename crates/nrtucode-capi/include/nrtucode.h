@@ -12,6 +12,18 @@
  * environment variables. Blobs are embedded in the library; returned pointers stay valid for
  * the life of the process and must not be written through or freed.
  *
+ * The drop-in without firmware (nrtucode-capi built with `--no-default-features --features
+ * partition`, `scripts/install-c.sh --partition`) embeds no blob: the two functions answer from
+ * the signed partition file named at run time by NRTUCODE_PARTITION (an absolute path), opened
+ * and fully verified once, at the first call, with the public key fixed at build time. When it
+ * cannot be opened (unset, missing, unsigned, another key, rollback, damaged...), every
+ * nrtucode_get_memory_image call returns NRTUCODE_E_NOT_BUILT (3) and every
+ * nrtucode_get_hwdecode_table call NRTUCODE_E_NOT_FOUND (2), the reason is printed once on
+ * stderr and nrtucode_partition_last_error() gives it. Returned pointers stay valid for the life
+ * of the process.
+ *
+ * Every build also has the partition handle API below (nrtucode_partition_open_file ...).
+ *
  * Thread safety: both functions are reentrant. nrtucode_get_memory_image reads the process
  * environment (like getenv), so it must not race with setenv/putenv/unsetenv in another thread.
  */
@@ -39,6 +51,9 @@ extern "C" {
 /** NRTUCODE_MPLUS_ON_MARIANA is set to exactly "1", a removed flag. One line is printed to
  *  stderr; no image is resolved. */
 #define NRTUCODE_E_REMOVED_FLAG 8
+/** Not a vendor code (EBADF): a partition handle that is NULL, closed or was never opened
+ *  (nrtucode_partition_get_*). Nothing is written. */
+#define NRTUCODE_E_BAD_HANDLE 9
 /** Not a vendor code: the call would succeed but out_ptr or out_len is NULL (the vendor would
  *  crash). Nothing is written. Calls that fail for another reason return that code instead. */
 #define NRTUCODE_E_NULL_OUT 22
@@ -101,6 +116,98 @@ int nrtucode_get_memory_image(unsigned idx, int region, int flavor,
  */
 int nrtucode_get_hwdecode_table(unsigned idx, int kind,
                                 const void **out_ptr, size_t *out_len);
+
+/* ---- a signed partition through a handle ----
+ *
+ * A partition (`nrtucode pack`) carries the vendor's tables and every blob, signed with
+ * ed25519; it is updated apart from the program. Open it with the public key it must verify
+ * with; the handle then answers the two resolvers exactly like the vendor's library (same
+ * arguments, codes, environment reads), with pointers into memory the handle owns.
+ *
+ * Open verifies everything once, in this order: the structure, the key ID and signature, the
+ * minimum security counter, the table class, then every blob's SHA-256 against the signed table
+ * of contents (a compressed blob: its stream's digest, then it is decoded, once, into memory
+ * the handle owns, and the decoded digest checked). No byte that was not checked is ever
+ * handed out, and a resolver never fails for the data's sake.
+ *
+ * Pointers a handle's resolvers return stay valid until the handle is closed. A handle is safe
+ * to use from many threads at once; close it once, when no thread uses it any more (close waits
+ * for calls in flight). A handle is a number, never an address: a NULL, closed or made-up
+ * handle gets NRTUCODE_E_BAD_HANDLE / NRTUCODE_PARTITION_E_HANDLE, never a crash. */
+
+/** The opaque handle of an opened partition. */
+typedef struct nrtucode_partition nrtucode_partition;
+
+/* table_class of the open functions: which vendor table set the partition must follow */
+#define NRTUCODE_TABLES_FULL 1  /* libnrtucode_internal.so: every generation and flavor */
+#define NRTUCODE_TABLES_FRONT 2 /* libnrtucode.so: PERF/RELEASE and DKL_PERF, no MAVERICK */
+
+/* Refusal codes of the open functions and nrtucode_partition_last_error(); each with a message
+ * that names what was refused (the file, the blob and its first use, both counters...). */
+#define NRTUCODE_PARTITION_OK 0
+#define NRTUCODE_PARTITION_E_ARGUMENT 1      /* NULL path/bytes/key/out, unknown table_class */
+#define NRTUCODE_PARTITION_E_KEY 2           /* not 32 raw bytes nor an ed25519 SPKI PEM public key */
+#define NRTUCODE_PARTITION_E_IO 3            /* cannot open or read the file, not a regular file */
+#define NRTUCODE_PARTITION_E_FORMAT 4        /* not a partition of this format: truncated, bad magic, ... */
+#define NRTUCODE_PARTITION_E_UNSIGNED 5      /* the partition is unsigned */
+#define NRTUCODE_PARTITION_E_UNKNOWN_KEY 6   /* signed by another key (both key IDs in the message) */
+#define NRTUCODE_PARTITION_E_BAD_SIGNATURE 7 /* the signature does not verify: signed bytes changed */
+#define NRTUCODE_PARTITION_E_ROLLBACK 8      /* security counter below the minimum (both in the message) */
+#define NRTUCODE_PARTITION_E_WRONG_CLASS 9   /* follows the other table class */
+#define NRTUCODE_PARTITION_E_DIGEST 10       /* a blob does not hash to its signed digest (named) */
+#define NRTUCODE_PARTITION_E_DECODE 11       /* a compressed blob does not decode to its bytes (named) */
+#define NRTUCODE_PARTITION_E_HANDLE 12       /* a NULL, closed or unknown handle (close) */
+#define NRTUCODE_PARTITION_E_NOT_CONFIGURED 13 /* NRTUCODE_PARTITION unset or not absolute */
+#define NRTUCODE_PARTITION_E_MEMORY 14       /* the partition or its decoded blobs cannot be allocated */
+
+/**
+ * Opens the partition file at path (read whole into memory the handle owns). key is the public
+ * key its signature must verify with: key_len == 32 for the raw ed25519 key, else key_len bytes
+ * of SPKI PEM text (`nrtucode key public` writes it; a terminating NUL may be counted).
+ * min_security_counter is the lowest counter accepted; table_class NRTUCODE_TABLES_FULL or
+ * NRTUCODE_TABLES_FRONT. Returns NRTUCODE_PARTITION_OK and sets *out to the handle, or a
+ * NRTUCODE_PARTITION_E_* code and sets *out to NULL (when out is not NULL).
+ */
+int nrtucode_partition_open_file(const char *path, const void *key, size_t key_len,
+                                 unsigned min_security_counter, int table_class,
+                                 nrtucode_partition **out);
+
+/**
+ * Opens the partition in the len bytes at bytes, copied first: the caller may free or reuse its
+ * buffer as soon as this returns. Otherwise as nrtucode_partition_open_file.
+ */
+int nrtucode_partition_open_memory(const void *bytes, size_t len, const void *key,
+                                   size_t key_len, unsigned min_security_counter,
+                                   int table_class, nrtucode_partition **out);
+
+/**
+ * Closes handle: frees its memory; every pointer its resolvers returned becomes invalid.
+ * NRTUCODE_PARTITION_OK, or NRTUCODE_PARTITION_E_HANDLE for NULL, a handle already closed, or
+ * one never opened (nothing is done).
+ */
+int nrtucode_partition_close(nrtucode_partition *handle);
+
+/**
+ * nrtucode_get_memory_image over the handle's partition: the same arguments, order of checks,
+ * environment reads and codes (0, 1, 2, 3, 8, 22), plus NRTUCODE_E_BAD_HANDLE. A boundary
+ * cursor points at the same boundary of the same blob, in the handle's memory.
+ */
+int nrtucode_partition_get_memory_image(const nrtucode_partition *handle, unsigned idx,
+                                        int region, int flavor, const void **out_ptr,
+                                        size_t *out_len);
+
+/** nrtucode_get_hwdecode_table over the handle's partition (0, 1, 2, 22, NRTUCODE_E_BAD_HANDLE). */
+int nrtucode_partition_get_hwdecode_table(const nrtucode_partition *handle, unsigned idx,
+                                          int kind, const void **out_ptr, size_t *out_len);
+
+/**
+ * The calling thread's last refusal: returns its code (NRTUCODE_PARTITION_OK after a
+ * successful open, or before any refusal) and, when message is not NULL and size > 0, copies
+ * its one-line message there, cut to size - 1 bytes and NUL-terminated. Set by a failed open, a
+ * bad handle, and, in the partition-backed build, by each vendor call that the unopenable
+ * partition answered with 3 or 2.
+ */
+int nrtucode_partition_last_error(char *message, size_t size);
 
 #ifdef __cplusplus
 }

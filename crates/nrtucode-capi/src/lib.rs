@@ -17,16 +17,24 @@
 //!   [`NRTUCODE_E_NULL_OUT`] (22) and write nothing. Every call the vendor survives gets the
 //!   vendor's code: the NULL check happens only when there is something to write.
 //!
-//! The `unsafe` here is the C boundary only: two `extern "C"` functions whose contract is on
-//! their raw out-pointers, and one block that writes through them; each block carries a
-//! `// SAFETY:` argument (`clippy::undocumented_unsafe_blocks` is denied workspace-wide). This
+//! With feature `partition` (built `--no-default-features --features partition`, no blob in
+//! the library) the two functions answer from the signed partition file named at run time by
+//! `NRTUCODE_PARTITION` ([`from_env`]). Every build also has the C API over a partition handle
+//! ([`handle`]: open from a file or from memory, close, the two resolvers, the last refusal).
+//!
+//! The `unsafe` here is the C boundary only: the `extern "C"` functions whose contract is on
+//! their raw pointers (out-pointers, a path, a key, the caller's bytes, a message buffer), and
+//! the blocks that read or write through them; each block carries a `// SAFETY:` argument (`clippy::undocumented_unsafe_blocks` is denied workspace-wide). This
 //! crate allows `unsafe_code`, which the rest of the workspace denies; the core crate has no
 //! `unsafe` at all.
 #![allow(unsafe_code)]
 
 use core::ffi::{c_int, c_uint, c_void};
 
-use nrtucode::{ResolveErr, StdEnv};
+pub mod from_env;
+pub mod handle;
+pub mod opened;
+pub mod refusal;
 
 /// Success: both out-parameters were written.
 pub const NRTUCODE_OK: c_int = 0;
@@ -42,24 +50,28 @@ pub const NRTUCODE_E_REMOVED_FLAG: c_int = 8;
 /// The call would succeed but `out_ptr` or `out_len` is NULL; nothing was written. Not a
 /// vendor code (the vendor crashes); 22 as in `EINVAL`.
 pub const NRTUCODE_E_NULL_OUT: c_int = 22;
+/// A partition handle that is NULL, closed or was never opened (`nrtucode_partition_get_*`);
+/// nothing was written. Not a vendor code; 9 as in `EBADF`.
+pub const NRTUCODE_E_BAD_HANDLE: c_int = 9;
 
 /// Writes a resolver result through the out-parameters and returns the C code.
 ///
 /// # Safety
 /// Each of `out_ptr` and `out_len` is NULL or valid for a (possibly unaligned) write of its
 /// pointee type.
-unsafe fn answer(
-    result: Result<&'static [u8], ResolveErr>,
+pub(crate) unsafe fn answer(
+    result: Result<&[u8], c_int>,
     out_ptr: *mut *const c_void,
     out_len: *mut usize,
 ) -> c_int {
     match result {
-        Err(err) => err.code(),
+        Err(code) => code,
         Ok(_) if out_ptr.is_null() || out_len.is_null() => NRTUCODE_E_NULL_OUT,
         Ok(bytes) => {
             // SAFETY: both pointers are non-NULL (checked above) and, by this function's
             // contract, valid for writes; `write_unaligned` needs no alignment. The stored
-            // pointer refers to a `'static` blob, so it stays valid for the caller.
+            // pointer refers to an embedded (`'static`) blob or to a partition's memory, valid
+            // as long as the function that answers documents.
             unsafe {
                 out_ptr.write_unaligned(bytes.as_ptr().cast());
                 out_len.write_unaligned(bytes.len());
@@ -90,7 +102,11 @@ pub unsafe extern "C" fn nrtucode_get_memory_image(
     out_ptr: *mut *const c_void,
     out_len: *mut usize,
 ) -> c_int {
-    let result = nrtucode::get_memory_image(idx, region, flavor, &StdEnv);
+    #[cfg(not(feature = "partition"))]
+    let result =
+        nrtucode::get_memory_image(idx, region, flavor, &nrtucode::StdEnv).map_err(|e| e.code());
+    #[cfg(feature = "partition")]
+    let result = from_env_partition::PARTITION.memory_image(idx, region, flavor);
     // SAFETY: the caller's contract on `out_ptr` / `out_len` is `answer`'s contract.
     unsafe { answer(result, out_ptr, out_len) }
 }
@@ -111,7 +127,10 @@ pub unsafe extern "C" fn nrtucode_get_hwdecode_table(
     out_ptr: *mut *const c_void,
     out_len: *mut usize,
 ) -> c_int {
-    let result = nrtucode::get_hwdecode_table(idx, kind);
+    #[cfg(not(feature = "partition"))]
+    let result = nrtucode::get_hwdecode_table(idx, kind).map_err(|e| e.code());
+    #[cfg(feature = "partition")]
+    let result = from_env_partition::PARTITION.hwdecode_table(idx, kind);
     // SAFETY: the caller's contract on `out_ptr` / `out_len` is `answer`'s contract.
     unsafe { answer(result, out_ptr, out_len) }
 }
@@ -119,7 +138,17 @@ pub unsafe extern "C" fn nrtucode_get_hwdecode_table(
 /// `true` when this build mirrors the reduced front library (feature `front` without `full`).
 pub const FRONT: bool = cfg!(feature = "front") && !cfg!(feature = "full");
 
-#[cfg(test)]
+/// The drop-in without firmware's partition: key and policy fixed at build time (`build.rs`).
+#[cfg(feature = "partition")]
+pub mod from_env_partition {
+    include!(concat!(env!("OUT_DIR"), "/partition_policy.rs"));
+
+    /// The partition the two vendor symbols answer from, opened at the first call.
+    pub static PARTITION: crate::from_env::EnvPartition =
+        crate::from_env::EnvPartition::new(PARTITION_KEY, PARTITION_POLICY);
+}
+
+#[cfg(all(test, not(feature = "partition")))]
 mod tests {
     //! The Rust side of the FFI functions; runs under miri (`cargo +nightly miri test -p
     //! nrtucode-capi --lib`).

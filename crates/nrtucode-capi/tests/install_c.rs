@@ -66,21 +66,33 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// `bash scripts/install-c.sh --prefix PREFIX EXTRA…` from `cwd`, the script named by its
-/// absolute path, cargo's output in `install-c` under the temporary directory.
+/// `bash scripts/install-c.sh --prefix PREFIX --fixtures EXTRA…` from `cwd`, the script named
+/// by its absolute path, cargo's output in `install-c` under the temporary directory. With
+/// `--partition` in EXTRA, without `--fixtures`, cargo's output in a target directory of its
+/// own (another feature set: two builds into one directory would race for the library file).
 fn install(cwd: &Path, prefix: &Path, extra: &[&str]) -> Command {
+    let partition = extra.contains(&"--partition");
     let mut command = Command::new("bash");
     command
         .arg(root().join("scripts/install-c.sh"))
         .arg("--prefix")
         .arg(prefix)
+        .args(if partition { None } else { Some("--fixtures") })
         .args(extra)
         .current_dir(cwd)
         .env(
             "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("install-c/target"),
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join(if partition {
+                "install-c/target-partition"
+            } else {
+                "install-c/target"
+            }),
         )
-        .env_remove("DESTDIR");
+        .env_remove("DESTDIR")
+        .env_remove("NRTUCODE_BLOB_DIR")
+        .env_remove("NRTUCODE_PARTITION_KEY")
+        .env_remove("NRTUCODE_PARTITION_MIN_COUNTER")
+        .env_remove("NRTUCODE_PARTITION_CLASS");
     command
 }
 
@@ -154,7 +166,12 @@ fn documented(work: &Path) -> Checked {
     let want = want();
     let lines = documented_cc_lines(&read_text(&root.join(PAGE))?);
     let prefix = work.join("prefix");
-    status(&mut install(&root, &prefix, &[]))?;
+    let said = stdout(&mut install(&root, &prefix, &[]))?;
+    if !said.contains("install-c.sh: firmware in the library: fixtures: the built-in test bytes") {
+        return Err(format!(
+            "the install does not say it holds fixtures: {said}"
+        ));
+    }
     let lib = prefix.join("lib");
     // Both links name the versioned file, as cargo-c's `cargo cinstall` makes them.
     for link in ["libnrtucode.so", "libnrtucode.so.0"] {
@@ -907,4 +924,307 @@ fn copy(from: &Path, to: &Path) -> Checked {
 /// Creates `path` and its parents, failing with its name.
 fn create_dir(path: &Path) -> Checked {
     std::fs::create_dir_all(path).map_err(|e| format!("cannot create {}: {e}", path.display()))
+}
+
+/// Without a blob source the script builds and installs nothing, and names the three ways.
+#[test]
+fn without_a_blob_source_nothing_is_installed() {
+    let work = scratch("no-source");
+    let prefix = work.join("prefix");
+    let out = Command::new("bash")
+        .arg(root().join("scripts/install-c.sh"))
+        .arg("--prefix")
+        .arg(&prefix)
+        .env_remove("NRTUCODE_BLOB_DIR")
+        .output()
+        .expect("run install-c.sh");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(64), "{err}");
+    for way in ["NRTUCODE_BLOB_DIR=DIR", "--partition", "--fixtures"] {
+        assert!(err.contains(way), "the refusal does not name {way}: {err}");
+    }
+    assert!(!prefix.exists(), "a refused install created the prefix");
+    // Two sources at once are refused too.
+    let out = Command::new("bash")
+        .arg(root().join("scripts/install-c.sh"))
+        .args([
+            "--prefix",
+            "/nonexistent/prefix",
+            "--fixtures",
+            "--partition",
+        ])
+        .output()
+        .expect("run install-c.sh");
+    assert_eq!(out.status.code(), Some(64));
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// The program the partition-backed library is checked with.
+const ENV_PROGRAM: &str = "crates/nrtucode-capi/tests/c/env_partition.c";
+
+/// The largest the partition-backed shared library may be (issue 30: at most 1 MB).
+const MAX_PARTITION_LIBRARY_BYTES: u64 = 1_000_000;
+
+/// FNV-1a 64, as `env_partition.c` hashes an answer.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// What `env_partition.c` prints for its grid: the embedded (fixture) answers when the
+/// partition holds the fixtures, or `unavailable` (every image code 3, every table code 2).
+fn grid(unavailable: bool) -> String {
+    use std::fmt::Write as _;
+    let line = |out: &mut String, result: Result<&[u8], nrtucode::ResolveErr>, none: i32| {
+        let _ = match (unavailable, result) {
+            (true, _) => writeln!(out, " {none} - -"),
+            (false, Ok(b)) => writeln!(out, " 0 {} {:016x}", b.len(), fnv1a(b)),
+            (false, Err(e)) => writeln!(out, " {} - -", e.code()),
+        };
+    };
+    let mut out = String::new();
+    for idx in 0..=39u32 {
+        for region in -1..=4 {
+            for flavor in [0, 1, 2, 3, 17, 18, 19, 5] {
+                let _ = write!(out, "image {idx} {region} {flavor}");
+                let r = nrtucode::get_memory_image(idx, region, flavor, &nrtucode::NoEnv);
+                line(&mut out, r, 3);
+            }
+        }
+        for kind in -1..=2 {
+            let _ = write!(out, "table {idx} {kind}");
+            line(&mut out, nrtucode::get_hwdecode_table(idx, kind), 2);
+        }
+    }
+    out
+}
+
+/// A host built against the vendor's library (its look-alike: no SONAME, so the host's NEEDED
+/// is the file name `libnrtucode_internal.so`) runs, unrebuilt, on the partition-backed
+/// library put under that file name with `NRTUCODE_PARTITION` set, and prints what it printed
+/// on the vendor's (`want`, the fixtures' answers, without the last-error line).
+fn switch_without_rebuild(
+    work: &Path,
+    build_dir: &Path,
+    ours: &Path,
+    partition: &Path,
+    want: &str,
+) -> Checked {
+    use nrtucode_lookalike::{LibraryBuild, OptLevel, Options, build_shared_object, generate_c};
+    let vendor = work.join("vendor");
+    let dropin = work.join("dropin");
+    create_dir(&vendor)?;
+    create_dir(&dropin)?;
+    let library = LibraryBuild::Full.library_name();
+    write(
+        &vendor.join("lookalike.c"),
+        generate_c(&Options::new(LibraryBuild::Full)),
+    )?;
+    build_shared_object(
+        &vendor.join("lookalike.c"),
+        &vendor.join(library),
+        OptLevel::O0,
+        false,
+    )
+    .map_err(|e| format!("the vendor look-alike: {e}"))?;
+    let host = build_dir.join("vendor_host");
+    status(
+        Command::new("cc")
+            .args(["-DNRTUCODE_VENDOR_ONLY", "-I"])
+            .arg(root().join("crates/nrtucode-capi/include"))
+            .arg(build_dir.join("host.c"))
+            .arg("-o")
+            .arg(&host)
+            .arg(format!("-L{}", vendor.display()))
+            .args(["-lnrtucode_internal", "-lpthread"]),
+    )?;
+    let needed = dynamic(&host)?.needed;
+    if !needed.iter().any(|n| n == library) {
+        return Err(format!(
+            "the vendor host does not need {library}: {needed:?}"
+        ));
+    }
+    copy(ours, &dropin.join(library))?;
+    let want = want.strip_suffix("last_error 0\n").unwrap_or(want);
+    for (dir, partition) in [(&vendor, None), (&dropin, Some(partition))] {
+        let mut command = Command::new(&host);
+        command
+            .env("LD_LIBRARY_PATH", dir)
+            .env_remove("NEURON_UCODE_FLAVOR")
+            .env_remove("NRTUCODE_MPLUS_ON_MARIANA")
+            .env_remove("NRTUCODE_PARTITION");
+        if let Some(p) = partition {
+            command.env("NRTUCODE_PARTITION", p);
+        }
+        let out = stdout(&mut command)?;
+        if out != want {
+            let first = want.lines().zip(out.lines()).find(|(w, o)| w != o);
+            return Err(format!(
+                "the unrebuilt vendor host on {}: {first:?}",
+                dir.display()
+            ));
+        }
+    }
+    println!(
+        "install_c: a host built against {library} answered alike, unrebuilt, on the partition-backed library"
+    );
+    Ok(())
+}
+
+/// The drop-in without firmware, installed with `--partition`, under 1 MB, with no fixture
+/// byte; a host program built against it answers exactly the fixtures' answers from a partition
+/// of the fixtures named by `NRTUCODE_PARTITION`, and, for a partition it must refuse (unset,
+/// relative, missing, unsigned, another key, below the minimum counter, a damaged blob), 3 for
+/// every image and 2 for every table, the reason once on stderr and from
+/// `nrtucode_partition_last_error`.
+#[test]
+#[ignore = "builds the partition-backed C library in release and installs it: CI runs it with --ignored"]
+fn the_partition_backed_library_answers_from_the_partition_named_at_run_time() {
+    let work = scratch("partition");
+    check(partition_backed(&work));
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+fn partition_backed(work: &Path) -> Checked {
+    use nrtucode::partition::TableClass;
+    use nrtucode_pack::{Blobs, Compression, PackOptions, SigningKey, pack_with};
+
+    let root = root();
+    let prefix = work.join("prefix");
+    let said = stdout(
+        install(&root, &prefix, &["--partition"]).env("NRTUCODE_PARTITION_MIN_COUNTER", "2"),
+    )?;
+    if !said.contains("firmware in the library: none: partition-backed") {
+        return Err(format!(
+            "the install does not say it holds no firmware: {said}"
+        ));
+    }
+    let so = prefix.join("lib/libnrtucode.so.0");
+    let size = std::fs::metadata(&so).map_err(|e| e.to_string())?.len();
+    println!("install_c: the partition-backed libnrtucode.so.0 is {size} bytes");
+    if size > MAX_PARTITION_LIBRARY_BYTES {
+        return Err(format!(
+            "the partition-backed library is {size} bytes, over 1 MB"
+        ));
+    }
+    let bytes = std::fs::read(&so).map_err(|e| e.to_string())?;
+    if bytes.windows(16).any(|w| w == b"NRTUCODE FIXTURE") {
+        return Err("the partition-backed library holds fixture bytes".into());
+    }
+
+    // The host program, built as a C user builds it.
+    let build_dir = work.join("build");
+    create_dir(&build_dir)?;
+    copy(&root.join(ENV_PROGRAM), &build_dir.join("host.c"))?;
+    let pkg_config_path = prefix.join("lib/pkgconfig");
+    status(
+        Command::new("bash")
+            .args([
+                "-euo",
+                "pipefail",
+                "-c",
+                "cc host.c -o host -lpthread $(pkg-config --cflags --libs nrtucode) -Wl,-rpath,\"$(pkg-config --variable=libdir nrtucode)\"",
+            ])
+            .current_dir(&build_dir)
+            .env("PKG_CONFIG_PATH", &pkg_config_path),
+    )?;
+
+    // Partitions of the fixtures: the one to answer from, and one per refusal.
+    let key = SigningKey::from_pem(include_str!("../../../keys/test-ed25519.pem"))
+        .map_err(|e| e.to_string())?;
+    let other = SigningKey::generate();
+    let pack = |counter: u32, key: Option<&SigningKey>, compression: Compression| {
+        let options = PackOptions {
+            security_counter: counter,
+            key,
+        };
+        pack_with(&Blobs::fixtures(TableClass::Full), &options, compression)
+            .map(|(bytes, _)| bytes)
+            .map_err(|e| e.to_string())
+    };
+    let parts = work.join("partitions");
+    create_dir(&parts)?;
+    let good = pack(3, Some(&key), Compression::Deflate)?;
+    let mut damaged = pack(3, Some(&key), Compression::Stored)?;
+    let last = damaged.len() - 1;
+    damaged[last] ^= 1; // the last blob's last byte
+    for (name, bytes) in [
+        ("good.part", good),
+        ("unsigned.part", pack(3, None, Compression::Stored)?),
+        (
+            "other-key.part",
+            pack(3, Some(&other), Compression::Stored)?,
+        ),
+        ("rollback.part", pack(1, Some(&key), Compression::Stored)?),
+        ("damaged.part", damaged),
+    ] {
+        write(&parts.join(name), bytes)?;
+    }
+
+    let run = |partition: Option<&std::ffi::OsStr>| -> Checked<(String, String)> {
+        let mut command = Command::new(build_dir.join("host"));
+        command
+            .env_remove("LD_LIBRARY_PATH")
+            .env_remove("NEURON_UCODE_FLAVOR")
+            .env_remove("NRTUCODE_MPLUS_ON_MARIANA")
+            .env_remove("NRTUCODE_PARTITION");
+        if let Some(p) = partition {
+            command.env("NRTUCODE_PARTITION", p);
+        }
+        let out = command.output().map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            return Err(format!("the host program failed ({})", out.status));
+        }
+        Ok((
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ))
+    };
+
+    let (out, err) = run(Some(parts.join("good.part").as_os_str()))?;
+    let want = format!("{}threads 0 1\nlast_error 0\n", grid(false));
+    if out != want {
+        let first = want.lines().zip(out.lines()).find(|(w, o)| w != o);
+        return Err(format!(
+            "the partition's answers differ from the fixtures': {first:?}"
+        ));
+    }
+    if !err.is_empty() {
+        return Err(format!("a good partition printed to stderr: {err}"));
+    }
+    switch_without_rebuild(work, &build_dir, &so, &parts.join("good.part"), &want)?;
+
+    let path = |name: &str| Some(parts.join(name).into_os_string());
+    let cases: [(Option<std::ffi::OsString>, i32, &str); 7] = [
+        (None, 13, "NRTUCODE_PARTITION is not set"),
+        (Some("good.part".into()), 13, "is not an absolute path"),
+        (path("missing.part"), 3, "missing.part: No such file"),
+        (path("unsigned.part"), 5, "unsigned"),
+        (path("other-key.part"), 6, "unknown key"),
+        (
+            path("rollback.part"),
+            8,
+            "security counter 1 is below the minimum 2",
+        ),
+        (path("damaged.part"), 10, "SHA-256 mismatch"),
+    ];
+    let refused = format!("{}threads 3 1\n", grid(true));
+    for (partition, code, reason) in cases {
+        let (out, err) = run(partition.as_deref())?;
+        if out != format!("{refused}last_error {code}\n") {
+            let tail: Vec<&str> = out.lines().rev().take(2).collect();
+            return Err(format!(
+                "NRTUCODE_PARTITION={partition:?}: not every call answered 3 / 2 with reason {code}: {tail:?}"
+            ));
+        }
+        let lines: Vec<&str> = err.lines().collect();
+        if lines.len() != 1 || !lines[0].contains(reason) || !lines[0].starts_with("nrtucode: ") {
+            return Err(format!(
+                "NRTUCODE_PARTITION={partition:?}: stderr is not one line saying '{reason}': {err:?}"
+            ));
+        }
+        println!("install_c: refused: {}", lines[0]);
+    }
+    Ok(())
 }

@@ -17,6 +17,14 @@
 //!   (decode-verify for a deflate blob, copy-verify for a stored one): its code, length and
 //!   bytes against ours,
 //!
+//! * the C ABI of the partition-backed library, `nrtucode_capi`'s partition handles
+//!   (`nrtucode_partition_open_memory` then `nrtucode_partition_get_*`) over the stored and the
+//!   deflate partition, and the partition the vendor symbols of the drop-in without firmware
+//!   answer from (`nrtucode_capi::from_env::EnvPartition`, the file named by
+//!   `NRTUCODE_PARTITION`, the deflate one): code, length, bytes against the look-alike's,
+//!   untouched out-parameters, pointer aliasing and the place of every cursor in the handle's
+//!   own memory,
+//!
 //! on return code, success, length, bytes, untouched out-parameters on failure, the place of
 //! every boundary cursor among its image's regions (the start or end of which), pointer aliasing
 //! (the two NX SP slots of a generation; any two calls the look-alike answers with one pointer),
@@ -79,6 +87,24 @@ impl Answer {
     }
 }
 
+impl Answer {
+    /// An answer of the partition-backed C ABI's Rust side: bytes, or a code.
+    fn of_code(result: Result<&[u8], c_int>) -> Self {
+        match result {
+            Ok(bytes) => Answer {
+                rc: 0,
+                ptr: bytes.as_ptr().cast(),
+                len: bytes.len(),
+            },
+            Err(rc) => Answer {
+                rc,
+                ptr: SENTINEL_PTR,
+                len: SENTINEL_LEN,
+            },
+        }
+    }
+}
+
 fn call_image(f: ImageFn, idx: u32, region: i32, flavor: i32) -> Answer {
     let (mut ptr, mut len) = (SENTINEL_PTR, SENTINEL_LEN);
     // SAFETY: `f` has the vendor's signature (the look-alike's resolver or our C ABI); both
@@ -92,6 +118,72 @@ fn call_hw(f: HwFn, idx: u32, kind: i32) -> Answer {
     // SAFETY: as in `call_image`.
     let rc = unsafe { f(idx, kind, &mut ptr, &mut len) };
     Answer { rc, ptr, len }
+}
+
+/// Where a partition-backed C ABI answer comes from.
+enum CSource {
+    /// A handle of `nrtucode_partition_open_memory`.
+    Handle(*mut nrtucode_capi::handle::NrtucodePartition),
+    /// The partition the drop-in's vendor symbols answer from.
+    Env(&'static nrtucode_capi::from_env::EnvPartition),
+}
+
+/// One partition-backed C ABI under comparison, and what it has been compared on.
+struct CPartition {
+    name: &'static str,
+    source: CSource,
+    answers: u64,
+    cursors: u64,
+    /// (look-alike pointer, ours, length) whose bytes were already compared.
+    verified: HashSet<(usize, usize, usize)>,
+    /// Look-alike (pointer, length) -> ours.
+    alias: HashMap<(usize, usize), usize>,
+}
+
+impl CPartition {
+    fn new(name: &'static str, source: CSource) -> Self {
+        CPartition {
+            name,
+            source,
+            answers: 0,
+            cursors: 0,
+            verified: HashSet::new(),
+            alias: HashMap::new(),
+        }
+    }
+
+    fn image(&self, idx: u32, region: i32, flavor: i32) -> Answer {
+        match self.source {
+            CSource::Handle(h) => {
+                let (mut ptr, mut len) = (SENTINEL_PTR, SENTINEL_LEN);
+                // SAFETY: `h` is a handle (open until the end of the run, or a number the call
+                // refuses); both out-pointers point at live locals.
+                let rc = unsafe {
+                    nrtucode_capi::handle::nrtucode_partition_get_memory_image(
+                        h, idx, region, flavor, &mut ptr, &mut len,
+                    )
+                };
+                Answer { rc, ptr, len }
+            }
+            CSource::Env(p) => Answer::of_code(p.memory_image(idx, region, flavor)),
+        }
+    }
+
+    fn hwdecode(&self, idx: u32, kind: i32) -> Answer {
+        match self.source {
+            CSource::Handle(h) => {
+                let (mut ptr, mut len) = (SENTINEL_PTR, SENTINEL_LEN);
+                // SAFETY: as in `image`.
+                let rc = unsafe {
+                    nrtucode_capi::handle::nrtucode_partition_get_hwdecode_table(
+                        h, idx, kind, &mut ptr, &mut len,
+                    )
+                };
+                Answer { rc, ptr, len }
+            }
+            CSource::Env(p) => Answer::of_code(p.hwdecode_table(idx, kind)),
+        }
+    }
 }
 
 /// A resolver into a buffer over the compressed partition: the bytes it wrote, or why not.
@@ -133,6 +225,8 @@ struct Oracle {
     /// The compressed partition's loader (SHA-256 and inflater state, held for the run, as
     /// firmware would).
     loader: Box<Loader>,
+    /// The partition-backed C ABIs.
+    c_partitions: Vec<CPartition>,
 }
 
 impl Oracle {
@@ -156,6 +250,66 @@ impl Oracle {
             compressed_verified: HashMap::new(),
             compressed_decoded: 0,
             loader: Box::new(Loader::new()),
+            c_partitions: Vec::new(),
+        }
+    }
+
+    /// Partition-backed C ABI `i`'s answer `a` against the look-alike's `c`: code, length,
+    /// untouched out-parameters, bytes, alignment, pointer aliasing, and the cursor's place.
+    fn c_partition_answer(
+        &mut self,
+        i: usize,
+        what: &dyn Fn() -> String,
+        c: Answer,
+        a: Answer,
+        place_of: Option<(Place, Place)>,
+    ) {
+        let (tally, run) = (&mut self.tally, &mut self.c_partitions[i]);
+        let name = run.name;
+        run.answers += 1;
+        tally.check(
+            a.rc == c.rc
+                && (c.rc != 0 || a.len == c.len)
+                && (a.rc == 0 || (a.ptr, a.len) == (SENTINEL_PTR, SENTINEL_LEN)),
+            || format!("{}: {name} {a:?}, look-alike {c:?}", what()),
+        );
+        if a.rc != 0 || c.rc != 0 || a.len != c.len {
+            return;
+        }
+        if a.len > 0 {
+            let key = (c.ptr as usize, a.ptr as usize, a.len);
+            if !run.verified.contains(&key) {
+                // SAFETY: both answered 0: `c.ptr` points at `c.len` bytes of the loaded
+                // look-alike, `a.ptr` at as many in memory the partition owns (open for the
+                // whole run).
+                let same = unsafe {
+                    std::slice::from_raw_parts(c.ptr.cast::<u8>(), c.len)
+                        == std::slice::from_raw_parts(a.ptr.cast::<u8>(), a.len)
+                };
+                tally.check(same, || format!("{}: {name} bytes differ", what()));
+                if same {
+                    run.verified.insert(key);
+                }
+            }
+            tally.check((a.ptr as usize).is_multiple_of(16), || {
+                format!("{}: {name} blob not 16-byte aligned", what())
+            });
+            let seen = *run
+                .alias
+                .entry((c.ptr as usize, c.len))
+                .or_insert(a.ptr as usize);
+            tally.check(seen == a.ptr as usize, || {
+                format!("{}: look-alike reuses a pointer {name} does not", what())
+            });
+        }
+        if let Some((mine, theirs)) = place_of {
+            run.cursors += 1;
+            tally.check(!theirs.is_empty() && theirs == mine, || {
+                format!(
+                    "{}: cursor is {mine:?} of its image in {name}, {theirs:?} in the look-alike",
+                    what()
+                )
+            });
         }
     }
 
@@ -420,6 +574,22 @@ impl Oracle {
                 Err(_) => Ok(Vec::new()),
             });
         }
+        for i in 0..self.c_partitions.len() {
+            let run = &self.c_partitions[i];
+            let a = run.image(idx, region, flavor);
+            let place_of = (c.rc == 0 && c.len == 0 && a.rc == 0 && a.len == 0).then(|| {
+                let mine = place(a.ptr as usize, |r| {
+                    let x = run.image(idx, r, flavor);
+                    (x.rc == 0).then_some((x.ptr as usize, x.len))
+                });
+                let theirs = place(c.ptr as usize, |r| {
+                    let x = call_image(self.c_image, idx, r, flavor);
+                    (x.rc == 0).then_some((x.ptr as usize, x.len))
+                });
+                (mine, theirs)
+            });
+            self.c_partition_answer(i, &what, c, a, place_of);
+        }
         if let Some(twin) = twin_of(idx) {
             let c_twin = call_image(self.c_image, twin, region, flavor);
             let ours_twin = Answer::of(nrtucode::get_memory_image(twin, region, flavor, env));
@@ -491,6 +661,10 @@ impl Oracle {
                 Err(_) => Ok(Vec::new()),
             });
         }
+        for i in 0..self.c_partitions.len() {
+            let a = self.c_partitions[i].hwdecode(idx, kind);
+            self.c_partition_answer(i, &what, c, a, None);
+        }
     }
 }
 
@@ -499,7 +673,7 @@ impl Oracle {
 fn signed_partition_of(
     so: &Path,
     compression: nrtucode_pack::Compression,
-) -> Result<VerifiedPartition<'static>, String> {
+) -> Result<(&'static [u8], VerifiedPartition<'static>), String> {
     let key = nrtucode_pack::SigningKey::from_pem(include_str!("../../../keys/test-ed25519.pem"))
         .map_err(|e| e.to_string())?;
     let blobs = nrtucode_pack::Blobs::from_library(so).map_err(|e| e.to_string())?;
@@ -528,7 +702,46 @@ fn signed_partition_of(
     partition
         .check_blobs(&mut nrtucode::digest::SoftSha256::new())
         .map_err(|e| e.to_string())?;
-    Ok(partition)
+    Ok((bytes, partition))
+}
+
+/// The table class of the look-alike under comparison, as the C API names it.
+fn c_table_class() -> c_int {
+    match LIBRARY {
+        nrtucode_lookalike::LibraryBuild::Full => nrtucode_capi::handle::NRTUCODE_TABLES_FULL,
+        nrtucode_lookalike::LibraryBuild::Front => nrtucode_capi::handle::NRTUCODE_TABLES_FRONT,
+    }
+}
+
+/// A handle over `bytes` through the C API, with the test key's PEM text.
+fn c_handle(bytes: &[u8]) -> Result<*mut nrtucode_capi::handle::NrtucodePartition, String> {
+    let pem = include_str!("../../../keys/test-ed25519.pub.pem");
+    let mut handle = std::ptr::null_mut();
+    // SAFETY: every pointer points at live data of the given length; `handle` is a local.
+    let rc = unsafe {
+        nrtucode_capi::handle::nrtucode_partition_open_memory(
+            bytes.as_ptr().cast(),
+            bytes.len(),
+            pem.as_ptr().cast(),
+            pem.len(),
+            1,
+            c_table_class(),
+            &mut handle,
+        )
+    };
+    if rc != 0 {
+        let mut message = [0u8; 512];
+        // SAFETY: `message` is valid for writes of its length.
+        unsafe {
+            nrtucode_capi::handle::nrtucode_partition_last_error(
+                message.as_mut_ptr().cast(),
+                message.len(),
+            )
+        };
+        let text = String::from_utf8_lossy(&message);
+        return Err(format!("open: {rc} {}", text.trim_end_matches('\0')));
+    }
+    Ok(handle)
 }
 
 /// Where a cursor pointer lies relative to the non-empty regions `region_of` resolves for the
@@ -736,20 +949,67 @@ fn main() -> ExitCode {
         (*image, *hw)
     };
     let mut oracle = Oracle::new(c_image, c_hw);
-    match signed_partition_of(&so, nrtucode_pack::Compression::Stored) {
-        Ok(p) => oracle.partition = Some(p),
+    let stored = match signed_partition_of(&so, nrtucode_pack::Compression::Stored) {
+        Ok((bytes, p)) => {
+            oracle.partition = Some(p);
+            bytes
+        }
         Err(e) => {
             eprintln!("differential: packing the look-alike: {e}");
             return ExitCode::FAILURE;
         }
-    }
-    match signed_partition_of(&so, nrtucode_pack::Compression::Deflate) {
-        Ok(p) => oracle.compressed = Some(p),
+    };
+    let deflate = match signed_partition_of(&so, nrtucode_pack::Compression::Deflate) {
+        Ok((bytes, p)) => {
+            oracle.compressed = Some(p);
+            bytes
+        }
         Err(e) => {
             eprintln!("differential: packing the look-alike with deflate: {e}");
             return ExitCode::FAILURE;
         }
+    };
+    // The partition-backed C ABI: a handle over each packing, and the drop-in's partition
+    // (the deflate one, named by NRTUCODE_PARTITION, opened at its first call).
+    for (name, bytes) in [
+        ("C ABI handle (stored)", stored),
+        ("C ABI handle (deflate)", deflate),
+    ] {
+        match c_handle(bytes) {
+            Ok(h) => oracle
+                .c_partitions
+                .push(CPartition::new(name, CSource::Handle(h))),
+            Err(e) => {
+                eprintln!("differential: {name}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
     }
+    let env_file = dir.path().join("deflate.part");
+    std::fs::write(&env_file, deflate).expect("write the partition");
+    // SAFETY: this test binary has a single thread (harness = false).
+    unsafe { std::env::set_var(nrtucode_capi::from_env::PARTITION_VAR, &env_file) };
+    let env_partition: &'static nrtucode_capi::from_env::EnvPartition =
+        Box::leak(Box::new(nrtucode_capi::from_env::EnvPartition::new(
+            nrtucode_pack::SigningKey::from_pem(include_str!("../../../keys/test-ed25519.pem"))
+                .expect("test key")
+                .public_key(),
+            Policy {
+                min_security_counter: 1,
+                expected_class: match LIBRARY {
+                    nrtucode_lookalike::LibraryBuild::Full => TableClass::Full,
+                    nrtucode_lookalike::LibraryBuild::Front => TableClass::Front,
+                },
+            },
+        )));
+    if let Err(refusal) = env_partition.get() {
+        eprintln!("differential: NRTUCODE_PARTITION: {}", refusal.message);
+        return ExitCode::FAILURE;
+    }
+    oracle.c_partitions.push(CPartition::new(
+        "the drop-in's NRTUCODE_PARTITION (deflate)",
+        CSource::Env(env_partition),
+    ));
 
     check_removal_notices(&mut oracle, dir.path());
     if let Err(e) = mutants_are_caught(dir.path(), &opts) {
@@ -834,6 +1094,15 @@ fn main() -> ExitCode {
         oracle.compressed_verified.len(),
         oracle.compressed_decoded
     );
+    for run in &oracle.c_partitions {
+        println!(
+            "differential: {} answers also through the partition-backed C ABI, {} ({} distinct blobs byte-compared, {} cursors placed like the look-alike's)",
+            run.answers,
+            run.name,
+            run.verified.len(),
+            run.cursors
+        );
+    }
     for sample in &t.samples {
         println!("  mismatch: {sample}");
     }
@@ -842,6 +1111,11 @@ fn main() -> ExitCode {
         && oracle.partition_answers >= oracle.tuples
         && oracle.compressed_answers >= oracle.tuples
         && oracle.compressed_decoded > 0
+        && oracle.c_partitions.len() == 3
+        && oracle
+            .c_partitions
+            .iter()
+            .all(|run| run.answers >= oracle.tuples && run.cursors > 0)
     {
         println!("differential: 1 passed, 0 failed");
         ExitCode::SUCCESS

@@ -1,0 +1,141 @@
+//! Why a partition was refused ([`Refusal`]: a code of `nrtucode.h`'s `NRTUCODE_PARTITION_E_*`
+//! and a message), and the calling thread's last refusal, which
+//! `nrtucode_partition_last_error` reports.
+
+use core::ffi::c_int;
+use std::cell::RefCell;
+
+use nrtucode::partition::{
+    BlobId, FormatError, LoadError, PublicKey, ReadError, Tables, TrustError,
+};
+
+/// No refusal.
+pub const NRTUCODE_PARTITION_OK: c_int = 0;
+/// A NULL or out-of-range argument: path, bytes, key, out-pointer or table class.
+pub const NRTUCODE_PARTITION_E_ARGUMENT: c_int = 1;
+/// The key is neither 32 raw bytes nor an ed25519 public key in SPKI PEM text.
+pub const NRTUCODE_PARTITION_E_KEY: c_int = 2;
+/// The file cannot be opened or read, or is not a regular file.
+pub const NRTUCODE_PARTITION_E_IO: c_int = 3;
+/// The bytes are not a partition of this format (truncated, bad magic, broken table, ...).
+pub const NRTUCODE_PARTITION_E_FORMAT: c_int = 4;
+/// The partition is unsigned.
+pub const NRTUCODE_PARTITION_E_UNSIGNED: c_int = 5;
+/// The partition was signed with another key.
+pub const NRTUCODE_PARTITION_E_UNKNOWN_KEY: c_int = 6;
+/// The signature does not verify: the signed bytes were changed.
+pub const NRTUCODE_PARTITION_E_BAD_SIGNATURE: c_int = 7;
+/// The security counter is below the minimum: a downgrade.
+pub const NRTUCODE_PARTITION_E_ROLLBACK: c_int = 8;
+/// The partition follows the other table class (full or front).
+pub const NRTUCODE_PARTITION_E_WRONG_CLASS: c_int = 9;
+/// A blob's bytes do not hash to the digest in the signed table of contents.
+pub const NRTUCODE_PARTITION_E_DIGEST: c_int = 10;
+/// A compressed blob's authenticated stream does not decode to its recorded bytes.
+pub const NRTUCODE_PARTITION_E_DECODE: c_int = 11;
+/// A NULL, closed or unknown handle.
+pub const NRTUCODE_PARTITION_E_HANDLE: c_int = 12;
+/// `NRTUCODE_PARTITION` is unset, empty or not an absolute path (partition-backed build).
+pub const NRTUCODE_PARTITION_E_NOT_CONFIGURED: c_int = 13;
+/// The memory to hold the partition or its decoded blobs could not be allocated.
+pub const NRTUCODE_PARTITION_E_MEMORY: c_int = 14;
+
+/// A refusal: its code and what a person reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// One of the `NRTUCODE_PARTITION_E_*` codes.
+    pub code: c_int,
+    /// Why, in one line, naming what was refused.
+    pub message: String,
+}
+
+impl Refusal {
+    /// A refusal with this code and message.
+    pub fn new(code: c_int, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `what` (a file's path or "the partition in memory") refused by the reader.
+    pub fn of_read(what: &str, e: &ReadError) -> Self {
+        let code = match e {
+            ReadError::Header { .. } | ReadError::TooLarge { .. } => NRTUCODE_PARTITION_E_FORMAT,
+            _ => NRTUCODE_PARTITION_E_IO,
+        };
+        Self::new(code, format!("{what}: {e}"))
+    }
+
+    /// `what` refused by the parser.
+    pub fn of_format(what: &str, e: &FormatError) -> Self {
+        Self::new(
+            NRTUCODE_PARTITION_E_FORMAT,
+            format!("{what}: not a valid partition: {e}"),
+        )
+    }
+
+    /// `what` refused by the signature or policy check with `key`.
+    pub fn of_trust(what: &str, e: &TrustError, key: &PublicKey) -> Self {
+        let code = match e {
+            TrustError::Unsigned => NRTUCODE_PARTITION_E_UNSIGNED,
+            TrustError::UnknownKey { .. } => NRTUCODE_PARTITION_E_UNKNOWN_KEY,
+            TrustError::Rollback { .. } => NRTUCODE_PARTITION_E_ROLLBACK,
+            TrustError::WrongClass { .. } => NRTUCODE_PARTITION_E_WRONG_CLASS,
+            _ => NRTUCODE_PARTITION_E_BAD_SIGNATURE,
+        };
+        let message = match e {
+            TrustError::UnknownKey { .. } => {
+                format!("{what}: {e}; the given key's ID is {}", hex(&key.key_id()))
+            }
+            _ => format!("{what}: {e}"),
+        };
+        Self::new(code, message)
+    }
+
+    /// `what` refused because blob `blob` of `tables` failed its check.
+    pub fn of_load(what: &str, e: &LoadError, tables: &Tables<'_>, blob: BlobId) -> Self {
+        let code = match e {
+            LoadError::DigestMismatch { .. } | LoadError::StoredDigestMismatch { .. } => {
+                NRTUCODE_PARTITION_E_DIGEST
+            }
+            _ => NRTUCODE_PARTITION_E_DECODE,
+        };
+        let used = match tables.first_use(blob) {
+            Some(used) => format!(" (first used by {used})"),
+            None => String::new(),
+        };
+        Self::new(code, format!("{what}: {e}{used}"))
+    }
+}
+
+/// Lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+thread_local! {
+    /// The calling thread's last refusal (`NRTUCODE_PARTITION_OK` and empty before any).
+    static LAST: RefCell<Refusal> = RefCell::new(Refusal::new(NRTUCODE_PARTITION_OK, ""));
+}
+
+/// Records `refusal` as the calling thread's last.
+pub fn set_last(refusal: &Refusal) {
+    // A thread being torn down has no slot left: nothing to record then.
+    let _ = LAST.try_with(|last| last.borrow_mut().clone_from(refusal));
+}
+
+/// Clears the calling thread's last refusal (a successful open).
+pub fn clear_last() {
+    let _ = LAST.try_with(|last| {
+        let mut last = last.borrow_mut();
+        last.code = NRTUCODE_PARTITION_OK;
+        last.message.clear();
+    });
+}
+
+/// The calling thread's last refusal.
+pub fn last() -> Refusal {
+    LAST.try_with(|last| last.borrow().clone())
+        .unwrap_or_else(|_| Refusal::new(NRTUCODE_PARTITION_OK, ""))
+}
