@@ -9,7 +9,8 @@
 //! `$OUT_DIR/partition_policy.rs`: the public key the partition named by `NRTUCODE_PARTITION`
 //! must be signed with, read from the SPKI PEM file named by `NRTUCODE_PARTITION_KEY` (an
 //! absolute path; default: `keys/test-ed25519.pub.pem`, the repository's test key), the
-//! minimum security counter `NRTUCODE_PARTITION_MIN_COUNTER` (default 0) and the table class
+//! minimum security counter `NRTUCODE_PARTITION_MIN_COUNTER` (default 1, the counter
+//! `nrtucode pack` writes by default and the bare-metal template's minimum) and the table class
 //! `NRTUCODE_PARTITION_CLASS` (`full`, the default, or `front`).
 
 use std::path::{Path, PathBuf};
@@ -84,7 +85,7 @@ fn partition_policy(out: &Path) {
                 "NRTUCODE_PARTITION_MIN_COUNTER must be a number 0..=4294967295, got '{v}'"
             ))
         }),
-        _ => 0,
+        _ => 1,
     };
     let class = match env::var("NRTUCODE_PARTITION_CLASS").as_deref() {
         Ok("full") | Ok("") | Err(_) => "Full",
@@ -94,6 +95,13 @@ fn partition_policy(out: &Path) {
         )),
     };
     let bytes: Vec<String> = key.iter().map(|b| format!("{b:#04x}")).collect();
+    if test_key {
+        println!(
+            "cargo::warning=the drop-in accepts partitions signed by the repository's TEST key \
+             (keys/test-ed25519.pub.pem): set NRTUCODE_PARTITION_KEY to your public key's \
+             absolute path for anything but tests"
+        );
+    }
     let source = if test_key {
         "the test key keys/test-ed25519.pub.pem (never for real firmware)".to_owned()
     } else {
