@@ -12,7 +12,9 @@
 //!   as Cargo resolves it, however the manifest spells it;
 //! * the core's unsafe budget ([`unsafe_audit`]): one `unsafe`, the blobs' link-section
 //!   attribute in one definition;
-//! * every Markdown table renders whole ([`md_tables`]).
+//! * every Markdown table renders whole ([`md_tables`]);
+//! * what is kept in two places is the same in both: the template's copy of the test key's
+//!   public half, the facts crate's `rust-version` (the core's build-dependency) and the core's.
 
 mod links;
 mod md_tables;
@@ -30,13 +32,14 @@ use nrtucode_facts::facts::FRONT_FEATURES;
 type Check = fn(&Path, &mut Vec<String>) -> Result<(), String>;
 
 /// Every rule, in the order its messages are listed. A new rule is one more row.
-const CHECKS: [(&str, Check); 6] = [
+const CHECKS: [(&str, Check); 7] = [
     ("README's layout table", layout),
     ("relative links", links::repository),
     ("what the crates package", packaged),
     ("the front feature", front_feature),
     ("the core's unsafe budget", unsafe_audit::check),
     ("Markdown tables", markdown_tables),
+    ("copies kept equal", kept_equal),
 ];
 
 /// Every Markdown table renders whole ([`md_tables::check`]).
@@ -60,6 +63,29 @@ fn the_repository_keeps_its_rules() {
         }
     }
     assert!(problems.is_empty(), "policy:\n  {}", problems.join("\n  "));
+}
+
+/// The template's test key is the repository's; the facts crate declares the core's
+/// `rust-version`, which `cargo xtask msrv` builds with.
+fn kept_equal(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
+    let key = "keys/test-ed25519.pub.pem";
+    let template_key = format!("examples/bare-metal/{key}");
+    let read = |p: &str| std::fs::read(root.join(p)).map_err(|e| format!("cannot read {p}: {e}"));
+    if read(key)? != read(&template_key)? {
+        problems.push(format!("{template_key} is not {key}"));
+    }
+    let packages = packages(root)?;
+    let rust_version = |name: &str| {
+        let package = packages.iter().find(|p| p["name"] == name);
+        package.and_then(|p| p["rust_version"].as_str())
+    };
+    let (core, facts) = (rust_version("nrtucode"), rust_version("nrtucode-facts"));
+    if core.is_none() || core != facts {
+        problems.push(format!(
+            "the core's rust-version is {core:?}, its facts crate's {facts:?}: want one, the same"
+        ));
+    }
+    Ok(())
 }
 
 /// The first-column paths of the table under `## Layout` in `readme`, without a trailing `/`.
