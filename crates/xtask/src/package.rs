@@ -116,7 +116,7 @@ fn check(
     let unpacked = work.join("unpacked");
     crate::files::create_dir(&unpacked)?;
     let mut dirs = Vec::new();
-    let mut patches = String::new();
+    let mut patches = String::from("[patch.crates-io]\n");
     for name in published {
         let file = meta
             .target_dir
