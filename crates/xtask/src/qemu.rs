@@ -29,7 +29,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::build::{self, path_str, status};
-use crate::device::{self, PSRAM, Separate, count};
+use crate::device::{self, Separate, count};
 use crate::elf;
 use crate::files;
 use crate::metadata::Metadata;
@@ -152,17 +152,12 @@ struct Boots {
 
 impl Boots {
     /// Boots the firmware with `flash` (none, a partition at 0x21000000, or that and an update
-    /// in the download area [`LINK`]) and checks the log (also in `WORK/NAME.log`) against
-    /// `want`; returns the log.
+    /// in the download area: [`device::load`]) and checks the log (also in `WORK/NAME.log`)
+    /// against `want`; returns the log.
     pub fn boot(&self, name: &str, flash: &[&Path], want: &Want) -> Result<String, String> {
         let mut qemu = (self.qemu)(&self.fw);
-        if let [part, ..] = flash {
-            device::loader(&mut qemu, part, PSRAM)?;
-        }
-        if let [_, update] = flash {
-            device::download(&mut qemu, update, LINK)?;
-        }
-        let run = device::boot(&mut qemu, TIMEOUT, None)?;
+        device::load(&mut qemu, flash)?;
+        let run = device::boot(&mut qemu, TIMEOUT, false)?;
         let file = self.work.join(format!("{name}.log"));
         let log = match &self.decoder {
             Some(decoder) => device::decode(decoder, &self.fw, &run.stdout, &file)
@@ -470,13 +465,6 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
     let work = build::scratch(meta, "qemu-partition")?;
     let template = Separate::template(meta);
     let key = meta.root.join("keys/test-ed25519.pem");
-    if files::read(&meta.root.join("keys/test-ed25519.pub.pem"))?
-        != files::read(&template.dir.join("keys/test-ed25519.pub.pem"))?
-    {
-        return Err(
-            "examples/bare-metal/keys/test-ed25519.pub.pem is not keys/test-ed25519.pub.pem".into(),
-        );
-    }
     let mut private = template.command(&["--no-default-features", "--features", "qemu,partition"]);
     let (_, out) = build::output(private.env("NRTUCODE_PARTITION_KEY", &key))?;
     let err = String::from_utf8_lossy(&out.stderr);
@@ -529,21 +517,21 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
             )?,
             Bytes::Flip(of, item) => {
                 let (bytes, at) = middle(of, item)?;
-                elf::write_whole(&path, &flipped(bytes, &[at])?)?
+                files::write(&path, &flipped(bytes, &[at])?)?
             }
             Bytes::Cut(of, item) => {
                 let (bytes, at) = middle(of, item)?;
-                elf::write_whole(&path, &bytes[..bytes.len().min(at)])?
+                files::write(&path, &bytes[..bytes.len().min(at)])?
             }
             Bytes::Head(of, n) => {
                 let bytes = &earlier(of)?.1;
-                elf::write_whole(&path, &bytes[..bytes.len().min(n)])?
+                files::write(&path, &bytes[..bytes.len().min(n)])?
             }
             Bytes::Toc(of) => {
                 let bytes = &earlier(of)?.1;
-                elf::write_whole(&path, &flipped(bytes, &toc_digest_bytes(bytes)?)?)?
+                files::write(&path, &flipped(bytes, &toc_digest_bytes(bytes)?)?)?
             }
-            Bytes::Erased => elf::write_whole(&path, &[0xFF; 65536])?,
+            Bytes::Erased => files::write(&path, [0xFF; 65536])?,
         }
         let log = boots.boot(name, &[&path], &want)?;
         done.push((name, files::read(&path)?, log));
@@ -729,10 +717,6 @@ pub fn walkthrough(meta: &Metadata, _: &()) -> Result<(), String> {
     Ok(())
 }
 
-/// The download area of the template with feature `update`: the link's length word here, its
-/// bytes from the next word ([`device::download`]).
-pub const LINK: u64 = 0x2190_0000;
-
 /// `nrtucode pack` of the front fixtures with the test key, security counter `counter`, into
 /// `WORK/NAME` (`extra`: more arguments).
 pub fn pack_front(
@@ -753,8 +737,8 @@ pub fn pack_front(
 }
 
 /// The update cases: slot A holds a signed partition (`-device loader` at 0x21000000, as a
-/// probe writes it); an update waits in the download area ([`LINK`]: `-device loader` stands in
-/// for the link). The firmware boots A, streams the update into slot B through `NorFlash` in odd
+/// probe writes it); an update waits in the download area ([`device::DOWNLOADS`]: `-device loader`
+/// stands in for the link). The firmware boots A, streams the update into slot B through `NorFlash` in odd
 /// chunks, resets (`SYSRESETREQ`: QEMU keeps the RAM the flash is emulated over), boots B on
 /// trial, confirms it, resets and boots B again. A changed byte of a blob, a download cut off
 /// halfway and a downgrade (counter 1 over 2) are refused (exit 4), and slot A boots after the
@@ -833,8 +817,8 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     let bytes = files::read(&p2)?;
     let (at, len) = offset(&log, IRAM).ok_or(format!("update: no partition offset of {IRAM}"))?;
     let (changed, half) = (work.join("changed.part"), work.join("half.part"));
-    elf::write_whole(&changed, &flipped(&bytes, &[at + len / 2])?)?;
-    elf::write_whole(&half, &bytes[..bytes.len() / 2])?;
+    files::write(&changed, &flipped(&bytes, &[at + len / 2])?)?;
+    files::write(&half, &bytes[..bytes.len() / 2])?;
     let refused = kept("Load(DigestMismatch { blob: BlobId(13) })");
     boots.boot("changed", &[&p1, &changed], &refused)?;
     boots.boot("half", &[&p1, &half], &kept(""))?;
