@@ -180,6 +180,27 @@ impl Boots {
     }
 }
 
+/// Boots the firmware intact (`intact`, exit 0: some images verified, none failed, a line
+/// holding "N of N images loaded"), then, as `tampered` (a file in the work directory), with
+/// the middle byte of the first image verified flipped ([`elf::flip_verified`]): that image
+/// named failed, every other verified. Returns the images and the intact firmware's path.
+fn intact_then_tampered(boots: &mut Boots, intact: Want) -> Result<(usize, PathBuf), String> {
+    let log = boots.boot("intact", &[], &intact.count(FAILED, 0))?;
+    let images = count(&log, VERIFIED);
+    if images < 1 || !log.contains(&format!("{images} of {images} images loaded")) {
+        return Err(format!(
+            "intact: {images} images verified, want some and all of them loaded"
+        ));
+    }
+    let (intact, tampered) = (boots.fw.clone(), boots.work.join("tampered.elf"));
+    let image = elf::flip_verified(&intact, &tampered, &log)?;
+    boots.fw = tampered;
+    let named = format!("{image}: verification failed: SHA-256 mismatch");
+    let want = Want::failing().line(&[&named]).count(FAILED, 1);
+    boots.boot("tampered", &[], &want.count(VERIFIED, images - 1))?;
+    Ok((images, intact))
+}
+
 /// The template's intact, tampered and erased flash, for both resolutions.
 pub fn arm(meta: &Metadata, _: &()) -> Result<(), String> {
     device::require("qemu-system-arm", "qemu-system-arm")?;
@@ -198,29 +219,11 @@ pub fn arm(meta: &Metadata, _: &()) -> Result<(), String> {
             qemu: device::arm,
             fw: intact,
         };
+        let fixtures = "INFO  blobs: the built-in fixtures, not the vendor's";
         let want = Want::exit(0)
-            .line(&["INFO  blobs: the built-in fixtures, not the vendor's"])
-            .count(FAILED, 0);
-        let log = boots.boot("intact", &[], &want)?;
-        let images = count(&log, VERIFIED);
-        let ready = format!("engine ready: {images} of {images} images loaded");
-        if images < 1 || !log.contains(&ready) {
-            return Err(format!(
-                "intact flash: {images} images verified, want some and {ready:?}"
-            ));
-        }
-        let (intact, tampered) = (boots.fw.clone(), work.join("tampered.elf"));
-        let image = elf::flip_verified(&intact, &tampered, &log)?;
-        boots.fw = tampered;
-        let named = format!("image {image}: verification failed: SHA-256 mismatch");
-        boots.boot(
-            "tampered",
-            &[],
-            &Want::failing()
-                .line(&[&named])
-                .count(FAILED, 1)
-                .count(VERIFIED, images - 1),
-        )?;
+            .line(&[fixtures])
+            .line(&["INFO  engine ready: "]);
+        let (images, intact) = intact_then_tampered(&mut boots, want)?;
         boots.fw = work.join("erased.elf");
         elf::erase(&intact, &boots.fw)?;
         let none = format!("engine not loaded: 0 of {images} images loaded, {images} failed");
@@ -252,21 +255,7 @@ pub fn riscv(meta: &Metadata, _: &()) -> Result<(), String> {
         qemu: device::riscv,
         fw,
     };
-    let log = boots.boot("intact", &[], &Want::exit(0))?;
-    let images = count(&log, VERIFIED);
-    if images < 1 || !device::has_line(&log, &format!("{images} of {images} images loaded")) {
-        return Err(format!(
-            "intact: {images} images verified, or no summary line"
-        ));
-    }
-    let tampered = work.join("tampered.elf");
-    let image = elf::flip_verified(&boots.fw, &tampered, &log)?;
-    boots.fw = tampered;
-    let named = format!("{image}: verification failed: SHA-256 mismatch");
-    let log = boots.boot("tampered", &[], &Want::failing())?;
-    if !log.lines().any(|l| l.starts_with(&named)) {
-        return Err(format!("tampered: {image} not named"));
-    }
+    intact_then_tampered(&mut boots, Want::exit(0))?;
     let _ = std::fs::remove_dir_all(&work);
     println!("qemu: riscv32imac on QEMU virt loads intact images and refuses a flipped byte");
     Ok(())
