@@ -7,7 +7,7 @@
 //! * every relative link of README, blobs/README.md, docs/*.md and the crates' READMEs resolves,
 //!   ([`links`]);
 //! * what each published crate packages ([`packaged`]): no build output, blob or binary, both
-//!   licences, no relative link out of the package (these were `cargo xtask package`'s);
+//!   licences, no relative link out of the package, no unpublished dependency;
 //! * the core's `front` feature enables exactly the facts' front selection (`FRONT_FEATURES`),
 //!   as Cargo resolves it, however the manifest spells it;
 //! * the core's unsafe budget ([`unsafe_audit`]): one `unsafe`, the blobs' link-section
@@ -157,19 +157,34 @@ fn packages(root: &Path) -> Result<Vec<serde_json::Value>, String> {
     Ok(json["packages"].as_array().cloned().unwrap_or_default())
 }
 
-/// What the published crates package ([`packaged::check`]).
+/// What the published crates package ([`packaged::check`]), and what they depend on: an
+/// unpublished crate only as a dev-dependency without a version, which `cargo package` leaves
+/// out of the packaged manifest.
 fn packaged(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
-    let published: Vec<(String, PathBuf)> = packages(root)?
-        .iter()
-        .filter(|p| p["publish"].as_array().is_none_or(|r| !r.is_empty()))
-        .filter_map(|p| {
-            let manifest = Path::new(p["manifest_path"].as_str()?);
-            Some((
-                p["name"].as_str()?.to_owned(),
-                manifest.parent()?.to_owned(),
-            ))
-        })
+    let packages = packages(root)?;
+    let is_published =
+        |p: &&serde_json::Value| p["publish"].as_array().is_none_or(|r| !r.is_empty());
+    let unpublished: BTreeSet<&str> = (packages.iter().filter(|p| !is_published(p)))
+        .filter_map(|p| p["name"].as_str())
         .collect();
+    let mut published: Vec<(String, PathBuf)> = Vec::new();
+    for p in packages.iter().filter(is_published) {
+        let name = p["name"].as_str().unwrap_or_default();
+        for d in p["dependencies"].as_array().into_iter().flatten() {
+            let dependency = d["name"].as_str().unwrap_or_default();
+            if unpublished.contains(dependency) && (d["kind"] != "dev" || d["req"] != "*") {
+                problems.push(format!(
+                    "{name} depends on the unpublished {dependency} other than as a \
+                     dev-dependency without a version (its package would name it)"
+                ));
+            }
+        }
+        let manifest = Path::new(p["manifest_path"].as_str().unwrap_or_default());
+        published.push((
+            name.to_owned(),
+            manifest.parent().unwrap_or(root).to_owned(),
+        ));
+    }
     if published.len() < 3 {
         problems.push(format!("only {} published crates", published.len()));
     }
