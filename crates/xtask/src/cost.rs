@@ -30,7 +30,7 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use crate::build;
@@ -314,12 +314,9 @@ fn partition(meta: &Metadata) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "partition-cost")?;
     let part = work.join("fixtures.part");
-    let pack = "pack --fixtures full --key keys/test-ed25519.pem --security-counter 1 --compress deflate -o";
-    build::status(
-        build::cmd(build::path_str(nrtucode)?, pack)
-            .arg(&part)
-            .stdout(Stdio::null()),
-    )?;
+    let key = meta.root.join("keys/test-ed25519.pem");
+    let args = "--fixtures full --security-counter 1 --compress deflate";
+    qemu::pack(nrtucode, &key, args, &part)?;
     let template = Separate::template(meta);
     let env = [("NRTUCODE_PARTITION_KEY", OsStr::new(""))];
     let build = |args: &str, name: &str| {

@@ -436,7 +436,7 @@ fn partition_cases() -> Vec<(&'static str, &'static str, Bytes, Want)> {
 }
 
 /// `nrtucode pack --key KEY ARGS -o OUT`.
-fn pack(nrtucode: &Path, key: &Path, args: &str, out: &Path) -> Result<(), String> {
+pub fn pack(nrtucode: &Path, key: &Path, args: &str, out: &Path) -> Result<(), String> {
     let mut command = Command::new(nrtucode);
     command
         .arg("pack")
