@@ -9,12 +9,14 @@
 use std::ffi::OsStr;
 use std::path::Path;
 
+use nrtucode_facts::facts::Getter;
+
 use crate::device::{self, Separate, commas};
 use crate::elf;
 use crate::metadata::Metadata;
 
-/// The template's four regions of CAYMAN NX ACT PERF: what `const-resolve` names.
-const NAMED: [&str; 4] = ["CAYMAN", "NX", "ACT", "PERF"];
+/// The image whose regions the template's `const-resolve` names.
+const NAMED: &str = "CAYMAN_NX_ACT_PERF";
 
 /// Internal flash must stay under this.
 const INTERNAL_LIMIT: u64 = 16 * 1024;
@@ -25,9 +27,7 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     let template = Separate::template(meta);
     let memory = crate::files::read_text(&template.dir.join("memory/board.x"))?;
     let regions = regions(&memory)?;
-    let getters =
-        crate::files::read_text(&meta.root.join("crates/nrtucode-facts/tables/getters.tsv"))?;
-    let want = named_bytes(&getters)?;
+    let want = named_bytes(&nrtucode_facts::facts::getters());
     println!(
         "examples/bare-metal, thumbv7em-none-eabihf, opt-level s, gen-cayman + flavor-perf (+ digest, defmt)"
     );
@@ -134,19 +134,11 @@ fn inside(regions: &[Region], name: &str, addr: u64, n: u64) -> bool {
     })
 }
 
-/// The bytes of the images `const-resolve` names: the `R` (blob) rows of CAYMAN NX ACT PERF in
-/// the facts' getters table.
-fn named_bytes(getters: &str) -> Result<u64, String> {
-    let mut total = 0;
-    for row in getters.lines().skip(1) {
-        let g: Vec<&str> = row.split('\t').collect();
-        if g.len() > 9 && g[..4] == NAMED && g[9] == "R" {
-            let hex = g[8].strip_prefix("0x").unwrap_or(g[8]);
-            total += u64::from_str_radix(hex, 16)
-                .map_err(|e| format!("getters.tsv: size {:?}: {e}", g[8]))?;
-        }
-    }
-    Ok(total)
+/// The bytes of the images `const-resolve` names: the real (blob) regions of [`NAMED`] among
+/// the facts' getters.
+fn named_bytes(getters: &[Getter]) -> u64 {
+    let named = getters.iter().filter(|g| g.real && g.image_name() == NAMED);
+    named.map(|g| g.size as u64).sum()
 }
 
 /// Where a build put its blobs.
@@ -286,11 +278,17 @@ mod tests {
     }
 
     #[test]
-    fn the_named_bytes_are_the_blob_rows_of_the_engine() {
-        let tsv = "gen\tcls\tengine\tvariant\tregion\tsymbol\taccessor_va\tblob_va\tsize\tclass\n\
-            CAYMAN\tNX\tACT\tPERF\tIRAM\ts\t0x1\t0x2\t0x13dc0\tR\n\
-            CAYMAN\tNX\tACT\tPERF\tSRAM\ts\t0x1\t0x2\t0x0\tC\n\
-            CAYMAN\tNX\tACT\tRELEASE\tIRAM\ts\t0x1\t0x2\t0x100\tR\n";
-        assert_eq!(named_bytes(tsv).unwrap(), 0x13dc0);
+    fn the_named_bytes_are_the_blob_rows_of_the_image() {
+        let getters = nrtucode_facts::facts::getters();
+        let size = |region: &str| {
+            let symbol = format!("{NAMED}_{region}_get");
+            let getter = getters.iter().find(|g| g.symbol == symbol);
+            getter.map_or(0, |g| g.size as u64)
+        };
+        let regions = ["IRAM", "DRAM", "SRAM", "EXTRAM", "CAM", "TABLE"];
+        assert_eq!(size("IRAM"), 81_344);
+        assert_eq!(named_bytes(&getters), regions.map(size).iter().sum::<u64>());
+        let release = getters.iter().filter(|g| g.image_name() != NAMED);
+        assert_eq!(named_bytes(&release.cloned().collect::<Vec<_>>()), 0);
     }
 }

@@ -118,7 +118,7 @@ fn environment(count: impl std::fmt::Display, besides: &str) -> String {
 
 /// `cargo xtask bench --measure instructions [--lto]`.
 fn instructions(meta: &Metadata, lto: bool) -> Result<(), String> {
-    let valgrind = valgrind()?;
+    let valgrind = crate::device::require("valgrind", "valgrind")?;
     let (target_dir, profile) = profile(meta, lto);
     let build = |dir: &Path, features: &str| {
         let mut command = build::cargo(&format!(
@@ -144,27 +144,6 @@ fn instructions(meta: &Metadata, lto: bool) -> Result<(), String> {
 /// 0 with LTO: 886.5 instructions by `target/lto/release/instr`, 878.2 by the absolute path).
 fn relative_to(path: &Path, root: &Path) -> PathBuf {
     path.strip_prefix(root).unwrap_or(path).to_path_buf()
-}
-
-/// valgrind's path; installed with apt-get when missing and this runs as root, else an error
-/// naming the package.
-fn valgrind() -> Result<PathBuf, String> {
-    let find = || {
-        std::env::split_paths(&std::env::var_os("PATH")?)
-            .map(|p| p.join("valgrind"))
-            .find(|p| p.is_file())
-    };
-    let root = || build::stdout(&mut build::cmd("id", "-u")).is_ok_and(|u| u.trim() == "0");
-    let quiet = |args: &str| {
-        build::cmd("apt-get", args)
-            .stdout(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if find().is_none() && root() && quiet("update -qq") {
-        quiet("install -y -qq valgrind");
-    }
-    find().ok_or_else(|| "instructions: needs valgrind (apt-get install valgrind)".into())
 }
 
 /// `valgrind --tool=callgrind ARGS` in the measured environment; (stdout, stderr).

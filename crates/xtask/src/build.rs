@@ -164,17 +164,12 @@ pub fn toml_string(s: &str) -> Result<String, String> {
 }
 
 /// The `Cargo.toml` of a fresh crate `name` outside any workspace (an empty `[workspace]`
-/// table): `dependencies` are the `[dependencies]` lines, `patches` the `[patch.crates-io]`
-/// ones (none: no such table).
-pub fn consumer_manifest(name: &str, dependencies: &str, patches: &str) -> String {
-    let patches = if patches.is_empty() {
-        String::new()
-    } else {
-        format!("\n[patch.crates-io]\n{patches}")
-    };
+/// table): `dependencies` are the `[dependencies]` lines, `tables` more tables
+/// (`[patch.crates-io]`, `[features]`, `[profile.release]`), each line ending in a newline.
+pub fn consumer_manifest(name: &str, dependencies: &str, tables: &str) -> String {
     format!(
         "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\n{dependencies}\n{patches}\n[workspace]\n"
+         [dependencies]\n{dependencies}\n\n{tables}[workspace]\n"
     )
 }
 
@@ -184,12 +179,12 @@ pub fn consumer_manifest(name: &str, dependencies: &str, patches: &str) -> Strin
 pub fn consumer(
     dir: &Path,
     name: &str,
-    (dependencies, patches): (&str, &str),
+    (dependencies, tables): (&str, &str),
     file: &str,
     source: &str,
 ) -> Result<(), String> {
     crate::files::create_dir(&dir.join("src"))?;
-    let manifest = consumer_manifest(name, dependencies, patches);
+    let manifest = consumer_manifest(name, dependencies, tables);
     for (path, text) in [
         (dir.join("Cargo.toml"), manifest.as_str()),
         (dir.join("src").join(file), source),
@@ -229,21 +224,23 @@ mod tests {
     }
 
     #[test]
-    fn a_consumer_manifest_is_its_own_workspace_and_patches_only_when_asked() {
+    fn a_consumer_manifest_is_its_own_workspace_with_the_tables_given() {
         let plain = consumer_manifest("c", "nrtucode = \"0.1\"", "");
         assert!(
             plain.contains("[dependencies]\nnrtucode = \"0.1\"\n"),
             "{plain}"
         );
-        assert!(
-            plain.ends_with("\n[workspace]\n") && !plain.contains("[patch"),
-            "{plain}"
+        assert!(plain.ends_with("\n\n[workspace]\n"), "{plain}");
+        let patched = consumer_manifest(
+            "c",
+            "x = \"1\"",
+            "[patch.crates-io]\nx = { path = \"/p\" }\n",
         );
-        let patched = consumer_manifest("c", "x = \"1\"", "x = { path = \"/p\" }\n");
-        let patch = patched
-            .find("[patch.crates-io]\nx = { path = \"/p\" }")
-            .unwrap();
-        assert!(patch < patched.find("[workspace]").unwrap(), "{patched}");
+        assert!(
+            patched
+                .ends_with("x = \"1\"\n\n[patch.crates-io]\nx = { path = \"/p\" }\n[workspace]\n"),
+            "{patched}"
+        );
         assert_eq!(toml_string(r#"/a"b\c"#).unwrap(), r#""/a\"b\\c""#);
         assert!(toml_string("/a\nb").is_err());
     }

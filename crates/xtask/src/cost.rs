@@ -1,8 +1,10 @@
 //! `cargo xtask cost [--what …]`: what the device pays, on the Cortex-M, in instructions and
 //! flash ([`CASES`]). Each case builds one of examples/bare-metal's cost examples (opt-level s,
-//! LTO) and boots it under QEMU (mps2-an386, Cortex-M4) with one guest instruction per
-//! translation block and a log line per block executed, counting the instructions between its
-//! markers `cost_begin` and `cost_end` ([`device::count_between_markers`]). QEMU does not model
+//! LTO) and boots it under QEMU (mps2-an386, Cortex-M4), which logs each translation block's
+//! instructions once and each block executed; the instructions between the example's markers
+//! `cost_begin` and `cost_end` are the blocks executed, each weighed by its instructions
+//! ([`device::count_blocks`]; a block ends at every branch, so none crosses a marker's call).
+//! QEMU does not model
 //! cycles (no pipeline, no wait states; the DWT cycle counter is not emulated faithfully): these
 //! are instructions executed, not cycles. Where a way runs on two sizes, (difference in
 //! instructions) / (difference in bytes) is its cost per byte, free of the fixed cost of a call.
@@ -26,15 +28,13 @@
 //! - `update` (`examples/update_cost.rs`): an update's steps on the emulated NOR flash,
 //!   instructions counted by translation block ([`update`]) and flash operations per step.
 
-use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use crate::build;
-use crate::device::{self, PSRAM, Separate, commas};
+use crate::device::{self, Separate, commas};
 use crate::elf::{self, Symbol};
 use crate::metadata::Metadata;
 use crate::qemu;
@@ -149,24 +149,19 @@ pub fn per_byte_rows(
     Ok(rows.collect())
 }
 
-/// Boots a counting build under QEMU (with `part` at 0x21000000, if any): its exit status, its
-/// decoded log (`decoder`, into `log`; none: empty) and the counts.
+/// Boots a counting build under QEMU with `flash` ([`device::load`]): its exit status, its
+/// decoded log (`decoder`, into `log`; none: empty) and the counts ([`device::count_blocks`]).
 fn counted(
     elf: &Path,
-    part: Option<&Path>,
+    flash: &[&Path],
     decoder: Option<(&Path, &Path)>,
     seconds: u64,
 ) -> Result<(i32, String, Vec<u64>), String> {
+    device::require("qemu-system-arm", "qemu-system-arm")?;
+    device::rustup_target(device::THUMB);
     let mut qemu = device::arm(elf);
-    qemu.args(device::counting_arm()?);
-    if let Some(part) = part {
-        device::loader(&mut qemu, part, PSRAM)?;
-    }
-    let run = device::boot(
-        &mut qemu,
-        Duration::from_secs(seconds),
-        Some(device::count_between_markers),
-    )?;
+    device::load(&mut qemu, flash)?;
+    let run = device::boot(&mut qemu, Duration::from_secs(seconds), true)?;
     let log = match decoder {
         Some((decoder, log)) => device::decode(decoder, elf, &run.stdout, log)?,
         None => String::new(),
@@ -192,7 +187,7 @@ fn device(meta: &Metadata) -> Result<(), String> {
         let board = template.build(&[], &env, "nrtucode-bare-metal")?;
         flash.push(elf::loaded_below(&board, XFLASH)?);
         let log_file = work.join(format!("{backend}.log"));
-        let (status, log, counts) = counted(&elf, None, Some((&decoder, &log_file)), 600)?;
+        let (status, log, counts) = counted(&elf, &[], Some((&decoder, &log_file)), 600)?;
         // Each way logs `REGION WAY, N bytes: ok true`, in the table's order.
         let ran: Vec<&str> = log.lines().filter(|l| l.contains("ok true")).collect();
         let sizes = [10_496, 81_344];
@@ -319,12 +314,9 @@ fn partition(meta: &Metadata) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "partition-cost")?;
     let part = work.join("fixtures.part");
-    let pack = "pack --fixtures full --key keys/test-ed25519.pem --security-counter 1 --compress deflate -o";
-    build::status(
-        build::cmd(build::path_str(nrtucode)?, pack)
-            .arg(&part)
-            .stdout(Stdio::null()),
-    )?;
+    let key = meta.root.join("keys/test-ed25519.pem");
+    let args = "--fixtures full --security-counter 1 --compress deflate";
+    qemu::pack(nrtucode, &key, args, &part)?;
     let template = Separate::template(meta);
     let env = [("NRTUCODE_PARTITION_KEY", OsStr::new(""))];
     let build = |args: &str, name: &str| {
@@ -335,8 +327,7 @@ fn partition(meta: &Metadata) -> Result<(), String> {
         "--no-default-features --features qemu,deflate --example partition_cost",
         "partition_cost",
     )?;
-    let (status, log, counts) =
-        counted(&elf, Some(&part), Some((decoder, &work.join("log"))), 600)?;
+    let (status, log, counts) = counted(&elf, &[&part], Some((decoder, &work.join("log"))), 600)?;
     if status != 0 || device::count(&log, ": ok true") != 5 {
         eprintln!("{log}");
         return Err(format!("a step failed (exit {status})"));
@@ -491,7 +482,7 @@ fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
         if *flash_only {
             continue;
         }
-        let (status, _, counts) = counted(&elf, None, None, 900)?;
+        let (status, _, counts) = counted(&elf, &[], None, 900)?;
         if status != 0 {
             return Err(format!(
                 "{backend}: a way failed or faulted (exit {status})"
@@ -537,52 +528,6 @@ fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
     Ok(())
 }
 
-/// The second download area of `examples/update_cost.rs` (`LINK_2`).
-const LINK_2: u64 = 0x21c0_0000;
-
-/// The instructions between each `cost_begin` and the `cost_end` after it, from QEMU's
-/// `-d in_asm,exec,nochain` log: each `Trace` line's block weighs the instructions `in_asm`
-/// listed for the block at its address.
-pub fn count_blocks(log: impl BufRead) -> std::io::Result<Vec<u64>> {
-    let (mut size, mut block) = (HashMap::<u64, u64>::new(), None::<u64>);
-    let (mut counts, mut on, mut n) = (Vec::new(), false, 0u64);
-    for line in log.lines() {
-        let line = line?;
-        if line.starts_with("IN:") {
-            block = Some(u64::MAX);
-        } else if let (Some(b), Some(addr)) = (block, line.strip_prefix("0x")) {
-            let Some(pc) = addr.get(..8).and_then(|h| u64::from_str_radix(h, 16).ok()) else {
-                continue;
-            };
-            let at = if b == u64::MAX {
-                size.insert(pc, 0);
-                pc
-            } else {
-                b
-            };
-            block = Some(at);
-            *size.entry(at).or_insert(0) += 1;
-        } else if line.starts_with("Trace ") {
-            block = None;
-            let pc = line
-                .split_once('[')
-                .and_then(|(_, r)| r.split('/').nth(1))
-                .and_then(|h| u64::from_str_radix(h, 16).ok());
-            if line.ends_with(" cost_begin") {
-                (on, n) = (true, 0);
-            } else if line.ends_with(" cost_end") {
-                if on {
-                    counts.push(n);
-                }
-                on = false;
-            } else if on {
-                n += pc.and_then(|pc| size.get(&pc)).copied().unwrap_or(0);
-            }
-        }
-    }
-    Ok(counts)
-}
-
 /// `(step, erases, writes, bytes)` of each `INFO  STEP: ok true, flash E erases W writes B bytes`.
 pub fn steps(log: &str) -> Vec<(String, u64, u64, u64)> {
     log.lines()
@@ -598,13 +543,7 @@ pub fn steps(log: &str) -> Vec<(String, u64, u64, u64)> {
 /// `examples/update_cost.rs` on the NOR flash the template emulates over PSRAM, front fixtures
 /// partitions with counter 1 in slot A, 2 in the download area, 3 (`--compress deflate`) in a
 /// second one.
-///
-/// The steps run hundreds of millions of instructions (each full check hashes 2.9 MB), too many
-/// for one log line per instruction. So QEMU runs without `-singlestep`, logging each
-/// translation block's instructions once (`-d in_asm`) and each block executed
-/// (`-d exec,nochain`), [`count_blocks`]. This is the same count: both ways give 3,039,326 for
-/// the first step (the factory `state()`), and a block ends at every branch, so no block crosses
-/// a marker.
+/// The steps run hundreds of millions of instructions (each full check hashes 2.9 MB).
 fn update(meta: &Metadata) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "update-cost")?;
@@ -617,21 +556,15 @@ fn update(meta: &Metadata) -> Result<(), String> {
         &[("NRTUCODE_PARTITION_KEY", OsStr::new(""))],
         "update_cost",
     )?;
-    let mut qemu = device::arm(&elf);
-    device::loader(&mut qemu, &p1, PSRAM)?;
-    device::download(&mut qemu, &p2, qemu::LINK)?;
-    device::download(&mut qemu, &p3, LINK_2)?;
     let len = |p: &Path| {
         std::fs::metadata(p)
             .map(|m| m.len())
             .map_err(|e| e.to_string())
     };
     let (stored, deflate) = (len(&p2)?, len(&p3)?);
-    qemu.args(["-d", "in_asm,exec,nochain"]);
     println!("(QEMU logs every block executed, about 50 million: a few minutes)");
-    let run = device::boot(&mut qemu, Duration::from_secs(1800), Some(count_blocks))?;
-    let (status, counts) = (run.status, run.counts);
-    let log = device::decode(decoder, &elf, &run.stdout, &work.join("log"))?;
+    let log = work.join("log");
+    let (status, log, counts) = counted(&elf, &[&p1, &p2, &p3], Some((decoder, &log)), 1800)?;
     let rows = steps(&log);
     if status != 0 || rows.len() != 9 || counts.len() != 9 {
         eprintln!("{log}");
@@ -804,16 +737,7 @@ mod tests {
     }
 
     #[test]
-    fn a_block_weighs_its_instructions_each_time_it_runs_between_the_markers() {
-        let log = "----------------\nIN: cost_begin\n0x00000100:  b480  push {r7}\n0x00000102:  4770  bx lr\n\n\
-                   Trace 0: 0x1 [00000000/00000100/0/0] cost_begin\n\
-                   ----------------\nIN: main\n0x00000200:  2001  movs r0, #1\n0x00000202:  2102  movs r1, #2\n0x00000204:  d1fc  bne #0x200\n\n\
-                   Trace 0: 0x2 [00000000/00000200/0/0] main\n\
-                   Trace 0: 0x2 [00000000/00000200/0/0] main\n\
-                   IN: cost_end\n0x00000300:  4770  bx lr\n\n\
-                   Trace 0: 0x3 [00000000/00000300/0/0] cost_end\n\
-                   Trace 0: 0x2 [00000000/00000200/0/0] main\n";
-        assert_eq!(count_blocks(log.as_bytes()).unwrap(), [6]);
+    fn the_flash_operations_of_each_step_are_read_from_the_log() {
         let steps = steps(
             "INFO  `confirm(B)`: ok true, flash 0 erases 2 writes 32 bytes\nINFO  x: ok false, flash 1 erases 2 writes 3 bytes\n",
         );

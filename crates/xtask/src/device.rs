@@ -5,10 +5,11 @@
 //! defmt log with the workspace's `nrtucode-defmt`, counting the instructions between two marker
 //! functions.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{ChildStderr, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::build;
@@ -21,17 +22,12 @@ pub const RISCV: &str = "riscv32imac-unknown-none-elf";
 /// Where QEMU's mps2-an386 maps the PSRAM standing in for external flash (the partition's place).
 pub const PSRAM: u64 = 0x2100_0000;
 
-/// Fails naming the apt package unless `tool` is on `PATH`.
-pub fn require(tool: &str, package: &str) -> Result<(), String> {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(tool).is_file()));
-    if found {
-        Ok(())
-    } else {
-        Err(format!(
-            "needs {tool} (apt-get install {package}; .ci/run installs it)"
-        ))
-    }
+/// Where `tool` is on `PATH`; else an error naming its apt package.
+pub fn require(tool: &str, package: &str) -> Result<PathBuf, String> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    (std::env::split_paths(&path).map(|dir| dir.join(tool)))
+        .find(|p| p.is_file())
+        .ok_or_else(|| format!("needs {tool} (apt-get install {package})"))
 }
 
 /// `rustup target add TARGET`, quietly; a failure (no rustup, offline) shows in the build after.
@@ -135,21 +131,9 @@ pub fn sha2_backends<'a>(meta: &Metadata) -> [Backend<'a>; 2] {
     ]
 }
 
-/// What every instruction-counting case needs first (qemu-system-arm, the thumbv7em target),
-/// and the counting options of the installed qemu-system-arm: one instruction per translation
-/// block ([`one_insn_per_tb`]) and a log line (on standard error) per block executed.
-pub fn counting_arm() -> Result<Vec<&'static str>, String> {
-    require("qemu-system-arm", "qemu-system-arm")?;
-    rustup_target(THUMB);
-    let out = build::stdout(&mut build::cmd("qemu-system-arm", "--version"))?;
-    let mut args = one_insn_per_tb(out.lines().next().unwrap_or(""))?;
-    args.extend(["-d", "exec,nochain"]);
-    Ok(args)
-}
-
 /// How a QEMU run ended and what it wrote: the exit status (the program's, through semihosting;
 /// 124 when it timed out and was killed), its standard output (defmt frames, or the RISC-V
-/// loader's text) and, with a [`Counter`], the instructions of each marked stretch.
+/// loader's text) and, counted ([`boot`]), the instructions of each marked stretch.
 pub struct Boot {
     pub status: i32,
     pub stdout: Vec<u8>,
@@ -174,91 +158,99 @@ fn qemu(machine: &str, elf: &Path) -> Command {
     command
 }
 
-/// `-device loader` putting `file` at `addr` (as a probe writes a partition on a board).
-pub fn loader(command: &mut Command, file: &Path, addr: u64) -> Result<(), String> {
-    command.args([
-        "-device",
-        &format!("loader,file={},addr={addr:#x}", build::path_str(file)?),
-    ]);
+/// Where the template with feature `update` takes downloads from: the link's area
+/// (`memory/mps2-an386.x`) and a second one (`LINK_2` of `examples/update_cost.rs`).
+pub const DOWNLOADS: [u64; 2] = [0x2190_0000, 0x21c0_0000];
+
+/// `-device loader`s putting `flash` into the board's memory: the first file at [`PSRAM`] (as a
+/// probe writes a partition), each further one into the next of [`DOWNLOADS`] (its length as a
+/// 4-byte word, then its bytes: as the template's link fills the area).
+pub fn load(command: &mut Command, flash: &[&Path]) -> Result<(), String> {
+    let Some((first, downloads)) = flash.split_first() else {
+        return Ok(());
+    };
+    if downloads.len() > DOWNLOADS.len() {
+        return Err(format!(
+            "{} downloads, {} areas",
+            downloads.len(),
+            DOWNLOADS.len()
+        ));
+    }
+    let loader = |command: &mut Command, file: &Path, addr: u64| -> Result<(), String> {
+        let file = build::path_str(file)?;
+        command.args(["-device", &format!("loader,file={file},addr={addr:#x}")]);
+        Ok(())
+    };
+    loader(command, first, PSRAM)?;
+    for (file, at) in downloads.iter().zip(DOWNLOADS) {
+        let len = std::fs::metadata(file)
+            .map_err(|e| format!("{}: {e}", file.display()))?
+            .len();
+        command.args([
+            "-device",
+            &format!("loader,addr={at:#x},data={len},data-len=4"),
+        ]);
+        loader(command, file, at + 4)?;
+    }
     Ok(())
 }
 
-/// `-device loader`s putting the length of `file` (a 4-byte word) at `addr` and `file` after it:
-/// a download area, as the template's link would fill it.
-pub fn download(command: &mut Command, file: &Path, addr: u64) -> Result<(), String> {
-    let len = std::fs::metadata(file)
-        .map_err(|e| format!("{}: {e}", file.display()))?
-        .len();
-    command.args([
-        "-device",
-        &format!("loader,addr={addr:#x},data={len},data-len=4"),
-    ]);
-    loader(command, file, addr + 4)
-}
-
-/// QEMU's option for one guest instruction per translation block: `-singlestep` before 8.1,
-/// `-accel tcg,one-insn-per-tb=on` from 8.1 (its version line from `qemu-system-arm --version`).
-pub fn one_insn_per_tb(version_line: &str) -> Result<Vec<&'static str>, String> {
-    let version = version_line
-        .split_whitespace()
-        .skip_while(|w| *w != "version")
-        .nth(1)
-        .ok_or_else(|| format!("no version in {version_line:?}"))?;
-    let mut parts = version.split('.').map(|p| p.parse::<u32>());
-    let (Some(Ok(major)), Some(Ok(minor))) = (parts.next(), parts.next()) else {
-        return Err(format!("no major.minor version in {version_line:?}"));
-    };
-    Ok(if (major, minor) >= (8, 1) {
-        vec!["-accel", "tcg,one-insn-per-tb=on"]
-    } else {
-        vec!["-singlestep"]
-    })
-}
-
-/// The instructions between markers in QEMU's `-d exec` log: for each line ending in
-/// ` cost_begin`, the lines (one per instruction with one instruction per block) before the next
-/// line ending in ` cost_end`.
-pub fn count_between_markers(log: impl BufRead) -> std::io::Result<Vec<u64>> {
-    let mut log = log;
+/// The instructions between each `cost_begin` and the `cost_end` after it, from QEMU's
+/// `-d in_asm,exec,nochain` log ([`COUNTING`]): each `Trace` line (a block executed) weighs the
+/// instructions `in_asm` listed when it translated the block at that address. A block ends at
+/// every branch, so none crosses a call of a marker.
+pub fn count_blocks(log: impl BufRead) -> std::io::Result<Vec<u64>> {
+    let (mut size, mut block) = (HashMap::<u64, u64>::new(), None::<u64>);
     let (mut counts, mut on, mut n) = (Vec::new(), false, 0u64);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        if log.read_until(b'\n', &mut line)? == 0 {
-            break;
-        }
-        let text = line.strip_suffix(b"\n").unwrap_or(&line);
-        if text.ends_with(b" cost_begin") {
-            (on, n) = (true, 0);
-        } else if text.ends_with(b" cost_end") {
-            if on {
-                counts.push(n);
+    for line in log.lines() {
+        let line = line?;
+        if line.starts_with("IN:") {
+            block = Some(u64::MAX);
+        } else if let (Some(b), Some(addr)) = (block, line.strip_prefix("0x")) {
+            let Some(pc) = addr.get(..8).and_then(|h| u64::from_str_radix(h, 16).ok()) else {
+                continue;
+            };
+            let at = if b == u64::MAX {
+                size.insert(pc, 0);
+                pc
+            } else {
+                b
+            };
+            block = Some(at);
+            *size.entry(at).or_insert(0) += 1;
+        } else if line.starts_with("Trace ") {
+            block = None;
+            let pc = line
+                .split_once('[')
+                .and_then(|(_, r)| r.split('/').nth(1))
+                .and_then(|h| u64::from_str_radix(h, 16).ok());
+            if line.ends_with(" cost_begin") {
+                (on, n) = (true, 0);
+            } else if line.ends_with(" cost_end") {
+                if on {
+                    counts.push(n);
+                }
+                on = false;
+            } else if on {
+                n += pc.and_then(|pc| size.get(&pc)).copied().unwrap_or(0);
             }
-            on = false;
-        } else if on {
-            n += 1;
         }
     }
     Ok(counts)
 }
 
-/// A reader of QEMU's `-d` log (on its standard error, without `-D`): the instructions between
-/// each `cost_begin` and the `cost_end` after it ([`count_between_markers`],
-/// `crate::cost::count_blocks`).
-pub type Counter = fn(BufReader<ChildStderr>) -> std::io::Result<Vec<u64>>;
+/// QEMU's log options for [`count_blocks`] (on standard error, without `-D`).
+pub const COUNTING: [&str; 2] = ["-d", "in_asm,exec,nochain"];
 
-/// Runs `command` (a QEMU invocation) for at most `timeout`, its standard output captured; with
-/// a `counter`, its standard error is read by it as it comes.
-pub fn boot(
-    command: &mut Command,
-    timeout: Duration,
-    counter: Option<Counter>,
-) -> Result<Boot, String> {
+/// Runs `command` (a QEMU invocation) for at most `timeout`, its standard output captured;
+/// `counted`, with the [`COUNTING`] log on its standard error, read by [`count_blocks`] as it
+/// comes.
+pub fn boot(command: &mut Command, timeout: Duration, counted: bool) -> Result<Boot, String> {
+    if counted {
+        command.args(COUNTING).stderr(Stdio::piped());
+    }
     let shown = format!("{command:?}");
     command.stdin(Stdio::null()).stdout(Stdio::piped());
-    if counter.is_some() {
-        command.stderr(Stdio::piped());
-    }
     let mut child = command
         .spawn()
         .map_err(|e| format!("cannot run {shown}: {e}"))?;
@@ -267,8 +259,8 @@ pub fn boot(
         let mut bytes = Vec::new();
         out.read_to_end(&mut bytes).map(|_| bytes)
     });
-    let counter = child.stderr.take().zip(counter).map(|(err, counter)| {
-        std::thread::spawn(move || counter(BufReader::with_capacity(1 << 20, err)))
+    let counter = (child.stderr.take()).map(|err| {
+        std::thread::spawn(move || count_blocks(BufReader::with_capacity(1 << 20, err)))
     });
     let started = Instant::now();
     let status = loop {
@@ -386,46 +378,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn instructions_are_the_lines_between_each_begin_and_the_next_end() {
-        let log = "Trace 0: 0x1 [00000000/00000100/0x0] Reset\n\
-                   Trace 0: 0x2 [00000000/00000200/0x0] cost_begin\n\
-                   Trace 0: 0x3 [00000000/00000204/0x0] run\n\
-                   Trace 0: 0x4 [00000000/00000208/0x0] run\n\
-                   Trace 0: 0x5 [00000000/0000020c/0x0] cost_end\n\
-                   Trace 0: 0x6 [00000000/00000210/0x0] between\n\
-                   Trace 0: 0x7 [00000000/00000214/0x0] cost_end\n\
-                   Trace 0: 0x8 [00000000/00000200/0x0] cost_begin\n\
-                   Trace 0: 0x9 [00000000/00000204/0x0] not_cost_begin_here\n\
-                   Trace 0: 0xa [00000000/0000020c/0x0] cost_end";
-        assert_eq!(count_between_markers(log.as_bytes()).unwrap(), [2, 1]);
+    fn a_block_weighs_its_instructions_each_time_it_runs_between_the_markers() {
+        let log = "----------------\nIN: cost_begin\n0x00000100:  b480  push {r7}\n0x00000102:  4770  bx lr\n\n\
+                   Trace 0: 0x1 [00000000/00000100/0/0] cost_begin\n\
+                   ----------------\nIN: main\n0x00000200:  2001  movs r0, #1\n0x00000202:  2102  movs r1, #2\n0x00000204:  d1fc  bne #0x200\n\n\
+                   Trace 0: 0x2 [00000000/00000200/0/0] main\n\
+                   Trace 0: 0x2 [00000000/00000200/0/0] main\n\
+                   IN: cost_end\n0x00000300:  4770  bx lr\n\n\
+                   Trace 0: 0x3 [00000000/00000300/0/0] cost_end\n\
+                   Trace 0: 0x2 [00000000/00000200/0/0] main\n";
+        assert_eq!(count_blocks(log.as_bytes()).unwrap(), [6]);
         // A begin without an end counts nothing.
-        assert!(
-            count_between_markers(&b"x cost_begin\ny\n"[..])
-                .unwrap()
-                .is_empty()
-        );
+        let open =
+            "IN: x\n0x00000200:  2001  movs r0, #1\nTrace 0: 0x1 [0/00000200/0/0] cost_begin\n";
+        assert!(count_blocks(open.as_bytes()).unwrap().is_empty());
     }
 
     #[test]
-    fn one_instruction_per_block_follows_the_qemu_version() {
-        let old = "QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)";
-        assert_eq!(one_insn_per_tb(old).unwrap(), ["-singlestep"]);
-        let new = "QEMU emulator version 8.1.0";
+    fn the_partition_goes_to_psram_and_each_update_into_a_download_area() {
+        let dir = std::env::temp_dir().join(format!("xtask-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b, c) = (dir.join("a"), dir.join("b"), dir.join("c"));
+        for (file, len) in [(&a, 1), (&b, 300), (&c, 7)] {
+            std::fs::write(file, vec![0; len]).unwrap();
+        }
+        let mut qemu = Command::new("qemu");
+        load(&mut qemu, &[&a, &b, &c]).unwrap();
+        let args: Vec<String> = (qemu.get_args())
+            .map(|a| a.to_string_lossy().replace(dir.to_str().unwrap(), "D"))
+            .filter(|a| a != "-device")
+            .collect();
         assert_eq!(
-            one_insn_per_tb(new).unwrap(),
-            ["-accel", "tcg,one-insn-per-tb=on"]
+            args,
+            [
+                "loader,file=D/a,addr=0x21000000",
+                "loader,addr=0x21900000,data=300,data-len=4",
+                "loader,file=D/b,addr=0x21900004",
+                "loader,addr=0x21c00000,data=7,data-len=4",
+                "loader,file=D/c,addr=0x21c00004",
+            ]
         );
-        assert_eq!(
-            one_insn_per_tb("QEMU emulator version 10.0.2")
-                .unwrap()
-                .len(),
-            2
-        );
-        assert_eq!(
-            one_insn_per_tb("QEMU emulator version 8.0.5").unwrap(),
-            ["-singlestep"]
-        );
-        assert!(one_insn_per_tb("no version here").is_err());
+        assert!(load(&mut qemu, &[&a, &b, &c, &a]).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -52,25 +52,6 @@ fn first_verified(log: &str) -> Option<(String, u64)> {
     })
 }
 
-/// Writes `data` to `dst` through a temporary file beside it, executable, renamed into place.
-pub fn write_whole(dst: &Path, data: &[u8]) -> Result<(), String> {
-    let name = dst.file_name().and_then(|n| n.to_str()).unwrap_or("elf");
-    let tmp = dst.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        std::fs::write(&tmp, data)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
-        }
-        std::fs::rename(&tmp, dst)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("cannot write {}: {e}", dst.display())
-    })
-}
-
 /// The bytes of `input`, the file range of its `.nrtucode_blobs` and that section's address.
 fn blobs_section(input: &Path) -> Result<(Vec<u8>, std::ops::Range<usize>, u64), String> {
     let data = crate::files::read(input)?;
@@ -103,7 +84,7 @@ pub fn flip_verified(input: &Path, output: &Path, log: &str) -> Result<String, S
         )
     };
     data[at.ok_or_else(outside)?] ^= 0xFF;
-    write_whole(output, &data)?;
+    crate::files::write(output, &data)?;
     eprintln!("    flipped the byte at {target:#x}, inside {name}");
     Ok(name)
 }
@@ -112,7 +93,7 @@ pub fn flip_verified(input: &Path, output: &Path, log: &str) -> Result<String, S
 pub fn erase(input: &Path, output: &Path) -> Result<(), String> {
     let (mut data, range, _) = blobs_section(input)?;
     data[range].fill(0xFF);
-    write_whole(output, &data)
+    crate::files::write(output, &data)
 }
 
 /// (load address, file size, bytes) of every PT_LOAD segment with file bytes.

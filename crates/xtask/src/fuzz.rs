@@ -26,33 +26,47 @@ use std::process::Stdio;
 use crate::build::{self, cmd, path_str, status};
 use crate::metadata::Metadata;
 
-/// The fuzz targets, in the order they run by default.
-pub const TARGETS: [&str; 5] = ["carve", "blob_dir", "partition", "inflate", "key_file"];
+/// A fuzz target: its name, libFuzzer's `-max_len`, and what writes its seeds into a corpus.
+type Target = (
+    &'static str,
+    u32,
+    fn(&Metadata, &Path) -> Result<(), String>,
+);
 
-/// libFuzzer's `-max_len` for `target`, or `None` for a target this task does not know.
-fn max_len(target: &str) -> Option<u32> {
-    match target {
-        "carve" | "blob_dir" | "inflate" => Some(16384),
-        "partition" => Some(32768),
-        // A little past the CLI's MAX_PEM_BYTES (16 KiB).
-        "key_file" => Some(16400),
-        _ => None,
-    }
-}
+/// The fuzz targets, in the order they run by default.
+pub const TARGETS: [Target; 5] = [
+    ("carve", 16384, |_, corpus| {
+        example("nrtucode-test-elf", "fuzz_seeds", corpus, false)
+    }),
+    ("blob_dir", 16384, carved_manifest),
+    ("partition", 32768, |_, corpus| {
+        example("nrtucode-pack", "partition_fuzz_seeds", corpus, true)
+    }),
+    ("inflate", 16384, |_, corpus| {
+        example("nrtucode-deflate", "inflate_fuzz_seeds", corpus, false)
+    }),
+    // A little past the CLI's MAX_PEM_BYTES (16 KiB).
+    ("key_file", 16400, |meta, corpus| {
+        ["test-ed25519.pem", "test-ed25519.pub.pem"]
+            .into_iter()
+            .try_for_each(|key| {
+                crate::files::copy(&meta.root.join("keys").join(key), &corpus.join(key))
+            })
+    }),
+];
 
 /// `cargo xtask fuzz`: each of `targets` (all when empty) for `seconds`.
 pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), String> {
-    let targets: Vec<&str> = if targets.is_empty() {
-        TARGETS.to_vec()
+    let targets: Vec<&Target> = if targets.is_empty() {
+        TARGETS.iter().collect()
     } else {
-        targets.iter().map(String::as_str).collect()
+        let known = |name: &String| {
+            let names = TARGETS.map(|t| t.0).join(" ");
+            (TARGETS.iter().find(|t| t.0 == name))
+                .ok_or_else(|| format!("fuzz: unknown target {name} (targets: {names})"))
+        };
+        targets.iter().map(known).collect::<Result<_, _>>()?
     };
-    if let Some(unknown) = targets.iter().find(|t| max_len(t).is_none()) {
-        return Err(format!(
-            "fuzz: unknown target {unknown} (targets: {})",
-            TARGETS.join(" ")
-        ));
-    }
     let has_fuzz = build::quietly(&mut cmd("cargo", "+nightly fuzz --version"));
     if !has_fuzz {
         return Err(
@@ -65,15 +79,14 @@ pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), Stri
     // would build its own in turn.
     let mut build = cmd("cargo", "+nightly fuzz build --target-dir");
     build.current_dir(meta.root.join("fuzz")).arg(&target_dir);
-    if targets.len() == 1 {
-        build.args(&targets);
+    if let [(name, _, _)] = targets[..] {
+        build.arg(name);
     }
     status(&mut build)?;
-    for target in targets {
+    for &(target, max_len, seed) in targets {
         let corpus = meta.root.join("fuzz/corpus").join(target);
         crate::files::create_dir(&corpus)?;
-        seed(meta, target, &corpus)?;
-        let max_len = max_len(target).unwrap_or(16384);
+        seed(meta, &corpus)?;
         let mut run = cmd("cargo", "+nightly fuzz run --target-dir");
         run.current_dir(meta.root.join("fuzz"))
             .arg(&target_dir)
@@ -98,41 +111,27 @@ fn example(package: &str, example: &str, dir: &Path, quiet: bool) -> Result<(), 
     status(&mut command)
 }
 
-/// Writes `target`'s seeds into `corpus`.
-fn seed(meta: &Metadata, target: &str, corpus: &Path) -> Result<(), String> {
-    match target {
-        "carve" => example("nrtucode-test-elf", "fuzz_seeds", corpus, false),
-        "blob_dir" => {
-            let work = build::scratch(meta, "fuzz-blob-dir")?;
-            let result = (|| {
-                let elves = work.join("elf");
-                crate::files::create_dir(&elves)?;
-                example("nrtucode-test-elf", "fuzz_seeds", &elves, false)?;
-                let blobs = work.join("blobs");
-                for seed in crate::files::walk(&elves, "")? {
-                    let mut carve = build::cargo("run -q -p nrtucode-cli -- carve");
-                    let carve = carve.arg(path_str(&seed)?).arg("--out").arg(&blobs);
-                    let carved = build::quietly(carve);
-                    if carved {
-                        let to = corpus.join("carved-manifest.tsv");
-                        crate::files::copy(&blobs.join("manifest.tsv"), &to)?;
-                        break;
-                    }
-                }
-                Ok(())
-            })();
-            let _ = std::fs::remove_dir_all(&work);
-            result
+/// Writes the `blob_dir` seed into `corpus`: the manifest of a carve of the first carve seed
+/// the CLI carves.
+fn carved_manifest(meta: &Metadata, corpus: &Path) -> Result<(), String> {
+    let work = build::scratch(meta, "fuzz-blob-dir")?;
+    let result = (|| {
+        let elves = work.join("elf");
+        crate::files::create_dir(&elves)?;
+        example("nrtucode-test-elf", "fuzz_seeds", &elves, false)?;
+        let blobs = work.join("blobs");
+        for seed in crate::files::walk(&elves, "")? {
+            let mut carve = build::cargo("run -q -p nrtucode-cli -- carve");
+            let carve = carve.arg(path_str(&seed)?).arg("--out").arg(&blobs);
+            if build::quietly(carve) {
+                let to = corpus.join("carved-manifest.tsv");
+                return crate::files::copy(&blobs.join("manifest.tsv"), &to);
+            }
         }
-        "partition" => example("nrtucode-pack", "partition_fuzz_seeds", corpus, true),
-        "inflate" => example("nrtucode-deflate", "inflate_fuzz_seeds", corpus, false),
-        "key_file" => ["test-ed25519.pem", "test-ed25519.pub.pem"]
-            .into_iter()
-            .try_for_each(|name| {
-                crate::files::copy(&meta.root.join("keys").join(name), &corpus.join(name))
-            }),
-        _ => Err(format!("fuzz: unknown target {target}")),
-    }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&work);
+    result
 }
 
 #[cfg(test)]
@@ -151,10 +150,8 @@ mod tests {
             })
             .collect();
         found.sort();
-        let mut known: Vec<&str> = TARGETS.to_vec();
+        let mut known: Vec<&str> = TARGETS.map(|t| t.0).to_vec();
         known.sort_unstable();
         assert_eq!(found, known);
-        assert_eq!(max_len("partition"), Some(32768));
-        assert_eq!(max_len("nothing"), None);
     }
 }

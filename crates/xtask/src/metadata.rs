@@ -73,17 +73,6 @@ impl Metadata {
         order
     }
 
-    /// The workspace's crates that are never published (`publish = false`), by name.
-    pub fn unpublished(&self) -> Vec<String> {
-        let published = self.published();
-        let mut names: Vec<String> = (self.packages.iter())
-            .filter_map(|p| p["name"].as_str().map(str::to_string))
-            .filter(|n| !published.contains(n))
-            .collect();
-        names.sort();
-        names
-    }
-
     /// The libraries of the workspace `cargo doc` documents, as rustdoc names their directory.
     pub fn documented_libraries(&self) -> Vec<String> {
         const LIB: [&str; 5] = ["lib", "rlib", "dylib", "cdylib", "staticlib"];
@@ -129,7 +118,6 @@ mod tests {
         assert!(at("nrtucode-carve") < at("nrtucode-cli"));
         for never in ["xtask", "nrtucode-test-elf", "nrtucode-lookalike"] {
             assert!(at(never).is_none(), "{never} is publish = false");
-            assert!(meta.unpublished().iter().any(|n| n == never));
         }
         assert!(meta.target_dir.is_absolute());
         assert!(meta.package("no-such-crate").is_null());

@@ -3,16 +3,16 @@
 //! uses them the way a registry user does: fresh crates outside the workspace that depend on
 //! `nrtucode = "<the workspace's version>"`, resolved to the unpacked `.crate`s through `[patch.crates-io]`.
 //!
-//! Checks: every `.crate` < 10 MiB (the registry's limit); no packaged manifest names a
-//! `publish = false` crate (nrtucode-test-elf and the look-alike are unversioned
-//! dev-dependencies, which cargo package strips); a host consumer with default features builds once (a second build is
-//! fresh) and resolves CAYMAN NX ACT's PERF IRAM image, byte for byte what the packaged CLI's
-//! `resolve` writes and as long as the facts say; a `default-features = false` consumer with one
-//! generation builds for thumbv7em-none-eabihf; the CLI built from its package runs
-//! `nrtucode list --json`, and carves the look-alike library and checks the result (the packaged
-//! carve library at work: every getter, size and sha256 as the look-alike's ground truth says).
-//! What the packages list (no build output, blob or binary, the licences, no relative link out
-//! of the package) is the policy test's, `crates/xtask/tests/policy/packaged.rs`.
+//! Checks: every `.crate` < 10 MiB (the registry's limit); a host consumer with default features
+//! builds once (a second build is fresh) and resolves CAYMAN NX ACT's PERF IRAM image, byte for
+//! byte what the packaged CLI's `resolve` writes and as long as the facts say; a
+//! `default-features = false` consumer with one generation builds for thumbv7em-none-eabihf; the
+//! CLI built from its package runs `nrtucode list --json`, and carves the look-alike library and
+//! checks the result (the packaged carve library at work: every getter, size and sha256 as the
+//! look-alike's ground truth says). What the packages list (no build output, blob or binary, the
+//! licences, no relative link out of the package) and depend on (an unpublished crate only as a
+//! dev-dependency without a version, which cargo package strips) is the policy test's,
+//! `crates/xtask/tests/policy/`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -55,7 +55,6 @@ pub fn run(meta: &Metadata, args: &[String]) -> Result<(), String> {
     let version = meta
         .field("nrtucode", "version")
         .ok_or("package: no crate nrtucode in the workspace")?;
-    let unpublished = meta.unpublished();
 
     forget_unpacked_packages(&published, &version)?;
     let mut package = build::cargo("package --locked");
@@ -69,7 +68,7 @@ pub fn run(meta: &Metadata, args: &[String]) -> Result<(), String> {
     let work = std::env::temp_dir().join(format!("xtask-package-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     crate::files::create_dir(&work)?;
-    let result = check(meta, &published, &unpublished, &version, &work);
+    let result = check(meta, &published, &version, &work);
     let _ = std::fs::remove_dir_all(&work);
     result
 }
@@ -106,17 +105,11 @@ fn forget_unpacked_packages(published: &[String], version: &str) -> Result<(), S
     Ok(())
 }
 
-fn check(
-    meta: &Metadata,
-    published: &[String],
-    unpublished: &[String],
-    version: &str,
-    work: &Path,
-) -> Result<(), String> {
+fn check(meta: &Metadata, published: &[String], version: &str, work: &Path) -> Result<(), String> {
     let unpacked = work.join("unpacked");
     crate::files::create_dir(&unpacked)?;
     let mut dirs = Vec::new();
-    let mut patches = String::new();
+    let mut patches = String::from("[patch.crates-io]\n");
     for name in published {
         let file = meta
             .target_dir
@@ -134,14 +127,6 @@ fn check(
 
         status(cmd("tar", "-xzf").arg(&file).arg("-C").arg(&unpacked))?;
         let dir = unpacked.join(format!("{name}-{version}"));
-        let manifest = crate::files::read_text(&dir.join("Cargo.toml"))?;
-        let named = unpublished_dependencies(&manifest, unpublished);
-        if !named.is_empty() {
-            return Err(format!(
-                "{name}'s packaged manifest names an unpublished crate: {}",
-                named.join(" ")
-            ));
-        }
         patches.push_str(&format!(
             "{name} = {{ path = {} }}\n",
             build::toml_string(build::path_str(&dir)?)?
@@ -272,37 +257,6 @@ fn check(
     Ok(())
 }
 
-/// The dependency tables of a packaged manifest that name one of `unpublished`
-/// (`[dependencies.X]`, `[dev-dependencies.X]`, `[build-dependencies.X]`, and the same under
-/// `[target.….]`), as written.
-pub fn unpublished_dependencies(manifest: &str, unpublished: &[String]) -> Vec<String> {
-    let mut named = Vec::new();
-    for line in manifest.lines() {
-        let Some(header) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) else {
-            continue;
-        };
-        for name in unpublished {
-            let Some(table) = header
-                .strip_suffix(name.as_str())
-                .and_then(|h| h.strip_suffix('.'))
-            else {
-                continue;
-            };
-            let table = match table.strip_prefix("target.") {
-                Some(rest) => match rest.rfind('.') {
-                    Some(dot) if !rest[..dot].contains(']') => &rest[dot + 1..],
-                    _ => continue,
-                },
-                None => table,
-            };
-            if ["dependencies", "dev-dependencies", "build-dependencies"].contains(&table) {
-                named.push(line.to_string());
-            }
-        }
-    }
-    named
-}
-
 /// The size of `symbol` in the facts' getters table (`nrtucode_facts::facts::getters`).
 pub fn getter_size(symbol: &str) -> Result<u64, String> {
     nrtucode_facts::facts::getters()
@@ -374,23 +328,6 @@ fn output_bytes(command: &mut Command) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_manifest_naming_an_unpublished_crate_in_any_dependency_table_is_found() {
-        let unpublished = ["nrtucode-test-elf".to_string(), "xtask".to_string()];
-        let manifest = "[package]\nname = \"x\"\n\n[dependencies.nrtucode]\nversion = \"0.1\"\n\
-             [dev-dependencies.nrtucode-test-elf]\npath = \"..\"\n\
-             [target.'cfg(unix)'.build-dependencies.xtask]\n\
-             [features.xtask]\n[dependencies.not-xtask]\n";
-        assert_eq!(
-            unpublished_dependencies(manifest, &unpublished),
-            [
-                "[dev-dependencies.nrtucode-test-elf]",
-                "[target.'cfg(unix)'.build-dependencies.xtask]"
-            ]
-        );
-        assert!(unpublished_dependencies("[dependencies.nrtucode]\n", &unpublished).is_empty());
-    }
 
     #[test]
     fn the_getter_size_comes_from_the_facts() {

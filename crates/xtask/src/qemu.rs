@@ -29,7 +29,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::build::{self, path_str, status};
-use crate::device::{self, PSRAM, Separate, count};
+use crate::device::{self, Separate, count};
 use crate::elf;
 use crate::files;
 use crate::metadata::Metadata;
@@ -152,17 +152,12 @@ struct Boots {
 
 impl Boots {
     /// Boots the firmware with `flash` (none, a partition at 0x21000000, or that and an update
-    /// in the download area [`LINK`]) and checks the log (also in `WORK/NAME.log`) against
-    /// `want`; returns the log.
+    /// in the download area: [`device::load`]) and checks the log (also in `WORK/NAME.log`)
+    /// against `want`; returns the log.
     pub fn boot(&self, name: &str, flash: &[&Path], want: &Want) -> Result<String, String> {
         let mut qemu = (self.qemu)(&self.fw);
-        if let [part, ..] = flash {
-            device::loader(&mut qemu, part, PSRAM)?;
-        }
-        if let [_, update] = flash {
-            device::download(&mut qemu, update, LINK)?;
-        }
-        let run = device::boot(&mut qemu, TIMEOUT, None)?;
+        device::load(&mut qemu, flash)?;
+        let run = device::boot(&mut qemu, TIMEOUT, false)?;
         let file = self.work.join(format!("{name}.log"));
         let log = match &self.decoder {
             Some(decoder) => device::decode(decoder, &self.fw, &run.stdout, &file)
@@ -185,6 +180,27 @@ impl Boots {
     }
 }
 
+/// Boots the firmware intact (`intact`, exit 0: some images verified, none failed, a line
+/// holding "N of N images loaded"), then, as `tampered` (a file in the work directory), with
+/// the middle byte of the first image verified flipped ([`elf::flip_verified`]): that image
+/// named failed, every other verified. Returns the images and the intact firmware's path.
+fn intact_then_tampered(boots: &mut Boots, intact: Want) -> Result<(usize, PathBuf), String> {
+    let log = boots.boot("intact", &[], &intact.count(FAILED, 0))?;
+    let images = count(&log, VERIFIED);
+    if images < 1 || !log.contains(&format!("{images} of {images} images loaded")) {
+        return Err(format!(
+            "intact: {images} images verified, want some and all of them loaded"
+        ));
+    }
+    let (intact, tampered) = (boots.fw.clone(), boots.work.join("tampered.elf"));
+    let image = elf::flip_verified(&intact, &tampered, &log)?;
+    boots.fw = tampered;
+    let named = format!("{image}: verification failed: SHA-256 mismatch");
+    let want = Want::failing().line(&[&named]).count(FAILED, 1);
+    boots.boot("tampered", &[], &want.count(VERIFIED, images - 1))?;
+    Ok((images, intact))
+}
+
 /// The template's intact, tampered and erased flash, for both resolutions.
 pub fn arm(meta: &Metadata, _: &()) -> Result<(), String> {
     device::require("qemu-system-arm", "qemu-system-arm")?;
@@ -203,29 +219,11 @@ pub fn arm(meta: &Metadata, _: &()) -> Result<(), String> {
             qemu: device::arm,
             fw: intact,
         };
+        let fixtures = "INFO  blobs: the built-in fixtures, not the vendor's";
         let want = Want::exit(0)
-            .line(&["INFO  blobs: the built-in fixtures, not the vendor's"])
-            .count(FAILED, 0);
-        let log = boots.boot("intact", &[], &want)?;
-        let images = count(&log, VERIFIED);
-        let ready = format!("engine ready: {images} of {images} images loaded");
-        if images < 1 || !log.contains(&ready) {
-            return Err(format!(
-                "intact flash: {images} images verified, want some and {ready:?}"
-            ));
-        }
-        let (intact, tampered) = (boots.fw.clone(), work.join("tampered.elf"));
-        let image = elf::flip_verified(&intact, &tampered, &log)?;
-        boots.fw = tampered;
-        let named = format!("image {image}: verification failed: SHA-256 mismatch");
-        boots.boot(
-            "tampered",
-            &[],
-            &Want::failing()
-                .line(&[&named])
-                .count(FAILED, 1)
-                .count(VERIFIED, images - 1),
-        )?;
+            .line(&[fixtures])
+            .line(&["INFO  engine ready: "]);
+        let (images, intact) = intact_then_tampered(&mut boots, want)?;
         boots.fw = work.join("erased.elf");
         elf::erase(&intact, &boots.fw)?;
         let none = format!("engine not loaded: 0 of {images} images loaded, {images} failed");
@@ -257,21 +255,7 @@ pub fn riscv(meta: &Metadata, _: &()) -> Result<(), String> {
         qemu: device::riscv,
         fw,
     };
-    let log = boots.boot("intact", &[], &Want::exit(0))?;
-    let images = count(&log, VERIFIED);
-    if images < 1 || !device::has_line(&log, &format!("{images} of {images} images loaded")) {
-        return Err(format!(
-            "intact: {images} images verified, or no summary line"
-        ));
-    }
-    let tampered = work.join("tampered.elf");
-    let image = elf::flip_verified(&boots.fw, &tampered, &log)?;
-    boots.fw = tampered;
-    let named = format!("{image}: verification failed: SHA-256 mismatch");
-    let log = boots.boot("tampered", &[], &Want::failing())?;
-    if !log.lines().any(|l| l.starts_with(&named)) {
-        return Err(format!("tampered: {image} not named"));
-    }
+    intact_then_tampered(&mut boots, Want::exit(0))?;
     let _ = std::fs::remove_dir_all(&work);
     println!("qemu: riscv32imac on QEMU virt loads intact images and refuses a flipped byte");
     Ok(())
@@ -452,7 +436,7 @@ fn partition_cases() -> Vec<(&'static str, &'static str, Bytes, Want)> {
 }
 
 /// `nrtucode pack --key KEY ARGS -o OUT`.
-fn pack(nrtucode: &Path, key: &Path, args: &str, out: &Path) -> Result<(), String> {
+pub fn pack(nrtucode: &Path, key: &Path, args: &str, out: &Path) -> Result<(), String> {
     let mut command = Command::new(nrtucode);
     command
         .arg("pack")
@@ -470,13 +454,6 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
     let work = build::scratch(meta, "qemu-partition")?;
     let template = Separate::template(meta);
     let key = meta.root.join("keys/test-ed25519.pem");
-    if files::read(&meta.root.join("keys/test-ed25519.pub.pem"))?
-        != files::read(&template.dir.join("keys/test-ed25519.pub.pem"))?
-    {
-        return Err(
-            "examples/bare-metal/keys/test-ed25519.pub.pem is not keys/test-ed25519.pub.pem".into(),
-        );
-    }
     let mut private = template.command(&["--no-default-features", "--features", "qemu,partition"]);
     let (_, out) = build::output(private.env("NRTUCODE_PARTITION_KEY", &key))?;
     let err = String::from_utf8_lossy(&out.stderr);
@@ -529,21 +506,21 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
             )?,
             Bytes::Flip(of, item) => {
                 let (bytes, at) = middle(of, item)?;
-                elf::write_whole(&path, &flipped(bytes, &[at])?)?
+                files::write(&path, &flipped(bytes, &[at])?)?
             }
             Bytes::Cut(of, item) => {
                 let (bytes, at) = middle(of, item)?;
-                elf::write_whole(&path, &bytes[..bytes.len().min(at)])?
+                files::write(&path, &bytes[..bytes.len().min(at)])?
             }
             Bytes::Head(of, n) => {
                 let bytes = &earlier(of)?.1;
-                elf::write_whole(&path, &bytes[..bytes.len().min(n)])?
+                files::write(&path, &bytes[..bytes.len().min(n)])?
             }
             Bytes::Toc(of) => {
                 let bytes = &earlier(of)?.1;
-                elf::write_whole(&path, &flipped(bytes, &toc_digest_bytes(bytes)?)?)?
+                files::write(&path, &flipped(bytes, &toc_digest_bytes(bytes)?)?)?
             }
-            Bytes::Erased => elf::write_whole(&path, &[0xFF; 65536])?,
+            Bytes::Erased => files::write(&path, [0xFF; 65536])?,
         }
         let log = boots.boot(name, &[&path], &want)?;
         done.push((name, files::read(&path)?, log));
@@ -729,10 +706,6 @@ pub fn walkthrough(meta: &Metadata, _: &()) -> Result<(), String> {
     Ok(())
 }
 
-/// The download area of the template with feature `update`: the link's length word here, its
-/// bytes from the next word ([`device::download`]).
-pub const LINK: u64 = 0x2190_0000;
-
 /// `nrtucode pack` of the front fixtures with the test key, security counter `counter`, into
 /// `WORK/NAME` (`extra`: more arguments).
 pub fn pack_front(
@@ -753,8 +726,8 @@ pub fn pack_front(
 }
 
 /// The update cases: slot A holds a signed partition (`-device loader` at 0x21000000, as a
-/// probe writes it); an update waits in the download area ([`LINK`]: `-device loader` stands in
-/// for the link). The firmware boots A, streams the update into slot B through `NorFlash` in odd
+/// probe writes it); an update waits in the download area ([`device::DOWNLOADS`]: `-device loader`
+/// stands in for the link). The firmware boots A, streams the update into slot B through `NorFlash` in odd
 /// chunks, resets (`SYSRESETREQ`: QEMU keeps the RAM the flash is emulated over), boots B on
 /// trial, confirms it, resets and boots B again. A changed byte of a blob, a download cut off
 /// halfway and a downgrade (counter 1 over 2) are refused (exit 4), and slot A boots after the
@@ -833,8 +806,8 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     let bytes = files::read(&p2)?;
     let (at, len) = offset(&log, IRAM).ok_or(format!("update: no partition offset of {IRAM}"))?;
     let (changed, half) = (work.join("changed.part"), work.join("half.part"));
-    elf::write_whole(&changed, &flipped(&bytes, &[at + len / 2])?)?;
-    elf::write_whole(&half, &bytes[..bytes.len() / 2])?;
+    files::write(&changed, &flipped(&bytes, &[at + len / 2])?)?;
+    files::write(&half, &bytes[..bytes.len() / 2])?;
     let refused = kept("Load(DigestMismatch { blob: BlobId(13) })");
     boots.boot("changed", &[&p1, &changed], &refused)?;
     boots.boot("half", &[&p1, &half], &kept(""))?;

@@ -348,28 +348,14 @@ fn measure_partition(meta: &Metadata, work: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes the crate `size-NAME` into `dir`: its manifest (its own workspace, the release
-/// profile firmware uses) and a `_start` looping over `check` (`body`).
+/// The tables of each `size-NAME` crate's manifest after its dependency: the release profile
+/// firmware uses, and feature `panic-loop`.
+const SIZE_TABLES: &str = "[features]\npanic-loop = []\n\n[profile.release]\npanic = \"abort\"\n\
+    opt-level = \"s\"\nlto = true\ncodegen-units = 1\ndebug = false\n\n";
+
+/// Writes the crate `size-NAME` into `dir` ([`build::consumer`], [`SIZE_TABLES`]): a `_start`
+/// looping over `check` (`body`).
 fn write_crate(dir: &Path, name: &str, dependency: &str, body: &str) -> Result<(), String> {
-    let manifest = format!(
-        r#"[package]
-name = "size-{name}"
-version = "0.0.0"
-edition = "2024"
-publish = false
-[dependencies]
-{dependency}
-[features]
-panic-loop = []
-[profile.release]
-panic = "abort"
-opt-level = "s"
-lto = true
-codegen-units = 1
-debug = false
-[workspace]
-"#
-    );
     let main = format!(
         r#"#![no_std]
 #![no_main]
@@ -399,11 +385,8 @@ pub extern "C" fn _start() -> ! {{
 }}
 "#
     );
-    let src = dir.join("src");
-    std::fs::create_dir_all(&src)
-        .and_then(|()| std::fs::write(dir.join("Cargo.toml"), manifest))
-        .and_then(|()| std::fs::write(src.join("main.rs"), main))
-        .map_err(|e| format!("cannot write the crate in {}: {e}", dir.display()))
+    let tables = (dependency, SIZE_TABLES);
+    build::consumer(dir, &format!("size-{name}"), tables, "main.rs", &main)
 }
 
 #[cfg(test)]

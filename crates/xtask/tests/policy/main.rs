@@ -7,12 +7,14 @@
 //! * every relative link of README, blobs/README.md, docs/*.md and the crates' READMEs resolves,
 //!   ([`links`]);
 //! * what each published crate packages ([`packaged`]): no build output, blob or binary, both
-//!   licences, no relative link out of the package (these were `cargo xtask package`'s);
+//!   licences, no relative link out of the package, no unpublished dependency;
 //! * the core's `front` feature enables exactly the facts' front selection (`FRONT_FEATURES`),
 //!   as Cargo resolves it, however the manifest spells it;
 //! * the core's unsafe budget ([`unsafe_audit`]): one `unsafe`, the blobs' link-section
 //!   attribute in one definition;
-//! * every Markdown table renders whole ([`md_tables`]).
+//! * every Markdown table renders whole ([`md_tables`]);
+//! * what is kept in two places is the same in both: the template's copy of the test key's
+//!   public half, the facts crate's `rust-version` (the core's build-dependency) and the core's.
 
 mod links;
 mod md_tables;
@@ -30,13 +32,14 @@ use nrtucode_facts::facts::FRONT_FEATURES;
 type Check = fn(&Path, &mut Vec<String>) -> Result<(), String>;
 
 /// Every rule, in the order its messages are listed. A new rule is one more row.
-const CHECKS: [(&str, Check); 6] = [
+const CHECKS: [(&str, Check); 7] = [
     ("README's layout table", layout),
     ("relative links", links::repository),
     ("what the crates package", packaged),
     ("the front feature", front_feature),
     ("the core's unsafe budget", unsafe_audit::check),
     ("Markdown tables", markdown_tables),
+    ("copies kept equal", kept_equal),
 ];
 
 /// Every Markdown table renders whole ([`md_tables::check`]).
@@ -60,6 +63,29 @@ fn the_repository_keeps_its_rules() {
         }
     }
     assert!(problems.is_empty(), "policy:\n  {}", problems.join("\n  "));
+}
+
+/// The template's test key is the repository's; the facts crate declares the core's
+/// `rust-version`, which `cargo xtask msrv` builds with.
+fn kept_equal(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
+    let key = "keys/test-ed25519.pub.pem";
+    let template_key = format!("examples/bare-metal/{key}");
+    let read = |p: &str| std::fs::read(root.join(p)).map_err(|e| format!("cannot read {p}: {e}"));
+    if read(key)? != read(&template_key)? {
+        problems.push(format!("{template_key} is not {key}"));
+    }
+    let packages = packages(root)?;
+    let rust_version = |name: &str| {
+        let package = packages.iter().find(|p| p["name"] == name);
+        package.and_then(|p| p["rust_version"].as_str())
+    };
+    let (core, facts) = (rust_version("nrtucode"), rust_version("nrtucode-facts"));
+    if core.is_none() || core != facts {
+        problems.push(format!(
+            "the core's rust-version is {core:?}, its facts crate's {facts:?}: want one, the same"
+        ));
+    }
+    Ok(())
 }
 
 /// The first-column paths of the table under `## Layout` in `readme`, without a trailing `/`.
@@ -131,19 +157,34 @@ fn packages(root: &Path) -> Result<Vec<serde_json::Value>, String> {
     Ok(json["packages"].as_array().cloned().unwrap_or_default())
 }
 
-/// What the published crates package ([`packaged::check`]).
+/// What the published crates package ([`packaged::check`]), and what they depend on: an
+/// unpublished crate only as a dev-dependency without a version, which `cargo package` leaves
+/// out of the packaged manifest.
 fn packaged(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
-    let published: Vec<(String, PathBuf)> = packages(root)?
-        .iter()
-        .filter(|p| p["publish"].as_array().is_none_or(|r| !r.is_empty()))
-        .filter_map(|p| {
-            let manifest = Path::new(p["manifest_path"].as_str()?);
-            Some((
-                p["name"].as_str()?.to_owned(),
-                manifest.parent()?.to_owned(),
-            ))
-        })
+    let packages = packages(root)?;
+    let is_published =
+        |p: &&serde_json::Value| p["publish"].as_array().is_none_or(|r| !r.is_empty());
+    let unpublished: BTreeSet<&str> = (packages.iter().filter(|p| !is_published(p)))
+        .filter_map(|p| p["name"].as_str())
         .collect();
+    let mut published: Vec<(String, PathBuf)> = Vec::new();
+    for p in packages.iter().filter(is_published) {
+        let name = p["name"].as_str().unwrap_or_default();
+        for d in p["dependencies"].as_array().into_iter().flatten() {
+            let dependency = d["name"].as_str().unwrap_or_default();
+            if unpublished.contains(dependency) && (d["kind"] != "dev" || d["req"] != "*") {
+                problems.push(format!(
+                    "{name} depends on the unpublished {dependency} other than as a \
+                     dev-dependency without a version (its package would name it)"
+                ));
+            }
+        }
+        let manifest = Path::new(p["manifest_path"].as_str().unwrap_or_default());
+        published.push((
+            name.to_owned(),
+            manifest.parent().unwrap_or(root).to_owned(),
+        ));
+    }
     if published.len() < 3 {
         problems.push(format!("only {} published crates", published.len()));
     }
