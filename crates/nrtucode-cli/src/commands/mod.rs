@@ -2,7 +2,9 @@
 //! subcommand (`carve`, `check`, `pack`, `provision`, `key`, `inspect`, [`list`], [`resolve`], [`prof`]);
 //! [`tables`] is where `list`, `resolve` and `prof` read the tables from (embedded, or a
 //! verified partition); `flash_image` is the update region's image (its layout, and the core's `Slots` over
-//! it in memory) that `provision` writes and `inspect --layout` reads; `output_file` writes every output file (all or nothing, never
+//! it in memory) that `provision` writes and `inspect --layout` reads; `flash_file` the
+//! flashable forms of a partition (`pack --format`, read back by `inspect`), `memory_map` the
+//! partition's region read from a linker memory map (`--memory-map`); `output_file` writes every output file (all or nothing, never
 //! replacing a link, device or FIFO, never onto an input); [`exit`] names the exit
 //! codes; `interrupt` stops an interrupted carve or write (the signal handler, the carve's
 //! cancellation token, the temporary files to remove); [`values`] holds
@@ -17,12 +19,14 @@ pub(crate) mod carve_diagnosis;
 pub(crate) mod check;
 pub(crate) mod cli;
 pub mod exit;
+pub(crate) mod flash_file;
 pub(crate) mod flash_image;
 pub(crate) mod inspect;
 pub(crate) mod inspect_image;
 pub(crate) mod interrupt;
 pub(crate) mod key;
 pub mod list;
+pub(crate) mod memory_map;
 pub(crate) mod output;
 pub(crate) mod output_file;
 pub(crate) mod pack;
