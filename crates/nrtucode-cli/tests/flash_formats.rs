@@ -3,7 +3,7 @@
 //! memory map; a form cut, corrupted or placed elsewhere is refused with its reason; usage
 //! errors write nothing. `third_party_readers_give_back_the_same_bytes` (ignored by default: it
 //! needs binutils and the `adafruit-uf2` package; `cargo xtask ci` runs it) reads each form with
-//! binutils' `objcopy` and `readelf` and the UF2 package's `uf2conv`.
+//! binutils' `objcopy` and `readelf` and the UF2 package's `uf2conv` (`python3 -m adafruit_uf2.uf2conv`).
 
 mod partition_common;
 use partition_common::{key, nrtucode, public, root, text};
@@ -317,6 +317,11 @@ fn usage_errors_write_nothing() {
     assert!(!out.exists());
 }
 
+/// The Python that has the `adafruit-uf2` package (.ci/run installs it).
+const PYTHON: &str = "python3";
+/// Its converter, run as a module (no dependence on where pip put the script).
+const UF2CONV: &str = "adafruit_uf2.uf2conv";
+
 /// `PROGRAM ARGS`, which must exist and succeed: its standard output.
 fn tool(program: &str, args: &[&str]) -> String {
     let o = Command::new(program)
@@ -332,7 +337,7 @@ fn tool(program: &str, args: &[&str]) -> String {
 }
 
 #[test]
-#[ignore = "needs binutils (objcopy, readelf) and uf2conv (pip install adafruit-uf2); cargo xtask ci runs it"]
+#[ignore = "needs binutils (objcopy, readelf) and python3 with adafruit-uf2 (pip install adafruit-uf2); cargo xtask ci runs it"]
 fn third_party_readers_give_back_the_same_bytes() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
@@ -399,13 +404,16 @@ fn third_party_readers_give_back_the_same_bytes() {
     // UF2: the package's converter back to the bytes (then the 0xFF fill of the last block),
     // its header report naming the family and the address.
     let from_uf2 = dir.join("from-uf2.bin");
-    let info = tool("uf2conv", &["-i", &s(&uf2)]);
+    let info = tool(PYTHON, &["-m", UF2CONV, "-i", &s(&uf2)]);
     assert!(
         info.contains("Family ID is RP2350_ARM_S, hex value is 0xe48bff59"),
         "{info}"
     );
     assert!(info.contains("Target Address is 0x21000000"), "{info}");
-    tool("uf2conv", &["-c", "-o", &s(&from_uf2), &s(&uf2)]);
+    tool(
+        PYTHON,
+        &["-m", UF2CONV, "-c", "-o", &s(&from_uf2), &s(&uf2)],
+    );
     let back = std::fs::read(&from_uf2).unwrap();
     assert_eq!(&back[..bytes.len()], &bytes[..], "uf2conv -c");
     assert!(back.len() - bytes.len() < 256 && back[bytes.len()..].iter().all(|&b| b == 0xff));
@@ -421,7 +429,7 @@ fn third_party_readers_give_back_the_same_bytes() {
     }
     // The family names this tool knows are the package's registry's.
     let families = tool(
-        "python3",
+        PYTHON,
         &[
             "-c",
             "import adafruit_uf2, json, os; print(json.dumps(json.load(open(os.path.join(os.path.dirname(adafruit_uf2.__file__), 'uf2families.json')))))",

@@ -19,7 +19,7 @@ use crate::metadata::Metadata;
 const WORKSPACE_TESTS: &str = "tests: cargo test --workspace (README's test command)";
 
 /// Every step: its title and its command lines.
-const STEPS: [(&str, &[&str]); 28] = [
+const STEPS: [(&str, &[&str]); 29] = [
     (
         "format",
         &[
@@ -83,6 +83,10 @@ const STEPS: [(&str, &[&str]); 28] = [
             "cargo run --quiet -p nrtucode-cli -- pack --fixtures full -o {work}/full.part --key keys/test-ed25519.pem",
             "cargo run --quiet -p nrtucode-cli -- inspect {work}/full.part --public-key keys/test-ed25519.pub.pem",
         ],
+    ),
+    (
+        "flashable partitions: Intel HEX, ELF and UF2 read back by binutils (objcopy, readelf) and the adafruit-uf2 package's uf2conv, then inspected",
+        &["cargo test -p nrtucode-cli --test flash_formats -- --ignored"],
     ),
     (
         "no_std cross build (thumbv7em-none-eabihf)",
