@@ -1,7 +1,8 @@
 //! `nrtucode pack --format bin|ihex|elf|uf2` and `inspect` of each form, end to end through the
 //! binary: every form of one partition inspects as verified at the address of the template's
 //! memory map; a form cut, corrupted or placed elsewhere is refused with its reason; usage
-//! errors write nothing. `third_party_readers_give_back_the_same_bytes` (ignored by default: it
+//! errors write nothing; the template README's board block packs and checks what its flashing
+//! lines name, at the board map's address. `third_party_readers_give_back_the_same_bytes` (ignored by default: it
 //! needs binutils and the `adafruit-uf2` package; `cargo xtask ci` runs it) reads each form with
 //! binutils' `objcopy` and `readelf` and the UF2 package's `uf2conv` (`python3 -m adafruit_uf2.uf2conv`).
 
@@ -489,4 +490,120 @@ fn third_party_readers_give_back_the_same_bytes() {
             text(&o.stderr)
         );
     }
+}
+
+/// The sh block of the template README after the line starting with `marker`.
+fn readme_block(marker: &str) -> String {
+    let text = std::fs::read_to_string(root().join("examples/bare-metal/README.md")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with(marker))
+        .unwrap_or_else(|| panic!("no {marker} in the template README"));
+    assert_eq!(lines[start + 1], "```sh", "{marker}");
+    let end = (start + 2..lines.len())
+        .find(|&i| lines[i] == "```")
+        .unwrap();
+    lines[start + 2..end].join("\n")
+}
+
+/// The line of `block` that starts with `prefix`.
+fn line<'a>(block: &'a str, prefix: &str) -> &'a str {
+    block
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line starting with {prefix:?} in\n{block}"))
+}
+
+#[test]
+fn the_templates_board_block_packs_and_checks_what_its_flashing_lines_write() {
+    let board = readme_block("<!-- board-flashing:");
+    let qemu = readme_block("<!-- partition-walkthrough:");
+    // The board's build is the QEMU one without `qemu`, and its ELF is where the QEMU block
+    // boots it from (`cargo xtask qemu --case partition` runs that block).
+    let build = "(cd examples/bare-metal && cargo build";
+    assert_eq!(line(&board, build), line(&qemu, build).replace("qemu,", ""));
+    assert_eq!(line(&board, "elf="), line(&qemu, "elf="));
+    assert_eq!(
+        line(&board, "elf="),
+        "elf=target/bare-metal/thumbv7em-none-eabihf/release/nrtucode-bare-metal"
+    );
+    // No line types an address: the memory maps are the one place.
+    for l in board.lines().chain(qemu.lines()) {
+        assert!(
+            !l.contains("0x") && !l.contains("addr="),
+            "an address typed: {l}"
+        );
+    }
+    assert_eq!(
+        line(&board, "map="),
+        "map=examples/bare-metal/memory/board.x   # the board's memory map: the partition's address"
+    );
+    // The nrtucode lines as written, from the repository's root (the tool: this build's; the
+    // library: the front look-alike; the UF2 family: rp2040).
+    let tmp = tempfile::tempdir().unwrap();
+    use nrtucode_lookalike::{LibraryBuild, OptLevel, Options, build_shared_object, write_sources};
+    let la = tmp.path().join("la");
+    std::fs::create_dir_all(&la).unwrap();
+    let written = write_sources(&la, &Options::new(LibraryBuild::Front)).unwrap();
+    let lib = la.join("libnrtucode.so");
+    build_shared_object(&written.c_source, &lib, OptLevel::O2, false)
+        .expect("gcc builds the look-alike");
+    let out = tmp.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let tool_lines: Vec<String> = board
+        .lines()
+        .filter(|l| {
+            l.starts_with("map=")
+                || l.starts_with("out=")
+                || l.starts_with("target/release/nrtucode ")
+        })
+        .map(|l| l.replace("<your family>", "rp2040"))
+        .collect();
+    assert_eq!(tool_lines.len(), 6, "{tool_lines:?}");
+    let script = format!(
+        "target/release/nrtucode() {{ \"$NRTUCODE\" \"$@\"; }}\n{}",
+        tool_lines.join("\n")
+    );
+    let o = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &script])
+        .current_dir(root())
+        .env("NRTUCODE", env!("CARGO_BIN_EXE_nrtucode"))
+        .env("OUT", &out)
+        .env("vendor_lib", &lib)
+        .env_remove("NEURON_UCODE_FLAVOR")
+        .env_remove("NRTUCODE_MPLUS_ON_MARIANA")
+        .output()
+        .unwrap();
+    let said = text(&o.stdout);
+    assert!(o.status.success(), "{said}{}", text(&o.stderr));
+    assert!(said.contains("VERIFIED"), "{said}");
+    assert!(
+        said.contains("flashed as              elf for 0x90000000.."),
+        "{said}"
+    );
+    assert!(said.contains("memory map check        ok"), "{said}");
+    // Each flashing line names a file the pack lines wrote, in the form that tool reads.
+    let forms = [
+        ("probe-rs download", "nrtucode-part.elf", &b"\x7fELF"[..]),
+        ("openocd", "nrtucode-part.hex", &b":"[..]),
+        ("pyocd load", "nrtucode-part.hex", &b":"[..]),
+        ("cp ", "nrtucode-part.uf2", &b"UF2\n"[..]),
+    ];
+    for (tool, file, magic) in forms {
+        assert!(
+            line(&board, tool).contains(&format!("$out/{file}")),
+            "{tool}"
+        );
+        let bytes = std::fs::read(out.join(file)).unwrap();
+        assert!(bytes.starts_with(magic), "{file}");
+        let (code, doc) = inspect(
+            tmp.path(),
+            &out.join(file),
+            &["--memory-map", &board_map().display().to_string()],
+        );
+        assert_eq!(code, Some(0), "{file}: {doc}");
+        assert_eq!(doc["flash"]["base_address"], 0x9000_0000_u32, "{file}");
+    }
+    assert!(line(&board, "probe-rs run").ends_with("\"$elf\""));
 }

@@ -422,7 +422,7 @@ mod tests {
             parse(BOARD),
             Ok(PartitionRegion {
                 start: 0x9000_0000,
-                end: 0x9080_0000
+                end: 0x9100_0000
             })
         );
         assert_eq!(
