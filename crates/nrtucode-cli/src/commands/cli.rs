@@ -163,7 +163,9 @@ pub(crate) enum Command {
     },
     /// Show a partition's header, tables and table of contents, and check its structure, its
     /// signature (with --public-key), its security counter (with --min-security-counter) and
-    /// every blob's digest. Exit 0 only when all hold, 65 with the reason otherwise.
+    /// every blob's digest. Exit 0 only when all hold, 65 with the reason otherwise. FILE may
+    /// be any form pack --format writes (Intel HEX, ELF, UF2: read back strictly first); with
+    /// --memory-map, its address and length are checked against the firmware's memory map.
     ///
     /// With a layout (--layout FILE, or the layout flags), FILE is a flash image of an update
     /// region (nrtucode provision wrote it, or a device's flash read back): it shows the state
@@ -171,7 +173,7 @@ pub(crate) enum Command {
     /// and checks each slot and the next boot as the device would (format
     /// nrtucode-inspect-image/2 with --json).
     Inspect {
-        /// The partition file (or, with a layout, the flash image).
+        /// The partition file: bin, ihex, elf or uf2 (or, with a layout, the flash image).
         file: PathBuf,
         /// The SPKI PEM public key its signature must verify with (needed for an image).
         #[arg(long, value_name = "PUB.pem")]

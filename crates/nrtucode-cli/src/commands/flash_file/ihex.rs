@@ -2,7 +2,10 @@
 
 use std::fmt::Write as _;
 
-use super::FlashFileError;
+use super::{FlashFileError, MAX_PARTITION_BYTES};
+
+/// The most runs of contiguous data records read (a partition is one).
+const MAX_RUNS: usize = 1 << 16;
 
 /// Data bytes per record written (as binutils' objcopy writes them).
 const RECORD_DATA: usize = 16;
@@ -114,9 +117,25 @@ pub(super) fn records(file: &[u8]) -> Result<(Vec<u8>, Spans), FlashFileError> {
         let data = &raw[4..4 + count];
         match kind {
             DATA => {
+                let address = upper + offset;
                 let start = decoded.len();
+                if (start + count) as u64 > MAX_PARTITION_BYTES {
+                    return Err(FlashFileError::TooLarge {
+                        len: (start + count) as u64,
+                    });
+                }
                 decoded.extend_from_slice(data);
-                spans.push((upper + offset, start, count));
+                // A record that continues the previous one extends its span: a file as
+                // written here is one span per contiguous run, whatever its record count.
+                let runs = spans.len();
+                match spans.last_mut() {
+                    Some((a, _, len)) if *a + *len as u64 == address => *len += count,
+                    _ if count == 0 => {}
+                    _ if runs == MAX_RUNS => {
+                        return Err(bad(&format!("more than {MAX_RUNS} separate runs of data")));
+                    }
+                    _ => spans.push((address, start, count)),
+                }
             }
             END_OF_FILE if count == 0 => ended = true,
             EXTENDED_SEGMENT_ADDRESS if count == 2 => {
@@ -168,7 +187,8 @@ mod tests {
              :00000001FF\n"
         );
         let (data, spans) = records(text.as_bytes()).unwrap();
-        assert_eq!(spans, vec![(0x9000_fff8, 0, 8), (0x9001_0000, 8, 12)]);
+        // One run: the record after the 64 KiB boundary continues the one before it.
+        assert_eq!(spans, vec![(0x9000_fff8, 0, 20)]);
         assert_eq!(data, vec![0xab; 20]);
     }
 

@@ -398,6 +398,60 @@ mod tests {
         assert!(encode(Format::Ihex, &bytes, at(0xffff_ffc0)).is_ok());
     }
 
+    /// xorshift64: a fixed sequence, so that a failure repeats.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    #[test]
+    fn damaged_files_are_read_or_refused_never_a_panic() {
+        let bytes = sample(3000);
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for format in [Format::Ihex, Format::Elf, Format::Uf2] {
+            let placement = Placement {
+                base_address: 0x2100_0000,
+                uf2_family: None,
+            };
+            let good = encode(format, &bytes, Some(placement)).unwrap();
+            let (mut read, mut refused) = (0, 0);
+            for _ in 0..3000 {
+                let mut file = good.clone();
+                for _ in 0..1 + next(&mut state) % 4 {
+                    let at = (next(&mut state) % file.len() as u64) as usize;
+                    match next(&mut state) % 4 {
+                        0 => file[at] ^= 1 << (next(&mut state) % 8),
+                        1 => file[at] = next(&mut state) as u8,
+                        2 => file.truncate(at.max(1)),
+                        _ => {
+                            let extra = (next(&mut state) % 64) as u8;
+                            file.insert(at, extra);
+                        }
+                    }
+                }
+                match decode(&file) {
+                    Ok(d) => {
+                        assert!(d.bytes.len() as u64 <= MAX_PARTITION_BYTES);
+                        read += 1;
+                    }
+                    Err(e) => {
+                        assert!(!e.to_string().is_empty());
+                        refused += 1;
+                    }
+                }
+            }
+            // Most damage is caught by the form itself (HEX checksums, UF2 magics and
+            // numbers); some (an ELF's padding, a UF2 payload byte) reaches the partition's
+            // own checks.
+            assert!(
+                refused > 0 && read + refused == 3000,
+                "{format:?}: {read} read"
+            );
+        }
+    }
+
     #[test]
     fn pieces_with_gaps_or_overlaps_are_refused() {
         let a = [1u8; 16];
