@@ -2,9 +2,12 @@
 //! binary: every form of one partition inspects as verified at the address of the template's
 //! memory map; a form cut, corrupted or placed elsewhere is refused with its reason; usage
 //! errors write nothing; the template README's board block packs and checks what its flashing
-//! lines name, at the board map's address. `third_party_readers_give_back_the_same_bytes` (ignored by default: it
-//! needs binutils and the `adafruit-uf2` package; `cargo xtask ci` runs it) reads each form with
-//! binutils' `objcopy` and `readelf` and the UF2 package's `uf2conv` (`python3 -m adafruit_uf2.uf2conv`).
+//! lines name, at the board map's address.
+//!
+//! `third_party_readers_give_back_the_same_bytes` (ignored by default: it needs binutils and
+//! the `adafruit-uf2` and `pyocd` packages; `cargo xtask ci` runs it) reads each form with
+//! binutils' `objcopy` and `readelf`, the UF2 package's `uf2conv` (`python3 -m
+//! adafruit_uf2.uf2conv`) and pyOCD's file readers (what `pyocd load` would write).
 
 mod partition_common;
 use partition_common::{key, nrtucode, public, root, text};
@@ -318,10 +321,32 @@ fn usage_errors_write_nothing() {
     assert!(!out.exists());
 }
 
-/// The Python that has the `adafruit-uf2` package (.ci/run installs it).
+/// The Python that has the `adafruit-uf2` and `pyocd` packages (.ci/run installs them).
 const PYTHON: &str = "python3";
 /// Its converter, run as a module (no dependence on where pip put the script).
 const UF2CONV: &str = "adafruit_uf2.uf2conv";
+
+/// What `pyocd load FILE` would write without a probe: its `FileProgrammer`'s ELF and Intel HEX
+/// readers (pyOCD 0.46, as .ci/run pins it) feeding a recorder instead of a flash loader; prints
+/// each chunk's address and length, writes their bytes to the second argument.
+const PYOCD_READ: &str = r#"
+import sys
+from pyocd.flash.file_programmer import FileProgrammer
+class Recorder:
+    def __init__(self):
+        self.chunks = []
+    def add_data(self, address, data):
+        self.chunks.append((address, bytes(data)))
+programmer = FileProgrammer.__new__(FileProgrammer)
+programmer._loader = Recorder()
+path, out = sys.argv[1], sys.argv[2]
+elf = path.endswith(".elf")
+with open(path, "rb" if elf else "r") as f:
+    (programmer._program_elf if elf else programmer._program_hex)(f)
+for address, data in programmer._loader.chunks:
+    print(f"{address:#010x} {len(data)}")
+open(out, "wb").write(b"".join(d for _, d in sorted(programmer._loader.chunks)))
+"#;
 
 /// `PROGRAM ARGS`, which must exist and succeed: its standard output.
 fn tool(program: &str, args: &[&str]) -> String {
@@ -338,7 +363,7 @@ fn tool(program: &str, args: &[&str]) -> String {
 }
 
 #[test]
-#[ignore = "needs binutils (objcopy, readelf) and python3 with adafruit-uf2 (pip install adafruit-uf2); cargo xtask ci runs it"]
+#[ignore = "needs binutils (objcopy, readelf) and python3 with adafruit-uf2 and pyocd (pip install adafruit-uf2 pyocd); cargo xtask ci runs it"]
 fn third_party_readers_give_back_the_same_bytes() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
@@ -418,8 +443,33 @@ fn third_party_readers_give_back_the_same_bytes() {
     let back = std::fs::read(&from_uf2).unwrap();
     assert_eq!(&back[..bytes.len()], &bytes[..], "uf2conv -c");
     assert!(back.len() - bytes.len() < 256 && back[bytes.len()..].iter().all(|&b| b == 0xff));
+    // pyOCD's own file readers (`pyocd load` without a probe): what it would write, and where.
+    let mut from_pyocd = Vec::new();
+    for file in [&hex, &elf] {
+        let out = file.with_extension("pyocd.bin");
+        let chunks = tool(PYTHON, &["-c", PYOCD_READ, &s(file), &s(&out)]);
+        assert_eq!(
+            chunks.trim(),
+            format!("0x21000000 {}", bytes.len()),
+            "{}",
+            file.display()
+        );
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            bytes,
+            "pyOCD reading {}",
+            file.display()
+        );
+        from_pyocd.push(out);
+    }
     // The converters' bytes inspect as verified: the device's checks hold after the trip.
-    for file in [&from_hex, &from_elf, &from_uf2] {
+    for file in [
+        &from_hex,
+        &from_elf,
+        &from_uf2,
+        &from_pyocd[0],
+        &from_pyocd[1],
+    ] {
         let (code, doc) = inspect(dir, file, &[]);
         assert_eq!(
             (code, &doc["verdict"]),

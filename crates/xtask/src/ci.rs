@@ -85,7 +85,7 @@ const STEPS: [(&str, &[&str]); 29] = [
         ],
     ),
     (
-        "flashable partitions: Intel HEX, ELF and UF2 read back by binutils (objcopy, readelf) and the adafruit-uf2 package's uf2conv, then inspected",
+        "flashable partitions: Intel HEX, ELF and UF2 read back by binutils (objcopy, readelf), the adafruit-uf2 package's uf2conv and pyOCD's file readers, then inspected",
         &["cargo test -p nrtucode-cli --test flash_formats -- --ignored"],
     ),
     (
