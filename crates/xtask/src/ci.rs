@@ -19,7 +19,7 @@ use crate::metadata::Metadata;
 const WORKSPACE_TESTS: &str = "tests: cargo test --workspace (README's test command)";
 
 /// Every step: its title and its command lines.
-const STEPS: [(&str, &[&str]); 29] = [
+const STEPS: &[(&str, &[&str])] = &[
     (
         "format",
         &[
@@ -88,6 +88,10 @@ const STEPS: [(&str, &[&str]); 29] = [
             "cargo run --quiet -p nrtucode-cli -- pack --fixtures full -o {work}/full.part --key keys/test-ed25519.pem",
             "cargo run --quiet -p nrtucode-cli -- inspect {work}/full.part --public-key keys/test-ed25519.pub.pem",
         ],
+    ),
+    (
+        "flashable partitions: Intel HEX, ELF and UF2 read back by binutils (objcopy, readelf), the adafruit-uf2 package's uf2conv and pyOCD's file readers, then inspected",
+        &["cargo test -p nrtucode-cli --test flash_formats -- --ignored"],
     ),
     (
         "no_std cross build (thumbv7em-none-eabihf)",
@@ -236,7 +240,7 @@ pub fn run(meta: &Metadata, fuzz_seconds: u64, skip_workspace_tests: bool) -> Re
     let started = Instant::now();
     let mut took: Vec<(&str, Duration)> = Vec::new();
     let mut failed = None;
-    for (title, lines) in STEPS {
+    for &(title, lines) in STEPS {
         if skip_workspace_tests && title == WORKSPACE_TESTS {
             continue;
         }

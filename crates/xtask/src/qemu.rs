@@ -644,7 +644,7 @@ fn partition_readme(meta: &Metadata, work: &Path) -> Result<(), String> {
         "run --quiet --release --locked -p nrtucode-lookalike -- --library full --build --out";
     status(build::cargo(lookalike).arg(&vendor).stdout(Stdio::null()))?;
     let lib = vendor.join("libnrtucode_internal.so");
-    let part = work.join("nrtucode.part");
+    let part = work.join("nrtucode-part.elf");
     let env = [("VENDOR_LIB", lib.as_os_str()), ("PART", part.as_os_str())];
     let want = Want::exit(0)
         .line(&[

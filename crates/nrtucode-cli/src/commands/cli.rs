@@ -13,15 +13,15 @@ use clap::{CommandFactory, Parser, Subcommand};
 use nrtucode::Request;
 
 use crate::commands::exit::{EXIT_CODES_HELP, Exit};
-use crate::commands::flash_image::LayoutArgs;
+use crate::commands::flash_image::{LayoutArgs, parse_number};
 use crate::commands::inventory::Trust;
 use crate::commands::key::KeyFormat;
 use crate::commands::resolve::Show;
 use crate::commands::tables::PartitionArgs;
 use crate::commands::values::{FLAVOR, GenerationArg, KIND, REGION, parse_raw_index};
 use crate::commands::{
-    carve, check, diff, inspect, inspect_image, key, list, output, pack, prof, provision, resolve,
-    sbom,
+    carve, check, diff, flash_file, inspect, inspect_image, key, list, output, pack, prof,
+    provision, resolve, sbom,
 };
 
 /// Carve the firmware blobs out of a vendor library, check blob directories, pack and inspect
@@ -100,6 +100,28 @@ pub(crate) enum Command {
         /// unit), stored otherwise, and prints the ratio; none stores every blob.
         #[arg(long, value_name = "CODEC", value_parser = ["none", "deflate"], default_value = "none")]
         compress: String,
+        /// The output's form: bin (the bytes), ihex (Intel HEX), elf (one PT_LOAD segment at
+        /// the address, no code) or uf2 (256-byte blocks; see --uf2-family). All but bin carry
+        /// the address: give --memory-map or --base-address.
+        #[arg(long, value_enum, default_value = "bin", help_heading = "Flashing")]
+        format: flash_file::Format,
+        /// The memory map the firmware is linked with (a GNU ld script, e.g. the bare-metal
+        /// template's memory/board.x): the partition goes at its __nrtucode_partition_start and
+        /// must end by its __nrtucode_partition_end.
+        #[arg(
+            long,
+            value_name = "MAP.x",
+            conflicts_with = "base_address",
+            help_heading = "Flashing"
+        )]
+        memory_map: Option<PathBuf>,
+        /// The partition's address (a multiple of 16; of 256 for uf2), instead of --memory-map.
+        #[arg(long, value_name = "ADDR", value_parser = parse_number, help_heading = "Flashing")]
+        base_address: Option<u64>,
+        /// The UF2 family ID: a number, or a name such as rp2040, rp2350-arm-s,
+        /// rp2xxx-absolute, nrf52840, samd51, stm32f4 (the bootloader refuses other families).
+        #[arg(long, value_name = "ID", value_parser = flash_file::uf2_families::parse, help_heading = "Flashing")]
+        uf2_family: Option<u32>,
     },
     /// Write the factory image of a device's update region (docs/update.md, Provisioning): both
     /// partition slots and the state, for a given layout, as the device's own update code
@@ -142,7 +164,9 @@ pub(crate) enum Command {
     },
     /// Show a partition's header, tables and table of contents, and check its structure, its
     /// signature (with --public-key), its security counter (with --min-security-counter) and
-    /// every blob's digest. Exit 0 only when all hold, 65 with the reason otherwise.
+    /// every blob's digest. Exit 0 only when all hold, 65 with the reason otherwise. FILE may
+    /// be any form pack --format writes (Intel HEX, ELF, UF2: read back strictly first); with
+    /// --memory-map, its address and length are checked against the firmware's memory map.
     ///
     /// With a layout (--layout FILE, or the layout flags), FILE is a flash image of an update
     /// region (nrtucode provision wrote it, or a device's flash read back): it shows the state
@@ -150,7 +174,7 @@ pub(crate) enum Command {
     /// and checks each slot and the next boot as the device would (format
     /// nrtucode-inspect-image/2 with --json).
     Inspect {
-        /// The partition file (or, with a layout, the flash image).
+        /// The partition file: bin, ihex, elf or uf2 (or, with a layout, the flash image).
         file: PathBuf,
         /// The SPKI PEM public key its signature must verify with (needed for an image).
         #[arg(long, value_name = "PUB.pem")]
@@ -161,6 +185,11 @@ pub(crate) enum Command {
         /// An image's table class, as the firmware was built (default: the first slot's).
         #[arg(long, value_enum)]
         class: Option<ClassArg>,
+        /// Check the placement against the memory map the firmware is linked with (not for an
+        /// image): a HEX, ELF or UF2 file's address is its __nrtucode_partition_start, and the
+        /// partition ends by its __nrtucode_partition_end.
+        #[arg(long, value_name = "MAP.x")]
+        memory_map: Option<PathBuf>,
         /// JSON output (format nrtucode-inspect/3; for an image nrtucode-inspect-image/2).
         #[arg(long)]
         json: bool,
@@ -423,6 +452,10 @@ fn dispatch() -> ExitCode {
             unsigned: _,
             security_counter,
             compress,
+            format,
+            memory_map,
+            base_address,
+            uf2_family,
         } => {
             let input = match (lib, blob_dir, fixtures.as_deref()) {
                 (Some(lib), _, _) => pack::Input::Library(lib),
@@ -442,6 +475,12 @@ fn dispatch() -> ExitCode {
                 key.as_deref(),
                 security_counter,
                 compression,
+                &pack::Target {
+                    format,
+                    base_address,
+                    memory_map,
+                    uf2_family,
+                },
             )
         }
         Command::Key { action } => match action {
@@ -474,6 +513,7 @@ fn dispatch() -> ExitCode {
             public_key,
             min_security_counter,
             class,
+            memory_map,
             json,
             layout,
         } => {
@@ -484,7 +524,19 @@ fn dispatch() -> ExitCode {
                         "--class is for a flash image (with --layout): a partition's class is in its header",
                     );
                 }
-                return inspect::run(&file, public_key.as_deref(), min_security_counter, json);
+                return inspect::run(
+                    &file,
+                    public_key.as_deref(),
+                    min_security_counter,
+                    memory_map.as_deref(),
+                    json,
+                );
+            }
+            if memory_map.is_some() {
+                return output::fail(
+                    Exit::Usage,
+                    "--memory-map is for a partition: an image's placement is its layout",
+                );
             }
             if min_security_counter.is_some() {
                 return output::fail(

@@ -1,6 +1,9 @@
-//! `nrtucode inspect FILE [--public-key PUB.pem] [--min-security-counter N] [--json]`: the
-//! header, tables and table of contents of a partition, and its checks, in this order:
-//! structure, signature (when a key is given), security counter (when a minimum is given),
+//! `nrtucode inspect FILE [--public-key PUB.pem] [--min-security-counter N] [--memory-map
+//! MAP.x] [--json]`: the header, tables and table of contents of a partition, read from the
+//! file as it is or put back together from any flashable form `pack --format` writes (Intel
+//! HEX, ELF, UF2; `flash_file`), and its checks, in this order: structure, signature (when a key is given), security counter (when a minimum is given),
+//! the placement (with `--memory-map`: a flashable file's address is the map's
+//! `__nrtucode_partition_start`, and the partition ends by its `__nrtucode_partition_end`),
 //! then the digests: with a key, only once the signature holds (every blob's stored bytes
 //! hashed, then each compressed blob decoded and its decoded bytes hashed); after a failed
 //! signature, none, and nothing is decoded; with no key, the stored bytes are hashed in place
@@ -18,7 +21,8 @@
 //!   "checks": { "structure": "ok" | "<why>",
 //!               "signature": "ok" | "NOT CHECKED (no --public-key): …" | "<why>",
 //!               "security_counter": "ok" | "not checked" | "<why>",
-//!               "digests": "ok" | "not checked: …" | "stored bytes match …, nothing decoded" | "<why>" },
+//!               "digests": "ok" | "not checked: …" | "stored bytes match …, nothing decoded" | "<why>",
+//!               "memory_map": "ok" | "not checked" | "<why>" },
 //!   "header": { "version": 2, "total_len": 123, "class": "full" | "front",
 //!               "source": "build-id" | "no-build-id" | "fixtures", "build_id": "<hex>" | null,
 //!               "security_counter": 0, "signed": true, "key_id": "<16 hex>" },
@@ -27,8 +31,13 @@
 //!   "hwdecode_table_list": [ { "slot": 7, "cam": GETTER, "table": GETTER } ],
 //!   "toc": [ { "blob": 0, "offset": 9232, "stored_len": 36640, "decoded_len": 36640,
 //!              "codec": 0, "sha256": "<64 hex: decoded>", "stored_sha256": "<64 hex: stored>",
-//!              "first_use": "image_list slot 0 flavor 1 IRAM" } ] }
+//!              "first_use": "image_list slot 0 flavor 1 IRAM" } ],
+//!   "flash": null | { "format": "ihex" | "elf" | "uf2", "base_address": 2415919104,
+//!                     "end_address": 2416007168, "uf2_family": null | 3834380118 } }
 //! ```
+//!
+//! `flash` is null for a partition file as it is (no address in it; with `--memory-map`,
+//! only its length is checked against the region: a failure is the `error`).
 //!
 //! A GETTER is `null` (the getter returns NULL) or `{ "kind": "blob" | "cursor-start" |
 //! "cursor-end", "blob": 15 }`: the whole blob of that table-of-contents entry, or a zero-byte
@@ -47,8 +56,11 @@ use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 
 use crate::commands::exit::Exit;
+use crate::commands::flash_file::read::{Loaded, read};
+use crate::commands::flash_file::{Format, Placement};
+use crate::commands::memory_map::{self, PartitionRegion};
 use crate::commands::output::{err_line, out_fmt};
-use crate::commands::tables::{check_every_blob, load_refusal, read_partition, read_public_key};
+use crate::commands::tables::{check_every_blob, load_refusal, read_public_key};
 use crate::commands::text_table;
 
 #[derive(Serialize)]
@@ -57,6 +69,7 @@ struct Checks {
     signature: String,
     security_counter: String,
     digests: String,
+    memory_map: String,
 }
 
 #[derive(Serialize)]
@@ -122,6 +135,16 @@ pub(crate) struct Doc {
     image_list: Option<Vec<Slot>>,
     hwdecode_table_list: Option<Vec<ProfSlot>>,
     toc: Option<Vec<Toc>>,
+    flash: Option<Flash>,
+}
+
+/// Where a flashable file puts the partition (`flash` in the JSON).
+#[derive(Serialize)]
+struct Flash {
+    format: &'static str,
+    base_address: u32,
+    end_address: u64,
+    uf2_family: Option<u32>,
 }
 
 impl Doc {
@@ -249,11 +272,13 @@ pub(crate) fn inspect(
             signature: SIGNATURE_NOT_CHECKED.into(),
             security_counter: NOT_CHECKED.into(),
             digests: NOT_CHECKED.into(),
+            memory_map: NOT_CHECKED.into(),
         },
         header: None,
         image_list: None,
         hwdecode_table_list: None,
         toc: None,
+        flash: None,
     };
     let mut errors: Vec<String> = Vec::new();
     let p = match Partition::parse(bytes) {
@@ -326,6 +351,49 @@ pub(crate) fn inspect(
     doc
 }
 
+/// The placement check (`--memory-map`): a flashable file's address is the region's start,
+/// and the partition (its header's `total_len`) ends by the region's end. A failure refuses
+/// the file (the first error, if no other check failed before).
+fn check_placement(
+    doc: &mut Doc,
+    flashed: Option<(Format, Placement)>,
+    region: Option<PartitionRegion>,
+) {
+    let total_len = doc.header.as_ref().map_or(0, |h| h.total_len as u64);
+    if let Some((format, p)) = flashed {
+        doc.flash = Some(Flash {
+            format: format.name(),
+            base_address: p.base_address,
+            end_address: u64::from(p.base_address) + total_len,
+            uf2_family: p.uf2_family,
+        });
+    }
+    let Some(r) = region else { return };
+    let refusal = match flashed {
+        Some((_, p)) if u64::from(p.base_address) != r.start => Some(format!(
+            "the file is for {:#010x}; the memory map's {} is {:#010x}",
+            p.base_address,
+            memory_map::START_SYMBOL,
+            r.start
+        )),
+        _ if total_len > r.len() => Some(format!(
+            "the partition is {total_len} bytes; the memory map's region {:#010x}..{:#010x} holds {}",
+            r.start,
+            r.end,
+            r.len()
+        )),
+        _ => None,
+    };
+    doc.checks.memory_map = match refusal {
+        None => "ok".to_owned(),
+        Some(why) => {
+            doc.verdict = "refused";
+            doc.error.get_or_insert_with(|| why.clone());
+            why
+        }
+    };
+}
+
 fn text(doc: &Doc) -> String {
     let verdict = match (doc.verdict, &doc.error) {
         ("verified", _) => {
@@ -368,6 +436,20 @@ fn text(doc: &Doc) -> String {
             },
         ]);
     }
+    if let Some(f) = &doc.flash {
+        rows.push(vec![
+            "flashed as".into(),
+            format!(
+                "{} for {:#010x}..{:#010x}{}",
+                f.format,
+                f.base_address,
+                f.end_address,
+                f.uf2_family
+                    .map(|id| format!(", UF2 family {id:#010x}"))
+                    .unwrap_or_default()
+            ),
+        ]);
+    }
     rows.push(vec!["structure".into(), doc.checks.structure.clone()]);
     rows.push(vec!["signature".into(), doc.checks.signature.clone()]);
     rows.push(vec![
@@ -375,6 +457,10 @@ fn text(doc: &Doc) -> String {
         doc.checks.security_counter.clone(),
     ]);
     rows.push(vec!["digests".into(), doc.checks.digests.clone()]);
+    rows.push(vec![
+        "memory map check".into(),
+        doc.checks.memory_map.clone(),
+    ]);
     let mut out = text_table::render(&["partition", "value"], &rows);
     if let Some(slots) = &doc.image_list {
         let rows: Vec<Vec<String>> = slots
@@ -442,22 +528,25 @@ pub(crate) fn run(
     path: &Path,
     public_key: Option<&Path>,
     min_counter: Option<u32>,
+    memory_map: Option<&Path>,
     json: bool,
 ) -> ExitCode {
-    let loaded = read_partition(path).and_then(|bytes| {
+    let loaded = read(path).and_then(|loaded| {
         let key = public_key.map(read_public_key).transpose()?;
-        Ok((bytes, key))
+        let region = memory_map.map(memory_map::read).transpose()?;
+        Ok((loaded, key, region))
     });
-    let (bytes, key) = match loaded {
+    let (Loaded { bytes, flashed }, key, region) = match loaded {
         Ok(x) => x,
         Err((exit, message)) => return crate::commands::output::fail(exit, message),
     };
-    let doc = inspect(
+    let mut doc = inspect(
         &path.display().to_string(),
         bytes,
         key.as_ref(),
         min_counter,
     );
+    check_placement(&mut doc, flashed, region);
     if json {
         let s = crate::commands::output::json_document(&doc);
         out_fmt!("{s}");

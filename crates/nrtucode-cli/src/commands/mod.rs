@@ -5,7 +5,9 @@
 //! are `sbom`'s two documents;
 //! [`tables`] is where `list`, `resolve` and `prof` read the tables from (embedded, or a
 //! verified partition); `flash_image` is the update region's image (its layout, and the core's `Slots` over
-//! it in memory) that `provision` writes and `inspect --layout` reads; `output_file` writes every output file (all or nothing, never
+//! it in memory) that `provision` writes and `inspect --layout` reads; `flash_file` the
+//! flashable forms of a partition (`pack --format`, read back by `inspect`), `memory_map` the
+//! partition's region read from a linker memory map (`--memory-map`); `output_file` writes every output file (all or nothing, never
 //! replacing a link, device or FIFO, never onto an input); [`exit`] names the exit
 //! codes; `interrupt` stops an interrupted carve or write (the signal handler, the carve's
 //! cancellation token, the temporary files to remove); [`values`] holds
@@ -21,6 +23,7 @@ pub(crate) mod check;
 pub(crate) mod cli;
 pub(crate) mod diff;
 pub mod exit;
+pub(crate) mod flash_file;
 pub(crate) mod flash_image;
 pub(crate) mod inspect;
 pub(crate) mod inspect_image;
@@ -28,6 +31,7 @@ pub(crate) mod interrupt;
 pub(crate) mod inventory;
 pub(crate) mod key;
 pub mod list;
+pub(crate) mod memory_map;
 pub(crate) mod output;
 pub(crate) mod output_file;
 pub(crate) mod pack;

@@ -1,6 +1,9 @@
 //! `nrtucode pack`: write a signed blob partition (docs/partition.md) from a library, a blob
 //! directory or the built-in fixtures, atomically, through `output_file` (the output may not
-//! be the key, the library or a file of the blob directory).
+//! be the key, the library or a file of the blob directory), in one of the flashable forms
+//! (`--format bin|ihex|elf|uf2`, `flash_file`) at the address `--base-address` gives or the
+//! memory map's `__nrtucode_partition_start` (`--memory-map`, `memory_map`), which also
+//! bounds the partition's length.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -9,7 +12,9 @@ use nrtucode::partition::{Partition, TableClass};
 use nrtucode_pack::{Blobs, Compression, PackError, PackOptions, pack_with};
 
 use crate::commands::exit::{self, Exit};
+use crate::commands::flash_file::{self, Format, Placement};
 use crate::commands::key::read_signing_key;
+use crate::commands::memory_map::{self, PartitionRegion};
 use crate::commands::output::{fail, out_line};
 use crate::commands::output_file::{Mode, note_input_path, refuse_input, write_output};
 
@@ -22,6 +27,68 @@ pub(crate) enum Input {
     BlobDir(PathBuf),
     /// The built-in fixture set of a class.
     Fixtures(TableClass),
+}
+
+/// Where the partition goes: the form, and the address from `--base-address` or the region
+/// from `--memory-map` (at most one of the two: clap refuses both).
+#[derive(Clone, Debug)]
+pub(crate) struct Target {
+    /// The form of the output file.
+    pub format: Format,
+    /// `--base-address`.
+    pub base_address: Option<u64>,
+    /// `--memory-map`.
+    pub memory_map: Option<PathBuf>,
+    /// `--uf2-family`.
+    pub uf2_family: Option<u32>,
+}
+
+/// The region of `--memory-map`, and the placement: checked for the usage errors (a form
+/// with an address and none given, a family for a form other than UF2) before anything is
+/// read or packed.
+fn placement(
+    target: &Target,
+) -> Result<(Option<PartitionRegion>, Option<Placement>), (Exit, String)> {
+    if target.uf2_family.is_some() && target.format != Format::Uf2 {
+        return Err((
+            Exit::Usage,
+            format!(
+                "--uf2-family is for --format uf2, not {}",
+                target.format.name()
+            ),
+        ));
+    }
+    let region = target
+        .memory_map
+        .as_deref()
+        .map(memory_map::read)
+        .transpose()?;
+    let base = target.base_address.or(region.map(|r| r.start));
+    let Some(base) = base else {
+        return match target.format {
+            Format::Bin => Ok((None, None)),
+            other => Err((
+                Exit::Usage,
+                format!(
+                    "--format {} writes the address into the file: give --memory-map MAP (the memory map the firmware is linked with) or --base-address ADDR",
+                    other.name()
+                ),
+            )),
+        };
+    };
+    let Ok(base_address) = u32::try_from(base) else {
+        return Err((
+            Exit::Usage,
+            format!("--base-address {base:#x} is beyond the 32-bit address space"),
+        ));
+    };
+    Ok((
+        region,
+        Some(Placement {
+            base_address,
+            uf2_family: target.uf2_family,
+        }),
+    ))
 }
 
 fn pack_error(e: PackError) -> (Exit, String) {
@@ -39,7 +106,9 @@ fn run_inner(
     key: Option<&Path>,
     security_counter: u32,
     compression: Compression,
+    target: &Target,
 ) -> Result<String, (Exit, String)> {
+    let (region, placement) = placement(target)?;
     let key = key.map(read_signing_key).transpose()?;
     if let Input::Library(lib) = input {
         note_input_path(lib);
@@ -70,7 +139,29 @@ fn run_inner(
             format!("the packed partition does not parse: {e}"),
         )
     })?;
-    write_output(out, &bytes, Mode::Replace)?;
+    if let Some(region) = region
+        && bytes.len() as u64 > region.len()
+    {
+        return Err((
+            Exit::DataErr,
+            format!(
+                "the partition is {} bytes; the memory map's region {:#x}..{:#x} holds {}",
+                bytes.len(),
+                region.start,
+                region.end,
+                region.len()
+            ),
+        ));
+    }
+    let file = flash_file::encode(target.format, &bytes, placement).map_err(|e| {
+        let exit = if target.memory_map.is_some() {
+            Exit::DataErr
+        } else {
+            Exit::Usage
+        };
+        (exit, format!("--format {}: {e}", target.format.name()))
+    })?;
+    write_output(out, &file, Mode::Replace)?;
     let signed = match &key {
         Some(k) => format!(
             "signed, key ID {}",
@@ -86,6 +177,24 @@ fn run_inner(
         parsed.descriptor_count(),
         parsed.blob_count()
     );
+    let line = match placement {
+        Some(p) => format!(
+            "{line}; {} for {:#010x}..{:#010x}{}",
+            target.format.name(),
+            p.base_address,
+            u64::from(p.base_address) + bytes.len() as u64,
+            match p.uf2_family {
+                Some(id) => format!(
+                    ", UF2 family {id:#010x}{}",
+                    flash_file::uf2_families::name(id)
+                        .map(|n| format!(" ({n})"))
+                        .unwrap_or_default()
+                ),
+                None => String::new(),
+            }
+        ),
+        None => line,
+    };
     Ok(match compression {
         Compression::Stored => line,
         Compression::Deflate => format!("{line}\n{summary}"),
@@ -93,15 +202,17 @@ fn run_inner(
 }
 
 /// Packs `input` into `out`, signed with the key at `key` (`None`: unsigned), its blobs kept
-/// as `compression` says (with deflate, a second line gives the ratio).
+/// as `compression` says (with deflate, a second line gives the ratio), in the form and at
+/// the address `target` says.
 pub(crate) fn run(
     input: &Input,
     out: &Path,
     key: Option<&Path>,
     security_counter: u32,
     compression: Compression,
+    target: &Target,
 ) -> ExitCode {
-    match run_inner(input, out, key, security_counter, compression) {
+    match run_inner(input, out, key, security_counter, compression, target) {
         Ok(summary) => {
             out_line!("{summary}");
             ExitCode::SUCCESS
