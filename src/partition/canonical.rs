@@ -44,15 +44,24 @@ impl Named {
     }
 }
 
-/// Whether the front tables have getters in slot `slot` (its generation is one of SUNDA to
-/// MARIANA_PLUS).
-fn front_generation(slot: usize) -> bool {
-    ImageIndex::ALL.get(slot).is_some_and(|idx| {
-        matches!(
-            idx.generation(),
+/// Per slot, whether the front tables have getters in it (its generation is one of SUNDA to
+/// MARIANA_PLUS), computed at compile time.
+const FRONT_SLOTS: [bool; SLOT_COUNT] = {
+    let mut front = [false; SLOT_COUNT];
+    let mut slot = 0;
+    while slot < SLOT_COUNT && slot < ImageIndex::ALL.len() {
+        front[slot] = matches!(
+            ImageIndex::ALL[slot].generation(),
             Generation::Sunda | Generation::Cayman | Generation::Mariana | Generation::MarianaPlus
-        )
-    })
+        );
+        slot += 1;
+    }
+    front
+};
+
+/// Whether the front tables have getters in slot `slot`.
+fn front_generation(slot: usize) -> bool {
+    FRONT_SLOTS.get(slot).copied().unwrap_or(false)
 }
 
 fn entry_u16(n: usize) -> u16 {
