@@ -11,16 +11,17 @@ use nrtucode_conformance::partition_set::{
     cases, cases_tsv, public_key_hex, requests, requests_tsv,
 };
 
-fn write(dir: &Path) -> std::io::Result<usize> {
+fn write(dir: &Path) -> std::io::Result<(usize, usize)> {
     std::fs::create_dir_all(dir)?;
     let cases = cases();
     for case in &cases {
         std::fs::write(dir.join(case.name), &case.bytes)?;
     }
     std::fs::write(dir.join("cases.tsv"), cases_tsv(&cases))?;
-    std::fs::write(dir.join("requests.tsv"), requests_tsv(&requests()))?;
+    let requests = requests();
+    std::fs::write(dir.join("requests.tsv"), requests_tsv(&requests))?;
     std::fs::write(dir.join("public-key.hex"), public_key_hex() + "\n")?;
-    Ok(cases.len())
+    Ok((cases.len(), requests.len()))
 }
 
 fn main() -> ExitCode {
@@ -31,9 +32,9 @@ fn main() -> ExitCode {
     };
     let dir = Path::new(&dir);
     match write(dir) {
-        Ok(n) => {
+        Ok((cases, requests)) => {
             println!(
-                "{}: {n} partitions, cases.tsv, requests.tsv, public-key.hex",
+                "{}: {cases} partitions (cases.tsv), {requests} requests (requests.tsv), public-key.hex",
                 dir.display()
             );
             ExitCode::SUCCESS
