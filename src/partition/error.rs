@@ -129,6 +129,35 @@ pub enum FormatError {
         /// The codec byte.
         codec: u8,
     },
+    /// A table-of-contents entry no getter names: a blob no request can answer with.
+    UnreferencedBlob {
+        /// The entry.
+        blob: BlobId,
+    },
+    /// Two table-of-contents entries record the same blob (the same SHA-256 of the decoded
+    /// bytes): identical blobs are one entry.
+    DuplicateBlob {
+        /// The later entry.
+        blob: BlobId,
+        /// The first entry with that digest.
+        first: BlobId,
+    },
+    /// A cursor getter points into a compressed blob: a cursor's answer is an address at a
+    /// boundary of its blob's bytes in place, which only a stored blob has.
+    CursorOntoCompressed {
+        /// The descriptor holding the cursor.
+        descriptor: u16,
+        /// The compressed entry.
+        blob: BlobId,
+    },
+    /// A front partition (class 2) has a getter where the front tables have none (another
+    /// generation than SUNDA to MARIANA_PLUS, or another flavor key than 1 and 17).
+    ClassContradicted {
+        /// The table of the getter: descriptors or `hwdecode_table_list`.
+        table: TableName,
+        /// The descriptor, or the profiler slot.
+        entry: u16,
+    },
 }
 
 impl fmt::Display for FormatError {
@@ -156,6 +185,22 @@ impl fmt::Display for FormatError {
             FormatError::UnknownCodec { blob, codec } => {
                 write!(f, "{blob}: unknown codec {codec}")
             }
+            FormatError::UnreferencedBlob { blob } => {
+                write!(f, "{blob}: no getter names this table-of-contents entry")
+            }
+            FormatError::DuplicateBlob { blob, first } => write!(
+                f,
+                "{blob}: the same blob (SHA-256 of the decoded bytes) as {first}; identical blobs are one entry"
+            ),
+            FormatError::CursorOntoCompressed { descriptor, blob } => write!(
+                f,
+                "descriptors entry {descriptor}: a cursor onto {blob}, which is compressed (a cursor needs a stored blob)"
+            ),
+            FormatError::ClassContradicted { table, entry } => write!(
+                f,
+                "{} entry {entry}: a getter the front tables leave NULL, in a partition of class front",
+                table.name()
+            ),
         }
     }
 }

@@ -39,6 +39,7 @@
 pub mod format;
 
 mod blob;
+mod canonical;
 mod error;
 #[cfg(feature = "std")]
 mod file;
@@ -178,20 +179,23 @@ mod tests {
         assert_eq!(format::align_up(usize::MAX), None);
     }
 
-    /// An unsigned partition with no descriptor, every profiler getter NULL and one table-of-
-    /// contents entry per `(codec, stored_len, decoded_len)`, its stored bytes zero and both
-    /// digests zero (`parse` reads no blob byte and hashes nothing).
+    /// An unsigned partition with no descriptor and one table-of-contents entry per `(codec,
+    /// stored_len, decoded_len)`, entry `n` named by profiler getter `n` (slot `n / 2`), its
+    /// stored bytes zero and both digests `n` (`parse` reads no blob byte and hashes nothing).
     fn synthetic(entries: &[(u8, usize, usize)]) -> std::vec::Vec<u8> {
         use format::*;
-        let [_, toc_off, _, blobs_off] = layout(0, entries.len()).unwrap();
+        let [prof_off, toc_off, _, blobs_off] = layout(0, entries.len()).unwrap();
         let mut toc = std::vec::Vec::new();
         let mut at = blobs_off;
-        for &(codec, stored, decoded) in entries {
+        for (n, &(codec, stored, decoded)) in entries.iter().enumerate() {
             toc.extend((at as u32).to_le_bytes());
             toc.extend((stored as u32).to_le_bytes());
             toc.extend((decoded as u32).to_le_bytes());
             toc.extend([codec, 0, 0, 0]);
-            toc.extend([0u8; 64]);
+            let mut digest = [0u8; 32];
+            digest[..2].copy_from_slice(&(n as u16).to_le_bytes());
+            toc.extend(digest);
+            toc.extend(digest);
             at = align_up(at + stored).unwrap();
         }
         let mut out = std::vec![0u8; at];
@@ -206,6 +210,11 @@ mod tests {
         out[H_PROF_COUNT..H_PROF_COUNT + 2].copy_from_slice(&(SLOT_COUNT as u16).to_le_bytes());
         out[H_TOC_COUNT..H_TOC_COUNT + 2].copy_from_slice(&(entries.len() as u16).to_le_bytes());
         out[toc_off..toc_off + toc.len()].copy_from_slice(&toc);
+        for n in 0..entries.len() {
+            let getter = prof_off + n * GETTER_LEN;
+            out[getter] = GETTER_BLOB;
+            out[getter + 2..getter + 4].copy_from_slice(&(n as u16).to_le_bytes());
+        }
         out
     }
 
@@ -256,5 +265,59 @@ mod tests {
         bytes[toc_off + format::T_STORED_SHA256] = 1;
         let (_, reason) = toc_refusal(&bytes).expect("refused");
         assert!(reason.contains("digests differ"), "{reason}");
+    }
+
+    /// The canonical layout (src/partition/canonical.rs): an entry no getter names, the same
+    /// blob twice, and a front partition with a getter the front tables leave NULL are refused,
+    /// each by name.
+    #[test]
+    fn non_canonical_tables_are_refused() {
+        use format::*;
+        let stored = (CODEC_STORED, 32, 32);
+        let [prof_off, toc_off, _, _] = layout(0, 2).unwrap();
+        let good = synthetic(&[stored, stored]);
+        assert!(Partition::parse(&good).is_ok());
+
+        let mut unnamed = good.clone();
+        unnamed[prof_off + GETTER_LEN] = GETTER_NULL;
+        unnamed[prof_off + GETTER_LEN + 2] = 0;
+        assert_eq!(
+            Partition::parse(&unnamed),
+            Err(FormatError::UnreferencedBlob {
+                blob: BlobId::new(1)
+            })
+        );
+
+        let mut twice = good.clone();
+        for digest in [T_SHA256, T_STORED_SHA256] {
+            twice[toc_off + TOC_LEN + digest] = 0;
+        }
+        assert_eq!(
+            Partition::parse(&twice),
+            Err(FormatError::DuplicateBlob {
+                blob: BlobId::new(1),
+                first: BlobId::new(0)
+            })
+        );
+
+        // Slot 0 is SUNDA's: the front tables have its profiler getters; MAVERICK's (slot 37)
+        // they leave NULL.
+        assert_eq!(
+            crate::ImageIndex::ALL[37].generation(),
+            crate::Generation::Maverick
+        );
+        let mut front = good.clone();
+        front[H_CLASS] = CLASS_FRONT;
+        assert!(Partition::parse(&front).is_ok());
+        let last = prof_off + 37 * PROF_LEN;
+        front.copy_within(prof_off..prof_off + GETTER_LEN, last);
+        front[prof_off..prof_off + GETTER_LEN].copy_from_slice(&[GETTER_BLOB, 0, 1, 0]);
+        assert_eq!(
+            Partition::parse(&front),
+            Err(FormatError::ClassContradicted {
+                table: TableName::ProfList,
+                entry: 37
+            })
+        );
     }
 }

@@ -108,7 +108,10 @@ impl<'a> Partition<'a> {
     /// class, source, counts, reserved bytes), the canonical layout of the tables, every slot,
     /// descriptor and getter (counts, kinds, references into the table of contents), every
     /// table-of-contents entry (codec, lengths, 16-byte alignment, order, no overlap, inside
-    /// the partition) and every padding byte. Nothing is hashed and nothing is trusted yet.
+    /// the partition) and every padding byte; then that the layout is the one `nrtucode pack`
+    /// writes: every entry named by a getter, no blob twice, cursors only onto stored blobs, a
+    /// front partition's getters only where the front tables have them. Nothing is hashed and
+    /// nothing is trusted yet.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, FormatError> {
         let truncated = |needed: usize| FormatError::Truncated {
             needed,
@@ -200,6 +203,7 @@ impl<'a> Partition<'a> {
         p.check_descriptors()?;
         p.check_prof()?;
         p.check_toc(blobs_off, total)?;
+        p.check_canonical(p.class())?;
         Ok(p)
     }
 

@@ -12,6 +12,8 @@
 //! `libnrtucode.so`'s. [`build_matches_library`] refuses to compare a mismatched pair.
 #![forbid(unsafe_code)]
 
+pub mod partition_set;
+
 use nrtucode::NoEnv;
 pub use nrtucode_lookalike::LibraryBuild;
 

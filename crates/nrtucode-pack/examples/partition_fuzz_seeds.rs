@@ -1,12 +1,13 @@
 //! Writes small partitions for the `partition` fuzz target (`cargo xtask fuzz`): the full and front
-//! tables of the fixtures with every blob cut to its first 32 bytes (both digests recomputed,
-//! the layout redone), unsigned and signed with the committed test key; and the same with every
-//! blob made compressible (its 32 bytes repeated 8 times) and stored as raw deflate (codec 1),
-//! for the resolvers into a buffer. Usage:
+//! tables of the fixtures with every blob replaced by the 32 bytes of its SHA-256 (distinct
+//! blobs stay distinct; both digests recomputed, the layout redone), unsigned and signed with the
+//! committed test key; and the same with every blob made compressible (its 32 bytes repeated 8
+//! times) and stored as raw deflate (codec 1) but those a cursor points into (a cursor needs a
+//! stored blob), for the resolvers into a buffer. Usage:
 //! `cargo run -p nrtucode-pack --example partition_fuzz_seeds -- DIR`.
 
-use nrtucode::partition::TableClass;
 use nrtucode::partition::format::*;
+use nrtucode::partition::{Getter, Partition, TableClass};
 use nrtucode_pack::{Blobs, PackOptions, SigningKey, pack};
 use sha2::{Digest, Sha256};
 
@@ -14,9 +15,19 @@ fn le32(b: &[u8], at: usize) -> usize {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
 }
 
-/// `full` with each blob cut to at most `keep` bytes, re-laid out and signed with `key`; with
-/// `deflate`, each cut blob repeated 8 times and kept as raw deflate.
+/// `full` with each blob replaced by at most `keep` (<= 32) bytes of its SHA-256, re-laid out
+/// and signed with `key`; with `deflate`, each such blob repeated 8 times and kept as raw
+/// deflate, but those a cursor points into.
 fn shrink(full: &[u8], keep: usize, key: Option<&SigningKey>, deflate: bool) -> Vec<u8> {
+    let tables = Partition::parse(full).unwrap().untrusted_tables();
+    let cursor_targets: std::collections::BTreeSet<usize> = (0..SLOT_COUNT as u32)
+        .flat_map(|idx| tables.descriptors(idx))
+        .flat_map(|(_, regions)| regions.into_iter().flatten())
+        .filter_map(|g| match g {
+            Getter::CursorStart(n) | Getter::CursorEnd(n) => Some(n.index()),
+            Getter::Blob(_) => None,
+        })
+        .collect();
     let toc_count =
         u16::from_le_bytes(full[H_TOC_COUNT..H_TOC_COUNT + 2].try_into().unwrap()) as usize;
     let desc_count =
@@ -28,7 +39,9 @@ fn shrink(full: &[u8], keep: usize, key: Option<&SigningKey>, deflate: bool) -> 
     for n in 0..toc_count {
         let e = toc_off + n * TOC_LEN;
         let (offset, len) = (le32(full, e + T_OFFSET), le32(full, e + T_STORED_LEN));
-        let cut = &full[offset..offset + len.min(keep)];
+        let digest = Sha256::digest(&full[offset..offset + len]);
+        let cut = &digest[..len.min(keep)];
+        let deflate = deflate && !cursor_targets.contains(&n);
         let decoded = if deflate { cut.repeat(8) } else { cut.to_vec() };
         let bytes = if deflate {
             out[e + T_CODEC] = CODEC_DEFLATE;
@@ -74,7 +87,7 @@ fn main() {
             let bytes = pack(&Blobs::fixtures(class), &options).unwrap();
             for deflate in [false, true] {
                 let seed = shrink(&bytes, 32, options.key, deflate);
-                let parsed = nrtucode::partition::Partition::parse(&seed).expect("a seed parses");
+                let parsed = Partition::parse(&seed).expect("a seed parses");
                 assert_eq!(parsed.is_signed(), signed);
                 let name = format!(
                     "{dir}/{}-{}{}.part",

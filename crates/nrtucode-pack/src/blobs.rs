@@ -232,6 +232,17 @@ impl Blobs {
             .and_then(|&n| self.contents.get(n))
             .map(Vec::as_slice)
     }
+
+    /// The same getters with each distinct content replaced by `f(content)` (for the tests:
+    /// contents a codec treats otherwise than the fixtures'); `f` keeps distinct contents
+    /// distinct and lengths as they are.
+    #[cfg(test)]
+    pub(crate) fn map_contents(mut self, mut f: impl FnMut(&[u8]) -> Vec<u8>) -> Self {
+        for content in &mut self.contents {
+            *content = f(content);
+        }
+        self
+    }
 }
 
 #[cfg(test)]

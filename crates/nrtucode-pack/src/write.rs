@@ -22,6 +22,8 @@ pub enum Compression {
     Stored,
     /// Each blob as raw deflate (codec 1) where that saves a 16-byte unit, stored otherwise
     /// (`nrtucode_deflate::encode_blob`: the best level, checked with the device's decoder).
+    /// A blob a cursor points into is always stored: the cursor's answer is an address in its
+    /// bytes in place.
     Deflate,
 }
 
@@ -174,7 +176,18 @@ pub fn pack_with(
     let mut placed: Vec<(usize, std::borrow::Cow<'_, [u8]>)> = Vec::with_capacity(toc_count);
     let mut summary = Summary::default();
     let mut decoded_total = 0usize;
-    for blob in &tables.blobs {
+    // A cursor's answer is an address at a boundary of its blob's bytes in place, which only a
+    // stored blob has (a reader refuses a cursor onto a compressed one): its blob stays stored.
+    let cursor_targets: std::collections::BTreeSet<usize> = tables
+        .images
+        .values()
+        .flatten()
+        .filter_map(|slice| match *slice {
+            Slice::StartOf(n) | Slice::EndOf(n) => Some(n),
+            Slice::Null | Slice::Whole(_) => None,
+        })
+        .collect();
+    for (n, blob) in tables.blobs.iter().enumerate() {
         let bytes = blobs
             .get(&blob.path)
             .ok_or_else(|| PackError::Facts(format!("{}: no bytes", blob.path)))?;
@@ -183,6 +196,12 @@ pub fn pack_with(
             .ok_or_else(|| PackError::Facts("no digest".into()))?;
         let (codec, stored): (u8, std::borrow::Cow<'_, [u8]>) = match compression {
             Compression::Stored => (CODEC_STORED, bytes.into()),
+            Compression::Deflate if cursor_targets.contains(&n) => {
+                summary.blobs += 1;
+                summary.decoded_bytes += bytes.len();
+                summary.stored_bytes += bytes.len();
+                (CODEC_STORED, bytes.into())
+            }
             Compression::Deflate => {
                 let encoded = nrtucode_deflate::encode_blob(bytes)
                     .map_err(|e| PackError::Facts(format!("{}: {e}", blob.path)))?;
@@ -268,4 +287,51 @@ pub fn pack_with(
         out[sig_off..sig_off + SIG_LEN].copy_from_slice(&signature);
     }
     Ok((out, summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use nrtucode::partition::{Codec, Getter, Partition};
+
+    use super::*;
+
+    /// Blobs that all compress (a distinct 24-byte head, then zeros): every blob a cursor
+    /// points into stays stored, the others are kept as deflate, and the reader, which refuses a
+    /// cursor onto a compressed blob, accepts the pack.
+    #[test]
+    fn a_blob_a_cursor_points_into_stays_stored() {
+        for class in [TableClass::Full, TableClass::Front] {
+            let blobs = Blobs::fixtures(class).map_contents(|content| {
+                let mut zeros = vec![0; content.len()];
+                let head = content.len().min(24);
+                zeros[..head].copy_from_slice(&content[..head]);
+                zeros
+            });
+            let options = PackOptions {
+                security_counter: 1,
+                key: None,
+            };
+            let (bytes, summary) = pack_with(&blobs, &options, Compression::Deflate).unwrap();
+            let p = Partition::parse(&bytes).expect("the reader accepts the pack");
+            let tables = p.untrusted_tables();
+            let mut cursors = 0;
+            for idx in 0..SLOT_COUNT as u32 {
+                for (key, regions) in tables.descriptors(idx) {
+                    for g in regions.into_iter().flatten() {
+                        if let Getter::CursorStart(blob) | Getter::CursorEnd(blob) = g {
+                            cursors += 1;
+                            let entry = tables.toc_entry(blob).unwrap();
+                            assert_eq!(entry.codec, Codec::Stored, "slot {idx} key {key}");
+                        }
+                    }
+                }
+            }
+            assert!(cursors > 0, "{class:?}: the facts' cursors");
+            assert!(
+                summary.compressed > 0 && summary.compressed < summary.blobs,
+                "{class:?}: {summary}"
+            );
+            assert_eq!(summary.blobs, p.blob_count());
+        }
+    }
 }

@@ -202,8 +202,9 @@ fn le32(b: &[u8], at: usize) -> usize {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
 }
 
-/// `full` with each blob cut to at most `keep` bytes (both digests recomputed, the layout
-/// redone) and signed with `key` (as `crates/nrtucode-pack/examples/partition_fuzz_seeds.rs`).
+/// `full` with each blob replaced by at most `keep` (<= 32) bytes of its SHA-256, so that
+/// distinct blobs stay distinct (both digests recomputed, the layout redone) and signed with
+/// `key` (as `crates/nrtucode-pack/examples/partition_fuzz_seeds.rs`).
 fn shrink(full: &[u8], keep: usize, key: &SigningKey) -> Vec<u8> {
     let toc_count = u16::from_le_bytes(full[H_TOC_COUNT..H_TOC_COUNT + 2].try_into().unwrap());
     let desc_count = u16::from_le_bytes(full[H_DESC_COUNT..H_DESC_COUNT + 2].try_into().unwrap());
@@ -214,7 +215,7 @@ fn shrink(full: &[u8], keep: usize, key: &SigningKey) -> Vec<u8> {
     for n in 0..toc_count as usize {
         let e = toc_off + n * TOC_LEN;
         let (offset, len) = (le32(full, e + T_OFFSET), le32(full, e + T_STORED_LEN));
-        let cut = full[offset..offset + len.min(keep)].to_vec();
+        let cut = Sha256::digest(&full[offset..offset + len])[..len.min(keep)].to_vec();
         out[e + T_OFFSET..e + T_OFFSET + 4].copy_from_slice(&(at as u32).to_le_bytes());
         for field in [T_STORED_LEN, T_DECODED_LEN] {
             out[e + field..e + field + 4].copy_from_slice(&(cut.len() as u32).to_le_bytes());
