@@ -58,10 +58,11 @@ pub fn open() -> Option<VerifiedPartition<'static>> {
     match parsed.verify(&PARTITION_KEY, &POLICY) {
         Ok(p) => {
             let mut id_hex = [0; HEX_LEN];
-            let (source, id) = match p.partition().source() {
-                Source::BuildId(id) => ("BuildId(", hex(id, &mut id_hex)),
-                Source::NoBuildId => ("NoBuildId", ""),
-                Source::Fixtures => ("Fixtures", ""),
+            // As the derived Format prints the source, with the build ID in hex.
+            let (source, id, close) = match p.partition().source() {
+                Source::BuildId(id) => ("BuildId(", hex(id, &mut id_hex), ")"),
+                Source::NoBuildId => ("NoBuildId", "", ""),
+                Source::Fixtures => ("Fixtures", "", ""),
             };
             defmt::info!(
                 "partition at {:#010x}: {} bytes, {} blobs, class {=str}, security counter {} (minimum {}), source {=str}{=str}{=str}, signature ok",
@@ -73,7 +74,7 @@ pub fn open() -> Option<VerifiedPartition<'static>> {
                 MIN_SECURITY_COUNTER,
                 source,
                 id,
-                if id.is_empty() { "" } else { ")" }
+                close
             );
             Some(p)
         }
