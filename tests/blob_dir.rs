@@ -1,11 +1,12 @@
 //! `NRTUCODE_BLOB_DIR`: a blob directory replaces the fixtures byte for byte, and a directory
 //! that lacks a blob the selected features need, or holds one of the wrong size or content,
-//! fails the build naming the blob. Each case runs `cargo check` on this crate in a private
-//! target directory (the build script and the const evaluation of the blob statics both run
-//! there).
+//! fails the build naming the blob. Each case runs `cargo check` on this crate in the nested
+//! runs' shared target directory (the build script and the const evaluation of the blob statics
+//! both run there); the blob directories live in a scratch directory removed when the test ends.
+
+mod nested_cargo;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use nrtucode_facts::facts::in_front_library;
 use nrtucode_facts::hex::lower_hex;
@@ -17,11 +18,11 @@ use sha2::{Digest, Sha256};
 const ALL_WITH_DIGEST: &str = "gen-sunda,gen-cayman,gen-mariana,gen-mariana-plus,gen-maverick,\
      flavor-perf,flavor-debug,flavor-test,flavor-dkl-perf,flavor-dkl-debug,flavor-dkl-test,digest";
 
-/// Writes a blob directory holding the fixture bytes of the getters `keep` accepts.
-fn write_dir(name: &str, keep: impl Fn(&Getter) -> bool) -> (PathBuf, Manifest) {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// Writes a blob directory `scratch/name` holding the fixture bytes of the getters `keep`
+/// accepts.
+fn write_dir(scratch: &Path, name: &str, keep: impl Fn(&Getter) -> bool) -> (PathBuf, Manifest) {
+    let dir = scratch.join(name);
+    std::fs::create_dir(&dir).unwrap();
     let mut rows = Vec::new();
     for g in getters()
         .iter()
@@ -56,13 +57,9 @@ fn write_dir(name: &str, keep: impl Fn(&Getter) -> bool) -> (PathBuf, Manifest) 
 
 /// `cargo check -p nrtucode` with `NRTUCODE_BLOB_DIR=dir`; returns success and stderr.
 fn check_with(dir: &Path, features: Option<&str>) -> (bool, String) {
-    let mut cmd = Command::new(env!("CARGO"));
+    let mut cmd = nested_cargo::cargo();
     cmd.args(["check", "-p", "nrtucode", "--locked", "--quiet"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("blob-dir-target"),
-        )
         .env("NRTUCODE_BLOB_DIR", dir);
     if let Some(features) = features {
         cmd.args(["--no-default-features", "--features", features]);
@@ -76,8 +73,10 @@ fn check_with(dir: &Path, features: Option<&str>) -> (bool, String) {
 
 #[test]
 fn blob_directories_are_embedded_or_rejected_by_name() {
+    let scratch = nested_cargo::scratch("blob-dir");
+    let scratch = scratch.path();
     // A complete directory builds.
-    let (complete, _) = write_dir("complete", |_| true);
+    let (complete, _) = write_dir(scratch, "complete", |_| true);
     let (ok, stderr) = check_with(&complete, None);
     assert!(ok, "{stderr}");
 
@@ -93,18 +92,18 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
     assert!(stderr.contains(&package.display().to_string()), "{stderr}");
     // A missing blob fails the build and names it.
     let missing = "MARIANA_NX_PE_TEST_DRAM_get";
-    let (dir, _) = write_dir("missing", |g| g.symbol != missing);
+    let (dir, _) = write_dir(scratch, "missing", |g| g.symbol != missing);
     let (ok, stderr) = check_with(&dir, None);
     assert!(!ok);
     assert!(stderr.contains(missing), "{stderr}");
-    let project = Path::new(env!("CARGO_TARGET_TMPDIR")).join("env-project");
+    let project = scratch.join("env-project");
     std::fs::create_dir_all(project.join(".cargo")).unwrap();
     std::fs::write(
         project.join(".cargo/config.toml"),
         "[env]\nNRTUCODE_BLOB_DIR = { value = \"../missing\", relative = true }\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO"))
+    let out = nested_cargo::cargo()
         .args([
             "check",
             "-p",
@@ -115,10 +114,6 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
         ])
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
         .current_dir(&project)
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("blob-dir-target"),
-        )
         .env_remove("NRTUCODE_BLOB_DIR")
         .output()
         .expect("run cargo");
@@ -128,7 +123,7 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
     assert!(stderr.contains(missing), "{stderr}");
 
     // A blob of the wrong size fails the build and names it.
-    let (dir, manifest) = write_dir("short", |_| true);
+    let (dir, manifest) = write_dir(scratch, "short", |_| true);
     let victim = manifest.row("CAYMAN_NX_ACT_PERF_IRAM_get").unwrap();
     let path = dir.join(victim.file.as_ref().unwrap());
     let bytes = std::fs::read(&path).unwrap();
@@ -139,7 +134,7 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
 
     // A blob of the right size but the wrong content (a bad copy, bit rot) fails the build,
     // naming the blob and the file, with or without feature `digest`.
-    let (dir, manifest) = write_dir("corrupt", |_| true);
+    let (dir, manifest) = write_dir(scratch, "corrupt", |_| true);
     let victim = manifest.row("MAVERICK_NX_SP_PERF_SRAM_get").unwrap();
     let file = victim.file.as_ref().unwrap();
     let path = dir.join(file);
@@ -157,7 +152,7 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
 
     // A duplicate row (another blob of the same size for the same getter) fails the build
     // with the message `nrtucode check` gives: one reading of a directory everywhere.
-    let (dir, mut manifest) = write_dir("duplicate", |_| true);
+    let (dir, mut manifest) = write_dir(scratch, "duplicate", |_| true);
     let victim = "CAYMAN_NX_ACT_PROF_TABLE_get";
     let row = manifest.row(victim).unwrap().clone();
     let twin = manifest
@@ -191,7 +186,7 @@ fn blob_directories_are_embedded_or_rejected_by_name() {
 
     // A front-library directory (PERF + DKL_PERF of four generations) builds with the front
     // selection, and is rejected by the full one, which needs blobs it lacks.
-    let (dir, _) = write_dir("front", in_front_library);
+    let (dir, _) = write_dir(scratch, "front", in_front_library);
     let (ok, stderr) = check_with(&dir, Some("front"));
     assert!(ok, "{stderr}");
     let (ok, stderr) = check_with(&dir, None);

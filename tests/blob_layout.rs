@@ -4,6 +4,8 @@
 
 use std::collections::BTreeSet;
 
+mod nested_cargo;
+
 use nrtucode::catalog::{BLOB_ALIGN, BLOB_SECTION_PREFIX, HWDECODE_LIST, IMAGE_LIST};
 use nrtucode::catalog::{DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES, image_entries, prof_entries};
 use nrtucode::prof::{CamView, TableView};
@@ -92,15 +94,16 @@ fn debug_never_prints_blob_bytes() {
 }
 
 /// The `.rodata.nrtucode.*` input sections of the core's own object code: one per distinct
-/// blob, as long as the blob, with unique names. Built in a private target directory so the
-/// rlib read is the one just built with this test's features.
+/// blob, as long as the blob, with unique names. Built in the nested runs' shared target
+/// directory (`tests/nested_cargo`): nested runs there take its lock one at a time, and no other
+/// test of this binary builds the rlib, so the rlib read is the one just built with this test's
+/// features.
 #[cfg(target_os = "linux")]
 #[test]
 fn each_blob_has_its_own_named_input_section() {
-    use std::path::Path;
     use std::process::Command;
 
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sections-target");
+    let target = nested_cargo::target_dir();
     let mut features = Vec::new();
     for (on, name) in [
         (cfg!(feature = "gen-sunda"), "gen-sunda"),
@@ -119,11 +122,10 @@ fn each_blob_has_its_own_named_input_section() {
             features.push(name);
         }
     }
-    let status = Command::new(env!("CARGO"))
+    let status = nested_cargo::cargo()
         .args(["build", "-p", "nrtucode", "--lib", "--locked", "--quiet"])
         .args(["--no-default-features", "--features", &features.join(",")])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("CARGO_TARGET_DIR", &target)
         .status()
         .expect("run cargo");
     assert!(status.success());

@@ -7,6 +7,8 @@
     feature = "gen-maverick"
 ))]
 
+mod nested_cargo;
+
 use nrtucode::{
     Flavor, ImageIndex, NoEnv, ProfKind, Region, ResolveErr, image, prof_table, resolve_image,
 };
@@ -37,9 +39,9 @@ fn the_macros_yield_the_resolvers_blobs() {
 #[test]
 fn an_unresolvable_request_fails_the_build_naming_it() {
     use std::path::Path;
-    use std::process::Command;
 
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("const-macro-fail");
+    let scratch = nested_cargo::scratch("const-macro-fail");
+    let dir = scratch.path();
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let manifest = format!(
         "[package]\nname = \"const-macro-fail\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
@@ -61,10 +63,9 @@ fn an_unresolvable_request_fails_the_build_naming_it() {
          pub const NO_PROF: &[u8] = prof_table!(ImageIndex::SUNDA_NX_ACT, ProfKind::Cam);\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO"))
+    let out = nested_cargo::cargo()
         .args(["check", "--offline", "--quiet"])
-        .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .current_dir(dir)
         .env_remove("NRTUCODE_BLOB_DIR")
         .output()
         .expect("run cargo");

@@ -45,6 +45,15 @@ fn gcc(args: &[&std::ffi::OsStr]) {
     );
 }
 
+/// A new directory `NAME…` under cargo's target tmp for one test's programs and libraries,
+/// removed when the guard drops, also when the test fails.
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("{name}-"))
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("a scratch directory under CARGO_TARGET_TMPDIR")
+}
+
 fn compile(lib_args: &[&std::ffi::OsStr], exe: &Path) {
     let include = Path::new(CRATE_DIR).join("include");
     let source = Path::new(CRATE_DIR).join("tests/c/abi_test.c");
@@ -125,8 +134,8 @@ fn c_program_exercises_every_return_code() {
     } else {
         "full"
     };
-    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("capi-c-{library}"));
-    std::fs::create_dir_all(&work).expect("work dir");
+    let scratch = scratch(&format!("capi-c-{library}"));
+    let work = scratch.path();
 
     let exe_static = work.join("abi_test_static");
     let mut static_args: Vec<&std::ffi::OsStr> = vec![staticlib.as_os_str()];
@@ -237,9 +246,8 @@ fn one_c_program_answers_alike_with_the_vendor_lookalike_and_with_our_library() 
     } else {
         LibraryBuild::Full
     };
-    let work =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("capi-switch-{}", library.name()));
-    std::fs::create_dir_all(&work).expect("work dir");
+    let scratch = scratch(&format!("capi-switch-{}", library.name()));
+    let work = scratch.path();
 
     // The vendor look-alike, installed under our SONAME: what the program finds decides.
     let c_source = work.join("lookalike.c");

@@ -6,8 +6,9 @@
 //! row, as the same file with them.
 //!
 //! Every cell runs: 2 variants x 13 conditions x 3 strippings = 78. The C is generated once per
-//! variant and the conditions compile in parallel (one gcc per core); builds are cached
-//! between runs. Cold, the whole matrix takes about 15 s on the 2-core CI machine.
+//! variant and the conditions compile in parallel (one gcc per core), into a temporary directory
+//! removed when the variant is done, passed or failed: the 78 libraries take about 500 MB and
+//! rebuild in about 15 s on the 2-core CI machine, so they are not worth keeping between runs.
 
 mod common;
 
@@ -22,24 +23,23 @@ use nrtucode_lookalike::{
     ground_truth, strip_to,
 };
 
-/// Writes the C of `variant` once (kept when unchanged, so cached builds stay valid).
-fn source(variant: LibraryBuild) -> (PathBuf, bool) {
-    let dir = common::scratch().join(format!("matrix-{}", variant.name()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let c = dir.join("lookalike.c");
-    let text = generate_c(&Options::new(variant));
-    let unchanged = std::fs::read_to_string(&c).is_ok_and(|old| old == text);
-    if !unchanged {
-        std::fs::write(&c, text).unwrap();
-    }
-    (c, unchanged)
+/// Writes the C of `variant` into a new temporary directory (under cargo's target tmp, removed
+/// on drop); returns the directory and the C file.
+fn source(variant: LibraryBuild) -> (tempfile::TempDir, PathBuf) {
+    let scratch = common::scratch();
+    std::fs::create_dir_all(&scratch).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("matrix-{}-", variant.name()))
+        .tempdir_in(&scratch)
+        .unwrap();
+    let c = dir.path().join("lookalike.c");
+    std::fs::write(&c, generate_c(&Options::new(variant))).unwrap();
+    (dir, c)
 }
 
-/// Builds every condition of `variant` (in parallel) in all three strippings; returns the
-/// paths by (condition, stripping).
-fn build(variant: LibraryBuild) -> BTreeMap<(&'static str, Stripping), PathBuf> {
-    let (c, unchanged) = source(variant);
-    let dir = c.parent().unwrap().to_owned();
+/// Builds every condition of `variant` (in parallel) in all three strippings into `dir`;
+/// returns the paths by (condition, stripping).
+fn build(dir: &Path, c: &Path) -> BTreeMap<(&'static str, Stripping), PathBuf> {
     let conds = CONDITIONS;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -50,7 +50,7 @@ fn build(variant: LibraryBuild) -> BTreeMap<(&'static str, Stripping), PathBuf> 
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(cond) = conds.get(i) else { break };
-                    let paths = build_one(&c, &dir, cond, unchanged);
+                    let paths = build_one(c, dir, cond);
                     out.lock().unwrap().extend(paths);
                 }
             });
@@ -59,20 +59,12 @@ fn build(variant: LibraryBuild) -> BTreeMap<(&'static str, Stripping), PathBuf> 
     out.into_inner().unwrap()
 }
 
-fn build_one(
-    c: &Path,
-    dir: &Path,
-    cond: &Condition,
-    cached: bool,
-) -> Vec<((&'static str, Stripping), PathBuf)> {
+fn build_one(c: &Path, dir: &Path, cond: &Condition) -> Vec<((&'static str, Stripping), PathBuf)> {
     let path = |s: Stripping| dir.join(format!("{}-{}.so", cond.name, s.name()));
     let base = path(Stripping::None);
-    let fresh = cached && Stripping::ALL.iter().all(|s| path(*s).exists());
-    if !fresh {
-        build_with_condition(c, &base, cond).unwrap_or_else(|e| panic!("{}: {e}", cond.name));
-        for s in [Stripping::All, Stripping::SectionHeaders] {
-            strip_to(&base, &path(s), s).unwrap_or_else(|e| panic!("{}: {e}", cond.name));
-        }
+    build_with_condition(c, &base, cond).unwrap_or_else(|e| panic!("{}: {e}", cond.name));
+    for s in [Stripping::All, Stripping::SectionHeaders] {
+        strip_to(&base, &path(s), s).unwrap_or_else(|e| panic!("{}: {e}", cond.name));
     }
     Stripping::ALL
         .iter()
@@ -110,7 +102,9 @@ fn check_cell(
 }
 
 fn run_matrix(variant: LibraryBuild) {
-    let cells = build(variant);
+    // Dropped at the end of this function, also when a check panics: the libraries go with it.
+    let (dir, c) = source(variant);
+    let cells = build(dir.path(), &c);
     let mut checked = 0;
     for cond in CONDITIONS {
         let mut rows = BTreeMap::new();

@@ -687,13 +687,29 @@ mod tests {
     use crate::manifest::{ManifestHeader, ManifestRow};
     use crate::{GetterId, fixture_bytes, getters};
 
-    /// A fresh directory under the target's temporary directory.
-    fn fresh(name: &str) -> PathBuf {
+    /// A fresh directory under the system's temporary directory, removed with its contents
+    /// when dropped (also when the test panics).
+    struct Fresh(PathBuf);
+
+    impl std::ops::Deref for Fresh {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Fresh {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn fresh(name: &str) -> Fresh {
         let dir =
             std::env::temp_dir().join(format!("nrtucode-facts-{}-{name}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
-        dir
+        Fresh(dir)
     }
 
     /// A complete cell (CAYMAN NX ACT PERF) written as a carve would.

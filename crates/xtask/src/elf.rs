@@ -408,6 +408,39 @@ pub fn symbols(path: &Path, hash: bool) -> Result<Vec<Symbol>, String> {
     Ok(out)
 }
 
+/// The functions and statics of `path` that rustc orders by their crate hashes: the names (hash
+/// left out) held by more than one allocated symbol. rustc lays out the items of a codegen unit
+/// sorted by symbol name, and a legacy-mangled name is its path then a hash of the instance,
+/// built from the crates' `-C metadata`; two items of one path (one generic function
+/// instantiated twice, say `defmt::export::fmt::<A>` and `::<B>`) are ordered by those hashes
+/// alone, and cargo's hash of a path dependency outside the workspace is its absolute path.
+/// Empty: every item has a path of its own, and the layout does not depend on the hashes.
+pub fn ordered_by_hash(path: &Path) -> Result<Vec<String>, String> {
+    let mut seen = BTreeMap::<String, usize>::new();
+    for sym in symbols(path, false)? {
+        // ARM mapping symbols ($t, $d) and assembler locals are not items.
+        if (sym.code || sym.object) && !sym.name.starts_with(['$', '.']) {
+            *seen.entry(sym.name).or_default() += 1;
+        }
+    }
+    Ok(seen
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(name, n)| format!("{name} ({n} symbols)"))
+        .collect())
+}
+
+/// The GNU build ID of the ELF file at `path`, in lower-case hex.
+pub fn gnu_build_id(path: &Path) -> Result<String, String> {
+    let data = crate::files::read(path)?;
+    let file = parse(path, &data)?;
+    match file.build_id() {
+        Ok(Some(id)) if !id.is_empty() => Ok(nrtucode_facts::hex::lower_hex(id)),
+        Ok(_) => Err(format!("{} has no GNU build ID", path.display())),
+        Err(e) => Err(format!("{}: its build ID note: {e}", path.display())),
+    }
+}
+
 /// The `text` column of binutils' `size` (Berkeley format): the bytes of every allocated
 /// section that is code or read-only (`(sh_flags, size)` per section).
 pub fn berkeley_text(sections: impl IntoIterator<Item = (u64, u64)>) -> u64 {

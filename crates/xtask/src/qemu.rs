@@ -184,7 +184,10 @@ impl Boots {
 /// holding "N of N images loaded"), then, as `tampered` (a file in the work directory), with
 /// the middle byte of the first image verified flipped ([`elf::flip_verified`]): that image
 /// named failed, every other verified. Returns the images and the intact firmware's path.
-fn intact_then_tampered(boots: &mut Boots, intact: Want) -> Result<(usize, PathBuf), String> {
+fn intact_then_tampered(
+    boots: &mut Boots,
+    intact: Want,
+) -> Result<(usize, PathBuf, String), String> {
     let log = boots.boot("intact", &[], &intact.count(FAILED, 0))?;
     let images = count(&log, VERIFIED);
     if images < 1 || !log.contains(&format!("{images} of {images} images loaded")) {
@@ -197,8 +200,8 @@ fn intact_then_tampered(boots: &mut Boots, intact: Want) -> Result<(usize, PathB
     boots.fw = tampered;
     let named = format!("{image}: verification failed: SHA-256 mismatch");
     let want = Want::failing().line(&[&named]).count(FAILED, 1);
-    boots.boot("tampered", &[], &want.count(VERIFIED, images - 1))?;
-    Ok((images, intact))
+    let tampered_log = boots.boot("tampered", &[], &want.count(VERIFIED, images - 1))?;
+    Ok((images, intact, tampered_log))
 }
 
 /// The template's intact, tampered and erased flash, for both resolutions.
@@ -223,7 +226,19 @@ pub fn arm(meta: &Metadata, _: &()) -> Result<(), String> {
         let want = Want::exit(0)
             .line(&[fixtures])
             .line(&["INFO  engine ready: "]);
-        let (images, intact) = intact_then_tampered(&mut boots, want)?;
+        let (images, intact, log) = intact_then_tampered(&mut boots, want)?;
+        // The two digests as the tool prints them: 64 lower-case hex digits each, different.
+        let expected = hex_field(&log, "SHA-256 mismatch, expected ", 64);
+        let found = hex_field(
+            &log,
+            &format!("expected {}, found ", expected.unwrap_or("")),
+            64,
+        );
+        if expected.is_none() || found.is_none() || expected == found {
+            return Err(format!(
+                "tampered: want `expected <64 hex>, found <64 other hex>` in the mismatch line, got {expected:?} and {found:?}"
+            ));
+        }
         boots.fw = work.join("erased.elf");
         elf::erase(&intact, &boots.fw)?;
         let none = format!("engine not loaded: 0 of {images} images loaded, {images} failed");
@@ -328,8 +343,9 @@ const TABLE: &str = "hwdecode table CAYMAN_NX_ACT Perf TABLE";
 const READY: &str = "engine ready: 4 of 4 images loaded";
 
 /// The partition cases, in order: a name, the template's features, the bytes at 0x21000000 and
-/// the boot wanted.
-fn partition_cases() -> Vec<(&'static str, &'static str, Bytes, Want)> {
+/// the boot wanted. `other_key_id`: the other key's ID in hex, as `nrtucode key generate`
+/// printed it.
+fn partition_cases(other_key_id: &str) -> Vec<(&'static str, &'static str, Bytes, Want)> {
     let (full, both) = ("qemu,partition,deflate", "qemu,partition");
     let failed = |error: &str, verified| {
         Want::exit(1)
@@ -386,7 +402,7 @@ fn partition_cases() -> Vec<(&'static str, &'static str, Bytes, Want)> {
             "other-key",
             full,
             Bytes::Pack("full --security-counter 1", true),
-            Want::refused("UnknownKey"),
+            Want::refused(&format!("UnknownKey {{ found: {other_key_id} }}")),
         ),
         (
             "rollback",
@@ -465,11 +481,11 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
     }
 
     let other_key = work.join("other.pem");
-    status(
-        build::cmd(path_str(nrtucode)?, "key generate -o")
-            .arg(&other_key)
-            .stdout(Stdio::null()),
-    )?;
+    let generated =
+        build::stdout(build::cmd(path_str(nrtucode)?, "key generate -o").arg(&other_key))?;
+    let other_key_id = hex_field(&generated, ", key ID ", 16)
+        .ok_or_else(|| format!("nrtucode key generate printed no 16-digit key ID: {generated:?}"))?
+        .to_string();
     let boots = Boots {
         work: work.clone(),
         decoder: Some(decoder.clone()),
@@ -479,7 +495,7 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
     // Each case's bytes and log, for the cases after it.
     let mut done: Vec<(&str, Vec<u8>, String)> = Vec::new();
     let mut built = "";
-    for (name, features, how, want) in partition_cases() {
+    for (name, features, how, want) in partition_cases(&other_key_id) {
         if features != built {
             println!("== examples/bare-metal --no-default-features --features {features}");
             build_partition_fw(&template, features, &boots.fw)?;
@@ -644,13 +660,13 @@ fn partition_readme(meta: &Metadata, work: &Path) -> Result<(), String> {
         "run --quiet --release --locked -p nrtucode-lookalike -- --library full --build --out";
     status(build::cargo(lookalike).arg(&vendor).stdout(Stdio::null()))?;
     let lib = vendor.join("libnrtucode_internal.so");
+    let id = elf::gnu_build_id(&lib)?;
     let part = work.join("nrtucode-part.elf");
     let env = [("VENDOR_LIB", lib.as_os_str()), ("PART", part.as_os_str())];
     let want = Want::exit(0)
         .line(&[
             "INFO  partition at 0x21000000: ",
-            " source BuildId(",
-            "), signature ok",
+            &format!(" source BuildId({id}), signature ok"),
         ])
         .line(&["INFO  engine ready: 4 of 4 images loaded"]);
     readme(
@@ -661,6 +677,15 @@ fn partition_readme(meta: &Metadata, work: &Path) -> Result<(), String> {
         &want,
     )
     .map(drop)
+}
+
+/// The `digits` lower-case hex digits right after the first `before` in `text`, if they are
+/// there and followed by no further hex digit.
+pub fn hex_field<'t>(text: &'t str, before: &str, digits: usize) -> Option<&'t str> {
+    let (_, after) = text.split_once(before)?;
+    let field = after.get(..digits)?;
+    let is_hex = |c: char| matches!(c, '0'..='9' | 'a'..='f');
+    (field.chars().all(is_hex) && !after[digits..].starts_with(is_hex)).then_some(field)
 }
 
 /// The GNU BuildID a carve's `manifest.tsv` records (`# build_id\tHEX`), if it is 40 hex digits.
@@ -838,6 +863,18 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hex_field_has_exactly_its_digits() {
+        let line = "refused: UnknownKey { found: 5065d9189b5b8976 }";
+        assert_eq!(hex_field(line, "found: ", 16), Some("5065d9189b5b8976"));
+        // Too short, too long, upper case or decimal: not the field.
+        assert_eq!(hex_field(line, "found: ", 17), None);
+        assert_eq!(hex_field(line, "found: ", 15), None);
+        assert_eq!(hex_field("found: 5065D9189B5B8976", "found: ", 16), None);
+        assert_eq!(hex_field("found: [80, 101, 217]", "found: ", 4), None);
+        assert_eq!(hex_field(line, "missing: ", 16), None);
+    }
 
     #[test]
     fn the_partition_offset_is_read_from_the_verified_line() {

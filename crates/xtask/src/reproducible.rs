@@ -4,7 +4,9 @@
 //! --release` (no `CARGO_TARGET_DIR`, `RUSTFLAGS` or `NRTUCODE_BLOB_DIR` from the caller: each
 //! copy builds into its own `target/bare-metal`, as its `.cargo/config.toml` says), and requires
 //! that both put the same bytes into flash: every loadable segment, same load address, size and
-//! contents ([`crate::elf::segments`]). Also says whether the whole ELFs are identical (they are
+//! contents ([`crate::elf::segments`]), and that no two of its functions or statics share a path
+//! ([`crate::elf::ordered_by_hash`]): rustc orders those by crate hash, which is what makes the
+//! agreement hold for any two paths rather than these two. Also says whether the whole ELFs are identical (they are
 //! not: debug info holds the absolute source paths, the symbol table cargo's path-dependent crate
 //! hashes; see examples/bare-metal/README.md "Reproducible images").
 
@@ -59,6 +61,18 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
         work.join("another/checkout").display()
     );
     crate::elf::segments(&elves[0], &elves[1])?;
+    // The two paths agreeing could be luck: items rustc orders by crate hash alone may happen to
+    // keep their order. None such is the rule that makes the layout path-independent.
+    let by_hash = crate::elf::ordered_by_hash(&elves[0])?;
+    if !by_hash.is_empty() {
+        return Err(format!(
+            "items laid out in the order of their path-dependent crate hashes (one path, several symbols): {}; \
+             log through primitives ({{=u32}}, {{=str}}, crate::hex) instead of a new defmt::Format type \
+             (examples/bare-metal/README.md, \"Reproducible images\")",
+            by_hash.join(", ")
+        ));
+    }
+    println!("no item ordered by crate hash: every function and static has a path of its own");
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
 }

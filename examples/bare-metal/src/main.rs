@@ -23,6 +23,9 @@
 mod board;
 #[cfg(feature = "partition")]
 mod flash;
+// Key IDs, build IDs and digests in the log; the update build logs none of them.
+#[cfg(not(feature = "update"))]
+mod hex;
 #[cfg(not(feature = "partition"))]
 mod load;
 #[cfg(feature = "update")]

@@ -6,10 +6,12 @@
 
 use nrtucode::partition::{Blob, LoadError, Loader, VerifiedPartition};
 #[cfg(not(feature = "update"))]
-use nrtucode::partition::{Partition, Policy, TableClass};
+use nrtucode::partition::{Partition, Policy, Source, TableClass, TrustError};
 use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region, ResolveErr};
 
 use crate::Loaded;
+#[cfg(not(feature = "update"))]
+use crate::hex::{HEX_LEN, hex};
 
 include!(concat!(env!("OUT_DIR"), "/partition_key.rs"));
 
@@ -55,17 +57,36 @@ pub fn open() -> Option<VerifiedPartition<'static>> {
     };
     match parsed.verify(&PARTITION_KEY, &POLICY) {
         Ok(p) => {
+            let mut id_hex = [0; HEX_LEN];
+            // As the derived Format prints the source, with the build ID in hex.
+            let (source, id, close) = match p.partition().source() {
+                Source::BuildId(id) => ("BuildId(", hex(id, &mut id_hex), ")"),
+                Source::NoBuildId => ("NoBuildId", "", ""),
+                Source::Fixtures => ("Fixtures", "", ""),
+            };
             defmt::info!(
-                "partition at {:#010x}: {} bytes, {} blobs, class {=str}, security counter {} (minimum {}), source {}, signature ok",
+                "partition at {:#010x}: {} bytes, {} blobs, class {=str}, security counter {} (minimum {}), source {=str}{=str}{=str}, signature ok",
                 at,
                 p.partition().bytes().len(),
                 p.partition().blob_count(),
                 p.partition().class().name(),
                 p.partition().security_counter(),
                 MIN_SECURITY_COUNTER,
-                p.partition().source()
+                source,
+                id,
+                close
             );
             Some(p)
+        }
+        // The key ID as `nrtucode inspect` prints it, not as a decimal byte array.
+        Err(TrustError::UnknownKey { found }) => {
+            let mut found_hex = [0; HEX_LEN];
+            defmt::error!(
+                "partition at {:#010x} refused: UnknownKey {{ found: {=str} }}",
+                at,
+                hex(&found, &mut found_hex)
+            );
+            None
         }
         Err(e) => {
             defmt::error!("partition at {:#010x} refused: {}", at, e);
