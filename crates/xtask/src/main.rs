@@ -18,7 +18,6 @@ mod docs;
 mod elf;
 mod files;
 mod fuzz;
-mod html_targets;
 mod metadata;
 mod miri;
 mod msrv;
@@ -65,15 +64,9 @@ enum Task {
     },
     /// The oldest Rust the core builds with (its rust-version), host and thumbv7em.
     Msrv,
-    /// The rendered docs: no link leaves them (`cargo doc --workspace --no-deps`), and the
-    /// published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, -D warnings).
-    Docs {
-        #[arg(long, default_value = "all", value_parser = names(&docs::CASES))]
-        case: String,
-        /// With `--case links`: the crates to check, as rustdoc names them (default: every
-        /// library of the workspace).
-        crates: Vec<String>,
-    },
+    /// The published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, the
+    /// metadata's features, -D warnings).
+    Docs,
     /// The bare-metal template and the RISC-V loader under QEMU, one case each.
     Qemu {
         #[arg(long, default_value = "all", value_parser = names(&qemu::CASES))]
@@ -147,7 +140,6 @@ fn run_cases<O>(cases: &[Case<O>], asked: &str, meta: &Metadata, opts: &O) -> Re
 /// An option given to a case it does not apply to is an error, not silently ignored.
 fn refuse_options_that_do_not_apply(task: &Task) -> Result<(), String> {
     let wrong = match task {
-        Task::Docs { case, crates } => !crates.is_empty() && case == "docsrs",
         Task::Size {
             what,
             no_build_cost,
@@ -190,7 +182,7 @@ fn run(task: Task) -> Result<(), String> {
         } => ci::run(meta, fuzz_seconds, skip_workspace_tests),
         Task::Package { args } => package::run(meta, &args),
         Task::Msrv => msrv::run(meta),
-        Task::Docs { case, crates } => run_cases(&docs::CASES, &case, meta, &crates),
+        Task::Docs => docs::run(meta),
         Task::Qemu { case } => run_cases(&qemu::CASES, &case, meta, &()),
         Task::BareMetal => bare_metal::run(meta),
         Task::Reproducible => reproducible::run(meta),
