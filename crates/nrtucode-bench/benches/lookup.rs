@@ -1,5 +1,5 @@
 //! Criterion: wall time of one pass over each path's input mix (`nrtucode_bench::paths`).
-//! Per-call time is the pass time divided by the mix length; `cargo xtask bench` prints it with
+//! Per-call time is the pass time divided by the mix length; the report binary (`src/bin/report`) prints it with
 //! the ratios to the C look-alike and to the dense-array ideal.
 
 #![allow(unsafe_code)] // the paths' `# Safety`: nothing here modifies the environment

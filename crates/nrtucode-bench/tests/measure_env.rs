@@ -1,4 +1,4 @@
-//! measure-env.txt, the environment `cargo xtask bench` measures in: 30 distinct variables, two
+//! measure-env.txt, the environment the report binary measures in: 30 distinct variables, two
 //! with the `NEURON_` prefix, and neither variable the resolver reads (so every getenv scans to
 //! the end).
 

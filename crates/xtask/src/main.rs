@@ -2,7 +2,7 @@
 //! `.cargo/config.toml`). `cargo xtask ci` is what `.ci/run` runs once it has installed the
 //! toolchains and tools; every other task is one check or measurement, runnable on its own.
 //! A task with several alike jobs has a table of cases (`CASES` in its module: a name, its
-//! `--help` line and its function), which `--case`/`--what`/`--measure` selects from.
+//! `--help` line and its function), which `--case`/`--what` selects from.
 //!
 //! The workspace's root, target directory and published crates come from `cargo metadata`;
 //! ELF files are read with `object`; what a task tests is what it just built (cargo's messages
@@ -10,7 +10,6 @@
 //! by hand, is a script.
 
 mod bare_metal;
-mod bench;
 mod build;
 mod ci;
 mod cost;
@@ -19,7 +18,6 @@ mod docs;
 mod elf;
 mod files;
 mod fuzz;
-mod html_targets;
 mod metadata;
 mod miri;
 mod msrv;
@@ -66,15 +64,9 @@ enum Task {
     },
     /// The oldest Rust the core builds with (its rust-version), host and thumbv7em.
     Msrv,
-    /// The rendered docs: no link leaves them (`cargo doc --workspace --no-deps`), and the
-    /// published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, -D warnings).
-    Docs {
-        #[arg(long, default_value = "all", value_parser = names(&docs::CASES))]
-        case: String,
-        /// With `--case links`: the crates to check, as rustdoc names them (default: every
-        /// library of the workspace).
-        crates: Vec<String>,
-    },
+    /// The published crates' docs as docs.rs builds them (nightly, `--cfg docsrs`, the
+    /// metadata's features, -D warnings).
+    Docs,
     /// The bare-metal template and the RISC-V loader under QEMU, one case each.
     Qemu {
         #[arg(long, default_value = "all", value_parser = names(&qemu::CASES))]
@@ -93,18 +85,6 @@ enum Task {
         /// Leave out the build-cost table of `core` (two timed release builds of the core).
         #[arg(long)]
         no_build_cost: bool,
-    },
-    /// Per resolver call, ours, the C look-alike and the ideal: instructions under callgrind,
-    /// or wall time (criterion).
-    Bench {
-        #[arg(long, default_value = "time", value_parser = names(&bench::CASES))]
-        measure: String,
-        /// lto = "fat", codegen-units = 1 (typical firmware profile).
-        #[arg(long)]
-        lto: bool,
-        /// With `--measure time`: 0.5 s warm-up and 1 s measurement per path (default 1 s / 3 s).
-        #[arg(long)]
-        quick: bool,
     },
     /// What the device pays, in instructions (QEMU mps2-an386, Cortex-M4) and flash.
     Cost {
@@ -136,7 +116,7 @@ pub type Case<O> = (
     fn(&Metadata, &O) -> Result<(), String>,
 );
 
-/// The values `--case` (`--what`, `--measure`) takes: the table's names, and `all`.
+/// The values `--case` (`--what`) takes: the table's names, and `all`.
 fn names<O>(cases: &[Case<O>]) -> PossibleValuesParser {
     let all = PossibleValue::new("all").help("Every case");
     PossibleValuesParser::new(
@@ -160,12 +140,10 @@ fn run_cases<O>(cases: &[Case<O>], asked: &str, meta: &Metadata, opts: &O) -> Re
 /// An option given to a case it does not apply to is an error, not silently ignored.
 fn refuse_options_that_do_not_apply(task: &Task) -> Result<(), String> {
     let wrong = match task {
-        Task::Docs { case, crates } => !crates.is_empty() && case == "docsrs",
         Task::Size {
             what,
             no_build_cost,
         } => *no_build_cost && what == "partition",
-        Task::Bench { measure, quick, .. } => *quick && measure == "instructions",
         Task::Cost { what, flash_only } => *flash_only && !matches!(&**what, "deflate" | "all"),
         _ => false,
     };
@@ -204,7 +182,7 @@ fn run(task: Task) -> Result<(), String> {
         } => ci::run(meta, fuzz_seconds, skip_workspace_tests),
         Task::Package { args } => package::run(meta, &args),
         Task::Msrv => msrv::run(meta),
-        Task::Docs { case, crates } => run_cases(&docs::CASES, &case, meta, &crates),
+        Task::Docs => docs::run(meta),
         Task::Qemu { case } => run_cases(&qemu::CASES, &case, meta, &()),
         Task::BareMetal => bare_metal::run(meta),
         Task::Reproducible => reproducible::run(meta),
@@ -212,11 +190,6 @@ fn run(task: Task) -> Result<(), String> {
             what,
             no_build_cost,
         } => run_cases(&size::CASES, &what, meta, &!no_build_cost),
-        Task::Bench {
-            measure,
-            lto,
-            quick,
-        } => run_cases(&bench::CASES, &measure, meta, &(lto, quick)),
         Task::Cost { what, flash_only } => run_cases(&cost::CASES, &what, meta, &flash_only),
         Task::Nopanic => nopanic::run(meta),
         Task::Fuzz { seconds, targets } => fuzz::run(meta, seconds, &targets),

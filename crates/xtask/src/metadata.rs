@@ -73,21 +73,6 @@ impl Metadata {
         order
     }
 
-    /// The libraries of the workspace `cargo doc` documents, as rustdoc names their directory.
-    pub fn documented_libraries(&self) -> Vec<String> {
-        const LIB: [&str; 5] = ["lib", "rlib", "dylib", "cdylib", "staticlib"];
-        let targets = self.packages.iter().filter_map(|p| p["targets"].as_array());
-        targets
-            .flatten()
-            .filter(|t| t["doc"] != false)
-            .filter(|t| {
-                (t["kind"].as_array().into_iter().flatten())
-                    .any(|k| LIB.contains(&k.as_str().unwrap_or("")))
-            })
-            .filter_map(|t| t["name"].as_str().map(|n| n.replace('-', "_")))
-            .collect()
-    }
-
     /// The `cargo metadata` entry of the workspace crate `name` (`Null` when there is none):
     /// e.g. `["version"]`, `["rust_version"]`, `["metadata"]["docs"]["rs"]["features"]`.
     pub fn package(&self, name: &str) -> &Value {

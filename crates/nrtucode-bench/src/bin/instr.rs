@@ -1,6 +1,6 @@
 //! The callgrind driver: `instr <path> <passes>` runs one warm-up pass of `<path>` (lazy symbol
 //! binding, cold caches), then `<passes>` passes inside `nrtucode_bench_measure`, the only
-//! function `cargo xtask bench --measure instructions` tells callgrind to count (`--toggle-collect`).
+//! function the report binary (`--measure instructions`) tells callgrind to count (`--toggle-collect`).
 //! `instr --env` prints the number of environment variables the process sees; `instr --list`
 //! the paths.
 #![allow(unsafe_code)] // the unmangled measure symbol and the paths' `# Safety` promise

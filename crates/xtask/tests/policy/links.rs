@@ -1,14 +1,14 @@
-//! The Markdown link checks (one parser, [`markdown_links`]): every relative link of the
-//! repository's pages resolves, and every relative link of a published crate's Markdown names a
-//! path its package holds ([`leaving_package`], for `packaged`: a registry user reads the README
-//! there, where a link to `../../docs/…` leads nowhere).
+//! The link checks (one parser, [`markdown_links`]): every relative link of the repository's
+//! pages resolves, and every relative link of a published crate's Markdown names a path its
+//! package holds ([`leaving_package`], for `packaged`: a registry user reads the README there,
+//! where a link to `../../docs/…` leads nowhere). And, once `cargo doc --workspace --no-deps`
+//! has run (CI runs it, then this test with `--ignored`), no link of the rendered rustdoc
+//! leaves it ([`the_rendered_docs_link_only_inside_them`]).
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
-#[path = "../../src/html_targets.rs"]
-mod html;
-use html::html_targets;
+use crate::html::html_targets;
 
 /// `line` without its code spans (a run of backticks up to the same run).
 fn without_code_spans(line: &str) -> String {
@@ -159,6 +159,81 @@ pub fn leaving_package(listed: &BTreeSet<PathBuf>, page: &Path, text: &str) -> V
         .collect()
 }
 
+/// The libraries of the workspace `cargo doc` documents, as rustdoc names their directory.
+fn documented_libraries(root: &Path) -> Result<Vec<String>, String> {
+    const LIB: [&str; 5] = ["lib", "rlib", "dylib", "cdylib", "staticlib"];
+    let packages = crate::packages(root)?;
+    let targets = packages.iter().filter_map(|p| p["targets"].as_array());
+    let documented = targets.flatten().filter(|t| {
+        t["doc"] != false
+            && (t["kind"].as_array().into_iter().flatten())
+                .any(|k| LIB.contains(&k.as_str().unwrap_or("")))
+    });
+    Ok(documented
+        .filter_map(|t| t["name"].as_str().map(|n| n.replace('-', "_")))
+        .collect())
+}
+
+/// The links (href or src) of the rendered `page` (in `doc`, canonical) that resolve outside
+/// `doc` (the rendered docs link to crates `--no-deps` did not render: inside is enough).
+fn leaving_docs(doc: &Path, page: &Path, html: &str) -> Vec<String> {
+    let folder = page.parent().unwrap_or(doc);
+    let mut targets = Vec::new();
+    html.lines()
+        .for_each(|line| html_targets(line, &mut targets));
+    let leaves = |file: &str| {
+        let resolved = normalize(&folder.join(file));
+        let real = resolved
+            .as_ref()
+            .map(|p| p.canonicalize().unwrap_or(p.clone()));
+        !real.is_some_and(|p| p.starts_with(doc))
+    };
+    (targets.iter())
+        .filter(|t| relative(t).is_some_and(leaves))
+        .map(|t| format!("  {} -> {t}", page.display()))
+        .collect()
+}
+
+/// The rendered rustdoc (`cargo doc --workspace --no-deps`, in cargo's target directory) has the
+/// pages of every library of the workspace, the core's front page is the core's, and no link
+/// in them leaves the rendered tree.
+#[test]
+#[ignore = "needs cargo doc --workspace --no-deps first (CI runs it, then this test)"]
+fn the_rendered_docs_link_only_inside_them() {
+    let root = crate::root();
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), PathBuf::from);
+    let doc = target
+        .join("doc")
+        .canonicalize()
+        .expect("no target/doc: run cargo doc first");
+    let crates = documented_libraries(&root).unwrap();
+    assert!(crates.len() > 5, "cargo metadata listed {crates:?}");
+    let mut problems = Vec::new();
+    for krate in &crates {
+        if !doc.join(krate).join("index.html").is_file() {
+            problems.push(format!("{krate}/index.html is missing"));
+            continue;
+        }
+        let mut pages = Vec::new();
+        for dir in [doc.join(krate), doc.join("src").join(krate)] {
+            if dir.is_dir() {
+                crate::unsafe_audit::collect(&dir, "html", &mut pages).unwrap();
+            }
+        }
+        for page in pages {
+            match std::fs::read_to_string(&page) {
+                Ok(html) => problems.extend(leaving_docs(&doc, &page, &html)),
+                Err(e) => problems.push(format!("{}: {e}", page.display())),
+            }
+        }
+    }
+    let front = std::fs::read_to_string(doc.join("nrtucode/index.html")).unwrap_or_default();
+    if !front.contains("Bare metal") {
+        problems.push("nrtucode/index.html is not the core crate's front page".into());
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 #[test]
 fn links_outside_code_are_found_and_code_is_skipped() {
     let text = "see [a](../x.md#y) and `[b](c.md)`\n```\n[d](e.md)\n```\n  [id]: <f.md> \"t\"\n<img src=\"g.png\">\n[h](https://example.invalid) [i](#j)\n";
@@ -193,4 +268,19 @@ fn a_packaged_link_must_name_a_path_the_package_holds() {
         ]
     );
     assert!(leaving_package(&listed, Path::new("docs/a.md"), "[r](../README.md)").is_empty());
+}
+
+#[test]
+fn a_rendered_link_leaving_the_docs_is_reported_and_one_inside_is_not() {
+    let doc = std::env::temp_dir().join(format!("policy-links-{}", std::process::id()));
+    std::fs::create_dir_all(doc.join("krate")).unwrap();
+    let doc = doc.canonicalize().unwrap();
+    let page = doc.join("krate/index.html");
+    let html = r#"<a href="../krate/a.html#x">a</a> <a href="https://example.invalid/a">b</a>
+<a href="missing.html">inside</a> <a href='#top'>top</a> <img src="../../outside.html">
+<a href="/etc/passwd">abs</a>"#;
+    let leaving = leaving_docs(&doc, &page, html);
+    std::fs::remove_dir_all(&doc).unwrap();
+    assert_eq!(leaving.len(), 2, "{leaving:?}");
+    assert!(leaving[0].ends_with("-> ../../outside.html") && leaving[1].ends_with("/etc/passwd"));
 }

@@ -16,6 +16,7 @@
 //! * what is kept in two places is the same in both: the template's copy of the test key's
 //!   public half, the facts crate's `rust-version` (the core's build-dependency) and the core's.
 
+mod html;
 mod links;
 mod md_tables;
 mod packaged;

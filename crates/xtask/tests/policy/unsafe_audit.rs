@@ -42,8 +42,8 @@ fn code_only(text: &str) -> String {
     out
 }
 
-/// Every `.rs` file under `dir`, in name order.
-fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+/// Every file under `dir` with the extension `ext`, in name order.
+pub fn collect(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .collect::<Result<_, _>>()
@@ -52,8 +52,8 @@ fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     for entry in entries {
         let path = entry.path();
         if path.is_dir() {
-            collect_rs(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "rs") {
+            collect(&path, ext, out)?;
+        } else if path.extension().is_some_and(|e| e == ext) {
             out.push(path);
         }
     }
@@ -93,7 +93,7 @@ fn embed_blob_definition(source: &str) -> Option<&str> {
 pub fn check(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
     let src = root.join("src");
     let mut files = Vec::new();
-    collect_rs(&src, &mut files)?;
+    collect(&src, "rs", &mut files)?;
     if files.len() < 8 {
         return Err(format!(
             "{}: read only {} files",

@@ -1,5 +1,5 @@
-//! The one scanner of HTML link attributes, shared by `docs --case links` (rendered rustdoc)
-//! and the policy test's Markdown link check (`tests/policy/links.rs` includes this file).
+//! The one scanner of HTML link attributes, for the Markdown pages' raw HTML and the rendered
+//! rustdoc ([`crate::links`]).
 
 /// Link targets of `line` written as HTML attributes `href="…"` / `src='…'`.
 pub fn html_targets(line: &str, out: &mut Vec<String>) {
