@@ -27,7 +27,7 @@ impl<'a> VerifiedPartition<'a> {
         // One compare: the number is below 4096, so the end cannot overflow.
         let at = id.index() * TOC_LEN;
         match self.toc.get(at..at + TOC_LEN).and_then(<[u8]>::first_chunk) {
-            Some(entry) => blob_at(self.p.bytes, id, getter.cursor(), entry).ok_or(null),
+            Some(entry) => blob_at(self.p.bytes, id, getter.ends(), entry).ok_or(null),
             None => Err(null),
         }
     }
@@ -71,6 +71,8 @@ impl<'a> VerifiedPartition<'a> {
             None => Column::Other,
         };
         let at = at[column as usize];
+        // The cold paths give a getter too, so that the handle is made in one place (made in
+        // two, it would be merged through memory).
         let getter = match self.index.rows.get(usize::from(at)) {
             Some(regions) => after_scan(Scan::Found(regions), region),
             None if at == EMPTY_SLOT => after_scan(Scan::EmptySlot, region),
