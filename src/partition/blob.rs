@@ -221,3 +221,7 @@ impl<'a> Blob<'a> {
         }
     }
 }
+
+// A handle is four words on a 32-bit target: its bytes, its record, its number and cursor.
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert_eq!(core::mem::size_of::<Blob<'static>>(), 16);

@@ -148,6 +148,7 @@ impl Index {
     /// empty slot, flavor scan, region bound, NULL getter) pick, from the index, or from `scan`
     /// (given the resolved flavor; `idx` below the slot count) where the index leaves it to the
     /// vendor's scan. Shared by [`VerifiedPartition`] and, on a host, `CheckedPartition`.
+    #[cfg(any(feature = "std", test))]
     #[inline(always)]
     pub(super) fn image_getter<E: Env + ?Sized>(
         &self,
