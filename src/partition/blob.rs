@@ -6,8 +6,8 @@
 
 use core::fmt;
 
-use super::format::{T_SHA256, T_STORED_SHA256};
-use super::parse::array;
+use super::format::{CODEC_STORED, T_CODEC, T_DECODED_LEN, T_SHA256, T_STORED_SHA256, TOC_LEN};
+use super::parse::{array, le32};
 
 /// The number of a table-of-contents entry: one distinct blob of a partition. A number past
 /// the table of contents names no blob ([`Tables::toc_entry`](super::Tables::toc_entry) answers
@@ -133,14 +133,15 @@ pub enum Cursor {
 /// apart from the program, so each of its blobs is vouched for only by its signed digest.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Blob<'a> {
+    /// The answer's stored bytes, in place: the whole blob's, or for a cursor the empty slice
+    /// at its boundary (what the vendor answers). Made once, by the lookup, so that reading
+    /// them is a field.
+    pub(super) stored: &'a [u8],
+    /// The blob's table-of-contents record, in place (its codec, decoded length and digests
+    /// are read from here when asked for; parse checked each).
+    pub(super) entry: &'a [u8; TOC_LEN],
     pub(super) id: BlobId,
     pub(super) cursor: Option<Cursor>,
-    pub(super) codec: Codec,
-    pub(super) decoded_len: u32,
-    /// The stored bytes, in place.
-    pub(super) stored: &'a [u8],
-    /// The blob's table-of-contents entry, in place (its digests are read from here).
-    pub(super) entry: &'a [u8],
 }
 
 impl fmt::Debug for Blob<'_> {
@@ -148,7 +149,7 @@ impl fmt::Debug for Blob<'_> {
         f.debug_struct("Blob")
             .field("id", &self.id)
             .field("cursor", &self.cursor)
-            .field("codec", &self.codec)
+            .field("codec", &self.codec())
             .field("len", &self.len())
             .finish_non_exhaustive()
     }
@@ -167,14 +168,26 @@ impl<'a> Blob<'a> {
 
     /// How its blob is stored.
     pub const fn codec(&self) -> Codec {
-        self.codec
+        // Parse refused every other byte.
+        match self.entry[T_CODEC] {
+            CODEC_STORED => Codec::Stored,
+            _ => Codec::Deflate,
+        }
     }
 
     /// Bytes of the answer: the decoded length, 0 for a cursor.
     pub const fn len(&self) -> usize {
         match self.cursor {
             Some(_) => 0,
-            None => self.decoded_len as usize,
+            None => self.decoded_len(),
+        }
+    }
+
+    /// The blob's decoded length (a cursor's too), from its table-of-contents record.
+    pub(super) const fn decoded_len(&self) -> usize {
+        match le32(self.entry, T_DECODED_LEN) {
+            Some(n) => n as usize,
+            None => 0, // never: the record is `TOC_LEN` bytes
         }
     }
 
@@ -202,13 +215,13 @@ impl<'a> Blob<'a> {
     /// where reading unverified firmware is acceptable.
     #[inline]
     pub fn unchecked_in_place(&self) -> Option<&'a [u8]> {
-        if self.codec != Codec::Stored {
-            return None;
+        match self.entry[T_CODEC] {
+            CODEC_STORED => Some(self.stored),
+            _ => None,
         }
-        Some(match self.cursor {
-            None => self.stored,
-            Some(Cursor::Start) => self.stored.split_at(0).0,
-            Some(Cursor::End) => self.stored.split_at(self.stored.len()).1,
-        })
     }
 }
+
+// A handle is four words on a 32-bit target: its bytes, its record, its number and cursor.
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert_eq!(core::mem::size_of::<Blob<'static>>(), 16);

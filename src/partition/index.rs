@@ -78,31 +78,30 @@ pub(super) const COLUMN_OF: [Column; FLAVOR_SPAN] = {
 };
 
 /// A getter in two bytes: bit 15 set (so that it is never zero and `Option<Packed>` is two
-/// bytes too, `None` for NULL), in bits 12 and 13 what it answers ([`Packed::START`],
-/// [`Packed::END`], [`Packed::WHOLE`]: the order of `Option<Cursor>`, so that the handle's
-/// cursor is the field itself), in bits 0 to 11 its table-of-contents number.
+/// bytes too, `None` for NULL), in bits 12 and 13 where its answer starts and ends
+/// ([`Packed::FROM_END`], [`Packed::TO_END`]: the whole blob starts at its start and ends at its
+/// end, a start cursor starts and ends at the start, an end cursor at the end), in bits 0 to 11
+/// its table-of-contents number.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) struct Packed(NonZeroU16);
 
 impl Packed {
-    /// A cursor at the start of the blob.
-    const START: u16 = 0;
-    /// A cursor at its end.
-    const END: u16 = 1;
-    /// The whole blob.
-    const WHOLE: u16 = 2;
+    /// The answer starts at the blob's end (an end cursor).
+    const FROM_END: u16 = 1 << 12;
+    /// The answer ends at the blob's end (the whole blob, an end cursor).
+    const TO_END: u16 = 1 << 13;
 
     /// `getter` packed; `None` if its number does not fit (never, after parse).
     pub(super) const fn new(getter: Getter) -> Option<Self> {
-        let (what, n) = match getter {
-            Getter::CursorStart(n) => (Self::START, n),
-            Getter::CursorEnd(n) => (Self::END, n),
-            Getter::Blob(n) => (Self::WHOLE, n),
+        let (ends, n) = match getter {
+            Getter::CursorStart(n) => (0, n),
+            Getter::CursorEnd(n) => (Self::FROM_END | Self::TO_END, n),
+            Getter::Blob(n) => (Self::TO_END, n),
         };
         if n.raw() as usize >= MAX_TOC {
             return None;
         }
-        match NonZeroU16::new(0x8000 | what << 12 | n.raw()) {
+        match NonZeroU16::new(0x8000 | ends | n.raw()) {
             Some(raw) => Some(Self(raw)),
             None => None,
         }
@@ -114,12 +113,16 @@ impl Packed {
         BlobId::new(self.0.get() & 0x0fff)
     }
 
-    /// The handle's cursor: `None` for the whole blob.
+    /// Where the answer starts and ends: (at the blob's end?, at the blob's end?).
     #[inline(always)]
+    pub(super) const fn ends(self) -> (bool, bool) {
+        let raw = self.0.get();
+        (raw & Self::FROM_END != 0, raw & Self::TO_END != 0)
+    }
+
+    /// The handle's cursor: `None` for the whole blob.
     pub(super) const fn cursor(self) -> Option<Cursor> {
-        // One load rather than the compares of a match (bits 12 and 13 are never 3).
-        const CURSORS: [Option<Cursor>; 4] = [Some(Cursor::Start), Some(Cursor::End), None, None];
-        CURSORS[((self.0.get() >> 12) & 3) as usize]
+        cursor_of(self.ends())
     }
 
     /// The getter it packs.
@@ -135,6 +138,26 @@ impl Packed {
 impl core::fmt::Debug for Packed {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         self.getter().fmt(f)
+    }
+}
+
+/// The cursor of an answer that starts and ends where `ends` says (see [`Packed::ends`]).
+#[inline(always)]
+pub(super) const fn cursor_of(ends: (bool, bool)) -> Option<Cursor> {
+    match ends {
+        (_, false) => Some(Cursor::Start),
+        (true, true) => Some(Cursor::End),
+        (false, true) => None,
+    }
+}
+
+/// Where the answer of a getter with `cursor` starts and ends (see [`Packed::ends`]).
+#[inline(always)]
+pub(super) const fn ends_of(cursor: Option<Cursor>) -> (bool, bool) {
+    match cursor {
+        Some(Cursor::Start) => (false, false),
+        Some(Cursor::End) => (true, true),
+        None => (false, true),
     }
 }
 

@@ -2,7 +2,7 @@
 //! (into the caller's buffer, either codec), with the [`Loader`] that lends them a SHA-256 and,
 //! with feature `deflate`, the inflater's state.
 
-use super::blob::{Blob, Codec, Cursor};
+use super::blob::{Blob, Codec};
 use super::error::LoadError;
 use crate::digest::{Sha256Hasher, SoftSha256, VerifyError, copy_checked};
 
@@ -57,16 +57,14 @@ impl<'a> Blob<'a> {
     /// cursor answers its empty slice (no bytes to vouch for); a compressed blob has no bytes
     /// in place ([`LoadError::NotStored`]: [`load_into`](Self::load_into) decodes it).
     pub fn check<H: Sha256Hasher + ?Sized>(&self, hasher: &mut H) -> Result<&'a [u8], LoadError> {
-        if self.codec != Codec::Stored {
+        if self.codec() != Codec::Stored {
             return Err(LoadError::NotStored {
                 blob: self.id,
-                codec: self.codec,
+                codec: self.codec(),
             });
         }
-        match self.cursor {
-            Some(Cursor::Start) => return Ok(self.stored.split_at(0).0),
-            Some(Cursor::End) => return Ok(self.stored.split_at(self.stored.len()).1),
-            None => {}
+        if self.cursor.is_some() {
+            return Ok(self.stored); // the empty slice at its boundary
         }
         self.check_stored(hasher)?;
         Ok(self.stored)
@@ -83,7 +81,7 @@ impl<'a> Blob<'a> {
         hasher.update(self.stored);
         if hasher.finish() == self.stored_sha256() {
             Ok(())
-        } else if self.codec == Codec::Stored {
+        } else if self.codec() == Codec::Stored {
             Err(LoadError::DigestMismatch { blob: self.id })
         } else {
             Err(LoadError::StoredDigestMismatch { blob: self.id })
@@ -105,12 +103,12 @@ impl<'a> Blob<'a> {
         if self.cursor.is_some() {
             return Ok(out.split_at(0).0);
         }
-        let needed = self.decoded_len as usize;
+        let needed = self.decoded_len();
         let available = out.len();
         let Some(out) = out.get_mut(..needed) else {
             return Err(LoadError::BufferTooSmall { needed, available });
         };
-        match self.codec {
+        match self.codec() {
             Codec::Stored => {
                 match copy_checked(self.stored, out, &self.sha256(), &mut loader.hasher) {
                     Ok(_) => Ok(out),
@@ -168,7 +166,7 @@ impl<'a> Blob<'a> {
     ) -> Result<&'o [u8], LoadError> {
         Err(LoadError::NoDecoder {
             blob: self.id,
-            codec: self.codec,
+            codec: self.codec(),
         })
     }
 }

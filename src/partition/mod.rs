@@ -40,6 +40,8 @@ pub mod format;
 
 mod blob;
 mod canonical;
+#[cfg(feature = "std")]
+mod checked;
 mod error;
 #[cfg(feature = "std")]
 mod file;
@@ -51,6 +53,8 @@ mod tables;
 mod trust;
 
 pub use blob::{Blob, BlobId, Codec, Cursor, TocEntry};
+#[cfg(feature = "std")]
+pub use checked::{CheckedPartition, OpenError};
 pub use error::{
     BlobUse, DecodeFailure, FormatError, LoadError, PartitionError, TableName, TrustError,
 };

@@ -10,6 +10,7 @@
 use super::blob::{Blob, BlobId, Codec, Cursor, TocEntry};
 use super::error::{BlobUse, LoadError};
 use super::format::*;
+use super::index::{cursor_of, ends_of};
 use super::parse::{Partition, array, byte, le16, le32, range};
 use crate::digest::Sha256Hasher;
 use crate::{ProfKind, Region};
@@ -54,25 +55,29 @@ fn getter_at(bytes: &[u8], at: usize) -> Option<Getter> {
 }
 
 /// The handle of entry `id` (its table-of-contents record `entry`) of the partition `bytes`,
-/// as a getter of that entry with `cursor` answers it: the one place a [`Blob`] is made, for
-/// the scan and for the index of a [`VerifiedPartition`](super::VerifiedPartition).
+/// answering from the blob's start or end to its start or end as `ends` says ([`ends_of`] a
+/// cursor): the one place a [`Blob`] is made, for the scan and for the index of a
+/// [`VerifiedPartition`](super::VerifiedPartition).
 #[inline(always)]
 pub(super) fn blob_at<'a>(
     bytes: &'a [u8],
     id: BlobId,
-    cursor: Option<Cursor>,
+    (from_end, to_end): (bool, bool),
     entry: &'a [u8; TOC_LEN],
 ) -> Option<Blob<'a>> {
     // Fixed offsets into a fixed-size record: no bounds check is left after inlining.
     let start = usize::try_from(le32(entry, T_OFFSET)?).ok()?;
     let len = usize::try_from(le32(entry, T_STORED_LEN)?).ok()?;
+    let end = start.checked_add(len)?;
+    // The whole blob, or the empty slice at its start or one past its end (parse checked that
+    // every blob lies in the bytes, and its codec).
+    let from = if from_end { end } else { start };
+    let to = if to_end { end } else { start };
     Some(Blob {
-        id,
-        cursor,
-        codec: Codec::from_raw(byte(entry, T_CODEC)?)?,
-        decoded_len: le32(entry, T_DECODED_LEN)?,
-        stored: bytes.get(start..start.checked_add(len)?)?,
+        stored: bytes.get(from..to)?,
         entry,
+        id,
+        cursor: cursor_of((from_end, to_end)),
     })
 }
 
@@ -136,7 +141,7 @@ impl<'a> Tables<'a> {
             Getter::CursorStart(_) => Some(Cursor::Start),
             Getter::CursorEnd(_) => Some(Cursor::End),
         };
-        blob_at(self.p.bytes, id, cursor, entry)
+        blob_at(self.p.bytes, id, ends_of(cursor), entry)
     }
 
     /// Table-of-contents entry `blob`; `None` past the table of contents.

@@ -19,6 +19,10 @@
 //!   code and read-only data of the partition build by what it does (its named symbols; LTO
 //!   inlines across crates, so these are lower bounds for each crate); the partition's
 //!   overhead (header, tables, TOC, signature, padding) from `nrtucode inspect --json`.
+//! - `lookup` (`examples/lookup_cost.rs`, built twice: the template's embedded blobs, and
+//!   `partition` over the fixtures partition packed stored with the test key, counter 1): the
+//!   instructions per image and per profiler lookup of each, over the same mixes, with and
+//!   without each mix's loop ([`lookup_rows`]); both builds must give the same codes and lengths.
 //! - `deflate` (`examples/deflate_cost.rs`, inputs written by nrtucode-deflate's `cost_inputs`
 //!   example into a scratch directory: the CYW43439 Wi-Fi firmware of the `cyw43-firmware`
 //!   crate and its first 64 KiB, raw deflate at the packer's best level, and stored): decoding
@@ -40,7 +44,7 @@ use crate::metadata::Metadata;
 use crate::qemu;
 
 /// The cases of `cost`.
-pub const CASES: [crate::Case<bool>; 4] = [
+pub const CASES: [crate::Case<bool>; 5] = [
     (
         "device",
         "Verification, sha2 compact and unrolled, and the template's internal flash with each",
@@ -49,6 +53,11 @@ pub const CASES: [crate::Case<bool>; 4] = [
     ("partition", "A partition boot, step by step", |m, _| {
         partition(m)
     }),
+    (
+        "lookup",
+        "One lookup: the embedded tables against a verified partition",
+        |m, _| lookup(m),
+    ),
     (
         "deflate",
         "The deflate decoder (decode + hash per byte, its flash)",
@@ -389,6 +398,126 @@ fn partition(meta: &Metadata) -> Result<(), String> {
     Ok(())
 }
 
+/// The lookups of `examples/lookup_cost.rs`: (row, calls per pass).
+const LOOKUP_MIXES: [(&str, u64); 2] = [
+    ("`get_memory_image`, explicit flavor, `NoEnv`", 16),
+    ("`get_hwdecode_table`", 8),
+];
+
+/// The rows of `cost --what lookup`: per mix, the instructions per call of the embedded build
+/// and of the partition build (each pass, then net of its loop), and their ratio. `embedded`
+/// and `partition` are each build's four counts: the two mixes, then their two loops alone.
+pub fn lookup_rows(embedded: &[u64], partition: &[u64]) -> Result<Vec<String>, String> {
+    let (
+        Ok([e_image, e_table, e_image_loop, e_table_loop]),
+        Ok([p_image, p_table, p_image_loop, p_table_loop]),
+    ) = (
+        <[u64; 4]>::try_from(embedded),
+        <[u64; 4]>::try_from(partition),
+    )
+    else {
+        return Err(format!(
+            "want 4 counts from each build, have {} and {}",
+            embedded.len(),
+            partition.len()
+        ));
+    };
+    let rows = [
+        (
+            LOOKUP_MIXES[0],
+            (e_image, e_image_loop),
+            (p_image, p_image_loop),
+        ),
+        (
+            LOOKUP_MIXES[1],
+            (e_table, e_table_loop),
+            (p_table, p_table_loop),
+        ),
+    ];
+    Ok(rows
+        .into_iter()
+        .map(|((name, calls), (e, e_loop), (p, p_loop))| {
+            let per = |n: u64| n as f64 / calls as f64;
+            let net = |n: u64, l: u64| n.saturating_sub(l) as f64 / calls as f64;
+            format!(
+                "| {name} | {:.1} | {:.1} | {:.2}× | {:.1} | {:.1} | {:.2}× |",
+                per(e),
+                per(p),
+                per(p) / per(e),
+                net(e, e_loop),
+                net(p, p_loop),
+                net(p, p_loop) / net(e, e_loop)
+            )
+        })
+        .collect())
+}
+
+/// The `lookups: …; codes and lengths X Y; …` part of a lookup_cost log that both builds must
+/// share.
+fn lookup_answers(log: &str) -> Option<&str> {
+    let line = log
+        .lines()
+        .find_map(|l| l.strip_prefix("INFO  lookups: "))?;
+    Some(line.split_once("; all ").map_or(line, |(same, _)| same))
+}
+
+/// `cargo xtask cost --what lookup`: the embedded build and the partition build of
+/// `examples/lookup_cost.rs`, counted over the same mixes.
+fn lookup(meta: &Metadata) -> Result<(), String> {
+    let (nrtucode, decoder) = &device::arm_tools()?;
+    let work = build::scratch(meta, "lookup-cost")?;
+    let part = work.join("fixtures.part");
+    let pack = "pack --fixtures full --key keys/test-ed25519.pem --security-counter 1 -o";
+    build::status(
+        build::cmd(build::path_str(nrtucode)?, pack)
+            .arg(&part)
+            .stdout(Stdio::null()),
+    )?;
+    let template = Separate::template(meta);
+    let mut runs = Vec::new();
+    for (lane, args, partition) in [
+        ("embedded", "--features qemu --example lookup_cost", None),
+        (
+            "partition",
+            "--no-default-features --features qemu,partition --example lookup_cost",
+            Some(part.as_path()),
+        ),
+    ] {
+        let elf = template.build(
+            &args.split(' ').collect::<Vec<_>>(),
+            &[("NRTUCODE_PARTITION_KEY", OsStr::new(""))],
+            "lookup_cost",
+        )?;
+        let log_file = work.join(format!("{lane}.log"));
+        let (status, log, counts) = counted(&elf, partition, Some((decoder, &log_file)), 300)?;
+        let answers = lookup_answers(&log).map(str::to_owned);
+        if status != 0 || counts.len() != 4 || answers.is_none() {
+            eprintln!("{log}");
+            return Err(format!(
+                "{lane}: the lookups did not run (exit {status}, {} counts)",
+                counts.len()
+            ));
+        }
+        runs.push((answers, counts));
+    }
+    if runs[0].0 != runs[1].0 {
+        return Err(format!(
+            "the builds answered differently: embedded {:?}, partition {:?}",
+            runs[0].0, runs[1].0
+        ));
+    }
+    println!("{HEADER}; instructions executed per call (the same codes and lengths from both)\n");
+    println!(
+        "| lookup | embedded | partition | partition ÷ embedded | embedded, net of the loop | partition, net | ÷ (net) |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for row in lookup_rows(&runs[0].1, &runs[1].1)? {
+        println!("{row}");
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
 /// The crates whose flash is counted, and the example's non-inlined wrapper around each (which
 /// holds whatever of the crate the compiler inlined there).
 const INFLATERS: [(&str, &str); 2] = [
@@ -658,6 +787,31 @@ mod tests {
                 .len(),
             2
         );
+    }
+
+    #[test]
+    fn a_lookup_row_is_per_call_and_net_of_its_loop() {
+        let rows = lookup_rows(&[800, 240, 160, 80], &[1040, 320, 160, 80]).unwrap();
+        assert_eq!(
+            rows,
+            [
+                format!(
+                    "| {} | 50.0 | 65.0 | 1.30× | 40.0 | 55.0 | 1.38× |",
+                    LOOKUP_MIXES[0].0
+                ),
+                format!(
+                    "| {} | 30.0 | 40.0 | 1.33× | 20.0 | 30.0 | 1.50× |",
+                    LOOKUP_MIXES[1].0
+                ),
+            ]
+        );
+        assert!(lookup_rows(&[1, 2, 3], &[1, 2, 3, 4]).is_err());
+        let log = "INFO  lookups: 16 image, 8 hwdecode; codes and lengths 0x1 0x2; all 0x3 0x4\n";
+        assert_eq!(
+            lookup_answers(log),
+            Some("16 image, 8 hwdecode; codes and lengths 0x1 0x2")
+        );
+        assert_eq!(lookup_answers("INFO  other\n"), None);
     }
 
     #[test]

@@ -3,14 +3,15 @@
 //! (`--partition FILE --public-key PUB.pem`), verified before anything is read from it and
 //! answered through the same resolver body.
 //!
-//! A partition is loaded once per process and kept for its lifetime (leaked), so that its
-//! answers are `&'static [u8]` like the embedded ones and the commands render both the same
-//! way. It is refused unless its signature verifies with the given public key, or, for an
-//! unsigned pack only, unless `--insecure-skip-signature` says in so many words to skip it;
-//! then every blob goes through its checked way once, at load: a stored blob hashed in place
+//! A partition is opened the way a Rust host opens one, [`PartitionFile::verify`] (or, for an
+//! unsigned pack, `insecure_trust_unsigned`), once per process, and kept for its lifetime
+//! (leaked), so that its answers are `&'static [u8]` like the embedded ones and the commands
+//! render both the same way. It is refused unless its signature verifies with the given public
+//! key, or, for an unsigned pack only, unless `--insecure-skip-signature` says in so many words
+//! to skip it; then every blob is checked once, at open: a stored blob hashed in place
 //! ([`Blob::check`]), a compressed (deflate) one's stream checked and decoded while hashing into
-//! memory held for the process ([`Blob::load_into`]). Every answer comes from those checked
-//! bytes.
+//! memory the [`CheckedPartition`] holds ([`Blob::load_into`]). Every answer comes from those
+//! checked bytes.
 
 use std::path::{Path, PathBuf};
 
@@ -20,7 +21,7 @@ use nrtucode::catalog::{
 };
 use nrtucode::digest::SoftSha256;
 use nrtucode::partition::{
-    Blob, Codec, Cursor, Getter, LoadError, Loader, Partition, PartitionError, PartitionFile,
+    CheckedPartition, Codec, Getter, LoadError, Loader, OpenError, PartitionError, PartitionFile,
     Policy, ReadError, Source, VerifiedPartition,
 };
 use nrtucode::{Env, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
@@ -48,13 +49,9 @@ pub struct PartitionArgs {
 pub enum Tables {
     /// The tables embedded in this build.
     Embedded,
-    /// A verified partition, held for the life of the process (by reference: with its lookup
-    /// index it is 2 KB), and the checked bytes of every blob (by table-of-contents entry: a
-    /// stored blob's in place, a compressed one's decoded).
-    Partition(
-        &'static VerifiedPartition<'static>,
-        &'static [&'static [u8]],
-    ),
+    /// A partition file read, verified and every blob checked, held for the life of the
+    /// process.
+    Partition(&'static CheckedPartition),
 }
 
 /// Reads the SPKI PEM public key at `path` (bounded, as `key` reads every key file).
@@ -88,14 +85,6 @@ pub(crate) fn refused(path: &Path, e: impl Into<PartitionError>) -> (Exit, Strin
     (Exit::DataErr, format!("{}: {}", path.display(), e.into()))
 }
 
-/// A blob's bytes after its check: in place (stored) or decoded into memory of our own.
-pub(crate) enum Checked<'a> {
-    /// A stored blob, hashed in place.
-    InPlace(&'a [u8]),
-    /// A compressed blob, its stream checked, decoded while hashing.
-    Decoded(Box<[u8]>),
-}
-
 /// A blob's refusal as the tool says it: the blob named with its first user, as in
 /// `blob 15 (hwdecode_table_list slot 7 PROF_CAM): SHA-256 mismatch …`.
 pub(crate) fn load_refusal(tables: &nrtucode::partition::Tables<'_>, e: LoadError) -> String {
@@ -109,96 +98,79 @@ pub(crate) fn load_refusal(tables: &nrtucode::partition::Tables<'_>, e: LoadErro
     }
 }
 
-/// Every blob of `verified` through its checked way, in table-of-contents order: a stored one
-/// hashed in place, a compressed one's stream checked and then decoded (into a buffer of its
-/// decoded length, which parse bounded: 1 MiB a blob, 64 MiB in all) while hashing. The first
-/// refusal. What `--partition` answers from, and what `inspect` checks.
-pub(crate) fn check_every_blob<'a>(
-    verified: &VerifiedPartition<'a>,
-) -> Result<Vec<Checked<'a>>, LoadError> {
+/// Every blob of `verified` through its checked way, in table-of-contents order, as
+/// [`PartitionFile::verify`] checks them: a stored one hashed in place, a compressed one's
+/// stream checked and then decoded (into a buffer of its decoded length, which parse bounded:
+/// 1 MiB a blob, 64 MiB in all) while hashing. The first refusal. What `inspect` and
+/// `provision` check.
+pub(crate) fn check_every_blob(verified: &VerifiedPartition<'_>) -> Result<(), LoadError> {
     let mut loader: Option<Box<Loader>> = None;
     let mut hasher = SoftSha256::new();
-    let mut out = Vec::new();
     for n in verified.tables().blob_ids() {
         let Some(blob) = verified.blob(n) else {
             continue; // never: blob_ids() lists the table of contents
         };
-        out.push(if blob.codec() == Codec::Stored {
-            Checked::InPlace(blob.check(&mut hasher)?)
+        if blob.codec() == Codec::Stored {
+            blob.check(&mut hasher)?;
         } else {
             let loader = loader.get_or_insert_with(|| Box::new(Loader::new()));
             let mut decoded = vec![0u8; blob.len()].into_boxed_slice();
             blob.load_into(&mut decoded, loader)?;
-            Checked::Decoded(decoded)
-        });
+        }
     }
-    Ok(out)
+    Ok(())
 }
 
 impl PartitionArgs {
     /// The tables these arguments name: embedded without `--partition`; else the partition,
-    /// verified, or why not.
+    /// verified and every blob checked, or why not.
     pub fn load(&self) -> Result<Tables, (Exit, String)> {
         let Some(path) = &self.partition else {
             return Ok(Tables::Embedded);
         };
-        let bytes = read_partition(path)?;
-        let parsed = Partition::parse(bytes).map_err(|e| refused(path, e))?;
+        let shown = path.display();
+        let file = match PartitionFile::read(path) {
+            Ok(file) => file,
+            Err(ReadError::Header { error, .. }) => return Err(refused(path, error)),
+            Err(ReadError::Io(e)) => return Err((exit::reading(&e), format!("{shown}: {e}"))),
+            Err(e @ ReadError::NotRegular { .. }) => {
+                return Err((Exit::NoInput, format!("{shown}: {e}")));
+            }
+            Err(e) => return Err((Exit::DataErr, format!("{shown}: {e}"))),
+        };
+        crate::commands::output_file::note_input_path(path);
+        // Any class: the tool serves what the partition holds.
+        let class = file.parse().map_err(|e| refused(path, e))?.class();
         let policy = Policy {
             min_security_counter: 0,
-            expected_class: parsed.class(),
+            expected_class: class,
         };
-        let verified = match (&self.public_key, self.insecure_skip_signature) {
-            (Some(key), _) => parsed.verify(&read_public_key(key)?, &policy),
-            (None, true) => parsed.insecure_trust_unsigned(&policy),
+        let checked = match (&self.public_key, self.insecure_skip_signature) {
+            (Some(key), _) => file.verify(&read_public_key(key)?, &policy),
+            (None, true) => file.insecure_trust_unsigned(&policy),
             (None, false) => {
                 return Err((
                     Exit::Usage,
                     format!(
-                        "{}: --partition needs --public-key PUB.pem (or, for an unsigned pack only, --insecure-skip-signature)",
-                        path.display()
+                        "{shown}: --partition needs --public-key PUB.pem (or, for an unsigned pack only, --insecure-skip-signature)"
                     ),
                 ));
             }
         }
-        .map_err(|e| refused(path, e))?;
-        let checked: Vec<&'static [u8]> = check_every_blob(&verified)
-            .map_err(|e| {
-                let said = load_refusal(&verified.tables(), e);
-                (Exit::DataErr, format!("{}: {said}", path.display()))
-            })?
-            .into_iter()
-            .map(|c| match c {
-                Checked::InPlace(bytes) => bytes,
-                Checked::Decoded(bytes) => &*Box::leak(bytes),
-            })
-            .collect();
-        Ok(Tables::Partition(
-            Box::leak(Box::new(verified)),
-            Box::leak(checked.into_boxed_slice()),
-        ))
+        .map_err(|e: OpenError| (Exit::DataErr, format!("{shown}: {e}")))?;
+        Ok(Tables::Partition(Box::leak(Box::new(checked))))
     }
 }
 
 /// What a getter answers, from the checked bytes of its blob: the blob, or an empty slice at
 /// its start or one past its end (the vendor's cursor address).
-fn getter_bytes(checked: &'static [&'static [u8]], getter: Getter) -> &'static [u8] {
-    let bytes = checked.get(getter.blob().index()).copied().unwrap_or(&[]);
+fn getter_bytes(checked: &'static CheckedPartition, getter: Getter) -> &'static [u8] {
+    let bytes = checked.blob_bytes(getter.blob()).unwrap_or(&[]);
     match getter {
         Getter::Blob(_) => bytes,
         Getter::CursorStart(_) => bytes.split_at(0).0,
         Getter::CursorEnd(_) => bytes.split_at(bytes.len()).1,
     }
-}
-
-/// What a resolver's blob answers, from the checked bytes.
-fn answer(checked: &'static [&'static [u8]], blob: Blob<'static>) -> &'static [u8] {
-    let getter = match blob.cursor() {
-        None => Getter::Blob(blob.id()),
-        Some(Cursor::Start) => Getter::CursorStart(blob.id()),
-        Some(Cursor::End) => Getter::CursorEnd(blob.id()),
-    };
-    getter_bytes(checked, getter)
 }
 
 impl Tables {
@@ -212,10 +184,7 @@ impl Tables {
     ) -> Result<&'static [u8], ResolveErr> {
         match self {
             Tables::Embedded => nrtucode::get_memory_image(idx, region, flavor, env),
-            Tables::Partition(p, checked) => Ok(answer(
-                checked,
-                p.get_memory_image(idx, region, flavor, env)?,
-            )),
+            Tables::Partition(p) => p.get_memory_image(idx, region, flavor, env),
         }
     }
 
@@ -223,7 +192,7 @@ impl Tables {
     pub fn get_hwdecode_table(&self, idx: u32, kind: i32) -> Result<&'static [u8], ResolveErr> {
         match self {
             Tables::Embedded => nrtucode::get_hwdecode_table(idx, kind),
-            Tables::Partition(p, checked) => Ok(answer(checked, p.get_hwdecode_table(idx, kind)?)),
+            Tables::Partition(p) => p.get_hwdecode_table(idx, kind),
         }
     }
 
@@ -238,7 +207,7 @@ impl Tables {
 
     /// Every (slot, descriptor, region) of the `image_list`, in table order.
     pub fn image_entries(&self) -> Vec<ImageEntry> {
-        let Tables::Partition(p, checked) = *self else {
+        let Tables::Partition(p) = *self else {
             return image_entries().collect();
         };
         let mut out = Vec::new();
@@ -255,7 +224,7 @@ impl Tables {
                         position,
                         flavor,
                         region,
-                        blob: getter.map(|g| getter_bytes(checked, g)),
+                        blob: getter.map(|g| getter_bytes(p, g)),
                     });
                 }
             }
@@ -286,7 +255,7 @@ impl Tables {
     pub fn blob_source(&self) -> &'static str {
         let fixtures = match self {
             Tables::Embedded => BLOB_SOURCE == BlobSource::Fixtures,
-            Tables::Partition(p, _) => p.partition().source() == Source::Fixtures,
+            Tables::Partition(p) => p.source() == Source::Fixtures,
         };
         if fixtures { "fixtures" } else { "directory" }
     }
