@@ -467,29 +467,33 @@ fn lookup(meta: &Metadata) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "lookup-cost")?;
     let part = work.join("fixtures.part");
-    let pack = "pack --fixtures full --key keys/test-ed25519.pem --security-counter 1 -o";
-    build::status(
-        build::cmd(build::path_str(nrtucode)?, pack)
-            .arg(&part)
-            .stdout(Stdio::null()),
+    let key = meta.root.join("keys/test-ed25519.pem");
+    qemu::pack(
+        nrtucode,
+        &key,
+        "--fixtures full --security-counter 1",
+        &part,
     )?;
     let template = Separate::template(meta);
     let mut runs = Vec::new();
-    for (lane, args, partition) in [
-        ("embedded", "--features qemu --example lookup_cost", None),
+    let flash: [&[&Path]; 2] = [&[], &[part.as_path()]];
+    for ((lane, args), flash) in [
+        ("embedded", "--features qemu --example lookup_cost"),
         (
             "partition",
             "--no-default-features --features qemu,partition --example lookup_cost",
-            Some(part.as_path()),
         ),
-    ] {
+    ]
+    .into_iter()
+    .zip(flash)
+    {
         let elf = template.build(
             &args.split(' ').collect::<Vec<_>>(),
             &[("NRTUCODE_PARTITION_KEY", OsStr::new(""))],
             "lookup_cost",
         )?;
         let log_file = work.join(format!("{lane}.log"));
-        let (status, log, counts) = counted(&elf, partition, Some((decoder, &log_file)), 300)?;
+        let (status, log, counts) = counted(&elf, flash, Some((decoder, &log_file)), 300)?;
         let answers = lookup_answers(&log).map(str::to_owned);
         if status != 0 || counts.len() != 4 || answers.is_none() {
             eprintln!("{log}");

@@ -15,7 +15,7 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use nrtucode::partition::{Partition, Policy, Source, VerifiedPartition};
+use nrtucode::partition::{CheckedPartition, OpenError, PartitionFile, Policy, Source};
 use nrtucode_facts::hex::lower_hex;
 use nrtucode_facts::input_file::{Links, kind_of, open_nonblocking};
 use nrtucode_pack::{Blobs, PackOptions, pack};
@@ -24,9 +24,7 @@ use sha2::{Digest as _, Sha256};
 
 use crate::commands::exit::{self, Exit};
 use crate::commands::list::{self, ListEntry};
-use crate::commands::tables::{
-    Checked, Tables, check_every_blob, load_refusal, read_partition, read_public_key, refused,
-};
+use crate::commands::tables::{Tables, read_partition, read_public_key, refused};
 
 /// Which of the three inputs a path is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -154,57 +152,37 @@ fn tables_of(blobs: &Blobs, path: &Path) -> Result<Tables, (Exit, String)> {
         },
     )
     .map_err(|e| (Exit::DataErr, format!("{shown}: {e}")))?;
-    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-    let parsed = Partition::parse(bytes)
-        .map_err(|e| (Exit::DataErr, format!("{shown}: its blobs laid out: {e}")))?;
-    let policy = Policy {
-        min_security_counter: 0,
-        expected_class: parsed.class(),
-    };
-    let verified = parsed
+    let file = PartitionFile::from_bytes(bytes);
+    let policy = any_class(&file, path)?;
+    let checked = file
         .insecure_trust_unsigned(&policy)
         .map_err(|e| (Exit::DataErr, format!("{shown}: its blobs laid out: {e}")))?;
-    leak_checked(verified, path)
+    Ok(Tables::Partition(Box::leak(Box::new(checked))))
 }
 
-/// `verified` held for the process, with every blob checked (as `--partition` does).
-fn leak_checked(
-    verified: VerifiedPartition<'static>,
-    path: &Path,
-) -> Result<Tables, (Exit, String)> {
-    let checked: Vec<&'static [u8]> = check_every_blob(&verified)
-        .map_err(|e| {
-            let said = load_refusal(&verified.tables(), e);
-            (Exit::DataErr, format!("{}: {said}", path.display()))
-        })?
-        .into_iter()
-        .map(|c| match c {
-            Checked::InPlace(bytes) => bytes,
-            Checked::Decoded(bytes) => &*Box::leak(bytes),
-        })
-        .collect();
-    Ok(Tables::Partition(
-        Box::leak(Box::new(verified)),
-        Box::leak(checked.into_boxed_slice()),
-    ))
+/// The policy the tool reads a partition with: any counter, the class it says it has.
+fn any_class(file: &PartitionFile, path: &Path) -> Result<Policy, (Exit, String)> {
+    let class = file.parse().map_err(|e| refused(path, e))?.class();
+    Ok(Policy {
+        min_security_counter: 0,
+        expected_class: class,
+    })
 }
 
-/// The partition `bytes` (read from `path`) parsed and trusted as `trust` says: verified with
-/// the public key, or, unsigned, read under `--insecure-skip-signature`; with neither, refused
+/// The partition `bytes` (read from `path`) checked whole, through the path a Rust host opens
+/// a partition with ([`PartitionFile::verify`]), trusted as `trust` says: verified with the
+/// public key, or, unsigned, read under `--insecure-skip-signature`; with neither, refused
 /// (exit 64), as `list --partition` refuses it.
 fn trusted(
     path: &Path,
-    bytes: &'static [u8],
+    bytes: &[u8],
     trust: &Trust,
-) -> Result<VerifiedPartition<'static>, (Exit, String)> {
-    let parsed = Partition::parse(bytes).map_err(|e| refused(path, e))?;
-    let policy = Policy {
-        min_security_counter: 0,
-        expected_class: parsed.class(),
-    };
-    match (&trust.public_key, trust.insecure_skip_signature) {
-        (Some(key), _) => parsed.verify(&read_public_key(key)?, &policy),
-        (None, true) => parsed.insecure_trust_unsigned(&policy),
+) -> Result<&'static CheckedPartition, (Exit, String)> {
+    let file = PartitionFile::from_bytes(bytes.to_vec());
+    let policy = any_class(&file, path)?;
+    let checked = match (&trust.public_key, trust.insecure_skip_signature) {
+        (Some(key), _) => file.verify(&read_public_key(key)?, &policy),
+        (None, true) => file.insecure_trust_unsigned(&policy),
         (None, false) => {
             return Err((
                 Exit::Usage,
@@ -215,7 +193,8 @@ fn trusted(
             ));
         }
     }
-    .map_err(|e| refused(path, e))
+    .map_err(|e: OpenError| (Exit::DataErr, format!("{}: {e}", path.display())))?;
+    Ok(Box::leak(Box::new(checked)))
 }
 
 /// `Some(hex)` unless the manifest's or carve's `unknown` (or empty).
@@ -290,7 +269,8 @@ pub(crate) fn read(path: &Path, trust: &Trust) -> Result<Inventory, (Exit, Strin
         InputKind::Partition => {
             // Read once: the digest reported is of the bytes verified.
             let bytes = read_partition(path)?;
-            let verified = trusted(path, bytes, trust)?;
+            let checked = trusted(path, bytes, trust)?;
+            let verified = checked.verified();
             let p = verified.partition();
             let (source, build_id) = match p.source() {
                 Source::BuildId(id) => ("build-id", Some(lower_hex(id))),
@@ -307,7 +287,7 @@ pub(crate) fn read(path: &Path, trust: &Trust) -> Result<Inventory, (Exit, Strin
                 security_counter: Some(p.security_counter()),
                 source: Some(source),
             };
-            (origin, leak_checked(verified, path)?)
+            (origin, Tables::Partition(checked))
         }
     };
     Ok(Inventory {
