@@ -153,3 +153,29 @@ pub fn last() -> Refusal {
     LAST.try_with(|last| last.borrow().clone())
         .unwrap_or_else(|_| Refusal::new(NRTUCODE_PARTITION_OK, ""))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Memory the allocator refuses at open is `NRTUCODE_PARTITION_E_MEMORY`, naming the size.
+    #[test]
+    fn memory_refused_at_open_is_its_own_code() {
+        let key = PublicKey::from_bytes([7; 32]);
+        for len in [usize::MAX, isize::MAX as usize] {
+            let refusal = Refusal::of_open("p.part", &OpenError::Memory { len }, &key);
+            assert_eq!(refusal.code, NRTUCODE_PARTITION_E_MEMORY, "{len}");
+            assert_eq!(
+                refusal.message,
+                format!("cannot allocate {len} bytes for the partition")
+            );
+        }
+        let format = Refusal::of_open("p.part", &OpenError::Format(FormatError::BadMagic), &key);
+        assert_eq!(format.code, NRTUCODE_PARTITION_E_FORMAT);
+        assert!(
+            format
+                .message
+                .starts_with("p.part: not a valid partition: ")
+        );
+    }
+}
