@@ -11,6 +11,7 @@ use std::vec::Vec;
 use core::fmt;
 use core::ops::Range;
 
+use super::aligned::{AlignedBytes, AllocError};
 use super::blob::BlobId;
 use super::error::{BlobUse, FormatError, LoadError, TrustError};
 use super::file::{PartitionFile, ReadError};
@@ -51,11 +52,20 @@ use crate::{ImageIndex, ProfKind, Region, ResolveErr};
 /// let iram: &'static [u8] = firmware().get_memory_image(7, 0, 1, &nrtucode::StdEnv).unwrap();
 /// ```
 ///
-/// Its memory: the file's bytes, the decoded compressed blobs, the lookup index
-/// (2,242 bytes) and a range per blob.
+/// Every non-empty blob it answers starts at a multiple of
+/// [`BLOB_ALIGN`](crate::catalog::BLOB_ALIGN) (16) bytes, as the embedded ones do: the file's
+/// bytes are kept at an aligned address (where the allocator put them, or copied there) and the
+/// decoded blobs lie in one aligned buffer, each at an aligned offset. Both are allocated
+/// fallibly: a size the allocator refuses is [`OpenError::Memory`], not an abort. Nothing it
+/// answers moves or changes while it lives.
+///
+/// Its memory: the file's bytes, the decoded compressed blobs
+/// ([`decoded_len`](Self::decoded_len)), the lookup index (2,242 bytes) and a range per blob.
 pub struct CheckedPartition {
-    /// The file's bytes, as read and verified.
-    bytes: Box<[u8]>,
+    /// The file's bytes, as read and verified, aligned.
+    bytes: AlignedBytes,
+    /// The decoded bytes of every compressed blob, each at an aligned offset.
+    decoded: AlignedBytes,
     /// Where [`Partition::parse`] found the tables in them.
     layout: Layout,
     /// The lookup index verification built.
@@ -74,12 +84,14 @@ struct Layout {
     sig_off: usize,
 }
 
-/// A blob's bytes once checked.
+/// Where a blob's checked bytes lie.
+#[derive(Clone)]
 enum Checked {
     /// A stored blob: these bytes of the file, hashed in place.
     InPlace(Range<usize>),
-    /// A compressed blob, decoded (and its output hashed) into memory of its own.
-    Decoded(Box<[u8]>),
+    /// A compressed blob, decoded (and its output hashed) into these bytes of the decoded
+    /// buffer.
+    Decoded(Range<usize>),
 }
 
 /// Why [`PartitionFile::open`] (or [`PartitionFile::verify`]) refused a partition.
@@ -98,6 +110,11 @@ pub enum OpenError {
         error: LoadError,
         /// The first getter that uses the blob, to name it to a person.
         first_use: Option<BlobUse>,
+    },
+    /// The memory to hold the partition's bytes or its decoded blobs could not be allocated.
+    Memory {
+        /// The bytes asked for.
+        len: usize,
     },
 }
 
@@ -118,6 +135,9 @@ impl fmt::Display for OpenError {
                     _ => f.write_str(&text),
                 }
             }
+            OpenError::Memory { len } => {
+                write!(f, "cannot allocate {len} bytes for the partition")
+            }
         }
     }
 }
@@ -129,6 +149,7 @@ impl std::error::Error for OpenError {
             OpenError::Format(e) => Some(e),
             OpenError::Trust(e) => Some(e),
             OpenError::Blob { error, .. } => Some(error),
+            OpenError::Memory { .. } => None,
         }
     }
 }
@@ -142,6 +163,12 @@ impl From<ReadError> for OpenError {
 impl From<FormatError> for OpenError {
     fn from(e: FormatError) -> Self {
         OpenError::Format(e)
+    }
+}
+
+impl From<AllocError> for OpenError {
+    fn from(e: AllocError) -> Self {
+        OpenError::Memory { len: e.len }
     }
 }
 
@@ -165,24 +192,32 @@ impl PartitionFile {
     /// Parses the bytes, verifies the signature with `key` and the `policy`, then checks every
     /// blob (see [`CheckedPartition`]). The first refusal.
     pub fn verify(self, key: &PublicKey, policy: &Policy) -> Result<CheckedPartition, OpenError> {
-        CheckedPartition::new(self.into_bytes(), |p| p.verify(key, policy))
+        let bytes = AlignedBytes::from_vec(self.into_bytes().into_vec())?;
+        CheckedPartition::new(bytes, |p| p.verify(key, policy))
     }
 
     /// **Insecure**: [`verify`](Self::verify) for an **unsigned** partition, trusted without
     /// any signature ([`Partition::insecure_trust_unsigned`]); for tests and bring-up only.
     #[cfg(feature = "insecure-unsigned")]
     pub fn insecure_trust_unsigned(self, policy: &Policy) -> Result<CheckedPartition, OpenError> {
-        CheckedPartition::new(self.into_bytes(), |p| p.insecure_trust_unsigned(policy))
+        let bytes = AlignedBytes::from_vec(self.into_bytes().into_vec())?;
+        CheckedPartition::new(bytes, |p| p.insecure_trust_unsigned(policy))
     }
 }
 
 impl CheckedPartition {
+    /// [`PartitionFile::verify`] of a copy of `bytes` (made fallibly, into aligned memory this
+    /// value owns): the caller's buffer is free to reuse as soon as this returns.
+    pub fn verify_copy(bytes: &[u8], key: &PublicKey, policy: &Policy) -> Result<Self, OpenError> {
+        Self::new(AlignedBytes::copy_of(bytes)?, |p| p.verify(key, policy))
+    }
+
     /// `bytes` parsed, trusted by `trust`, and every blob checked.
     fn new(
-        bytes: Box<[u8]>,
+        bytes: AlignedBytes,
         trust: impl FnOnce(Partition<'_>) -> Result<VerifiedPartition<'_>, TrustError>,
     ) -> Result<Self, OpenError> {
-        let verified = trust(Partition::parse(&bytes)?)?;
+        let verified = trust(Partition::parse(bytes.as_slice())?)?;
         let p = verified.p;
         let layout = Layout {
             desc_count: p.desc_count,
@@ -191,24 +226,31 @@ impl CheckedPartition {
             toc_off: p.toc_off,
             sig_off: p.sig_off,
         };
-        let blobs = check_every_blob(&verified).map_err(|error| {
-            let first_use = error.blob().and_then(|b| verified.tables().first_use(b));
-            OpenError::Blob { error, first_use }
-        })?;
+        let (blobs, decoded_len) = plan(&verified);
+        let mut decoded = AlignedBytes::zeroed(decoded_len)?;
+        check_into(&verified, &blobs, decoded.as_mut_slice(), Target::Own)
+            .map_err(|error| blob_refusal(&verified, error))?;
         let index = verified.index;
         Ok(Self {
             bytes,
+            decoded,
             layout,
             index,
             blobs: blobs.into_boxed_slice(),
         })
     }
 
+    /// The bytes of the decoded compressed blobs it holds, each rounded up to
+    /// [`BLOB_ALIGN`](crate::catalog::BLOB_ALIGN) (0 when no blob is compressed).
+    pub fn decoded_len(&self) -> usize {
+        self.decoded.as_slice().len()
+    }
+
     /// The partition's structure over the owned bytes (no check: they were checked).
     fn partition(&self) -> Partition<'_> {
         let l = self.layout;
         Partition {
-            bytes: &self.bytes,
+            bytes: self.bytes.as_slice(),
             desc_count: l.desc_count,
             toc_count: l.toc_count,
             prof_off: l.prof_off,
@@ -250,8 +292,8 @@ impl CheckedPartition {
     /// `None` past the table of contents.
     pub fn blob_bytes(&self, blob: BlobId) -> Option<&[u8]> {
         match self.blobs.get(blob.index())? {
-            Checked::InPlace(range) => self.bytes.get(range.clone()),
-            Checked::Decoded(bytes) => Some(bytes),
+            Checked::InPlace(range) => self.bytes.as_slice().get(range.clone()),
+            Checked::Decoded(range) => self.decoded.as_slice().get(range.clone()),
         }
     }
 
@@ -317,31 +359,102 @@ impl fmt::Debug for CheckedPartition {
     }
 }
 
-/// Every blob of `verified` through its check, in table-of-contents order: a stored one hashed
-/// in place (kept as its range in the bytes), a compressed one's stream checked and then decoded
-/// (into a buffer of its decoded length, which parse bounded: 1 MiB a blob, 64 MiB in all)
-/// while hashing. The first refusal.
-fn check_every_blob(verified: &VerifiedPartition<'_>) -> Result<Vec<Checked>, LoadError> {
+/// [`OpenError::Blob`] for `error`, naming the blob's first user.
+fn blob_refusal(verified: &VerifiedPartition<'_>, error: LoadError) -> OpenError {
+    let first_use = error.blob().and_then(|b| verified.tables().first_use(b));
+    OpenError::Blob { error, first_use }
+}
+
+/// Where every blob of `verified`'s table of contents is to lie once checked, in
+/// table-of-contents order: a stored one in place, a compressed one in a decoded buffer, each at
+/// a [`BLOB_ALIGN`](crate::catalog::BLOB_ALIGN) offset; and that buffer's length. Lengths and
+/// offsets are the signed table's, which parse bounded (1 MiB a decoded blob, 64 MiB in all,
+/// stored bytes inside the partition).
+fn plan(verified: &VerifiedPartition<'_>) -> (Vec<Checked>, usize) {
     let tables = verified.tables();
-    let mut loader: Option<Box<Loader>> = None;
-    let mut hasher = SoftSha256::new();
+    let mut decoded_len = 0usize;
     let mut out = Vec::new();
     for n in tables.blob_ids() {
         // Never `None`: blob_ids() lists the table of contents.
-        let (Some(blob), Some(entry)) = (verified.blob(n), tables.toc_entry(n)) else {
+        let Some(entry) = tables.toc_entry(n) else {
             continue;
         };
-        out.push(if blob.codec() == Codec::Stored {
-            blob.check(&mut hasher)?;
-            // The bytes `check` hashed: parse checked that they lie in the partition.
+        out.push(if entry.codec == Codec::Stored {
             let start = entry.offset as usize;
             Checked::InPlace(start..start.saturating_add(entry.stored_len as usize))
         } else {
-            let loader = loader.get_or_insert_with(|| Box::new(Loader::new()));
-            let mut decoded = std::vec![0u8; blob.len()].into_boxed_slice();
-            blob.load_into(&mut decoded, loader)?;
-            Checked::Decoded(decoded)
+            let start = decoded_len;
+            let end = start.saturating_add(entry.decoded_len as usize);
+            decoded_len = end.next_multiple_of(crate::catalog::BLOB_ALIGN);
+            Checked::Decoded(start..end)
         });
     }
-    Ok(out)
+    (out, decoded_len)
+}
+
+/// Where [`check_into`] decodes a compressed blob.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// Into its own range of the buffer (to keep it).
+    Own,
+    /// Into the buffer's start, each over the one before (to check it only).
+    Scratch,
+}
+
+/// Every blob of `verified` through its check, in table-of-contents order, laid out by `plan`:
+/// a stored one hashed in place, a compressed one's stream checked and then decoded, while
+/// hashing, into `decoded` (at its planned range, or at the start for [`Target::Scratch`]).
+/// The first refusal.
+fn check_into(
+    verified: &VerifiedPartition<'_>,
+    plan: &[Checked],
+    decoded: &mut [u8],
+    target: Target,
+) -> Result<(), LoadError> {
+    let mut loader: Option<Box<Loader>> = None;
+    let mut hasher = SoftSha256::new();
+    for (n, checked) in verified.tables().blob_ids().zip(plan) {
+        // Never `None`: blob_ids() lists the table of contents.
+        let Some(blob) = verified.blob(n) else {
+            continue;
+        };
+        match checked {
+            Checked::InPlace(_) => {
+                blob.check(&mut hasher)?;
+            }
+            Checked::Decoded(range) => {
+                let range = match target {
+                    Target::Own => range.clone(),
+                    Target::Scratch => 0..range.len(),
+                };
+                let loader = loader.get_or_insert_with(|| Box::new(Loader::new()));
+                // Never empty for a non-empty blob: the buffer was sized by the plan. Were it,
+                // `load_into` refuses a buffer of the wrong length.
+                let out = decoded.get_mut(range).unwrap_or(&mut []);
+                blob.load_into(out, loader)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+impl VerifiedPartition<'_> {
+    /// Every blob through the check [`PartitionFile::verify`] makes, keeping nothing: in
+    /// table-of-contents order, a stored one hashed in place, a compressed one's stream checked
+    /// and then decoded while hashing (each into one buffer as long as the longest decoded
+    /// blob, which parse bounded to 1 MiB). The first refusal. [`check_blobs`](Self::check_blobs)
+    /// checks the stored bytes only, with no allocation.
+    pub fn check_every_blob(&self) -> Result<(), LoadError> {
+        let (plan, _) = plan(self);
+        let longest = plan
+            .iter()
+            .map(|c| match c {
+                Checked::InPlace(_) => 0,
+                Checked::Decoded(range) => range.len(),
+            })
+            .max()
+            .unwrap_or(0);
+        let mut scratch = std::vec![0u8; longest];
+        check_into(self, &plan, &mut scratch, Target::Scratch)
+    }
 }

@@ -38,6 +38,8 @@
 
 pub mod format;
 
+#[cfg(feature = "std")]
+mod aligned;
 mod blob;
 mod canonical;
 #[cfg(feature = "std")]

@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{PoisonError, RwLock};
 
-use nrtucode::partition::{PartitionFile, Policy, TableClass};
+use nrtucode::partition::{Policy, TableClass};
 
-use crate::opened::{AlignedBytes, OpenedPartition, public_key_of};
+use crate::opened::{OpenedPartition, public_key_of};
 use crate::refusal::{
     NRTUCODE_PARTITION_E_ARGUMENT, NRTUCODE_PARTITION_E_HANDLE, NRTUCODE_PARTITION_OK, Refusal,
     clear_last, last, set_last,
@@ -180,9 +180,7 @@ pub(crate) fn open_path(
     key: &nrtucode::partition::PublicKey,
     policy: &Policy,
 ) -> Result<OpenedPartition, Refusal> {
-    let file = PartitionFile::read(path).map_err(|e| Refusal::of_read(name, &e))?;
-    let bytes = AlignedBytes::from_vec(file.into_bytes().into_vec())?;
-    OpenedPartition::open(bytes, name, key, policy)
+    OpenedPartition::open_path(path, name, key, policy)
 }
 
 /// Opens the partition in the `len` bytes at `bytes`, which are copied first: the handle owns
@@ -216,12 +214,7 @@ pub unsafe extern "C" fn nrtucode_partition_open_memory(
         // SAFETY: non-NULL, at most isize::MAX bytes, valid for reads of `len` bytes that
         // nobody writes during the call (this function's contract); copied at once.
         let given = unsafe { core::slice::from_raw_parts(bytes.cast::<u8>(), len) };
-        OpenedPartition::open(
-            AlignedBytes::copy_of(given)?,
-            "the partition in memory",
-            &key,
-            &policy,
-        )
+        OpenedPartition::open_copy(given, "the partition in memory", &key, &policy)
     })();
     // SAFETY: the caller's contract on `out` is `finish_open`'s.
     unsafe { finish_open(opened, out) }

@@ -6,7 +6,7 @@ use core::ffi::c_int;
 use std::cell::RefCell;
 
 use nrtucode::partition::{
-    BlobId, FormatError, LoadError, PublicKey, ReadError, Tables, TrustError,
+    BlobUse, FormatError, LoadError, OpenError, PublicKey, ReadError, TrustError,
 };
 
 /// No refusal.
@@ -93,15 +93,29 @@ impl Refusal {
         Self::new(code, message)
     }
 
-    /// `what` refused because blob `blob` of `tables` failed its check.
-    pub fn of_load(what: &str, e: &LoadError, tables: &Tables<'_>, blob: BlobId) -> Self {
+    /// `what` refused at open, for any of [`OpenError`]'s reasons.
+    pub fn of_open(what: &str, e: &OpenError, key: &PublicKey) -> Self {
+        match e {
+            OpenError::Read(e) => Self::of_read(what, e),
+            OpenError::Format(e) => Self::of_format(what, e),
+            OpenError::Trust(e) => Self::of_trust(what, e, key),
+            OpenError::Blob { error, first_use } => Self::of_load(what, error, first_use.as_ref()),
+            OpenError::Memory { .. } => Self::new(NRTUCODE_PARTITION_E_MEMORY, e.to_string()),
+            // A reason a later core adds: not a valid partition, as far as C can tell.
+            _ => Self::new(NRTUCODE_PARTITION_E_FORMAT, format!("{what}: {e}")),
+        }
+    }
+
+    /// `what` refused because a blob failed its check (`first_use`: the first getter that
+    /// uses it).
+    pub fn of_load(what: &str, e: &LoadError, first_use: Option<&BlobUse>) -> Self {
         let code = match e {
             LoadError::DigestMismatch { .. } | LoadError::StoredDigestMismatch { .. } => {
                 NRTUCODE_PARTITION_E_DIGEST
             }
             _ => NRTUCODE_PARTITION_E_DECODE,
         };
-        let used = match tables.first_use(blob) {
+        let used = match first_use {
             Some(used) => format!(" (first used by {used})"),
             None => String::new(),
         };
@@ -138,4 +152,30 @@ pub fn clear_last() {
 pub fn last() -> Refusal {
     LAST.try_with(|last| last.borrow().clone())
         .unwrap_or_else(|_| Refusal::new(NRTUCODE_PARTITION_OK, ""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Memory the allocator refuses at open is `NRTUCODE_PARTITION_E_MEMORY`, naming the size.
+    #[test]
+    fn memory_refused_at_open_is_its_own_code() {
+        let key = PublicKey::from_bytes([7; 32]);
+        for len in [usize::MAX, isize::MAX as usize] {
+            let refusal = Refusal::of_open("p.part", &OpenError::Memory { len }, &key);
+            assert_eq!(refusal.code, NRTUCODE_PARTITION_E_MEMORY, "{len}");
+            assert_eq!(
+                refusal.message,
+                format!("cannot allocate {len} bytes for the partition")
+            );
+        }
+        let format = Refusal::of_open("p.part", &OpenError::Format(FormatError::BadMagic), &key);
+        assert_eq!(format.code, NRTUCODE_PARTITION_E_FORMAT);
+        assert!(
+            format
+                .message
+                .starts_with("p.part: not a valid partition: ")
+        );
+    }
 }

@@ -193,3 +193,82 @@ fn open_refuses_what_does_not_check() {
     // A profiler lookup the fixtures have no table for is the embedded code.
     assert_eq!(p.get_hwdecode_table(0, 0), Err(ResolveErr::NoProfiler));
 }
+
+/// Every non-empty blob it answers starts at a multiple of `BLOB_ALIGN`, stored (in the file's
+/// bytes) or decoded (in its own buffer), from a file and from a copy of bytes in memory; the
+/// decoded buffer holds each compressed blob once, rounded up to the alignment.
+#[test]
+fn every_blob_is_aligned_and_each_compressed_one_decoded_once() {
+    let align = nrtucode::catalog::BLOB_ALIGN;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.part");
+    let public = key().public_key();
+    for compression in [Compression::Stored, Compression::Deflate] {
+        let bytes = write(&path, compression);
+        // One byte in: a copy must move the bytes to an aligned address.
+        let shifted = [&[0u8][..], &bytes].concat();
+        for p in [
+            PartitionFile::open(&path, &public, &POLICY).expect("opens"),
+            CheckedPartition::verify_copy(&shifted[1..], &public, &POLICY).expect("opens"),
+        ] {
+            let tables = p.tables();
+            let (mut decoded, mut blobs) = (0usize, 0usize);
+            for id in tables.blob_ids() {
+                let entry = tables.toc_entry(id).unwrap();
+                if entry.codec != nrtucode::partition::Codec::Stored {
+                    decoded = (decoded + entry.decoded_len as usize).next_multiple_of(align);
+                }
+                let blob = p.blob_bytes(id).expect("a checked blob");
+                assert_eq!(blob.len(), entry.decoded_len as usize, "{id}");
+                if !blob.is_empty() {
+                    assert_eq!(blob.as_ptr().align_offset(align), 0, "{id} {compression:?}");
+                    blobs += 1;
+                }
+            }
+            assert!(blobs > 10, "{blobs}");
+            assert_eq!(p.decoded_len(), decoded);
+            assert_eq!(compression == Compression::Stored, decoded == 0);
+            assert!(every_answer_is_embedded(&p) > 200);
+        }
+    }
+}
+
+/// `VerifiedPartition::check_every_blob` (what `inspect` and `provision` run) refuses what
+/// `PartitionFile::verify` refuses, with the same error, and passes what it passes.
+#[test]
+fn check_every_blob_refuses_what_verify_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.part");
+    let public = key().public_key();
+    let bytes = write(&path, Compression::Deflate);
+    let good = PartitionFile::from_bytes(bytes.clone());
+    assert_eq!(
+        good.parse()
+            .unwrap()
+            .verify(&public, &POLICY)
+            .unwrap()
+            .check_every_blob(),
+        Ok(())
+    );
+    let p = PartitionFile::open(&path, &public, &POLICY).expect("opens");
+    let tables = p.tables();
+    let mut refused = 0;
+    for id in tables.blob_ids() {
+        let entry = tables.toc_entry(id).unwrap();
+        if entry.stored_len == 0 {
+            continue;
+        }
+        let mut flipped = bytes.clone();
+        flipped[entry.offset as usize] ^= 0x80;
+        let file = PartitionFile::from_bytes(flipped);
+        let verified = file.parse().unwrap().verify(&public, &POLICY).unwrap();
+        let checked = verified.check_every_blob().expect_err("a flipped byte");
+        assert_eq!(checked.blob(), Some(id));
+        match file.clone().verify(&public, &POLICY) {
+            Err(OpenError::Blob { error, .. }) => assert_eq!(error, checked),
+            other => panic!("{other:?}"),
+        }
+        refused += 1;
+    }
+    assert!(refused > 10, "{refused}");
+}

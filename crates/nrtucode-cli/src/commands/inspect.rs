@@ -60,7 +60,7 @@ use crate::commands::flash_file::read::{Loaded, read};
 use crate::commands::flash_file::{Format, Placement};
 use crate::commands::memory_map::{self, PartitionRegion};
 use crate::commands::output::{err_line, out_fmt};
-use crate::commands::tables::{check_every_blob, load_refusal, read_public_key};
+use crate::commands::tables::{load_refusal, read_public_key};
 use crate::commands::text_table;
 
 #[derive(Serialize)]
@@ -319,7 +319,7 @@ pub(crate) fn inspect(
     // Authenticate, then decode: the digests only after the signature held (or, with no key,
     // the stored bytes hashed in place and nothing decoded), never after it failed.
     doc.checks.digests = match &verified {
-        Some(Ok(v)) => match check_every_blob(v) {
+        Some(Ok(v)) => match v.check_every_blob() {
             Ok(_) => "ok".into(),
             Err(e) => {
                 let said = load_refusal(&v.tables(), e);

@@ -23,7 +23,7 @@ use crate::commands::exit::Exit;
 use crate::commands::flash_image::{FlashMap, Image, Job, LayoutArgs, with_geometry};
 use crate::commands::output::{fail, out_line};
 use crate::commands::output_file::{Mode, refuse_input, write_output};
-use crate::commands::tables::{check_every_blob, load_refusal, read_partition, read_public_key};
+use crate::commands::tables::{load_refusal, read_partition, read_public_key};
 
 /// What the device's first boot does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -168,7 +168,9 @@ fn check_partition(
     let verified = parsed
         .verify(key, &policy)
         .map_err(|e| refused(e.to_string()))?;
-    check_every_blob(&verified).map_err(|e| refused(load_refusal(&verified.tables(), e)))?;
+    verified
+        .check_every_blob()
+        .map_err(|e| refused(load_refusal(&verified.tables(), e)))?;
     Ok(Checked {
         path: path.to_owned(),
         bytes: parsed.bytes(),

@@ -19,10 +19,9 @@ use clap::Args;
 use nrtucode::catalog::{
     BLOB_SOURCE, BlobSource, ImageEntry, ProfEntry, image_entries, prof_entries,
 };
-use nrtucode::digest::SoftSha256;
 use nrtucode::partition::{
-    CheckedPartition, Codec, Getter, LoadError, Loader, OpenError, PartitionError, PartitionFile,
-    Policy, ReadError, Source, VerifiedPartition,
+    CheckedPartition, Getter, LoadError, OpenError, PartitionError, PartitionFile, Policy,
+    ReadError, Source,
 };
 use nrtucode::{Env, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 
@@ -96,29 +95,6 @@ pub(crate) fn load_refusal(tables: &nrtucode::partition::Tables<'_>, e: LoadErro
         },
         None => text,
     }
-}
-
-/// Every blob of `verified` through its checked way, in table-of-contents order, as
-/// [`PartitionFile::verify`] checks them: a stored one hashed in place, a compressed one's
-/// stream checked and then decoded (into a buffer of its decoded length, which parse bounded:
-/// 1 MiB a blob, 64 MiB in all) while hashing. The first refusal. What `inspect` and
-/// `provision` check.
-pub(crate) fn check_every_blob(verified: &VerifiedPartition<'_>) -> Result<(), LoadError> {
-    let mut loader: Option<Box<Loader>> = None;
-    let mut hasher = SoftSha256::new();
-    for n in verified.tables().blob_ids() {
-        let Some(blob) = verified.blob(n) else {
-            continue; // never: blob_ids() lists the table of contents
-        };
-        if blob.codec() == Codec::Stored {
-            blob.check(&mut hasher)?;
-        } else {
-            let loader = loader.get_or_insert_with(|| Box::new(Loader::new()));
-            let mut decoded = vec![0u8; blob.len()].into_boxed_slice();
-            blob.load_into(&mut decoded, loader)?;
-        }
-    }
-    Ok(())
 }
 
 impl PartitionArgs {
