@@ -100,7 +100,10 @@ extern "C" fn cost_end(all: u32, same: u32) {
 fn image_pass(image: impl Fn(u32, i32, i32) -> Result<(usize, usize), ResolveErr>) -> Sums {
     let mut acc = (0, 0);
     for &(idx, region, flavor) in black_box(&IMAGE_MIX) {
-        acc = fold(acc, image(black_box(idx), black_box(region), black_box(flavor)));
+        acc = fold(
+            acc,
+            image(black_box(idx), black_box(region), black_box(flavor)),
+        );
     }
     acc
 }
@@ -135,7 +138,8 @@ fn passes(
     cost_end(tables.0, tables.1);
     // The loops alone: the inputs folded as an answer would be.
     cost_begin(2);
-    let image_loop = image_pass(|idx, region, flavor| Ok((idx as usize, (region ^ flavor) as usize)));
+    let image_loop =
+        image_pass(|idx, region, flavor| Ok((idx as usize, (region ^ flavor) as usize)));
     cost_end(image_loop.0, image_loop.1);
     cost_begin(3);
     let table_loop = hwdecode_pass(|idx, kind| Ok((idx as usize, kind as usize)));
