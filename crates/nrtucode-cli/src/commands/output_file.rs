@@ -28,13 +28,14 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
 
 use crate::commands::exit::{self, Exit};
 use crate::commands::interrupt;
 
-/// How long a write into a FIFO waits for a reader before it is refused.
-pub(crate) const FIFO_WAIT: Duration = Duration::from_secs(10);
+/// How long a write into a FIFO waits for a reader before it is refused (Unix: elsewhere a
+/// FIFO is opened blocking).
+#[cfg(unix)]
+pub(crate) const FIFO_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What identifies a file: device and inode on Unix, the canonical path elsewhere.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -209,7 +210,7 @@ fn open_through(path: &Path) -> Result<std::fs::File, (Exit, String)> {
             match rustix::fs::open(path, flags, Mode::empty()) {
                 Ok(fd) => break fd,
                 Err(rustix::io::Errno::NXIO) if start.elapsed() < FIFO_WAIT => {
-                    std::thread::sleep(Duration::from_millis(10));
+                    std::thread::sleep(std::time::Duration::from_millis(10));
                 }
                 Err(rustix::io::Errno::NXIO) => {
                     return Err((

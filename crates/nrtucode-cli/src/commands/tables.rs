@@ -9,8 +9,8 @@
 //! render both the same way. It is refused unless its signature verifies with the given public
 //! key, or, for an unsigned pack only, unless `--insecure-skip-signature` says in so many words
 //! to skip it; then every blob is checked once, at open: a stored blob hashed in place
-//! ([`Blob::check`]), a compressed (deflate) one's stream checked and decoded while hashing into
-//! memory the [`CheckedPartition`] holds ([`Blob::load_into`]). Every answer comes from those
+//! ([`Blob::check`](nrtucode::partition::Blob::check)), a compressed (deflate) one's stream checked and decoded while hashing into
+//! memory the [`CheckedPartition`] holds ([`Blob::load_into`](nrtucode::partition::Blob::load_into)). Every answer comes from those
 //! checked bytes.
 
 use std::path::{Path, PathBuf};
