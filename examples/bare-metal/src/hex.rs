@@ -11,32 +11,29 @@
 /// longest build ID (`nrtucode::partition::format::BUILD_ID_MAX`, 32 bytes).
 pub const MAX_BYTES: usize = 32;
 
-/// The length of a buffer for [`hex`]: two characters per byte.
+/// The length of the text [`hex`] writes at most: two characters per byte.
 pub const HEX_LEN: usize = 2 * MAX_BYTES;
 
-/// A buffer for [`hex`].
-pub type HexBuf = [u8; HEX_LEN];
+/// A buffer for [`hex`]: a fixed-capacity string, so the text needs no UTF-8 validation
+/// (`core::str::from_utf8` would cost about 800 B of flash in the build without LTO).
+pub type HexBuf = heapless::String<HEX_LEN>;
 
 /// `bytes` in lower-case hex, written into `buf`; bytes past [`MAX_BYTES`] are left out and the
 /// text ends in `..` in their place, so a cut is visible and nothing is written out of bounds.
 pub fn hex<'b>(bytes: &[u8], buf: &'b mut HexBuf) -> &'b str {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    buf.clear();
     let cut = bytes.len() > MAX_BYTES;
     // Room for the `..` marker when the bytes do not fit.
     let shown = if cut { MAX_BYTES - 1 } else { bytes.len() };
-    let mut len = 0;
-    for (&byte, pair) in bytes.iter().take(shown).zip(buf.chunks_exact_mut(2)) {
-        pair[0] = DIGITS[usize::from(byte >> 4)];
-        pair[1] = DIGITS[usize::from(byte & 0x0f)];
-        len += 2;
+    for &byte in bytes.iter().take(shown) {
+        for digit in [byte >> 4, byte & 0x0f] {
+            // At most 2 * MAX_BYTES characters are pushed: the capacity, never exceeded.
+            let _ = buf.push(char::from(DIGITS[usize::from(digit)]));
+        }
     }
-    if let (true, Some(marker)) = (cut, buf.get_mut(len..len + 2)) {
-        marker.copy_from_slice(b"..");
-        len += 2;
+    if cut {
+        let _ = buf.push_str("..");
     }
-    // Only ASCII was written: the conversion cannot fail; an empty text would be the answer if
-    // it did, never a panic.
-    buf.get(..len)
-        .and_then(|text| core::str::from_utf8(text).ok())
-        .unwrap_or("")
+    buf.as_str()
 }

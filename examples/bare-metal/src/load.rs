@@ -6,7 +6,7 @@ use nrtucode::digest::VerifyError;
 use nrtucode::{Flavor, ImageIndex, Region};
 
 use crate::Loaded;
-use crate::hex::{HEX_LEN, hex};
+use crate::hex::{HexBuf, hex};
 
 /// Run-time resolution: the image is found by the resolver, then copied into `window` and
 /// hashed in the same pass against the SHA-256 recorded at build time.
@@ -127,7 +127,7 @@ fn report(
             hasher.update(image);
             let actual = hasher.finish();
             let expected = expected.copied().unwrap_or([0; 32]);
-            let (mut expected_hex, mut actual_hex) = ([0; HEX_LEN], [0; HEX_LEN]);
+            let (mut expected_hex, mut actual_hex) = (HexBuf::new(), HexBuf::new());
             defmt::error!(
                 "image {=str} {} {=str}: verification failed: SHA-256 mismatch, expected {=str}, found {=str}",
                 name,

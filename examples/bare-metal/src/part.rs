@@ -11,7 +11,7 @@ use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region, ResolveErr};
 
 use crate::Loaded;
 #[cfg(not(feature = "update"))]
-use crate::hex::{HEX_LEN, hex};
+use crate::hex::{HexBuf, hex};
 
 include!(concat!(env!("OUT_DIR"), "/partition_key.rs"));
 
@@ -57,7 +57,7 @@ pub fn open() -> Option<VerifiedPartition<'static>> {
     };
     match parsed.verify(&PARTITION_KEY, &POLICY) {
         Ok(p) => {
-            let mut id_hex = [0; HEX_LEN];
+            let mut id_hex = HexBuf::new();
             // As the derived Format prints the source, with the build ID in hex.
             let (source, id, close) = match p.partition().source() {
                 Source::BuildId(id) => ("BuildId(", hex(id, &mut id_hex), ")"),
@@ -80,7 +80,7 @@ pub fn open() -> Option<VerifiedPartition<'static>> {
         }
         // The key ID as `nrtucode inspect` prints it, not as a decimal byte array.
         Err(TrustError::UnknownKey { found }) => {
-            let mut found_hex = [0; HEX_LEN];
+            let mut found_hex = HexBuf::new();
             defmt::error!(
                 "partition at {:#010x} refused: UnknownKey {{ found: {=str} }}",
                 at,
