@@ -12,38 +12,11 @@
 //! next to the test executable), so `cargo test -p nrtucode-capi --no-default-features
 //! --features front` checks the front selection, where code 3 is reachable.
 
+mod common;
+
+use common::{CRATE_DIR, NATIVE_LIBS, deps_dir, gcc};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-const CRATE_DIR: &str = env!("CARGO_MANIFEST_DIR");
-/// Native libraries a Rust staticlib needs on linux-gnu (`rustc --print native-static-libs`).
-const NATIVE_LIBS: [&str; 7] = [
-    "-lgcc_s",
-    "-lutil",
-    "-lrt",
-    "-lpthread",
-    "-lm",
-    "-ldl",
-    "-lc",
-];
-
-fn deps_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    exe.parent().expect("deps directory").to_path_buf()
-}
-
-fn gcc(args: &[&std::ffi::OsStr]) {
-    let cc = std::env::var("CC").unwrap_or_else(|_| "gcc".to_owned());
-    let out = Command::new(&cc)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cc}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cc} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// A new directory `NAME…` under cargo's target tmp for one test's programs and libraries,
 /// removed when the guard drops, also when the test fails.

@@ -15,31 +15,17 @@
 //! stream's byte changed, truncated. The C program opens each, checks the refusal's code and
 //! message, and compares the handle's answers with the library's own embedded ones.
 
+mod common;
+
+use common::{CRATE_DIR, NATIVE_LIBS, deps_dir, gcc};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use nrtucode::partition::{BlobId, Codec, Partition, TableClass, format};
 use nrtucode_pack::{Blobs, Compression, PackOptions, SigningKey, pack_with};
 
-const CRATE_DIR: &str = env!("CARGO_MANIFEST_DIR");
 const TEST_KEY: &str = include_str!("../../../keys/test-ed25519.pem");
 const TEST_KEY_PUB: &str = include_str!("../../../keys/test-ed25519.pub.pem");
-/// Native libraries a Rust staticlib needs on linux-gnu (`rustc --print native-static-libs`).
-const NATIVE_LIBS: [&str; 7] = [
-    "-lgcc_s",
-    "-lutil",
-    "-lrt",
-    "-lpthread",
-    "-lm",
-    "-ldl",
-    "-lc",
-];
-
-fn deps_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    exe.parent().expect("deps directory").to_path_buf()
-}
-
 fn pack(class: TableClass, compression: Compression, key: Option<&SigningKey>) -> Vec<u8> {
     let options = PackOptions {
         security_counter: 3,
@@ -97,19 +83,6 @@ fn write_partitions(dir: &Path) {
     std::fs::write(dir.join("key.pub.pem"), TEST_KEY_PUB).expect("write the key");
     std::fs::write(dir.join("key.raw"), key.public_key().as_bytes()).expect("write the key");
     std::fs::write(dir.join("test-ed25519.pem"), TEST_KEY).expect("write the private key");
-}
-
-fn gcc(args: &[&std::ffi::OsStr]) {
-    let cc = std::env::var("CC").unwrap_or_else(|_| "gcc".to_owned());
-    let out = Command::new(&cc)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cc}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cc} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// How the C program links the library.
