@@ -1,6 +1,7 @@
 //! End to end: carve the look-alikes, build the core crate with `NRTUCODE_BLOB_DIR` pointing at
-//! the carved directory, and run the core crate's resolver test suite against it (the front
-//! carve with the front feature selection). Then build this tool the same way and check that
+//! the carved directory, and run the core crate's resolver test suite against it (the full
+//! carve with feature `digest`, so every carved blob is checked against its manifest digest;
+//! the front carve with the front feature selection). Then build this tool the same way and check that
 //! `nrtucode list --json` reports exactly the carved hashes.
 //!
 //! The nested cargo uses the target directory every nested run of the workspace's tests shares
@@ -68,6 +69,7 @@ fn core_crate_built_from_carved_directories_passes_its_resolver_suite() {
     // `blob_directories_are_embedded_or_rejected_by_name` builds its own blob directories and
     // `an_unresolvable_request_fails_the_build_naming_it` builds with the fixtures: both ignore
     // the carved directory, and are skipped here to save their nested builds.
+    // With `digest`: every carved blob verifies against its manifest row (tests/digest.rs).
     cargo(
         &full,
         &[
@@ -76,6 +78,8 @@ fn core_crate_built_from_carved_directories_passes_its_resolver_suite() {
             "nrtucode",
             "--tests",
             "-q",
+            "--features",
+            "digest",
             "--",
             "--skip",
             "blob_directories_are_embedded_or_rejected_by_name",

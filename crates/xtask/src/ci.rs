@@ -65,14 +65,10 @@ const STEPS: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "feature digest: every blob verifies, fixtures and a carved blob directory",
-        &[
-            "cargo test -p nrtucode --features digest",
-            "cargo run --quiet -p nrtucode-lookalike -- --library full --out {work}/la --build",
-            "cargo run --quiet -p nrtucode-cli -- carve {work}/la/libnrtucode_internal.so --out {work}/blobs",
-            "cargo run --quiet -p nrtucode-cli -- check {work}/blobs",
-            "NRTUCODE_BLOB_DIR={work}/blobs cargo test -p nrtucode --features digest --test digest --test blob_layout --test blob_origin",
-        ],
+        // A carved blob directory's digests: crates/nrtucode-cli/tests/e2e_core.rs (README's
+        // test command) runs the core's tests with `digest` over a carve.
+        "feature digest: every fixture blob verifies",
+        &["cargo test -p nrtucode --features digest"],
     ),
     // The oracle over full partitions and the CLI and pack tests run under `cargo test
     // --workspace`, the oracle over front partitions in the front step; the portable hosts
@@ -113,20 +109,15 @@ const STEPS: &[(&str, &[&str])] = &[
             "cargo build -p nrtucode --target aarch64-unknown-none --no-default-features --features gen-cayman,flavor-perf,digest,defmt",
         ],
     ),
-    // Every optional feature of the core at once (partition implies digest); Mach-O, COFF (no
-    // per-blob link_section there) and aarch64 Linux.
+    // Every optional feature of the core at once (partition implies digest; one invocation a
+    // target, so the core is checked once, with its users' features unified in); Mach-O, COFF
+    // (no per-blob link_section there) and aarch64 Linux.
     (
         "portable hosts: the core (with partition), the C ABI, the carve library and the CLI type-check for macOS, Windows (no per-blob link_section there) and aarch64 Linux",
         &[
-            "cargo check -p nrtucode --features std,digest,defmt,partition --target x86_64-apple-darwin",
-            "cargo check -p nrtucode-capi --target x86_64-apple-darwin",
-            "cargo check -p nrtucode-carve -p nrtucode-cli --target x86_64-apple-darwin",
-            "cargo check -p nrtucode --features std,digest,defmt,partition --target x86_64-pc-windows-msvc",
-            "cargo check -p nrtucode-capi --target x86_64-pc-windows-msvc",
-            "cargo check -p nrtucode-carve -p nrtucode-cli --target x86_64-pc-windows-msvc",
-            "cargo check -p nrtucode --features std,digest,defmt,partition --target aarch64-unknown-linux-gnu",
-            "cargo check -p nrtucode-capi --target aarch64-unknown-linux-gnu",
-            "cargo check -p nrtucode-carve -p nrtucode-cli --target aarch64-unknown-linux-gnu",
+            "cargo check -p nrtucode -p nrtucode-capi -p nrtucode-carve -p nrtucode-cli --features nrtucode/std,nrtucode/digest,nrtucode/defmt,nrtucode/partition --target x86_64-apple-darwin",
+            "cargo check -p nrtucode -p nrtucode-capi -p nrtucode-carve -p nrtucode-cli --features nrtucode/std,nrtucode/digest,nrtucode/defmt,nrtucode/partition --target x86_64-pc-windows-msvc",
+            "cargo check -p nrtucode -p nrtucode-capi -p nrtucode-carve -p nrtucode-cli --features nrtucode/std,nrtucode/digest,nrtucode/defmt,nrtucode/partition --target aarch64-unknown-linux-gnu",
         ],
     ),
     // The StdEnv example checks flavor 0 against its environment: once more with a flavor set.
@@ -139,9 +130,11 @@ const STEPS: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "release build of the workspace (CLI, C libraries)",
+        // The shipped binaries only: the repository's tools and test crates have no release
+        // users (the benchmarks build their own, below).
+        "release build of the CLI and the C libraries",
         &[
-            "cargo build --release --workspace",
+            "cargo build --release -p nrtucode-cli -p nrtucode-capi",
             "ls -l {target}/release/nrtucode {target}/release/libnrtucode_capi.a {target}/release/libnrtucode_capi.so",
         ],
     ),
