@@ -9,11 +9,13 @@
 //! Left out, with why (all of these run natively in `cargo test`; what they check is safe
 //! code):
 //!
-//! - tests/properties.rs: proptest, 4096 cases per property: hours under miri
-//! - tests/front.rs: needs its own feature selection (a second miri build)
+//! - tests/model: safe code comparing tables and environment matrices against the facts and
+//!   a model (its proptest properties alone would take hours under miri); no unsafe code runs
+//!   there that the unit tests do not already reach
+//! - tests/resolvers' front module (its own feature selection: a second miri build) and
+//!   map_env and prof modules (the same resolvers the three run modules reach)
 //! - tests/std_env.rs: starts child processes (isolation); StdEnv runs under miri in the
 //!   env-stress race
-//! - tests/cursors.rs: parses getters.tsv for each of 161 cursors
 //! - the tests [`SKIPS`] names.
 
 use std::time::Instant;
@@ -21,30 +23,13 @@ use std::time::Instant;
 use crate::build::{cmd, status};
 
 /// The tests left out of both runs, and why.
-pub const SKIPS: [&str; 6] = [
+pub const SKIPS: [&str; 1] = [
     // Reads the test executable from disk (isolation).
     "the_payload_is_in_this_executable_once",
-    // 96,824 cases: > 5 min.
-    "matrix_matches_the_model_for_every_slot_region_and_flavor",
-    // 183,456 cases: > 5 min.
-    "snapshot_matches_the_model_and_the_map_in_every_cell",
-    // Regenerates ~10 MB of fixtures.
-    "fixture_build_embeds_exactly_the_generated_bytes",
-    // Parses getters.tsv: ~70 s.
-    "every_getter_matches_its_facts_row_and_feature_selection",
-    // Parses getters.tsv: ~57 s.
-    "hwdecode_list_matches_the_facts",
 ];
 
-/// The integration-test modules miri runs, named as filters (the tests are grouped into two
-/// binaries, tests/resolvers and tests/model).
-const MODULES: [&str; 5] = [
-    "return_codes::",
-    "const_eval::",
-    "single_copy::",
-    "catalog_vs_facts::",
-    "env_matrix::",
-];
+/// The integration-test modules miri runs, named as filters (of the binary tests/resolvers).
+const MODULES: [&str; 3] = ["return_codes::", "const_eval::", "single_copy::"];
 
 /// `cargo xtask miri`.
 pub fn run() -> Result<(), String> {
@@ -66,8 +51,7 @@ pub fn run() -> Result<(), String> {
         "cargo",
         &format!("+nightly miri test -p nrtucode --features std --lib -- {skips}"),
     ))?;
-    let integration =
-        "+nightly miri test -p nrtucode --features std --test resolvers --test model --";
+    let integration = "+nightly miri test -p nrtucode --features std --test resolvers --";
     status(&mut cmd(
         "cargo",
         &format!("{integration} {} {skips}", MODULES.join(" ")),
