@@ -194,7 +194,7 @@ fn device(meta: &Metadata) -> Result<(), String> {
         )?;
         // The board build of the template itself: its internal flash (loaded bytes below XFLASH).
         let board = template.build(&[], &env, "nrtucode-bare-metal")?;
-        flash.push(elf::loaded_below(&board, XFLASH)?);
+        flash.push(elf::read(&board)?.loaded_below(XFLASH));
         let log_file = work.join(format!("{backend}.log"));
         let (status, log, counts) = counted(&elf, &[], Some((&decoder, &log_file)), 600)?;
         // Each way logs `REGION WAY, N bytes: ok true`, in the table's order.
@@ -273,15 +273,12 @@ pub fn code_table(symbols: &[Symbol]) -> Vec<String> {
         .collect()
 }
 
-/// The steps table's rows: the `INFO  STEP: ok true` lines with the counts, in order.
-pub fn step_rows(log: &str, counts: &[u64]) -> Vec<String> {
-    let steps = log
-        .lines()
-        .filter_map(|l| l.strip_prefix("INFO  ")?.strip_suffix(": ok true"));
-    steps
-        .zip(counts)
-        .map(|(step, n)| format!("| {step} | {} |", commas(*n)))
-        .collect()
+/// The steps a cost example logged, in order: each `INFO  STEP: ok true` line's step and the
+/// numbers after it (an update step's `, flash E erases W writes B bytes`).
+pub fn steps(log: &str) -> Vec<(&str, Vec<u64>)> {
+    let ok = (log.lines()).filter_map(|l| l.strip_prefix("INFO  ")?.split_once(": ok true"));
+    let numbers = |rest: &str| rest.split(' ').filter_map(|w| w.parse().ok()).collect();
+    ok.map(|(step, rest)| (step, numbers(rest))).collect()
 }
 
 /// The overhead line from `nrtucode inspect --json`.
@@ -337,14 +334,15 @@ fn partition(meta: &Metadata) -> Result<(), String> {
         "partition_cost",
     )?;
     let (status, log, counts) = counted(&elf, &[&part], Some((decoder, &work.join("log"))), 600)?;
-    if status != 0 || device::count(&log, ": ok true") != 5 {
+    let steps = steps(&log);
+    if status != 0 || steps.len() != 5 {
         eprintln!("{log}");
         return Err(format!("a step failed (exit {status})"));
     }
     println!("{HEADER}, sha2 compact; instructions executed, once each\n");
     println!("| step | instructions |\n|---|---:|");
-    for row in step_rows(&log, &counts) {
-        println!("{row}");
+    for ((step, _), n) in steps.iter().zip(&counts) {
+        println!("| {step} | {} |", commas(*n));
     }
     for sizes in log.lines().filter_map(|l| l.strip_prefix("INFO  sizes: ")) {
         println!("({sizes})");
@@ -373,7 +371,7 @@ fn partition(meta: &Metadata) -> Result<(), String> {
             format!("--no-default-features --features {features}")
         };
         let board = build(&args, "nrtucode-bare-metal")?;
-        println!("| {row} | {} B |", elf::loaded_below(&board, RAM)?);
+        println!("| {row} | {} B |", elf::read(&board)?.loaded_below(RAM));
         if features == "partition" {
             crate::files::copy(&board, &partition_elf)?;
         }
@@ -384,7 +382,7 @@ fn partition(meta: &Metadata) -> Result<(), String> {
     println!(
         "rodata symbols; LTO inlines across crates, so each row holds what was inlined into its functions):\n"
     );
-    for line in code_table(&elf::symbols(&partition_elf, false)?) {
+    for line in code_table(&elf::read(&partition_elf)?.symbols) {
         println!("{line}");
     }
     let json = build::stdout(
@@ -408,48 +406,20 @@ const LOOKUP_MIXES: [(&str, u64); 2] = [
 /// and of the partition build (each pass, then net of its loop), and their ratio. `embedded`
 /// and `partition` are each build's four counts: the two mixes, then their two loops alone.
 pub fn lookup_rows(embedded: &[u64], partition: &[u64]) -> Result<Vec<String>, String> {
-    let (
-        Ok([e_image, e_table, e_image_loop, e_table_loop]),
-        Ok([p_image, p_table, p_image_loop, p_table_loop]),
-    ) = (
-        <[u64; 4]>::try_from(embedded),
-        <[u64; 4]>::try_from(partition),
-    )
-    else {
-        return Err(format!(
-            "want 4 counts from each build, have {} and {}",
-            embedded.len(),
-            partition.len()
-        ));
-    };
-    let rows = [
-        (
-            LOOKUP_MIXES[0],
-            (e_image, e_image_loop),
-            (p_image, p_image_loop),
-        ),
-        (
-            LOOKUP_MIXES[1],
-            (e_table, e_table_loop),
-            (p_table, p_table_loop),
-        ),
-    ];
-    Ok(rows
-        .into_iter()
-        .map(|((name, calls), (e, e_loop), (p, p_loop))| {
-            let per = |n: u64| n as f64 / calls as f64;
-            let net = |n: u64, l: u64| n.saturating_sub(l) as f64 / calls as f64;
-            format!(
-                "| {name} | {:.1} | {:.1} | {:.2}× | {:.1} | {:.1} | {:.2}× |",
-                per(e),
-                per(p),
-                per(p) / per(e),
-                net(e, e_loop),
-                net(p, p_loop),
-                net(p, p_loop) / net(e, e_loop)
-            )
-        })
-        .collect())
+    if embedded.len() != 4 || partition.len() != 4 {
+        let (e, p) = (embedded.len(), partition.len());
+        return Err(format!("want 4 counts from each build, have {e} and {p}"));
+    }
+    let rows = LOOKUP_MIXES.iter().enumerate().map(|(i, (name, calls))| {
+        let per = |n: &[u64]| n[i] as f64 / *calls as f64;
+        let net = |n: &[u64]| n[i].saturating_sub(n[i + 2]) as f64 / *calls as f64;
+        let (e, p, e_net, p_net) = (per(embedded), per(partition), net(embedded), net(partition));
+        let (ratio, net_ratio) = (p / e, p_net / e_net);
+        format!(
+            "| {name} | {e:.1} | {p:.1} | {ratio:.2}× | {e_net:.1} | {p_net:.1} | {net_ratio:.2}× |"
+        )
+    });
+    Ok(rows.collect())
 }
 
 /// The `lookups: …; codes and lengths X Y; …` part of a lookup_cost log that both builds must
@@ -529,28 +499,19 @@ const INFLATERS: [(&str, &str); 2] = [
     ("zune_inflate", "inflate_zune"),
 ];
 
-/// `(crate, code bytes, named data bytes)` of the inflaters: each crate's symbols (names as
-/// LLVM's demangler shows them, legacy hashes kept), plus its wrapper in the example; code is
-/// `nm`'s `t`/`T`, data every other symbol.
+/// `(crate, code bytes, named data bytes)` of the inflaters: each crate's symbols (its name the
+/// first of a symbol's path) and its wrapper in the example (the last); code is `nm`'s `t`/`T`,
+/// data every other symbol.
 pub fn inflaters(symbols: &[Symbol]) -> Vec<(&'static str, u64, u64)> {
     let mut sizes: Vec<(&'static str, u64, u64)> =
         INFLATERS.iter().map(|(k, _)| (*k, 0, 0)).collect();
     for s in symbols {
-        let parts: Vec<&str> = s.name.split("::").collect();
-        let last_but_one = parts
-            .len()
-            .checked_sub(2)
-            .map_or(s.name.as_str(), |i| parts[i]);
-        let first = s
-            .name
-            .trim_start_matches(['_', '<'])
-            .split("::")
-            .next()
-            .unwrap_or("");
+        let first = s.name.trim_start_matches(['_', '<']).split("::").next();
+        let last = s.name.rsplit("::").next();
         let krate = (INFLATERS
             .iter()
-            .position(|(_, wrapper)| *wrapper == last_but_one))
-        .or_else(|| INFLATERS.iter().position(|(k, _)| *k == first));
+            .position(|(_, wrapper)| Some(*wrapper) == last))
+        .or_else(|| INFLATERS.iter().position(|(k, _)| Some(*k) == first));
         if let Some(i) = krate {
             if s.code {
                 sizes[i].1 += s.size
@@ -568,8 +529,8 @@ fn consumer(meta: &Metadata, features: &str) -> Result<(u64, u64), String> {
     let args = ["--no-default-features", "--features", features];
     let elf =
         Separate::new(meta, "tests/no_std", "nopanic-size").build(&args, &[], "nopanic-check")?;
-    let sections = elf::sections(&elf)?;
-    let size = |name: &str| sections.iter().find(|s| s.name == name).map(|s| s.size);
+    let read = elf::read(&elf)?;
+    let size = |name: &str| read.section(name).map(|s| s.size);
     size(".text")
         .zip(size(".rodata"))
         .ok_or_else(|| format!("{} has no .text or .rodata", elf.display()))
@@ -628,7 +589,7 @@ fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
     println!(
         "\nInflaters' flash in deflate_cost (named symbols; tables without a symbol are not counted):"
     );
-    for (krate, code, data) in inflaters(&elf::symbols(&compact_elf, true)?) {
+    for (krate, code, data) in inflaters(&elf::read(&compact_elf)?.symbols) {
         println!(
             "- {krate} (with its wrapper in the example): {} B of code, {} B of named read-only data",
             commas(code),
@@ -661,17 +622,6 @@ fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
     Ok(())
 }
 
-/// `(step, erases, writes, bytes)` of each `INFO  STEP: ok true, flash E erases W writes B bytes`.
-pub fn steps(log: &str) -> Vec<(String, u64, u64, u64)> {
-    log.lines()
-        .filter_map(|l| {
-            let (step, flash) = l.strip_prefix("INFO  ")?.split_once(": ok true, flash ")?;
-            let n: Vec<u64> = flash.split(' ').filter_map(|w| w.parse().ok()).collect();
-            Some((step.to_string(), *n.first()?, *n.get(1)?, *n.get(2)?))
-        })
-        .collect()
-}
-
 /// `cargo xtask cost --what update` (the figures are in docs/update.md): the steps of
 /// `examples/update_cost.rs` on the NOR flash the template emulates over PSRAM, front fixtures
 /// partitions with counter 1 in slot A, 2 in the download area, 3 (`--compress deflate`) in a
@@ -698,7 +648,10 @@ fn update(meta: &Metadata) -> Result<(), String> {
     println!("(QEMU logs every block executed, about 50 million: a few minutes)");
     let log = work.join("log");
     let (status, log, counts) = counted(&elf, &[&p1, &p2, &p3], Some((decoder, &log)), 1800)?;
-    let rows = steps(&log);
+    // Each step's (erases, writes, bytes written).
+    let rows: Vec<(&str, [u64; 3])> = (steps(&log).into_iter())
+        .filter_map(|(step, n)| Some((step, n.try_into().ok()?)))
+        .collect();
     if status != 0 || rows.len() != 9 || counts.len() != 9 {
         eprintln!("{log}");
         return Err(format!(
@@ -712,7 +665,7 @@ fn update(meta: &Metadata) -> Result<(), String> {
     println!();
     println!("| step | instructions | per byte of the update | erases | writes | bytes written |");
     println!("|---|---:|---:|---:|---:|---:|");
-    for (i, ((step, e, w, b), n)) in rows.iter().zip(&counts).enumerate() {
+    for (i, ((step, [e, w, b]), n)) in rows.iter().zip(&counts).enumerate() {
         let per_byte = match i {
             2 | 3 => format!("{:.2}", *n as f64 / stored as f64),
             7 | 8 => format!("{:.2}", *n as f64 / deflate as f64),
@@ -727,16 +680,16 @@ fn update(meta: &Metadata) -> Result<(), String> {
     if let Some(sizes) = log.lines().find_map(|l| l.strip_prefix("INFO  sizes: ")) {
         println!("({sizes})");
     }
-    let written = |a: usize, b: usize| rows[a].3 + rows[b].3;
+    let written = |a: usize, b: usize| rows[a].1[2] + rows[b].1[2];
     println!();
     println!(
         "Bytes written per byte installed: {:.5} stored, {:.5} deflate (the stage's last write padded to the word, the candidate's record); bytes erased per byte installed: {:.4} and {:.4}; a confirm: {} erases, {} writes.",
         written(2, 3) as f64 / stored as f64,
         written(7, 8) as f64 / deflate as f64,
-        (rows[2].1 * 4096) as f64 / stored as f64,
-        (rows[7].1 * 4096) as f64 / deflate as f64,
-        rows[5].1,
-        rows[5].2
+        (rows[2].1[0] * 4096) as f64 / stored as f64,
+        (rows[7].1[0] * 4096) as f64 / deflate as f64,
+        rows[5].1[0],
+        rows[5].1[1]
     );
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
@@ -751,7 +704,9 @@ mod tests {
             name: name.into(),
             addr: 0,
             size,
-            object: false,
+            function: code,
+            object: !code,
+            section: None,
             code,
             rodata,
         }
@@ -844,10 +799,11 @@ mod tests {
 
     #[test]
     fn the_steps_and_the_overhead_are_read_from_the_log_and_inspect() {
-        let log = "WARN  partition key: test\nINFO  `verify`: ok true\nINFO  `parse`: ok true\nINFO  sizes: x\n";
+        let log = "WARN  partition key: test\nINFO  `verify`: ok true\nINFO  sizes: x\n\
+                   INFO  `confirm(B)`: ok true, flash 0 erases 2 writes 32 bytes\nINFO  x: ok false\n";
         assert_eq!(
-            step_rows(log, &[3_416_208, 42_681]),
-            ["| `verify` | 3,416,208 |", "| `parse` | 42,681 |"]
+            steps(log),
+            [("`verify`", vec![]), ("`confirm(B)`", vec![0, 2, 32])]
         );
         let json = r#"{"header": {"total_len": 1000}, "toc": [{"offset": 100, "stored_len": 800}, {"offset": 900, "stored_len": 90}]}"#;
         assert!(overhead(json).unwrap().contains(
@@ -861,44 +817,20 @@ mod tests {
 
     #[test]
     fn the_inflaters_take_their_crates_and_wrappers() {
-        let h = "::h0123456789abcdef";
         let found = inflaters(&[
+            sym("miniz_oxide::inflate::core::decompress", 100, true, false),
+            sym("deflate_cost::inflate_miniz", 10, true, false),
+            sym("<miniz_oxide::inflate::core::X as Y>::f", 1, true, false),
+            sym("miniz_oxide::inflate::core::TABLE", 50, false, true),
             sym(
-                &format!("miniz_oxide::inflate::core::decompress{h}"),
-                100,
-                true,
-                false,
-            ),
-            sym(&format!("deflate_cost::inflate_miniz{h}"), 10, true, false),
-            sym(
-                &format!("<miniz_oxide::inflate::core::X as Y>::f{h}"),
-                1,
-                true,
-                false,
-            ),
-            sym(
-                &format!("miniz_oxide::inflate::core::TABLE{h}"),
-                50,
-                false,
-                true,
-            ),
-            sym(
-                &format!("zune_inflate::decoder::DeflateDecoder::decode{h}"),
+                "zune_inflate::decoder::DeflateDecoder::decode",
                 200,
                 true,
                 false,
             ),
-            sym(&format!("deflate_cost::inflate_zune{h}"), 20, true, false),
-            sym(&format!("nrtucode::deflate::x{h}"), 1000, true, false),
+            sym("deflate_cost::inflate_zune", 20, true, false),
+            sym("nrtucode::deflate::x", 1000, true, false),
         ]);
         assert_eq!(found, [("miniz_oxide", 111, 50), ("zune_inflate", 220, 0)]);
-    }
-
-    #[test]
-    fn the_flash_operations_of_each_step_are_read_from_the_log() {
-        let steps = steps(
-            "INFO  `confirm(B)`: ok true, flash 0 erases 2 writes 32 bytes\nINFO  x: ok false, flash 1 erases 2 writes 3 bytes\n",
-        );
-        assert_eq!(steps, [("`confirm(B)`".to_string(), 0, 2, 32)]);
     }
 }

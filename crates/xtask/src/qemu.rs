@@ -562,7 +562,7 @@ fn build_partition_fw(template: &Separate, features: &str, fw: &Path) -> Result<
         "nrtucode-bare-metal",
     )?;
     files::copy(&elf, fw)?;
-    if elf::loads(fw)?.iter().any(|l| l.vaddr >> 24 == 0x21) {
+    if elf::read(fw)?.loads.iter().any(|l| l.vaddr >> 24 == 0x21) {
         return Err("feature partition put a segment into XFLASH (blobs linked?)".into());
     }
     Ok(())
@@ -660,7 +660,7 @@ fn partition_readme(meta: &Metadata, work: &Path) -> Result<(), String> {
         "run --quiet --release --locked -p nrtucode-lookalike -- --library full --build --out";
     status(build::cargo(lookalike).arg(&vendor).stdout(Stdio::null()))?;
     let lib = vendor.join("libnrtucode_internal.so");
-    let id = elf::gnu_build_id(&lib)?;
+    let id = elf::read(&lib)?.build_id()?;
     let part = work.join("nrtucode-part.elf");
     let env = [("VENDOR_LIB", lib.as_os_str()), ("PART", part.as_os_str())];
     let want = Want::exit(0)

@@ -63,7 +63,7 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     crate::elf::segments(&elves[0], &elves[1])?;
     // The two paths agreeing could be luck: items rustc orders by crate hash alone may happen to
     // keep their order. None such is the rule that makes the layout path-independent.
-    let by_hash = crate::elf::ordered_by_hash(&elves[0])?;
+    let by_hash = crate::elf::read(&elves[0])?.ordered_by_hash();
     if !by_hash.is_empty() {
         return Err(format!(
             "items laid out in the order of their path-dependent crate hashes (one path, several symbols): {}; \

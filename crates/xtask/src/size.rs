@@ -118,7 +118,7 @@ fn consumer(
         .arg("--target-dir")
         .arg(meta.target_dir.join(target_dir));
     let elf = build::executable(command.envs(env.iter().copied()), "nopanic-check")?;
-    elf::size_of(&elf, label)
+    Ok(elf::read(&elf)?.size_report(label))
 }
 
 /// (distinct blobs, their bytes) of the real getters the two resolvers reach: the facts'
@@ -336,7 +336,7 @@ fn measure_partition(meta: &Metadata, work: &Path) -> Result<(), String> {
             command
         };
         let elf = build::executable(&mut build("--features panic-loop"), &format!("size-{name}"))?;
-        let text = elf::text_size(&elf)?;
+        let text = elf::read(&elf)?.text_size();
         let linked = build::quietly(&mut build(""));
         let nopanic = if linked {
             "holds"
