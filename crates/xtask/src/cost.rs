@@ -35,7 +35,6 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
 use crate::build;
 use crate::device::{self, Separate, commas};
@@ -48,15 +47,13 @@ pub const CASES: [crate::Case<bool>; 5] = [
     (
         "device",
         "Verification, sha2 compact and unrolled, and the template's internal flash with each",
-        |m, _| device(m),
+        device,
     ),
-    ("partition", "A partition boot, step by step", |m, _| {
-        partition(m)
-    }),
+    ("partition", "A partition boot, step by step", partition),
     (
         "lookup",
         "One lookup: the embedded tables against a verified partition",
-        |m, _| lookup(m),
+        lookup,
     ),
     (
         "deflate",
@@ -66,7 +63,7 @@ pub const CASES: [crate::Case<bool>; 5] = [
     (
         "update",
         "An update: the slot choice, the install's writes and full check, a confirm, the flash",
-        |m, _| update(m),
+        update,
     ),
 ];
 
@@ -159,27 +156,22 @@ pub fn per_byte_rows(
 }
 
 /// Boots a counting build under QEMU with `flash` ([`device::load`]): its exit status, its
-/// decoded log (`decoder`, into `log`; none: empty) and the counts ([`device::count_blocks`]).
+/// log (`decoder`: decoded; in `log`) and the counts ([`device::count_blocks`]).
 fn counted(
     elf: &Path,
     flash: &[&Path],
-    decoder: Option<(&Path, &Path)>,
+    (log, decoder): (&Path, Option<&Path>),
     seconds: u64,
 ) -> Result<(i32, String, Vec<u64>), String> {
     device::require("qemu-system-arm", "qemu-system-arm")?;
     device::rustup_target(device::THUMB);
     let mut qemu = device::arm(elf);
     device::load(&mut qemu, flash)?;
-    let run = device::boot(&mut qemu, Duration::from_secs(seconds), true)?;
-    let log = match decoder {
-        Some((decoder, log)) => device::decode(decoder, elf, &run.stdout, log)?,
-        None => String::new(),
-    };
-    Ok((run.status, log, run.counts))
+    device::boot(&qemu, seconds, true, (log, decoder.map(|d| (d, elf))))
 }
 
 /// `cargo xtask cost --what device`: the two backends' tables, then the flash line.
-fn device(meta: &Metadata) -> Result<(), String> {
+fn device(meta: &Metadata, _: &bool) -> Result<(), String> {
     let decoder = device::host_tools(&["nrtucode-defmt"], &["nrtucode-defmt"])?.remove(0);
     let work = build::scratch(meta, "device-cost")?;
     println!("{HEADER}; instructions executed\n");
@@ -196,7 +188,7 @@ fn device(meta: &Metadata) -> Result<(), String> {
         let board = template.build(&[], &env, "nrtucode-bare-metal")?;
         flash.push(elf::read(&board)?.loaded_below(XFLASH));
         let log_file = work.join(format!("{backend}.log"));
-        let (status, log, counts) = counted(&elf, &[], Some((&decoder, &log_file)), 600)?;
+        let (status, log, counts) = counted(&elf, &[], (&log_file, Some(&decoder)), 600)?;
         // Each way logs `REGION WAY, N bytes: ok true`, in the table's order.
         let ran: Vec<&str> = log.lines().filter(|l| l.contains("ok true")).collect();
         let sizes = [10_496, 81_344];
@@ -316,7 +308,7 @@ pub fn overhead(json: &str) -> Result<String, String> {
 }
 
 /// `cargo xtask cost --what partition`: the measurement, the flash tables and the overhead.
-fn partition(meta: &Metadata) -> Result<(), String> {
+fn partition(meta: &Metadata, _: &bool) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "partition-cost")?;
     let part = work.join("fixtures.part");
@@ -333,7 +325,7 @@ fn partition(meta: &Metadata) -> Result<(), String> {
         "--no-default-features --features qemu,deflate --example partition_cost",
         "partition_cost",
     )?;
-    let (status, log, counts) = counted(&elf, &[&part], Some((decoder, &work.join("log"))), 600)?;
+    let (status, log, counts) = counted(&elf, &[&part], (&work.join("log"), Some(decoder)), 600)?;
     let steps = steps(&log);
     if status != 0 || steps.len() != 5 {
         eprintln!("{log}");
@@ -433,7 +425,7 @@ fn lookup_answers(log: &str) -> Option<&str> {
 
 /// `cargo xtask cost --what lookup`: the embedded build and the partition build of
 /// `examples/lookup_cost.rs`, counted over the same mixes.
-fn lookup(meta: &Metadata) -> Result<(), String> {
+fn lookup(meta: &Metadata, _: &bool) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "lookup-cost")?;
     let part = work.join("fixtures.part");
@@ -463,7 +455,7 @@ fn lookup(meta: &Metadata) -> Result<(), String> {
             "lookup_cost",
         )?;
         let log_file = work.join(format!("{lane}.log"));
-        let (status, log, counts) = counted(&elf, flash, Some((decoder, &log_file)), 300)?;
+        let (status, log, counts) = counted(&elf, flash, (&log_file, Some(decoder)), 300)?;
         let answers = lookup_answers(&log).map(str::to_owned);
         if status != 0 || counts.len() != 4 || answers.is_none() {
             eprintln!("{log}");
@@ -576,7 +568,8 @@ fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
         if *flash_only {
             continue;
         }
-        let (status, _, counts) = counted(&elf, &[], None, 900)?;
+        let (status, _, counts) =
+            counted(&elf, &[], (&work.join(format!("{backend}.out")), None), 900)?;
         if status != 0 {
             return Err(format!(
                 "{backend}: a way failed or faulted (exit {status})"
@@ -627,7 +620,7 @@ fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
 /// partitions with counter 1 in slot A, 2 in the download area, 3 (`--compress deflate`) in a
 /// second one.
 /// The steps run hundreds of millions of instructions (each full check hashes 2.9 MB).
-fn update(meta: &Metadata) -> Result<(), String> {
+fn update(meta: &Metadata, _: &bool) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "update-cost")?;
     let part = |row| qemu::pack_front(meta, nrtucode, &work, row);
@@ -647,7 +640,7 @@ fn update(meta: &Metadata) -> Result<(), String> {
     let (stored, deflate) = (len(&p2)?, len(&p3)?);
     println!("(QEMU logs every block executed, about 50 million: a few minutes)");
     let log = work.join("log");
-    let (status, log, counts) = counted(&elf, &[&p1, &p2, &p3], Some((decoder, &log)), 1800)?;
+    let (status, log, counts) = counted(&elf, &[&p1, &p2, &p3], (&log, Some(decoder)), 1800)?;
     // Each step's (erases, writes, bytes written).
     let rows: Vec<(&str, [u64; 3])> = (steps(&log).into_iter())
         .filter_map(|(step, n)| Some((step, n.try_into().ok()?)))

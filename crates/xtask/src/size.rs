@@ -4,15 +4,15 @@
 //! - `core`: the resolvers in `tests/no_std` built with only the `NoEnv` image and
 //!   profiler-table entry points (`--no-default-features --features panic-loop`), then with its
 //!   `digest` entry points (what feature `digest` adds, with sha2's unrolled and compact
-//!   SHA-256), then with the carved look-alike's blobs. Each ELF is split by [`elf::size_of`]:
-//!   payload = the `BLOB_*` statics (distinct blobs), metadata = the rest of .rodata/.data,
+//!   SHA-256), then with the carved look-alike's blobs. Each ELF is split by
+//!   [`elf::Elf::size_report`]: payload = the `BLOB_*` statics (distinct blobs), metadata = the rest of .rodata/.data,
 //!   code = .text minus the consumer's `_start`. Then (unless `--no-build-cost`) the cost of
 //!   embedding the ~10 MB payload at build time. The tables of docs/performance.md ("Flash",
 //!   "Build cost") and docs/bare-metal.md (the cost of `digest`).
 //! - `partition`: reading a signed partition: three tiny no_std binaries built in a scratch
 //!   directory (panic = abort, a looping panic handler), measured as binutils' `size` counts
-//!   text ([`elf::text_size`]): `compact` (`ed25519_compact::PublicKey::verify` alone), `dalek`
-//!   (`ed25519_dalek::VerifyingKey::verify_strict` alone) and `reader` (nrtucode
+//!   text ([`elf::Elf::text_size`]): `compact` (`ed25519_compact::PublicKey::verify` alone),
+//!   `dalek` (`ed25519_dalek::VerifyingKey::verify_strict` alone) and `reader` (nrtucode
 //!   `--no-default-features --features partition`: parse, verify, the two resolvers,
 //!   `load_into`; no blob embedded), and for each whether the no-panic link (a panic handler
 //!   calling an undefined symbol) holds. docs/partition.md quotes the figures.
@@ -43,16 +43,11 @@ pub const CASES: [crate::Case<bool>; 2] = [
 const VENDOR_METADATA: u64 = 38 * 16 + 38 * 16 + 102 * 40 + 386 * 32;
 
 /// `cargo xtask size --what core [--no-build-cost]`.
+/// The scratch directory is left for a look on failure, as every task leaves it.
 fn core(meta: &Metadata, build_cost: &bool) -> Result<(), String> {
     crate::device::rustup_target(THUMB);
     crate::device::require("gcc", "gcc")?; // the look-alike
-    let work = build::scratch(meta, "size")?;
-    let result = measure(meta, &work, *build_cost);
-    let _ = std::fs::remove_dir_all(&work);
-    result
-}
-
-fn measure(meta: &Metadata, work: &Path, build_cost: bool) -> Result<(), String> {
+    let work = &build::scratch(meta, "size")?;
     eprintln!("building the look-alike and carving it...");
     // The workspace's own look-alike and CLI: a failure here is a failure of the report.
     let blobs = build::carved_lookalike(work)?;
@@ -95,9 +90,10 @@ fn measure(meta: &Metadata, work: &Path, build_cost: bool) -> Result<(), String>
     let vendor = vendor_payload(&nrtucode_facts::facts::getters());
     print!("{}", tables(&rows, vendor, &verify));
 
-    if build_cost {
+    if *build_cost {
         embedding_cost(meta, work)?;
     }
+    let _ = std::fs::remove_dir_all(work);
     Ok(())
 }
 
@@ -294,13 +290,7 @@ fn check(key: &[u8; 32], bytes: &'static [u8]) -> i32 {
 /// `cargo xtask size --what partition`.
 pub fn partition(meta: &Metadata, _: &bool) -> Result<(), String> {
     crate::device::rustup_target(THUMB);
-    let work = build::scratch(meta, "partition-size")?;
-    let result = measure_partition(meta, &work);
-    let _ = std::fs::remove_dir_all(&work);
-    result
-}
-
-fn measure_partition(meta: &Metadata, work: &Path) -> Result<(), String> {
+    let work = &build::scratch(meta, "partition-size")?;
     let root = serde_json::to_string(build::path_str(&meta.root)?)
         .map_err(|e| format!("cannot quote the workspace root: {e}"))?;
     let crates = [
@@ -345,6 +335,7 @@ fn measure_partition(meta: &Metadata, work: &Path) -> Result<(), String> {
         };
         println!("{name:<16} {text:>10}  {nopanic}");
     }
+    let _ = std::fs::remove_dir_all(work);
     Ok(())
 }
 
