@@ -342,30 +342,27 @@ fn partition(meta: &Metadata, _: &bool) -> Result<(), String> {
     println!(
         "\n| the template's board build (run-time resolution, LTO) | internal flash |\n|---|---:|"
     );
-    let partition_elf = work.join("partition.elf");
-    for (features, row) in [
+    // The `partition` build's code table, printed after the flash table.
+    let mut code = Vec::new();
+    let partition = "--no-default-features --features partition";
+    for (args, row) in [
         (
             "",
             "embedded blobs (default features; the blobs go to XFLASH, not counted)",
         ),
         (
-            "partition",
+            partition,
             "`--no-default-features --features partition` (copy-verify)",
         ),
         (
-            "partition,deflate",
+            "--no-default-features --features partition,deflate",
             "`--no-default-features --features partition,deflate` (decode-verify)",
         ),
     ] {
-        let args = if features.is_empty() {
-            String::new()
-        } else {
-            format!("--no-default-features --features {features}")
-        };
-        let board = build(&args, "nrtucode-bare-metal")?;
-        println!("| {row} | {} B |", elf::read(&board)?.loaded_below(RAM));
-        if features == "partition" {
-            crate::files::copy(&board, &partition_elf)?;
+        let board = elf::read(&build(args, "nrtucode-bare-metal")?)?;
+        println!("| {row} | {} B |", board.loaded_below(RAM));
+        if args == partition {
+            code = code_table(&board.symbols);
         }
     }
     println!(
@@ -374,7 +371,7 @@ fn partition(meta: &Metadata, _: &bool) -> Result<(), String> {
     println!(
         "rodata symbols; LTO inlines across crates, so each row holds what was inlined into its functions):\n"
     );
-    for line in code_table(&elf::read(&partition_elf)?.symbols) {
+    for line in code {
         println!("{line}");
     }
     let json = build::stdout(
@@ -561,9 +558,7 @@ fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
             "deflate_cost",
         )?;
         if backend == "compact" {
-            // Copied: the next build may write the same path.
-            compact_elf = work.join("deflate_cost.elf");
-            crate::files::copy(&elf, &compact_elf)?;
+            compact_elf = elf.clone(); // the unrolled build has a target directory of its own
         }
         if *flash_only {
             continue;

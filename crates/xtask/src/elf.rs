@@ -218,19 +218,12 @@ impl Elf {
         }
     }
 
-    /// (load address, file size, bytes) of every PT_LOAD segment with file bytes.
-    fn loadable(&self) -> Result<Vec<(u64, u64, &[u8])>, String> {
+    /// (load address, bytes) of every PT_LOAD segment with file bytes.
+    fn loadable(&self) -> Result<Vec<(u64, &[u8])>, String> {
         let loads = self.loads.iter().filter(|l| l.filesz != 0);
-        let bytes = |l: &Load| Some(&self.data[l.bytes.clone()?]);
-        loads
-            .map(|l| {
-                Ok((
-                    l.paddr,
-                    l.filesz,
-                    bytes(l).ok_or("a segment runs past the end")?,
-                ))
-            })
-            .collect()
+        let bytes = |l: &Load| Some((l.paddr, &self.data[l.bytes.clone()?]));
+        (loads.map(bytes).collect::<Option<_>>())
+            .ok_or_else(|| "a segment runs past the end".into())
     }
 
     /// Each stored section's bytes by name (the first of a name).
@@ -285,25 +278,24 @@ pub fn segments(a: &Path, b: &Path) -> Result<(), String> {
     let (elf_a, elf_b) = (read(a)?, read(b)?);
     let seg_a = (elf_a.loadable()).map_err(|e| format!("{}: {e}", a.display()))?;
     let seg_b = (elf_b.loadable()).map_err(|e| format!("{}: {e}", b.display()))?;
-    let list = |s: &[(u64, u64, &[u8])]| {
-        let shown: Vec<String> = s
-            .iter()
-            .map(|s| format!("{:#010x}+{:#x}", s.0, s.1))
+    let list = |s: &[(u64, &[u8])]| {
+        let shown: Vec<String> = (s.iter())
+            .map(|(at, x)| format!("{at:#010x}+{:#x}", x.len()))
             .collect();
         shown.join(", ")
     };
-    let shape = |s: &[(u64, u64, &[u8])]| s.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>();
-    let differ: Vec<String> = if shape(&seg_a) != shape(&seg_b) {
+    let same_shape = seg_a.len() == seg_b.len()
+        && (seg_a.iter().zip(&seg_b)).all(|(x, y)| x.0 == y.0 && x.1.len() == y.1.len());
+    let differ: Vec<String> = if !same_shape {
         let (a, b) = (list(&seg_a), list(&seg_b));
         vec![format!(
             "loadable segments differ in address or size:\n  A: {a}\n  B: {b}"
         )]
     } else {
         let pairs = seg_a.iter().zip(&seg_b);
-        let differ = pairs.filter_map(|((addr, size, x), (_, _, y))| {
-            let first = x.iter().zip(*y).position(|(p, q)| p != q)?;
-            let n = x.iter().zip(*y).filter(|(p, q)| p != q).count();
-            let at = addr + first as u64;
+        let differ = pairs.filter_map(|((addr, x), (_, y))| {
+            let bytes: Vec<usize> = (0..x.len()).filter(|&i| x[i] != y[i]).collect();
+            let (size, n, at) = (x.len(), bytes.len(), addr + *bytes.first()? as u64);
             Some(format!(
                 "segment at {addr:#010x} ({size} B): {n} bytes differ, first at {at:#010x}"
             ))
@@ -314,7 +306,7 @@ pub fn segments(a: &Path, b: &Path) -> Result<(), String> {
         println!("{line}");
     }
     if differ.is_empty() {
-        let total: u64 = seg_a.iter().map(|s| s.1).sum();
+        let total: usize = seg_a.iter().map(|s| s.1.len()).sum();
         let n = seg_a.len();
         println!(
             "loadable segments identical: {n} segments, {total} bytes {}",

@@ -671,11 +671,7 @@ pub fn readme_block(text: &str, marker: &str) -> Result<String, String> {
 /// The README's partition block, as written, with the look-alike as `VENDOR_LIB`: the
 /// look-alike's partition loads.
 fn partition_readme(meta: &Metadata, work: &Path) -> Result<(), String> {
-    let vendor = work.join("vendor");
-    let lookalike =
-        "run --quiet --release --locked -p nrtucode-lookalike -- --library full --build --out";
-    status(build::cargo(lookalike).arg(&vendor).stdout(Stdio::null()))?;
-    let lib = vendor.join("libnrtucode_internal.so");
+    let lib = build::lookalike(&work.join("vendor"))?;
     let id = elf::read(&lib)?.build_id()?;
     let part = work.join("nrtucode-part.elf");
     let env = [("VENDOR_LIB", lib.as_os_str()), ("PART", part.as_os_str())];

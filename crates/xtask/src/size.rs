@@ -18,13 +18,14 @@
 //!   calling an undefined symbol) holds. docs/partition.md quotes the figures.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use nrtucode_facts::facts::Getter;
 
 use crate::build::{self, path_str, status};
-use crate::device::THUMB;
+use crate::device::{Separate, THUMB};
 use crate::elf::{self, SizeReport};
 use crate::metadata::Metadata;
 
@@ -79,11 +80,14 @@ fn core(meta: &Metadata, build_cost: &bool) -> Result<(), String> {
     let mut rows = Vec::new();
     for (label, target_dir, features, blob_dir, more) in builds {
         eprintln!("building the consumer: {label}...");
-        let env: Vec<_> = [("NRTUCODE_BLOB_DIR", blob_dir)]
-            .into_iter()
-            .chain(more)
+        let env: Vec<_> = ([("NRTUCODE_BLOB_DIR", blob_dir)].into_iter().chain(more))
+            .map(|(name, value)| (name, OsStr::new(value)))
             .collect();
-        rows.push(consumer(meta, label, target_dir, features, &env)?);
+        let features = format!("panic-loop{features}");
+        let args = ["--no-default-features", "--features", &features];
+        let consumer = Separate::new(meta, "tests/no_std", target_dir);
+        let elf = consumer.build(&args, &env, "nopanic-check")?;
+        rows.push(elf::read(&elf)?.size_report(label));
     }
     let verify = rows.split_off(2);
 
@@ -95,26 +99,6 @@ fn core(meta: &Metadata, build_cost: &bool) -> Result<(), String> {
     }
     let _ = std::fs::remove_dir_all(work);
     Ok(())
-}
-
-/// Builds `tests/no_std` with `panic-loop` (and `features`) into `target_dir` under the target
-/// directory, with `env`, and splits the ELF cargo reports.
-fn consumer(
-    meta: &Metadata,
-    label: &str,
-    target_dir: &str,
-    features: &str,
-    env: &[(&str, &str)],
-) -> Result<SizeReport, String> {
-    let mut command = build::cargo(&format!(
-        "build --quiet --release --no-default-features --features panic-loop{features}"
-    ));
-    command
-        .current_dir(meta.root.join("tests/no_std"))
-        .arg("--target-dir")
-        .arg(meta.target_dir.join(target_dir));
-    let elf = build::executable(command.envs(env.iter().copied()), "nopanic-check")?;
-    Ok(elf::read(&elf)?.size_report(label))
 }
 
 /// (distinct blobs, their bytes) of the real getters the two resolvers reach: the facts'
