@@ -279,14 +279,6 @@ pub fn boot(
     }
 }
 
-/// Prints `log` with each line prefixed `    [NAME] `, then its exit status.
-pub fn show(name: &str, log: &str, status: i32) {
-    for line in log.lines() {
-        println!("    [{name}] {line}");
-    }
-    println!("    [{name}] exit status {status}");
-}
-
 /// `n` with thousands separators (`1,234,567`), as the tables print counts and sizes.
 pub fn commas(n: u64) -> String {
     let digits = n.to_string();

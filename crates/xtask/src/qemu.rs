@@ -150,13 +150,8 @@ fn count(log: &str, pattern: &str) -> usize {
 /// Whether `text` holds each of `parts`, in this order (each after the end of the one before).
 fn in_order<S: AsRef<str>>(text: &str, parts: &[S]) -> bool {
     let mut rest = text;
-    parts.iter().all(|p| match rest.find(p.as_ref()) {
-        Some(at) => {
-            rest = &rest[at + p.as_ref().len()..];
-            true
-        }
-        None => false,
-    })
+    let mut after = |p: &str| rest.find(p).map(|at| rest = &rest[at + p.len()..]);
+    parts.iter().all(|p| after(p.as_ref()).is_some())
 }
 
 /// One case's boots: where their logs go, the defmt decoder (none: the log is text), the QEMU
@@ -179,7 +174,10 @@ impl Boots {
         let decoder = (self.decoder.as_deref()).map(|d| (d, self.fw.as_path()));
         let (status, log, _) = device::boot(&qemu, TIMEOUT, false, (&log, decoder))
             .map_err(|e| format!("{name}: {e}"))?;
-        device::show(name, &log, status);
+        for line in log.lines() {
+            println!("    [{name}] {line}");
+        }
+        println!("    [{name}] exit status {status}");
         let problems = want.problems(&log, status);
         if !problems.is_empty() {
             return Err(format!(
