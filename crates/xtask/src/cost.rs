@@ -34,7 +34,6 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::build;
 use crate::device::{self, Separate, commas};
@@ -374,12 +373,8 @@ fn partition(meta: &Metadata, _: &bool) -> Result<(), String> {
     for line in code {
         println!("{line}");
     }
-    let json = build::stdout(
-        Command::new(nrtucode)
-            .arg("inspect")
-            .arg(&part)
-            .arg("--json"),
-    )?;
+    let mut inspect = build::cmd(build::path_str(nrtucode)?, "inspect --json");
+    let json = build::stdout(inspect.arg(&part))?;
     println!("\n{}", overhead(&json)?);
     let _ = std::fs::remove_dir_all(&work);
     Ok(())

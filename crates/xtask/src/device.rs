@@ -32,11 +32,7 @@ pub fn require(tool: &str, package: &str) -> Result<PathBuf, String> {
 
 /// `rustup target add TARGET`, quietly; a failure (no rustup, offline) shows in the build after.
 pub fn rustup_target(target: &str) {
-    let _ = Command::new("rustup")
-        .args(["target", "add", target])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    build::quietly(&mut build::cmd("rustup", &format!("target add {target}")));
 }
 
 /// The workspace's release build of host tools (`cargo build --quiet --release --locked -p …`):
