@@ -16,13 +16,13 @@ const SECTION: &str = ".nrtucode_blobs";
 
 /// An ELF file as the tasks read it: its bytes, its named sections, its defined symbols (no
 /// section or file symbols), every PT_LOAD program header in file order (what `readelf -l`
-/// lists) and its GNU build ID.
+/// lists) and its GNU build ID in lower-case hex.
 pub struct Elf {
     pub data: Vec<u8>,
     pub sections: Vec<Section>,
     pub symbols: Vec<Symbol>,
     pub loads: Vec<Load>,
-    pub build_id: Option<Vec<u8>>,
+    pub build_id: Option<String>,
 }
 
 /// One section of an ELF (what `readelf -S` lists, without the null section): its name,
@@ -97,7 +97,7 @@ pub fn read(path: &Path) -> Result<Elf, String> {
     })
 }
 
-type Parts = (Vec<Section>, Vec<Symbol>, Vec<Load>, Option<Vec<u8>>);
+type Parts = (Vec<Section>, Vec<Symbol>, Vec<Load>, Option<String>);
 
 fn parts<E: FileHeader<Endian = object::Endianness>>(
     file: &ElfFile<'_, E>,
@@ -161,7 +161,8 @@ fn parts<E: FileHeader<Endian = object::Endianness>>(
         filesz: p.p_filesz(e).into(),
         bytes: range(p.p_offset(e).into(), p.p_filesz(e).into()),
     });
-    let build_id = file.build_id().ok().flatten().map(<[u8]>::to_vec);
+    let build_id = file.build_id().ok().flatten().filter(|id| !id.is_empty());
+    let build_id = build_id.map(nrtucode_facts::hex::lower_hex);
     Ok((sections, symbols, loads.collect(), build_id))
 }
 
@@ -208,14 +209,6 @@ impl Elf {
     pub fn text_size(&self) -> u64 {
         let text = self.sections.iter().filter(|s| s.text());
         text.map(|s| s.size).sum()
-    }
-
-    /// The GNU build ID in lower-case hex.
-    pub fn build_id(&self) -> Result<String, String> {
-        match &self.build_id {
-            Some(id) if !id.is_empty() => Ok(nrtucode_facts::hex::lower_hex(id)),
-            _ => Err("no GNU build ID".into()),
-        }
     }
 
     /// (load address, bytes) of every PT_LOAD segment with file bytes.

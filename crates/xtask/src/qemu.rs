@@ -670,7 +670,7 @@ pub fn readme_block(text: &str, marker: &str) -> Result<String, String> {
 /// look-alike's partition loads.
 fn partition_readme(meta: &Metadata, work: &Path) -> Result<(), String> {
     let lib = build::lookalike(&work.join("vendor"))?;
-    let id = elf::read(&lib)?.build_id()?;
+    let id = (elf::read(&lib)?.build_id).ok_or("the look-alike has no GNU build ID")?;
     let part = work.join("nrtucode-part.elf");
     let env = [("VENDOR_LIB", lib.as_os_str()), ("PART", part.as_os_str())];
     let want = Want::exit(0)
