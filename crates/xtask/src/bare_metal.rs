@@ -152,18 +152,16 @@ struct Placement {
 }
 
 impl Placement {
-    fn of(elf: &Path, regions: &[Region]) -> Result<Self, String> {
-        let section = elf::sections(elf)?
-            .into_iter()
-            .find(|s| s.alloc && s.name == ".nrtucode_blobs")
+    fn of(path: &Path, regions: &[Region]) -> Result<Self, String> {
+        let elf = elf::read(path)?;
+        let section = (elf.sections.iter())
+            .find(|s| s.alloc() && s.name == ".nrtucode_blobs")
             .map_or((0, 0), |s| (s.addr, s.size));
-        let blobs = elf::symbols(elf, false)?
-            .into_iter()
+        let blobs = (elf.symbols.iter())
             .filter(|s| s.object && s.name.contains("BLOB_"))
             .map(|s| (s.addr, s.size))
             .collect();
-        let internal = elf::loads(elf)?
-            .iter()
+        let internal = (elf.loads.iter())
             .filter(|l| inside(regions, "FLASH", l.paddr, 0))
             .map(|l| l.filesz)
             .sum();

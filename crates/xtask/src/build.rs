@@ -128,24 +128,20 @@ pub fn path_str(p: &Path) -> Result<&str, String> {
         .ok_or_else(|| format!("{} is not UTF-8", p.display()))
 }
 
-/// `cargo run --quiet -p PACKAGE -- ARGS` from the workspace root, its standard output
-/// discarded.
-pub fn run_quiet(package: &str, args: &[&str]) -> Result<(), String> {
-    let mut command = cargo(&format!("run --quiet -p {package} --"));
-    status(command.args(args).stdout(Stdio::null()))
+/// Builds the look-alike of the vendor's full library into `dir` (it needs gcc); returns its
+/// `libnrtucode_internal.so`.
+pub fn lookalike(dir: &Path) -> Result<PathBuf, String> {
+    let args = "run --quiet --locked -p nrtucode-lookalike -- --library full --build --out";
+    status(cargo(args).arg(dir).stdout(Stdio::null()))?;
+    Ok(dir.join("libnrtucode_internal.so"))
 }
 
-/// Builds the full look-alike of the vendor library into `work/la` and carves it with the
-/// workspace's CLI into `work/blobs`; returns the blob directory.
+/// Builds the look-alike ([`lookalike`]) into `work/la` and carves it with the workspace's CLI
+/// into `work/blobs`; returns the blob directory.
 pub fn carved_lookalike(work: &Path) -> Result<PathBuf, String> {
-    let (la, blobs) = (work.join("la"), work.join("blobs"));
-    let la = path_str(&la)?;
-    run_quiet(
-        "nrtucode-lookalike",
-        &["--library", "full", "--out", la, "--build"],
-    )?;
-    let so = format!("{la}/libnrtucode_internal.so");
-    run_quiet("nrtucode-cli", &["carve", &so, "--out", path_str(&blobs)?])?;
+    let (so, blobs) = (lookalike(&work.join("la"))?, work.join("blobs"));
+    let mut carve = cargo("run --quiet -p nrtucode-cli -- carve");
+    status(carve.arg(so).arg("--out").arg(&blobs).stdout(Stdio::null()))?;
     Ok(blobs)
 }
 

@@ -7,12 +7,12 @@
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use crate::build;
+use crate::files;
 use crate::metadata::Metadata;
 
 /// The template's and its examples' target.
@@ -32,11 +32,7 @@ pub fn require(tool: &str, package: &str) -> Result<PathBuf, String> {
 
 /// `rustup target add TARGET`, quietly; a failure (no rustup, offline) shows in the build after.
 pub fn rustup_target(target: &str) {
-    let _ = Command::new("rustup")
-        .args(["target", "add", target])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    build::quietly(&mut build::cmd("rustup", &format!("target add {target}")));
 }
 
 /// The workspace's release build of host tools (`cargo build --quiet --release --locked -p …`):
@@ -73,11 +69,6 @@ impl Separate {
     /// `examples/bare-metal`, into `TARGET/bare-metal` (what its `.cargo/config.toml` names).
     pub fn template(meta: &Metadata) -> Self {
         Self::new(meta, "examples/bare-metal", "bare-metal")
-    }
-
-    /// `examples/riscv-virt`, into `TARGET/riscv-virt`.
-    pub fn riscv(meta: &Metadata) -> Self {
-        Self::new(meta, "examples/riscv-virt", "riscv-virt")
     }
 
     /// The workspace at `dir` (relative to the root) into `TARGET/target`.
@@ -129,15 +120,6 @@ pub fn sha2_backends<'a>(meta: &Metadata) -> [Backend<'a>; 2] {
             vec![("RUSTFLAGS", OsStr::new(UNROLLED_FLAGS))],
         ),
     ]
-}
-
-/// How a QEMU run ended and what it wrote: the exit status (the program's, through semihosting;
-/// 124 when it timed out and was killed), its standard output (defmt frames, or the RISC-V
-/// loader's text) and, counted ([`boot`]), the instructions of each marked stretch.
-pub struct Boot {
-    pub status: i32,
-    pub stdout: Vec<u8>,
-    pub counts: Vec<u64>,
 }
 
 /// QEMU's mps2-an386 (Cortex-M4) with semihosting, booting `elf`.
@@ -242,122 +224,55 @@ pub fn count_blocks(log: impl BufRead) -> std::io::Result<Vec<u64>> {
 /// QEMU's log options for [`count_blocks`] (on standard error, without `-D`).
 pub const COUNTING: [&str; 2] = ["-d", "in_asm,exec,nochain"];
 
-/// Runs `command` (a QEMU invocation) for at most `timeout`, its standard output captured;
-/// `counted`, with the [`COUNTING`] log on its standard error, read by [`count_blocks`] as it
-/// comes.
-pub fn boot(command: &mut Command, timeout: Duration, counted: bool) -> Result<Boot, String> {
+/// Runs `command` (a QEMU invocation) under `timeout SECONDS` (exit status 124: it ran out and
+/// was killed); `counted`, with the [`COUNTING`] log on its standard error, read by
+/// [`count_blocks`] as it comes. Its standard output (defmt frames, or the RISC-V loader's text)
+/// goes to `log`, or with a `decoder` (nrtucode-defmt) to `LOG.defmt`, decoded against `elf`
+/// into `log` (the decoder's standard output and error, as `2>&1`). Returns the exit status (the
+/// program's, through semihosting), the log and the instructions of each marked stretch.
+pub fn boot(
+    command: &Command,
+    seconds: u64,
+    counted: bool,
+    (log, decoder): (&Path, Option<(&Path, &Path)>),
+) -> Result<(i32, String, Vec<u64>), String> {
+    let mut timed = build::cmd("timeout", &format!("--kill-after 5 {seconds}"));
+    timed.arg(command.get_program()).args(command.get_args());
     if counted {
-        command.args(COUNTING).stderr(Stdio::piped());
+        timed.args(COUNTING).stderr(Stdio::piped());
     }
-    let shown = format!("{command:?}");
-    command.stdin(Stdio::null()).stdout(Stdio::piped());
-    let mut child = command
+    let shown = format!("{timed:?}");
+    let out = decoder.map_or(log.to_path_buf(), |_| log.with_extension("defmt"));
+    timed.stdin(Stdio::null()).stdout(files::output(&out)?.0);
+    let mut child = timed
         .spawn()
         .map_err(|e| format!("cannot run {shown}: {e}"))?;
-    let mut out = child.stdout.take().ok_or("no stdout pipe")?;
-    let reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        out.read_to_end(&mut bytes).map(|_| bytes)
-    });
-    let counter = (child.stderr.take()).map(|err| {
-        std::thread::spawn(move || count_blocks(BufReader::with_capacity(1 << 20, err)))
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status.code().unwrap_or(-1),
-            Ok(None) if started.elapsed() >= timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break 124;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Err(format!("waiting for {shown}: {e}")),
-        }
-    };
-    let stdout = reader
-        .join()
-        .map_err(|_| "the reader thread panicked")?
-        .map_err(|e| format!("reading the output of {shown}: {e}"))?;
-    let counts = match counter {
-        Some(counter) => counter
-            .join()
-            .map_err(|_| "the counter thread panicked")?
-            .map_err(|e| format!("reading the log of {shown}: {e}"))?,
-        None => Vec::new(),
-    };
-    Ok(Boot {
-        status,
-        stdout,
-        counts,
-    })
-}
-
-/// Decodes the defmt `frames` of `elf` with `decoder` (nrtucode-defmt) into `log` (its standard
-/// output and error, as `2>&1`) and returns the text.
-pub fn decode(decoder: &Path, elf: &Path, frames: &[u8], log: &Path) -> Result<String, String> {
-    let (file, err) = crate::files::output(log)?;
-    let mut child = Command::new(decoder)
-        .arg("-e")
-        .arg(elf)
-        .stdin(Stdio::piped())
-        .stdout(file)
-        .stderr(err)
-        .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", decoder.display()))?;
-    let mut stdin = child.stdin.take().ok_or("no stdin pipe")?;
-    let frames = frames.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&frames));
+    let counts =
+        (child.stderr.take()).map(|err| count_blocks(BufReader::with_capacity(1 << 20, err)));
     let status = child
         .wait()
-        .map_err(|e| format!("waiting for {}: {e}", decoder.display()))?;
-    // A decoder that stops reading early shows in its exit status, not as a broken pipe here.
-    let _ = writer.join();
-    let text = crate::files::read_text(log)?;
-    if status.success() {
-        Ok(text)
-    } else {
-        Err(format!(
-            "nrtucode-defmt could not decode the log of {} ({status}): {}",
+        .map_err(|e| format!("waiting for {shown}: {e}"))?;
+    let counts = (counts.transpose()).map_err(|e| format!("reading the log of {shown}: {e}"))?;
+    let status = status.code().unwrap_or(-1);
+    let Some((decoder, elf)) = decoder else {
+        let text = String::from_utf8_lossy(&files::read(log)?).into_owned();
+        return Ok((status, text, counts.unwrap_or_default()));
+    };
+    let (file, err) = files::output(log)?;
+    let mut decode = Command::new(decoder);
+    decode.arg("-e").arg(elf).stdout(file).stderr(err);
+    let frames =
+        std::fs::File::open(&out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+    let decoded = decode.stdin(frames).status();
+    let text = files::read_text(log)?;
+    match decoded {
+        Ok(s) if s.success() => Ok((status, text, counts.unwrap_or_default())),
+        _ => Err(format!(
+            "nrtucode-defmt could not decode the log of {} ({decoded:?}): {}",
             elf.display(),
             text.trim()
-        ))
+        )),
     }
-}
-
-/// Prints `log` with each line prefixed `    [NAME] `, then its exit status.
-pub fn show(name: &str, log: &str, status: i32) {
-    for line in log.lines() {
-        println!("    [{name}] {line}");
-    }
-    println!("    [{name}] exit status {status}");
-}
-
-/// The lines of `log` containing `pattern` (`grep -c`).
-pub fn count(log: &str, pattern: &str) -> usize {
-    log.lines().filter(|l| l.contains(pattern)).count()
-}
-
-/// Whether `text` holds each of `parts`, in this order (each after the end of the one before).
-pub fn in_order<S: AsRef<str>>(text: &str, parts: &[S]) -> bool {
-    let mut rest = text;
-    parts.iter().all(|p| match rest.find(p.as_ref()) {
-        Some(at) => {
-            rest = &rest[at + p.as_ref().len()..];
-            true
-        }
-        None => false,
-    })
-}
-
-/// Whether a line of `log` holds `parts` in this order (`grep -q 'A.*B.*C'`).
-pub fn has<S: AsRef<str>>(log: &str, parts: &[S]) -> bool {
-    log.lines().any(|line| in_order(line, parts))
-}
-
-/// Whether a line of `log` is `line` (`grep -qx`).
-pub fn has_line(log: &str, line: &str) -> bool {
-    log.lines().any(|l| l == line)
 }
 
 /// `n` with thousands separators (`1,234,567`), as the tables print counts and sizes.
@@ -423,20 +338,7 @@ mod tests {
     }
 
     #[test]
-    fn log_queries_match_as_grep_does() {
-        let log = "INFO  partition at 0x21000000: 9 bytes, class full, signature ok\nERROR x\n";
-        assert!(has(
-            log,
-            &[
-                "INFO  partition at 0x21000000: ",
-                " class full",
-                "signature ok"
-            ]
-        ));
-        assert!(!has(log, &["signature ok", "class full"]));
-        assert!(has_line(log, "ERROR x"));
-        assert!(!has_line(log, "ERROR"));
-        assert_eq!(count(log, "x"), 2);
+    fn thousands_are_separated_by_commas() {
         assert_eq!(commas(0), "0");
         assert_eq!(commas(999), "999");
         assert_eq!(commas(1000), "1,000");

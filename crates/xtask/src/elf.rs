@@ -1,29 +1,169 @@
-//! ELF files read with `object` (no `readelf` text): edit a template's external flash,
-//! compare what two builds put into flash, split a consumer's size into code, metadata and
-//! payload, list sections, PT_LOAD headers and symbols.
+//! ELF files read with `object` (no `readelf` text), each once ([`read`]: its sections, symbols
+//! and PT_LOAD headers), and what the tasks ask of them: the flash a board loads, a consumer's
+//! size split into code, metadata and payload, what two builds put into flash; and a template's
+//! external flash edited.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 use std::path::Path;
 
-use object::elf::{
-    PT_LOAD, SHF_ALLOC, SHF_EXECINSTR, SHF_WRITE, STT_FILE, STT_OBJECT, STT_SECTION,
-};
-use object::read::elf::{ElfFile, FileHeader, ProgramHeader};
-use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SectionKind, SymbolKind};
+use object::elf::{PT_LOAD, SHF_ALLOC, SHF_EXECINSTR, SHF_WRITE};
+use object::read::elf::{ElfFile, FileHeader, ProgramHeader, SectionHeader};
+use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind, SymbolSection};
 
 /// The template's external-flash section.
 const SECTION: &str = ".nrtucode_blobs";
 
-fn parse<'a>(path: &Path, data: &'a [u8]) -> Result<object::File<'a>, String> {
-    object::File::parse(data).map_err(|e| format!("{} is not an ELF file: {e}", path.display()))
+/// An ELF file as the tasks read it: its bytes, its named sections, its defined symbols (no
+/// section or file symbols), every PT_LOAD program header in file order (what `readelf -l`
+/// lists) and its GNU build ID in lower-case hex.
+pub struct Elf {
+    pub data: Vec<u8>,
+    pub sections: Vec<Section>,
+    pub symbols: Vec<Symbol>,
+    pub loads: Vec<Load>,
+    pub build_id: Option<String>,
 }
 
-/// An ELF section's `sh_flags` (0 for other formats).
-fn sh_flags(s: &object::Section) -> u64 {
-    match s.flags() {
-        SectionFlags::Elf { sh_flags, .. } => sh_flags.0,
-        _ => 0,
+/// One section of an ELF (what `readelf -S` lists, without the null section): its name,
+/// address, size in memory, `sh_flags`, and the file bytes it holds (none: NOBITS, or past the
+/// end of the file).
+#[derive(Clone, Debug)]
+pub struct Section {
+    pub name: String,
+    pub addr: u64,
+    pub size: u64,
+    pub flags: u64,
+    pub bytes: Option<Range<usize>>,
+}
+
+/// One defined symbol: its name demangled as binutils' `nm -C` shows it (Rust's legacy and v0
+/// manglings, the legacy hash left out), its value (`addr`: a Thumb function's has bit 0 set),
+/// `st_size`, whether it is a function (`STT_FUNC`) or an `object` (`STT_OBJECT`), its section
+/// (an index into [`Elf::sections`]), and what `nm`'s letter would say of it: `code` in an
+/// allocated executable section (`t`/`T`), `rodata` in an allocated, read-only,
+/// non-executable one with file bytes (`r`/`R`); neither when weak.
+#[derive(Clone, Debug)]
+pub struct Symbol {
+    pub name: String,
+    pub addr: u64,
+    pub size: u64,
+    pub function: bool,
+    pub object: bool,
+    pub section: Option<usize>,
+    pub code: bool,
+    pub rodata: bool,
+}
+
+/// One PT_LOAD program header: what a programmer writes (`filesz` bytes, `bytes` of the file,
+/// at the load address `paddr`) and where it runs (`vaddr`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Load {
+    pub vaddr: u64,
+    pub paddr: u64,
+    pub filesz: u64,
+    pub bytes: Option<Range<usize>>,
+}
+
+impl Section {
+    /// Whether the section takes memory on the device (`SHF_ALLOC`).
+    pub fn alloc(&self) -> bool {
+        self.flags & SHF_ALLOC.0 != 0
     }
+
+    /// Whether binutils' `size` (Berkeley format) counts it as `text`: allocated, and code or
+    /// read-only.
+    fn text(&self) -> bool {
+        self.alloc() && (self.flags & SHF_EXECINSTR.0 != 0 || self.flags & SHF_WRITE.0 == 0)
+    }
+}
+
+/// Reads the ELF file at `path` (32- or 64-bit).
+pub fn read(path: &Path) -> Result<Elf, String> {
+    let data = crate::files::read(path)?;
+    let bad = |e| format!("{} is not a readable ELF file: {e}", path.display());
+    let parts = match object::File::parse(&*data).map_err(bad)? {
+        object::File::Elf32(file) => parts(&file),
+        object::File::Elf64(file) => parts(&file),
+        _ => return Err(format!("{} is not an ELF file", path.display())),
+    };
+    let (sections, symbols, loads, build_id) = parts.map_err(bad)?;
+    Ok(Elf {
+        data,
+        sections,
+        symbols,
+        loads,
+        build_id,
+    })
+}
+
+type Parts = (Vec<Section>, Vec<Symbol>, Vec<Load>, Option<String>);
+
+fn parts<E: FileHeader<Endian = object::Endianness>>(
+    file: &ElfFile<'_, E>,
+) -> object::Result<Parts> {
+    let (e, len) = (file.endian(), file.data().len());
+    // `offset + size` as a range of the file, if it lies inside it.
+    let range = |offset: u64, size: u64| {
+        let start = usize::try_from(offset).ok()?;
+        let end = start.checked_add(usize::try_from(size).ok()?)?;
+        (end <= len).then_some(start..end)
+    };
+    let (mut sections, mut at) = (Vec::new(), BTreeMap::new());
+    for s in file.sections() {
+        let name = s.name()?;
+        if !name.is_empty() {
+            at.insert(s.index().0, sections.len());
+            let stored = s
+                .file_range()
+                .filter(|_| s.kind() != SectionKind::UninitializedData);
+            sections.push(Section {
+                name: name.to_string(),
+                addr: s.address(),
+                size: s.size(),
+                flags: s.elf_section_header().sh_flags(e).0,
+                bytes: stored.and_then(|(offset, size)| range(offset, size)),
+            });
+        }
+    }
+    let mut symbols = Vec::new();
+    for s in file.symbols() {
+        let raw = s.name().unwrap_or("");
+        if s.is_undefined()
+            || matches!(s.kind(), SymbolKind::Section | SymbolKind::File)
+            || raw.is_empty()
+        {
+            continue;
+        }
+        let section = match s.section() {
+            SymbolSection::Section(i) => at.get(&i.0).copied(),
+            _ => None,
+        };
+        let home = section.filter(|_| !s.is_weak()).map(|i| &sections[i]);
+        let flags = home.map_or(0, |h| h.flags);
+        let code = flags & SHF_ALLOC.0 != 0 && flags & SHF_EXECINSTR.0 != 0;
+        let stored = home.is_some_and(|h| h.bytes.is_some());
+        symbols.push(Symbol {
+            name: format!("{:#}", rustc_demangle::demangle(raw)),
+            addr: s.address(),
+            size: s.size(),
+            function: s.kind() == SymbolKind::Text,
+            object: s.kind() == SymbolKind::Data,
+            section,
+            code,
+            rodata: flags & SHF_ALLOC.0 != 0 && !code && stored && flags & SHF_WRITE.0 == 0,
+        });
+    }
+    let headers = file.elf_program_headers().iter();
+    let loads = headers.filter(|p| p.p_type(e) == PT_LOAD).map(|p| Load {
+        vaddr: p.p_vaddr(e).into(),
+        paddr: p.p_paddr(e).into(),
+        filesz: p.p_filesz(e).into(),
+        bytes: range(p.p_offset(e).into(), p.p_filesz(e).into()),
+    });
+    let build_id = file.build_id().ok().flatten().filter(|id| !id.is_empty());
+    let build_id = build_id.map(nrtucode_facts::hex::lower_hex);
+    Ok((sections, symbols, loads.collect(), build_id))
 }
 
 /// (name, middle load address) of the first image a boot log says was verified
@@ -52,21 +192,50 @@ fn first_verified(log: &str) -> Option<(String, u64)> {
     })
 }
 
+impl Elf {
+    /// The first section named `name`.
+    pub fn section(&self, name: &str) -> Option<&Section> {
+        self.sections.iter().find(|s| s.name == name)
+    }
+
+    /// The bytes the PT_LOAD segments write below `limit` (by load address): what a board's
+    /// internal flash holds when external flash or RAM starts at `limit`.
+    pub fn loaded_below(&self, limit: u64) -> u64 {
+        let below = self.loads.iter().filter(|l| l.paddr < limit);
+        below.map(|l| l.filesz).sum()
+    }
+
+    /// The `text` column of binutils' `size FILE` (Berkeley format).
+    pub fn text_size(&self) -> u64 {
+        let text = self.sections.iter().filter(|s| s.text());
+        text.map(|s| s.size).sum()
+    }
+
+    /// (load address, bytes) of every PT_LOAD segment with file bytes.
+    fn loadable(&self) -> Result<Vec<(u64, &[u8])>, String> {
+        let loads = self.loads.iter().filter(|l| l.filesz != 0);
+        let bytes = |l: &Load| Some((l.paddr, &self.data[l.bytes.clone()?]));
+        (loads.map(bytes).collect::<Option<_>>())
+            .ok_or_else(|| "a segment runs past the end".into())
+    }
+
+    /// Each stored section's bytes by name (the first of a name).
+    fn stored(&self) -> BTreeMap<&str, &[u8]> {
+        let stored = self.sections.iter().rev();
+        let bytes = stored.filter_map(|s| Some((s.name.as_str(), s.bytes.clone()?)));
+        bytes.map(|(name, at)| (name, &self.data[at])).collect()
+    }
+}
+
 /// The bytes of `input`, the file range of its `.nrtucode_blobs` and that section's address.
-fn blobs_section(input: &Path) -> Result<(Vec<u8>, std::ops::Range<usize>, u64), String> {
-    let data = crate::files::read(input)?;
-    let file = parse(input, &data)?;
-    let section = (file.section_by_name(SECTION))
-        .filter(|s| s.kind() != SectionKind::UninitializedData)
-        .ok_or_else(|| format!("{} has no PROGBITS section {SECTION}", input.display()))?;
-    let (offset, size) = (section.file_range())
-        .ok_or_else(|| format!("{SECTION} of {} has no file bytes", input.display()))?;
-    let addr = section.address();
-    let range = usize::try_from(offset).ok().zip(usize::try_from(size).ok());
-    let range = (range.and_then(|(o, n)| Some(o..o.checked_add(n)?)))
-        .filter(|r| r.end <= data.len())
-        .ok_or_else(|| format!("{SECTION} runs past the end of {}", input.display()))?;
-    Ok((data, range, addr))
+fn blobs_section(input: &Path) -> Result<(Vec<u8>, Range<usize>, u64), String> {
+    let elf = read(input)?;
+    let section = (elf.section(SECTION))
+        .ok_or_else(|| format!("{} has no section {SECTION}", input.display()))?;
+    let range = (section.bytes.clone())
+        .ok_or_else(|| format!("{SECTION} of {} has no bytes in the file", input.display()))?;
+    let addr = section.addr;
+    Ok((elf.data, range, addr))
 }
 
 /// Writes `output`: `input` with the middle byte of the first image `log` says was verified
@@ -96,47 +265,30 @@ pub fn erase(input: &Path, output: &Path) -> Result<(), String> {
     crate::files::write(output, &data)
 }
 
-/// (load address, file size, bytes) of every PT_LOAD segment with file bytes.
-fn loadable(path: &Path, data: &[u8]) -> Result<Vec<(u64, u64, Vec<u8>)>, String> {
-    let loads = loads_in(path, data)?;
-    let loads = loads.into_iter().filter(|l| l.filesz != 0);
-    loads
-        .map(|l| {
-            let range = usize::try_from(l.offset)
-                .ok()
-                .zip(usize::try_from(l.filesz).ok());
-            let bytes = range.and_then(|(o, n)| data.get(o..o.checked_add(n)?));
-            let bytes = bytes
-                .ok_or_else(|| format!("a segment of {} runs past its end", path.display()))?;
-            Ok((l.paddr, l.filesz, bytes.to_vec()))
-        })
-        .collect()
-}
-
 /// Compares what builds `a` and `b` put into flash: `Ok` when the loadable segments are identical.
 /// Also says whether the whole ELFs are, and else which stored sections differ.
 pub fn segments(a: &Path, b: &Path) -> Result<(), String> {
-    let (data_a, data_b) = (crate::files::read(a)?, crate::files::read(b)?);
-    let (seg_a, seg_b) = (loadable(a, &data_a)?, loadable(b, &data_b)?);
-    let list = |s: &[(u64, u64, Vec<u8>)]| {
-        let shown: Vec<String> = s
-            .iter()
-            .map(|s| format!("{:#010x}+{:#x}", s.0, s.1))
+    let (elf_a, elf_b) = (read(a)?, read(b)?);
+    let seg_a = (elf_a.loadable()).map_err(|e| format!("{}: {e}", a.display()))?;
+    let seg_b = (elf_b.loadable()).map_err(|e| format!("{}: {e}", b.display()))?;
+    let list = |s: &[(u64, &[u8])]| {
+        let shown: Vec<String> = (s.iter())
+            .map(|(at, x)| format!("{at:#010x}+{:#x}", x.len()))
             .collect();
         shown.join(", ")
     };
-    let shape = |s: &[(u64, u64, Vec<u8>)]| s.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>();
-    let differ: Vec<String> = if shape(&seg_a) != shape(&seg_b) {
+    let same_shape = seg_a.len() == seg_b.len()
+        && (seg_a.iter().zip(&seg_b)).all(|(x, y)| x.0 == y.0 && x.1.len() == y.1.len());
+    let differ: Vec<String> = if !same_shape {
         let (a, b) = (list(&seg_a), list(&seg_b));
         vec![format!(
             "loadable segments differ in address or size:\n  A: {a}\n  B: {b}"
         )]
     } else {
         let pairs = seg_a.iter().zip(&seg_b);
-        let differ = pairs.filter_map(|((addr, size, x), (_, _, y))| {
-            let first = x.iter().zip(y).position(|(p, q)| p != q)?;
-            let n = x.iter().zip(y).filter(|(p, q)| p != q).count();
-            let at = addr + first as u64;
+        let differ = pairs.filter_map(|((addr, x), (_, y))| {
+            let bytes: Vec<usize> = (0..x.len()).filter(|&i| x[i] != y[i]).collect();
+            let (size, n, at) = (x.len(), bytes.len(), addr + *bytes.first()? as u64);
             Some(format!(
                 "segment at {addr:#010x} ({size} B): {n} bytes differ, first at {at:#010x}"
             ))
@@ -147,34 +299,21 @@ pub fn segments(a: &Path, b: &Path) -> Result<(), String> {
         println!("{line}");
     }
     if differ.is_empty() {
-        let total: u64 = seg_a.iter().map(|s| s.1).sum();
+        let total: usize = seg_a.iter().map(|s| s.1.len()).sum();
         let n = seg_a.len();
         println!(
             "loadable segments identical: {n} segments, {total} bytes {}",
             list(&seg_a)
         );
     }
-    if data_a == data_b {
+    if elf_a.data == elf_b.data {
         println!("whole ELF identical");
     } else {
-        // Each stored section's bytes by name (the first of a name).
-        let stored = |path: &Path, data: &[u8]| -> Result<BTreeMap<String, Vec<u8>>, String> {
-            let file = parse(path, data)?;
-            let sections = file.sections().collect::<Vec<_>>();
-            let stored = sections
-                .iter()
-                .rev()
-                .filter(|s| s.kind() != SectionKind::UninitializedData);
-            Ok(stored
-                .filter_map(|s| Some((s.name().ok()?.to_string(), s.data().ok()?.to_vec())))
-                .collect())
-        };
-        let (sec_a, sec_b) = (stored(a, &data_a)?, stored(b, &data_b)?);
-        let names: BTreeSet<&String> = sec_a.keys().chain(sec_b.keys()).collect();
+        let (sec_a, sec_b) = (elf_a.stored(), elf_b.stored());
+        let names: BTreeSet<&str> = sec_a.keys().chain(sec_b.keys()).copied().collect();
         let names: Vec<&str> = names
             .into_iter()
-            .filter(|n| sec_a.get(*n) != sec_b.get(*n))
-            .map(String::as_str)
+            .filter(|n| sec_a.get(n) != sec_b.get(n))
             .collect();
         println!("whole ELF differs (not loaded) in: {}", names.join(", "));
     }
@@ -197,9 +336,9 @@ fn union(mut ranges: Vec<(u64, u64)>) -> u64 {
     total
 }
 
-/// How a thumbv7em consumer's flash splits ([`size_of`]), in bytes: every allocated section
-/// (`alloc`), `code`, the panic machinery's functions (`panic`), `payload` (of `blobs` statics),
-/// `metadata`; and (bytes, name) of every function in `.text*`, largest first.
+/// How a thumbv7em consumer's flash splits ([`Elf::size_report`]), in bytes: every allocated
+/// section (`alloc`), `code`, the panic machinery's functions (`panic`), `payload` (of `blobs`
+/// statics), `metadata`; and (bytes, name) of every function in `.text*`, largest first.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SizeReport {
     pub label: String,
@@ -212,252 +351,78 @@ pub struct SizeReport {
     pub functions: Vec<(u64, String)>,
 }
 
-/// Splits the thumbv7em consumer ELF at `path` into code, metadata and payload.
-///
-/// Payload = the union of the `BLOB_*` statics (one per distinct blob, from build.rs); metadata
-/// = every other byte of allocated .rodata/.data (the const tables, their anonymous
-/// allocations, alignment padding); code = .text minus the consumer's own `_start`.
-pub fn size_of(path: &Path, label: &str) -> Result<SizeReport, String> {
-    let data = crate::files::read(path)?;
-    let file = parse(path, &data)?;
-    let (mut alloc, mut data_bytes, mut text) = (0, 0, 0);
-    let (mut data_secs, mut text_secs) = (Vec::new(), Vec::new());
-    for s in file.sections() {
-        let name = s.name().unwrap_or("");
-        if sh_flags(&s) & SHF_ALLOC.0 != 0 {
-            alloc += s.size();
-            if name.starts_with(".rodata") || name.starts_with(".data") {
-                data_secs.push(s.index());
-                data_bytes += s.size();
-            }
-        }
-        if name.starts_with(".text") {
-            text_secs.push(s.index());
-            text += s.size();
-        }
-    }
-    let (mut blobs, mut functions) = (Vec::new(), Vec::new());
-    let (mut harness, mut panic) = (0, 0);
-    for sym in file.symbols() {
-        let name = sym.name().unwrap_or("");
-        let sec = sym.section_index();
-        if sec.is_some_and(|i| data_secs.contains(&i)) && name.contains("BLOB_") {
-            blobs.push((sym.address(), sym.address() + sym.size()));
-        }
-        if sym.kind() == SymbolKind::Text {
-            if name == "_start" {
-                harness += sym.size();
-            }
-            if name.contains("panic") || name.contains("rust_begin_unwind") {
-                panic += sym.size();
-            }
-            if sec.is_some_and(|i| text_secs.contains(&i)) {
-                functions.push((sym.size(), name.to_string()));
-            }
-        }
-    }
-    functions.sort_by(|a, b| b.cmp(a));
-    let (count, payload) = (blobs.len(), union(blobs));
-    Ok(SizeReport {
-        label: label.to_string(),
-        alloc,
-        code: text.saturating_sub(harness),
-        panic,
-        payload,
-        blobs: count,
-        metadata: data_bytes.saturating_sub(payload),
-        functions,
-    })
-}
-
-/// One PT_LOAD program header: what a programmer writes (`filesz` bytes from file `offset` at
-/// the load address `paddr`) and where it runs (`vaddr`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Load {
-    pub vaddr: u64,
-    pub paddr: u64,
-    pub filesz: u64,
-    pub offset: u64,
-}
-
-fn loads_of<Elf: FileHeader<Endian = object::Endianness>>(
-    data: &[u8],
-) -> object::Result<Vec<Load>> {
-    let file = ElfFile::<Elf>::parse(data)?;
-    let e = file.endian();
-    let loads = file
-        .elf_program_headers()
-        .iter()
-        .filter(|p| p.p_type(e) == PT_LOAD);
-    Ok(loads
-        .map(|p| Load {
-            vaddr: p.p_vaddr(e).into(),
-            paddr: p.p_paddr(e).into(),
-            filesz: p.p_filesz(e).into(),
-            offset: p.p_offset(e).into(),
-        })
-        .collect())
-}
-
-/// Every PT_LOAD program header of the ELF `path`, in file order (what `readelf -l` lists).
-pub fn loads(path: &Path) -> Result<Vec<Load>, String> {
-    loads_in(path, &crate::files::read(path)?)
-}
-
-fn loads_in(path: &Path, data: &[u8]) -> Result<Vec<Load>, String> {
-    match object::FileKind::parse(data) {
-        Ok(object::FileKind::Elf32) => loads_of::<object::elf::FileHeader32<_>>(data),
-        Ok(object::FileKind::Elf64) => loads_of::<object::elf::FileHeader64<_>>(data),
-        _ => return Err(format!("{} is not an ELF file", path.display())),
-    }
-    .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// The bytes the PT_LOAD segments of `path` write below `limit` (by load address): what a
-/// board's internal flash holds when external flash or RAM starts at `limit`.
-pub fn loaded_below(path: &Path, limit: u64) -> Result<u64, String> {
-    Ok(loads(path)?
-        .iter()
-        .filter(|l| l.paddr < limit)
-        .map(|l| l.filesz)
-        .sum())
-}
-
-/// One section of an ELF: its name, address, size in memory and whether it takes memory on the
-/// device (`SHF_ALLOC`).
-#[derive(Clone, Debug)]
-pub struct Section {
-    pub name: String,
-    pub addr: u64,
-    pub size: u64,
-    pub alloc: bool,
-}
-
-/// The sections of the ELF `path` (what `readelf -S` lists, without the null section).
-pub fn sections(path: &Path) -> Result<Vec<Section>, String> {
-    let data = crate::files::read(path)?;
-    let file = parse(path, &data)?;
-    let named = file
-        .sections()
-        .filter(|s| s.name().is_ok_and(|n| !n.is_empty()));
-    Ok(named
-        .map(|s| Section {
-            name: s.name().unwrap_or("").to_string(),
-            addr: s.address(),
-            size: s.size(),
-            alloc: sh_flags(&s) & SHF_ALLOC.0 != 0,
-        })
-        .collect())
-}
-
-/// One defined symbol of an ELF's symbol table ([`symbols`]: the name demangled), its value
-/// (`addr`: a Thumb function's has bit 0 set) and `st_size`, and what `nm`'s letter would say
-/// of it: `object` is `STT_OBJECT`, `code` in an allocated executable section (`t`/`T`),
-/// `rodata` in an allocated, read-only, non-executable one with file bytes (`r`/`R`); neither
-/// when weak.
-#[derive(Clone, Debug)]
-pub struct Symbol {
-    pub name: String,
-    pub addr: u64,
-    pub size: u64,
-    pub object: bool,
-    pub code: bool,
-    pub rodata: bool,
-}
-
-/// The defined symbols of `path` (no section or file symbols), names demangled (Rust's legacy
-/// and v0 manglings); with `hash`, legacy names keep their `::h…` hash as the last path
-/// component, as LLVM's demangler shows them (without: as binutils' does).
-pub fn symbols(path: &Path, hash: bool) -> Result<Vec<Symbol>, String> {
-    let data = crate::files::read(path)?;
-    let file = parse(path, &data)?;
-    let mut out = Vec::new();
-    for sym in file.symbols() {
-        let object::SymbolFlags::Elf { st_info, .. } = sym.flags() else {
-            continue;
+impl Elf {
+    /// Splits a thumbv7em consumer into code, metadata and payload.
+    ///
+    /// Payload = the union of the `BLOB_*` statics (one per distinct blob, from build.rs);
+    /// metadata = every other byte of allocated .rodata/.data (the const tables, their anonymous
+    /// allocations, alignment padding); code = .text minus the consumer's own `_start`.
+    pub fn size_report(&self, label: &str) -> SizeReport {
+        let data: fn(&Section) -> bool =
+            |s| s.alloc() && (s.name.starts_with(".rodata") || s.name.starts_with(".data"));
+        let text: fn(&Section) -> bool = |s| s.name.starts_with(".text");
+        let sum = |keep: fn(&Section) -> bool| -> u64 {
+            self.sections
+                .iter()
+                .filter(|s| keep(s))
+                .map(|s| s.size)
+                .sum()
         };
-        let (st_type, raw) = (st_info.st_type(), sym.name().unwrap_or(""));
-        if sym.is_undefined() || st_type == STT_SECTION || st_type == STT_FILE || raw.is_empty() {
-            continue;
+        let in_section = |s: &Symbol, keep: fn(&Section) -> bool| {
+            s.section.is_some_and(|i| keep(&self.sections[i]))
+        };
+        let (mut blobs, mut functions) = (Vec::new(), Vec::new());
+        let (mut harness, mut panic) = (0, 0);
+        for sym in &self.symbols {
+            if in_section(sym, data) && sym.name.contains("BLOB_") {
+                blobs.push((sym.addr, sym.addr + sym.size));
+            }
+            if sym.function {
+                if sym.name == "_start" {
+                    harness += sym.size;
+                }
+                if sym.name.contains("panic") || sym.name.contains("rust_begin_unwind") {
+                    panic += sym.size;
+                }
+                if in_section(sym, text) {
+                    functions.push((sym.size, sym.name.clone()));
+                }
+            }
         }
-        let demangled = rustc_demangle::demangle(raw);
-        let name = if hash {
-            format!("{demangled}")
-        } else {
-            format!("{demangled:#}")
-        };
-        let section = match sym.section() {
-            object::SymbolSection::Section(i) if !sym.is_weak() => file.section_by_index(i).ok(),
-            _ => None,
-        };
-        let flags = section.as_ref().map_or(0, sh_flags);
-        let alloc = flags & SHF_ALLOC.0 != 0;
-        let code = alloc && flags & SHF_EXECINSTR.0 != 0;
-        let nobits = section.is_some_and(|s| s.kind() == SectionKind::UninitializedData);
-        let rodata = alloc && !code && !nobits && flags & SHF_WRITE.0 == 0;
-        let (addr, size, object) = (sym.address(), sym.size(), st_type == STT_OBJECT);
-        out.push(Symbol {
-            name,
-            addr,
-            size,
-            object,
-            code,
-            rodata,
-        });
-    }
-    Ok(out)
-}
-
-/// The functions and statics of `path` that rustc orders by their crate hashes: the names (hash
-/// left out) held by more than one allocated symbol. rustc lays out the items of a codegen unit
-/// sorted by symbol name, and a legacy-mangled name is its path then a hash of the instance,
-/// built from the crates' `-C metadata`; two items of one path (one generic function
-/// instantiated twice, say `defmt::export::fmt::<A>` and `::<B>`) are ordered by those hashes
-/// alone, and cargo's hash of a path dependency outside the workspace is its absolute path.
-/// Empty: every item has a path of its own, and the layout does not depend on the hashes.
-pub fn ordered_by_hash(path: &Path) -> Result<Vec<String>, String> {
-    let mut seen = BTreeMap::<String, usize>::new();
-    for sym in symbols(path, false)? {
-        // ARM mapping symbols ($t, $d) and assembler locals are not items.
-        if (sym.code || sym.object) && !sym.name.starts_with(['$', '.']) {
-            *seen.entry(sym.name).or_default() += 1;
+        functions.sort_by(|a, b| b.cmp(a));
+        let (count, payload) = (blobs.len(), union(blobs));
+        SizeReport {
+            label: label.to_string(),
+            alloc: sum(Section::alloc),
+            code: sum(text).saturating_sub(harness),
+            panic,
+            payload,
+            blobs: count,
+            metadata: sum(data).saturating_sub(payload),
+            functions,
         }
     }
-    Ok(seen
-        .into_iter()
-        .filter(|(_, n)| *n > 1)
-        .map(|(name, n)| format!("{name} ({n} symbols)"))
-        .collect())
-}
 
-/// The GNU build ID of the ELF file at `path`, in lower-case hex.
-pub fn gnu_build_id(path: &Path) -> Result<String, String> {
-    let data = crate::files::read(path)?;
-    let file = parse(path, &data)?;
-    match file.build_id() {
-        Ok(Some(id)) if !id.is_empty() => Ok(nrtucode_facts::hex::lower_hex(id)),
-        Ok(_) => Err(format!("{} has no GNU build ID", path.display())),
-        Err(e) => Err(format!("{}: its build ID note: {e}", path.display())),
+    /// The functions and statics that rustc orders by their crate hashes: the names (hash left
+    /// out) held by more than one allocated symbol. rustc lays out the items of a codegen unit
+    /// sorted by symbol name, and a legacy-mangled name is its path then a hash of the instance,
+    /// built from the crates' `-C metadata`; two items of one path (one generic function
+    /// instantiated twice, say `defmt::export::fmt::<A>` and `::<B>`) are ordered by those hashes
+    /// alone, and cargo's hash of a path dependency outside the workspace is its absolute path.
+    /// Empty: every item has a path of its own, and the layout does not depend on the hashes.
+    pub fn ordered_by_hash(&self) -> Vec<String> {
+        let mut seen = BTreeMap::<&str, usize>::new();
+        for sym in &self.symbols {
+            // ARM mapping symbols ($t, $d) and assembler locals are not items.
+            if (sym.code || sym.object) && !sym.name.starts_with(['$', '.']) {
+                *seen.entry(&sym.name).or_default() += 1;
+            }
+        }
+        let shared = seen.into_iter().filter(|(_, n)| *n > 1);
+        shared
+            .map(|(name, n)| format!("{name} ({n} symbols)"))
+            .collect()
     }
-}
-
-/// The `text` column of binutils' `size` (Berkeley format): the bytes of every allocated
-/// section that is code or read-only (`(sh_flags, size)` per section).
-pub fn berkeley_text(sections: impl IntoIterator<Item = (u64, u64)>) -> u64 {
-    let (alloc, write, exec) = (SHF_ALLOC.0, SHF_WRITE.0, SHF_EXECINSTR.0);
-    let text = sections
-        .into_iter()
-        .filter(|(f, _)| f & alloc != 0 && (f & exec != 0 || f & write == 0));
-    text.map(|(_, size)| size).sum()
-}
-
-/// The `text` column `size FILE` prints for the ELF at `path`.
-pub fn text_size(path: &Path) -> Result<u64, String> {
-    let data = crate::files::read(path)?;
-    let file = parse(path, &data)?;
-    Ok(berkeley_text(
-        file.sections().map(|s| (sh_flags(&s), s.size())),
-    ))
 }
 
 #[cfg(test)]
@@ -470,47 +435,27 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn the_symbols_sections_and_loads_of_this_test_binary() {
-        let me = std::env::current_exe().unwrap();
+        let me = read(&std::env::current_exe().unwrap()).unwrap();
         assert_eq!(std::hint::black_box(&MARKER)[0], b'x');
-        let symbols = symbols(&me, false).unwrap();
-        let this = (symbols.iter())
+        let this = (me.symbols.iter())
             .find(|s| {
                 s.name
                     .ends_with("tests::the_symbols_sections_and_loads_of_this_test_binary")
             })
             .expect("this test's function");
-        assert!(this.code && this.size > 0 && !this.object && !this.rodata);
-        let marker = symbols
-            .iter()
+        assert!(this.code && this.function && this.size > 0 && !this.object && !this.rodata);
+        let marker = (me.symbols.iter())
             .find(|s| s.name == "xtask::elf::tests::MARKER")
             .expect("the marker static");
         assert!(marker.rodata && !marker.code && marker.object && marker.size == 32);
-        // With the hash, a legacy name keeps `::h…` as its last component.
-        let hashed = symbols_with_hash(&me);
-        assert!(
-            hashed
-                .iter()
-                .any(|n| n.starts_with("xtask::elf::tests::MARKER::h"))
-        );
-        let sections = sections(&me).unwrap();
-        assert!(
-            sections
-                .iter()
-                .any(|s| s.name == ".text" && s.alloc && s.size > 0)
-        );
-        assert!(sections.iter().any(|s| s.name == ".symtab" && !s.alloc));
-        let total: u64 = loads(&me).unwrap().iter().map(|l| l.filesz).sum();
+        let text = me.section(".text").expect(".text");
+        assert!(text.alloc() && text.size > 0 && text.bytes.is_some());
+        assert!(me.section(".symtab").is_some_and(|s| !s.alloc()));
+        let total: u64 = me.loads.iter().map(|l| l.filesz).sum();
         assert!(total > 0);
-        assert_eq!(loaded_below(&me, u64::MAX).unwrap(), total);
-        assert_eq!(loaded_below(&me, 0).unwrap(), 0);
-    }
-
-    fn symbols_with_hash(path: &Path) -> Vec<String> {
-        symbols(path, true)
-            .unwrap()
-            .into_iter()
-            .map(|s| s.name)
-            .collect()
+        assert_eq!(me.loaded_below(u64::MAX), total);
+        assert_eq!(me.loaded_below(0), 0);
+        assert!(me.text_size() >= text.size);
     }
 
     #[test]
@@ -531,16 +476,23 @@ mod tests {
     }
 
     #[test]
-    fn berkeley_text_counts_allocated_code_and_read_only_sections() {
+    fn size_counts_allocated_code_and_read_only_sections_as_text() {
         let (a, w, x) = (SHF_ALLOC.0, SHF_WRITE.0, SHF_EXECINSTR.0);
-        let sections = [
-            (a | x, 100),   // .text
-            (a, 20),        // .rodata, .ARM.exidx
-            (a | w, 4000),  // .data: size's data column
-            (0, 9000),      // .comment, .symtab: not loaded
-            (a | w | x, 3), // writable code still counts as text
-        ];
-        assert_eq!(berkeley_text(sections), 123);
+        let text = |flags| {
+            let name = String::new();
+            (Section {
+                name,
+                addr: 0,
+                size: 1,
+                flags,
+                bytes: None,
+            })
+            .text()
+        };
+        // .text, .rodata and .ARM.exidx, writable code: text; .data (size's data column),
+        // .comment and .symtab (not loaded): not.
+        assert!(text(a | x) && text(a) && text(a | w | x));
+        assert!(!text(a | w) && !text(0) && !text(x));
         assert_eq!(union(vec![(0, 10), (5, 15), (20, 30)]), 25);
     }
 }

@@ -108,7 +108,6 @@ fn forget_unpacked_packages(published: &[String], version: &str) -> Result<(), S
 fn check(meta: &Metadata, published: &[String], version: &str, work: &Path) -> Result<(), String> {
     let unpacked = work.join("unpacked");
     crate::files::create_dir(&unpacked)?;
-    let mut dirs = Vec::new();
     let mut patches = String::from("[patch.crates-io]\n");
     for name in published {
         let file = meta
@@ -131,7 +130,6 @@ fn check(meta: &Metadata, published: &[String], version: &str, work: &Path) -> R
             "{name} = {{ path = {} }}\n",
             build::toml_string(build::path_str(&dir)?)?
         ));
-        dirs.push(dir);
     }
 
     // A registry user's crates: the dependency is a version; [patch.crates-io] points it at the
@@ -198,13 +196,10 @@ fn check(meta: &Metadata, published: &[String], version: &str, work: &Path) -> R
         .arg("--path")
         .arg(unpacked.join(format!("nrtucode-cli-{version}")))
         .env("CARGO_TARGET_DIR", &meta.target_dir);
-    for (name, dir) in published.iter().zip(&dirs) {
-        install.arg("--config").arg(format!(
-            "patch.crates-io.{name}.path={}",
-            build::toml_string(build::path_str(dir)?)?
-        ));
-    }
-    status(&mut install)?;
+    // The same [patch.crates-io] table, as a configuration file.
+    let patch = work.join("patch.toml");
+    crate::files::write(&patch, &patches)?;
+    status(install.arg("--config").arg(&patch))?;
     let cli = root.join("bin").join("nrtucode");
     let cli_str = build::path_str(&cli)?;
     let cli_bytes = output_bytes(&mut cmd(cli_str, "resolve 7 IRAM --flavor perf -o -"))?;
@@ -212,14 +207,11 @@ fn check(meta: &Metadata, published: &[String], version: &str, work: &Path) -> R
     // The packaged carve library, through the packaged CLI: carve the look-alike of the
     // vendor's full library (built from the workspace; needs gcc) and check its blob directory.
     let lookalike = work.join("lookalike");
-    let lookalike_args =
-        "run --quiet --locked -p nrtucode-lookalike -- --library full --build --out";
-    build::stdout(build::cargo(lookalike_args).arg(&lookalike))?;
-    let carved = work.join("carved");
+    let (so, carved) = (build::lookalike(&lookalike)?, work.join("carved"));
     build::stdout(
         Command::new(&cli)
             .arg("carve")
-            .arg(lookalike.join("libnrtucode_internal.so"))
+            .arg(so)
             .arg("--out")
             .arg(&carved),
     )?;

@@ -5,8 +5,8 @@
 //! copy builds into its own `target/bare-metal`, as its `.cargo/config.toml` says), and requires
 //! that both put the same bytes into flash: every loadable segment, same load address, size and
 //! contents ([`crate::elf::segments`]), and that no two of its functions or statics share a path
-//! ([`crate::elf::ordered_by_hash`]): rustc orders those by crate hash, which is what makes the
-//! agreement hold for any two paths rather than these two. Also says whether the whole ELFs are identical (they are
+//! ([`crate::elf::Elf::ordered_by_hash`]): rustc orders those by crate hash, which is what makes
+//! the agreement hold for any two paths rather than these two. Also says whether the whole ELFs are identical (they are
 //! not: debug info holds the absolute source paths, the symbol table cargo's path-dependent crate
 //! hashes; see examples/bare-metal/README.md "Reproducible images").
 
@@ -15,14 +15,6 @@ use std::path::Path;
 use crate::build;
 use crate::device;
 use crate::metadata::Metadata;
-
-/// The paths `git ls-files -z` printed.
-pub fn nul_separated(out: &str) -> Vec<String> {
-    out.split('\0')
-        .filter(|p| !p.is_empty())
-        .map(str::to_string)
-        .collect()
-}
 
 /// Copies `files` (relative to `from`) into `to`, making their directories.
 fn copy_tree(from: &Path, files: &[String], to: &Path) -> Result<(), String> {
@@ -40,9 +32,10 @@ fn copy_tree(from: &Path, files: &[String], to: &Path) -> Result<(), String> {
 pub fn run(meta: &Metadata) -> Result<(), String> {
     device::rustup_target(device::THUMB);
     let git = "ls-files -z --cached --others --exclude-standard";
-    let files = nul_separated(&build::stdout(
-        build::cmd("git", git).current_dir(&meta.root),
-    )?);
+    let listed = build::stdout(build::cmd("git", git).current_dir(&meta.root))?;
+    let files: Vec<String> = (listed.split('\0').filter(|p| !p.is_empty()))
+        .map(str::to_string)
+        .collect();
     let work = build::scratch(meta, "reproducible")?;
     let mut elves = Vec::new();
     for dir in [work.join("a"), work.join("another/checkout")] {
@@ -63,7 +56,7 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     crate::elf::segments(&elves[0], &elves[1])?;
     // The two paths agreeing could be luck: items rustc orders by crate hash alone may happen to
     // keep their order. None such is the rule that makes the layout path-independent.
-    let by_hash = crate::elf::ordered_by_hash(&elves[0])?;
+    let by_hash = crate::elf::read(&elves[0])?.ordered_by_hash();
     if !by_hash.is_empty() {
         return Err(format!(
             "items laid out in the order of their path-dependent crate hashes (one path, several symbols): {}; \
@@ -75,15 +68,4 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     println!("no item ordered by crate hash: every function and static has a path of its own");
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn git_paths_are_split_at_nul() {
-        assert_eq!(nul_separated("a b\0c/d\0"), ["a b", "c/d"]);
-        assert!(nul_separated("").is_empty());
-    }
 }

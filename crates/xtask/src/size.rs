@@ -4,27 +4,28 @@
 //! - `core`: the resolvers in `tests/no_std` built with only the `NoEnv` image and
 //!   profiler-table entry points (`--no-default-features --features panic-loop`), then with its
 //!   `digest` entry points (what feature `digest` adds, with sha2's unrolled and compact
-//!   SHA-256), then with the carved look-alike's blobs. Each ELF is split by [`elf::size_of`]:
-//!   payload = the `BLOB_*` statics (distinct blobs), metadata = the rest of .rodata/.data,
+//!   SHA-256), then with the carved look-alike's blobs. Each ELF is split by
+//!   [`elf::Elf::size_report`]: payload = the `BLOB_*` statics (distinct blobs), metadata = the rest of .rodata/.data,
 //!   code = .text minus the consumer's `_start`. Then (unless `--no-build-cost`) the cost of
 //!   embedding the ~10 MB payload at build time. The tables of docs/performance.md ("Flash",
 //!   "Build cost") and docs/bare-metal.md (the cost of `digest`).
 //! - `partition`: reading a signed partition: three tiny no_std binaries built in a scratch
 //!   directory (panic = abort, a looping panic handler), measured as binutils' `size` counts
-//!   text ([`elf::text_size`]): `compact` (`ed25519_compact::PublicKey::verify` alone), `dalek`
-//!   (`ed25519_dalek::VerifyingKey::verify_strict` alone) and `reader` (nrtucode
+//!   text ([`elf::Elf::text_size`]): `compact` (`ed25519_compact::PublicKey::verify` alone),
+//!   `dalek` (`ed25519_dalek::VerifyingKey::verify_strict` alone) and `reader` (nrtucode
 //!   `--no-default-features --features partition`: parse, verify, the two resolvers,
 //!   `load_into`; no blob embedded), and for each whether the no-panic link (a panic handler
 //!   calling an undefined symbol) holds. docs/partition.md quotes the figures.
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use nrtucode_facts::facts::Getter;
 
 use crate::build::{self, path_str, status};
-use crate::device::THUMB;
+use crate::device::{Separate, THUMB};
 use crate::elf::{self, SizeReport};
 use crate::metadata::Metadata;
 
@@ -43,16 +44,11 @@ pub const CASES: [crate::Case<bool>; 2] = [
 const VENDOR_METADATA: u64 = 38 * 16 + 38 * 16 + 102 * 40 + 386 * 32;
 
 /// `cargo xtask size --what core [--no-build-cost]`.
+/// The scratch directory is left for a look on failure, as every task leaves it.
 fn core(meta: &Metadata, build_cost: &bool) -> Result<(), String> {
     crate::device::rustup_target(THUMB);
     crate::device::require("gcc", "gcc")?; // the look-alike
-    let work = build::scratch(meta, "size")?;
-    let result = measure(meta, &work, *build_cost);
-    let _ = std::fs::remove_dir_all(&work);
-    result
-}
-
-fn measure(meta: &Metadata, work: &Path, build_cost: bool) -> Result<(), String> {
+    let work = &build::scratch(meta, "size")?;
     eprintln!("building the look-alike and carving it...");
     // The workspace's own look-alike and CLI: a failure here is a failure of the report.
     let blobs = build::carved_lookalike(work)?;
@@ -84,41 +80,25 @@ fn measure(meta: &Metadata, work: &Path, build_cost: bool) -> Result<(), String>
     let mut rows = Vec::new();
     for (label, target_dir, features, blob_dir, more) in builds {
         eprintln!("building the consumer: {label}...");
-        let env: Vec<_> = [("NRTUCODE_BLOB_DIR", blob_dir)]
-            .into_iter()
-            .chain(more)
+        let env: Vec<_> = ([("NRTUCODE_BLOB_DIR", blob_dir)].into_iter().chain(more))
+            .map(|(name, value)| (name, OsStr::new(value)))
             .collect();
-        rows.push(consumer(meta, label, target_dir, features, &env)?);
+        let features = format!("panic-loop{features}");
+        let args = ["--no-default-features", "--features", &features];
+        let consumer = Separate::new(meta, "tests/no_std", target_dir);
+        let elf = consumer.build(&args, &env, "nopanic-check")?;
+        rows.push(elf::read(&elf)?.size_report(label));
     }
     let verify = rows.split_off(2);
 
     let vendor = vendor_payload(&nrtucode_facts::facts::getters());
     print!("{}", tables(&rows, vendor, &verify));
 
-    if build_cost {
+    if *build_cost {
         embedding_cost(meta, work)?;
     }
+    let _ = std::fs::remove_dir_all(work);
     Ok(())
-}
-
-/// Builds `tests/no_std` with `panic-loop` (and `features`) into `target_dir` under the target
-/// directory, with `env`, and splits the ELF cargo reports.
-fn consumer(
-    meta: &Metadata,
-    label: &str,
-    target_dir: &str,
-    features: &str,
-    env: &[(&str, &str)],
-) -> Result<SizeReport, String> {
-    let mut command = build::cargo(&format!(
-        "build --quiet --release --no-default-features --features panic-loop{features}"
-    ));
-    command
-        .current_dir(meta.root.join("tests/no_std"))
-        .arg("--target-dir")
-        .arg(meta.target_dir.join(target_dir));
-    let elf = build::executable(command.envs(env.iter().copied()), "nopanic-check")?;
-    elf::size_of(&elf, label)
 }
 
 /// (distinct blobs, their bytes) of the real getters the two resolvers reach: the facts'
@@ -294,13 +274,7 @@ fn check(key: &[u8; 32], bytes: &'static [u8]) -> i32 {
 /// `cargo xtask size --what partition`.
 pub fn partition(meta: &Metadata, _: &bool) -> Result<(), String> {
     crate::device::rustup_target(THUMB);
-    let work = build::scratch(meta, "partition-size")?;
-    let result = measure_partition(meta, &work);
-    let _ = std::fs::remove_dir_all(&work);
-    result
-}
-
-fn measure_partition(meta: &Metadata, work: &Path) -> Result<(), String> {
+    let work = &build::scratch(meta, "partition-size")?;
     let root = serde_json::to_string(build::path_str(&meta.root)?)
         .map_err(|e| format!("cannot quote the workspace root: {e}"))?;
     let crates = [
@@ -336,7 +310,7 @@ fn measure_partition(meta: &Metadata, work: &Path) -> Result<(), String> {
             command
         };
         let elf = build::executable(&mut build("--features panic-loop"), &format!("size-{name}"))?;
-        let text = elf::text_size(&elf)?;
+        let text = elf::read(&elf)?.text_size();
         let linked = build::quietly(&mut build(""));
         let nopanic = if linked {
             "holds"
@@ -345,6 +319,7 @@ fn measure_partition(meta: &Metadata, work: &Path) -> Result<(), String> {
         };
         println!("{name:<16} {text:>10}  {nopanic}");
     }
+    let _ = std::fs::remove_dir_all(work);
     Ok(())
 }
 
