@@ -5,17 +5,24 @@
 //! only on the slot and the key, and a verified partition's tables never change. So, like the
 //! embedded tables' `crate::descriptor_index`, the index maps (slot, key column) to a row (or
 //! to "empty slot" / "not found"), and a row holds the four getters of the first descriptor
-//! with that key, packed; the profiler getters are packed likewise. A column is one of the six
+//! with that key; the profiler getters likewise. A getter is held in the form its owner
+//! answers from: a [`VerifiedPartition`](super::VerifiedPartition) holds each getter's final
+//! answer ([`Answer`]: its stored bytes in place, found and bounds-checked once, here, and the
+//! getter [`Packed`]), so that a lookup reads no table-of-contents record and checks no bound;
+//! a `CheckedPartition`, which owns its bytes, holds the [`Packed`] getter alone. A column is one of the six
 //! keys the vendor uses ([`Flavor::KEYS`]); column 0 answers every other raw flavor, and in a
 //! slot with a descriptor whose key is none of the six (a valid partition may have any
 //! non-zero key) it answers [`SCAN`]: that lookup scans the bytes as before. Every answer is
 //! the scan's (tested in `tests` below against [`Tables::scan`] and [`Tables::prof_pair`]).
 //!
-//! Fixed size, no allocation: 2,242 bytes whatever the partition holds.
+//! Fixed size, no allocation, whatever the partition holds: `Index<Answer>` is 12,124 bytes on
+//! a 32-bit target (266 of row numbers, then 988 getters of 12: a slice and a packed getter),
+//! 23,984 on a 64-bit one; `Index<Packed>` is 2,242 bytes on every target.
 
 use core::num::NonZeroU16;
 
-use super::blob::{BlobId, Cursor};
+use super::answer::Answer;
+use super::blob::{BlobId, Codec, Cursor};
 use super::format::{MAX_TOC, SLOT_COUNT};
 use super::tables::{Getter, Tables};
 use crate::Flavor;
@@ -77,8 +84,9 @@ pub(super) const COLUMN_OF: [Column; FLAVOR_SPAN] = {
     all
 };
 
-/// A getter in two bytes: bit 15 set (so that it is never zero and `Option<Packed>` is two
-/// bytes too, `None` for NULL), in bits 12 and 13 where its answer starts and ends
+/// A getter and its blob's codec in two bytes: bit 15 set (so that it is never zero and
+/// `Option<Packed>` is two bytes too, `None` for NULL), bit 14 set for a compressed blob
+/// ([`Packed::DEFLATE`]), in bits 12 and 13 where its answer starts and ends
 /// ([`Packed::FROM_END`], [`Packed::TO_END`]: the whole blob starts at its start and ends at its
 /// end, a start cursor starts and ends at the start, an end cursor at the end), in bits 0 to 11
 /// its table-of-contents number.
@@ -90,9 +98,12 @@ impl Packed {
     const FROM_END: u16 = 1 << 12;
     /// The answer ends at the blob's end (the whole blob, an end cursor).
     const TO_END: u16 = 1 << 13;
+    /// The blob is compressed ([`Codec::Deflate`]).
+    const DEFLATE: u16 = 1 << 14;
 
-    /// `getter` packed; `None` if its number does not fit (never, after parse).
-    pub(super) const fn new(getter: Getter) -> Option<Self> {
+    /// `getter` packed with its blob's `codec` (from the blob's table-of-contents record);
+    /// `None` if its number does not fit (never, after parse).
+    pub(super) const fn new(getter: Getter, codec: Codec) -> Option<Self> {
         let (ends, n) = match getter {
             Getter::CursorStart(n) => (0, n),
             Getter::CursorEnd(n) => (Self::FROM_END | Self::TO_END, n),
@@ -101,7 +112,11 @@ impl Packed {
         if n.raw() as usize >= MAX_TOC {
             return None;
         }
-        match NonZeroU16::new(0x8000 | ends | n.raw()) {
+        let codec = match codec {
+            Codec::Stored => 0,
+            Codec::Deflate => Self::DEFLATE,
+        };
+        match NonZeroU16::new(0x8000 | codec | ends | n.raw()) {
             Some(raw) => Some(Self(raw)),
             None => None,
         }
@@ -111,6 +126,15 @@ impl Packed {
     #[inline(always)]
     pub(super) const fn blob(self) -> BlobId {
         BlobId::new(self.0.get() & 0x0fff)
+    }
+
+    /// How its blob is stored.
+    #[inline(always)]
+    pub(super) const fn codec(self) -> Codec {
+        match self.0.get() & Self::DEFLATE {
+            0 => Codec::Stored,
+            _ => Codec::Deflate,
+        }
     }
 
     /// Where the answer starts and ends: (at the blob's end?, at the blob's end?).
@@ -151,47 +175,60 @@ pub(super) const fn cursor_of(ends: (bool, bool)) -> Option<Cursor> {
     }
 }
 
-/// Where the answer of a getter with `cursor` starts and ends (see [`Packed::ends`]).
-#[inline(always)]
-pub(super) const fn ends_of(cursor: Option<Cursor>) -> (bool, bool) {
-    match cursor {
-        Some(Cursor::Start) => (false, false),
-        Some(Cursor::End) => (true, true),
-        None => (false, true),
+/// The form a getter is held in by an [`Index`]: what its owner answers from, made once, by
+/// [`Index::build`], from the parsed tables.
+pub(super) trait Held<'a>: Copy + Sized {
+    /// What `getter` of `tables` is held as; `None` if it names no entry or does not pack
+    /// (never, after parse).
+    fn hold(tables: &Tables<'a>, getter: Getter) -> Option<Self>;
+}
+
+impl<'a> Held<'a> for Packed {
+    fn hold(tables: &Tables<'a>, getter: Getter) -> Option<Self> {
+        Packed::new(getter, tables.toc_entry(getter.blob())?.codec)
     }
 }
 
-/// `getters` packed; `None` if one does not pack (never, after parse).
-fn pack<const N: usize>(getters: [Option<Getter>; N]) -> Option<[Option<Packed>; N]> {
+impl<'a> Held<'a> for Answer<'a> {
+    fn hold(tables: &Tables<'a>, getter: Getter) -> Option<Self> {
+        tables.answer(getter)
+    }
+}
+
+/// `getters` held as `G`; `None` if one cannot be (never, after parse).
+fn hold<'a, G: Held<'a>, const N: usize>(
+    tables: &Tables<'a>,
+    getters: [Option<Getter>; N],
+) -> Option<[Option<G>; N]> {
     let mut out = [None; N];
     for (o, g) in out.iter_mut().zip(getters) {
         *o = match g {
-            Some(g) => Some(Packed::new(g)?),
+            Some(g) => Some(G::hold(tables, g)?),
             None => None,
         };
     }
     Some(out)
 }
 
-/// The lookup index of a verified partition (2,242 bytes, built once by
-/// [`Index::build`]).
+/// The lookup index of a verified partition, its getters held as `G` ([`Answer`] or
+/// [`Packed`]; built once by [`Index::build`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Index {
+pub(super) struct Index<G> {
     /// `at[slot][column]`: the row of the first descriptor of `slot` with that column's key,
     /// or [`EMPTY_SLOT`], [`NOT_FOUND`], [`SCAN`].
     pub(super) at: [[u8; COLUMNS]; SLOT_COUNT],
     /// The rows: the four region getters of a descriptor (`None`: NULL), in slot order.
-    pub(super) rows: [[Option<Packed>; 4]; ROWS],
+    pub(super) rows: [[Option<G>; 4]; ROWS],
     /// `prof[slot]`: the PROF_CAM and PROF_TABLE getters.
-    pub(super) prof: [[Option<Packed>; 2]; SLOT_COUNT],
+    pub(super) prof: [[Option<G>; 2]; SLOT_COUNT],
 }
 
-impl Index {
+impl<'a, G: Held<'a>> Index<G> {
     /// The index of `tables` (parsed: every getter names an entry of the table of contents).
     /// Reads each descriptor's key once and the getters of the first descriptor of each key.
     /// Out of line: it runs once, at verification.
     #[inline(never)]
-    pub(super) fn build(tables: &Tables<'_>) -> Self {
+    pub(super) fn build(tables: &Tables<'a>) -> Self {
         let mut index = Index {
             at: [[NOT_FOUND; COLUMNS]; SLOT_COUNT],
             rows: [[None; 4]; ROWS],
@@ -211,9 +248,9 @@ impl Index {
                     *cell = SCAN; // a key of its own: the scan answers this slot's others
                 } else if *cell == NOT_FOUND {
                     // The first descriptor with this key: the scan stops at it.
-                    *cell = match (index.rows.get_mut(next), pack(getters)) {
-                        (Some(row), Some(packed)) => {
-                            *row = packed;
+                    *cell = match (index.rows.get_mut(next), hold(tables, getters)) {
+                        (Some(row), Some(held)) => {
+                            *row = held;
                             next += 1;
                             (next - 1) as u8
                         }
@@ -221,14 +258,19 @@ impl Index {
                     };
                 }
             }
-            *prof = pack(tables.prof_pair(slot)).unwrap_or([None; 2]);
+            *prof = hold(tables, tables.prof_pair(slot)).unwrap_or([None; 2]);
         }
         index
     }
 }
 
-// 2,242 bytes on every target (bytes and `u16`s only).
-static_assertions::const_assert_eq!(core::mem::size_of::<Index>(), 2242);
+// `Index<Packed>`: 2,242 bytes on every target (bytes and `u16`s only). `Index<Answer>`: the
+// row numbers, then 988 getters of a slice and a `u16`, each padded to a word.
+static_assertions::const_assert_eq!(core::mem::size_of::<Index<Packed>>(), 2242);
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert_eq!(core::mem::size_of::<Index<Answer<'static>>>(), 12_124);
+#[cfg(target_pointer_width = "64")]
+static_assertions::const_assert_eq!(core::mem::size_of::<Index<Answer<'static>>>(), 23_984);
 
 #[cfg(test)]
 mod tests {
@@ -242,12 +284,15 @@ mod tests {
                 Getter::CursorStart(BlobId::new(n)),
                 Getter::CursorEnd(BlobId::new(n)),
             ] {
-                let p = Packed::new(g).expect("packs");
-                assert_eq!(p.getter(), g);
-                assert_eq!(p.blob(), g.blob());
+                for codec in [Codec::Stored, Codec::Deflate] {
+                    let p = Packed::new(g, codec).expect("packs");
+                    assert_eq!(p.getter(), g);
+                    assert_eq!(p.blob(), g.blob());
+                    assert_eq!(p.codec(), codec);
+                }
             }
         }
-        assert!(Packed::new(Getter::Blob(BlobId::new(4096))).is_none());
+        assert!(Packed::new(Getter::Blob(BlobId::new(4096)), Codec::Stored).is_none());
         assert_eq!(core::mem::size_of::<Option<Packed>>(), 2);
     }
 
