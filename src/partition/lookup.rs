@@ -21,13 +21,13 @@ use crate::{Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 
 impl<'a> VerifiedPartition<'a> {
     /// Empty slot, flavor scan, region bound and NULL getter by the vendor's scan of the slot's
-    /// bytes, for what the index leaves to it (a key outside the six vendor keys): the answer.
-    /// `flavor` is resolved and `idx` below the slot count.
+    /// bytes, for what the index leaves to it (a key outside the six vendor keys): the
+    /// handle. `flavor` is resolved and `idx` below the slot count.
     #[cold]
     #[inline(never)]
-    fn by_scan(&self, idx: u32, region: i32, flavor: i32) -> Result<Answer<'a>, ResolveErr> {
+    fn by_scan(&self, idx: u32, region: i32, flavor: i32) -> Result<Blob<'a>, ResolveErr> {
         let tables = self.tables();
-        scan_getter(&tables, idx, region, flavor)
+        scan_getter::<Answer<'a>>(&tables, idx, region, flavor).map(|a| a.blob(self.toc))
     }
 
     /// [`crate::get_memory_image`] over this partition: the same arguments, order of checks,
@@ -55,15 +55,15 @@ impl<'a> VerifiedPartition<'a> {
             None => Column::Other,
         };
         let at = at[column as usize];
-        // The cold paths give an answer too, so that the handle is made in one place (made in
-        // two, it would be merged through memory).
-        let answer = match self.index.rows.get(usize::from(at)) {
-            Some(regions) => after_scan(Scan::Found(regions), region),
-            None if at == EMPTY_SLOT => after_scan(Scan::EmptySlot, region),
-            None if at == NOT_FOUND => after_scan(Scan::NotFound, region),
-            None => self.by_scan(idx, region, flavor),
+        // The index's answer is made into the handle here, in registers; the scan (cold, out
+        // of line) makes its own, so that the hot path merges with no answer in memory.
+        let scan = match self.index.rows.get(usize::from(at)) {
+            Some(regions) => Scan::Found(regions),
+            None if at == EMPTY_SLOT => Scan::EmptySlot,
+            None if at == NOT_FOUND => Scan::NotFound,
+            None => return self.by_scan(idx, region, flavor),
         };
-        Ok(answer?.blob(self.toc))
+        Ok(after_scan(scan, region)?.blob(self.toc))
     }
 
     /// Typed [`get_memory_image`](Self::get_memory_image).
@@ -359,8 +359,10 @@ mod tests {
                     let index = p.get_memory_image(idx, region, flavor, &NoEnv);
                     let shared = p
                         .index
-                        .image_getter(idx, region, flavor, &NoEnv, |i, r, f| p.by_scan(i, r, f))
-                        .map(|a| a.blob(p.toc));
+                        .image_getter(idx, region, flavor, &NoEnv, |i, r, f| {
+                            scan_getter(&p.tables(), i, r, f)
+                        })
+                        .map(|a: Answer<'_>| a.blob(p.toc));
                     assert!(same(index, shared), "{idx} {region} {flavor}");
                     if let Ok(blob) = index {
                         same_record(p, blob);
