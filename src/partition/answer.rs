@@ -1,6 +1,7 @@
-//! [`Answer`]: what one getter of a verified partition answers, found once, when the partition
-//! is verified: its stored bytes in place and the packed getter. A lookup over the index copies
-//! one into a [`Blob`] handle, with no table-of-contents read and no bounds check.
+//! [`Answer`]: what one getter of a partition answers, from its table-of-contents record: its
+//! stored bytes in place and the getter packed with its codec. The index of a verified
+//! partition holds each of its getters' (`super::index`, found once, at verification), so that
+//! a lookup makes the [`Blob`] handle with no table-of-contents read and no bounds check.
 
 use super::blob::Blob;
 use super::format::{T_OFFSET, T_STORED_LEN};
@@ -10,7 +11,7 @@ use super::tables::Getter;
 
 /// One getter's answer: the stored bytes it answers in place (the whole blob's, or for a
 /// cursor the empty slice at its boundary, what the vendor answers) and the getter, packed with
-/// its blob's codec. 12 bytes on a 32-bit target, 24 on a 64-bit one.
+/// its blob's codec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Answer<'a> {
     /// The answer's stored bytes, in place.
@@ -50,6 +51,3 @@ impl<'a> Answer<'a> {
         }
     }
 }
-
-#[cfg(target_pointer_width = "32")]
-static_assertions::const_assert_eq!(core::mem::size_of::<Option<Answer<'static>>>(), 12);

@@ -69,8 +69,8 @@ pub struct CheckedPartition {
     decoded: AlignedBytes,
     /// Where [`Partition::parse`] found the tables in them.
     layout: Layout,
-    /// The lookup index verification built, its getters packed.
-    index: Index<Packed>,
+    /// The lookup index verification built, its getters packed (the bytes are `blobs`').
+    index: Index<()>,
     /// Every blob's checked bytes, by table-of-contents number.
     blobs: Box<[Checked]>,
 }
@@ -325,7 +325,8 @@ impl CheckedPartition {
             .index
             .image_getter(idx, region, flavor, env, |idx, region, flavor| {
                 scan_getter(&self.tables(), idx, region, flavor)
-            })?;
+            })?
+            .0;
         self.answer(getter, ResolveErr::NullGetter)
     }
 
@@ -343,7 +344,7 @@ impl CheckedPartition {
     /// [`crate::get_hwdecode_table`] over this partition (codes 1 and 2), answering the checked
     /// bytes.
     pub fn get_hwdecode_table(&self, idx: u32, kind: i32) -> Result<&[u8], ResolveErr> {
-        let getter = self.index.hwdecode_getter(idx, kind)?;
+        let (getter, ()) = self.index.hwdecode_getter(idx, kind)?;
         self.answer(getter, ResolveErr::NoProfiler)
     }
 

@@ -5,23 +5,23 @@
 //! only on the slot and the key, and a verified partition's tables never change. So, like the
 //! embedded tables' `crate::descriptor_index`, the index maps (slot, key column) to a row (or
 //! to "empty slot" / "not found"), and a row holds the four getters of the first descriptor
-//! with that key; the profiler getters likewise. A getter is held in the form its owner
-//! answers from: a [`VerifiedPartition`](super::VerifiedPartition) holds each getter's final
-//! answer ([`Answer`]: its stored bytes in place, found and bounds-checked once, here, and the
-//! getter [`Packed`]), so that a lookup reads no table-of-contents record and checks no bound;
-//! a `CheckedPartition`, which owns its bytes, holds the [`Packed`] getter alone. A column is one of the six
+//! with that key; the profiler getters likewise. Each getter is held [`Packed`] with its
+//! blob's codec, and beside it ([`Stored`]) a [`VerifiedPartition`](super::VerifiedPartition)
+//! holds its answer's stored bytes in place, found and bounds-checked once, here, so that a
+//! lookup reads no table-of-contents record and checks no bound; a `CheckedPartition`, which
+//! answers from bytes it owns, holds nothing beside it. A column is one of the six
 //! keys the vendor uses ([`Flavor::KEYS`]); column 0 answers every other raw flavor, and in a
 //! slot with a descriptor whose key is none of the six (a valid partition may have any
 //! non-zero key) it answers [`SCAN`]: that lookup scans the bytes as before. Every answer is
 //! the scan's (tested in `tests` below against [`Tables::scan`] and [`Tables::prof_pair`]).
 //!
-//! Fixed size, no allocation, whatever the partition holds: `Index<Answer>` is 12,124 bytes on
-//! a 32-bit target (266 of row numbers, then 988 getters of 12: a slice and a packed getter),
-//! 23,984 on a 64-bit one; `Index<Packed>` is 2,242 bytes on every target.
+//! Fixed size, no allocation, whatever the partition holds: a verified partition's
+//! `Index<&[u8]>` is 10,148 bytes on a 32-bit target (266 of row numbers, then 988 getters of
+//! 10: a packed getter and a slice), 18,208 on a 64-bit one; `Index<()>` is 2,242 bytes on
+//! every target.
 
 use core::num::NonZeroU16;
 
-use super::answer::Answer;
 use super::blob::{BlobId, Codec, Cursor};
 use super::format::{MAX_TOC, SLOT_COUNT};
 use super::tables::{Getter, Tables};
@@ -175,55 +175,86 @@ pub(super) const fn cursor_of(ends: (bool, bool)) -> Option<Cursor> {
     }
 }
 
-/// The form a getter is held in by an [`Index`]: what its owner answers from, made once, by
+/// What an [`Index`] holds for each getter besides the [`Packed`] getter: the answer's stored
+/// bytes in place (`&[u8]`, in a [`VerifiedPartition`](super::VerifiedPartition)), or nothing
+/// (`()`, in a `CheckedPartition`, which answers from bytes it owns). Made once, by
 /// [`Index::build`], from the parsed tables.
-pub(super) trait Held<'a>: Copy + Sized {
-    /// What `getter` of `tables` is held as; `None` if it names no entry or does not pack
-    /// (never, after parse).
-    fn hold(tables: &Tables<'a>, getter: Getter) -> Option<Self>;
+pub(super) trait Stored<'a>: Copy {
+    /// What a NULL getter holds.
+    const NONE: Self;
+    /// `getter` of `tables` packed, and what is held beside it; `None` if it names no entry or
+    /// does not pack (never, after parse).
+    fn of(tables: &Tables<'a>, getter: Getter) -> Option<(Packed, Self)>;
 }
 
-impl<'a> Held<'a> for Packed {
-    fn hold(tables: &Tables<'a>, getter: Getter) -> Option<Self> {
-        Packed::new(getter, tables.toc_entry(getter.blob())?.codec)
+impl<'a> Stored<'a> for () {
+    const NONE: Self = ();
+    fn of(tables: &Tables<'a>, getter: Getter) -> Option<(Packed, Self)> {
+        Some((tables.answer(getter)?.getter, ()))
     }
 }
 
-impl<'a> Held<'a> for Answer<'a> {
-    fn hold(tables: &Tables<'a>, getter: Getter) -> Option<Self> {
-        tables.answer(getter)
+impl<'a> Stored<'a> for &'a [u8] {
+    const NONE: Self = &[];
+    fn of(tables: &Tables<'a>, getter: Getter) -> Option<(Packed, Self)> {
+        let answer = tables.answer(getter)?;
+        Some((answer.getter, answer.stored))
     }
 }
 
-/// `getters` held as `G`; `None` if one cannot be (never, after parse).
-fn hold<'a, G: Held<'a>, const N: usize>(
-    tables: &Tables<'a>,
-    getters: [Option<Getter>; N],
-) -> Option<[Option<G>; N]> {
-    let mut out = [None; N];
-    for (o, g) in out.iter_mut().zip(getters) {
-        *o = match g {
-            Some(g) => Some(G::hold(tables, g)?),
-            None => None,
-        };
-    }
-    Some(out)
-}
-
-/// The lookup index of a verified partition, its getters held as `G` ([`Answer`] or
-/// [`Packed`]; built once by [`Index::build`]).
+/// `N` getters (`None`: NULL) and, beside each, what its owner answers from ([`Stored`]): two
+/// arrays rather than an array of pairs, so that no getter is padded to a word.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Index<G> {
+pub(super) struct Row<S, const N: usize> {
+    /// The getters, packed.
+    pub(super) getters: [Option<Packed>; N],
+    /// Beside each getter, its answer's stored bytes (or nothing).
+    pub(super) stored: [S; N],
+}
+
+impl<'a, S: Stored<'a>, const N: usize> Row<S, N> {
+    /// No getter at all.
+    const NULL: Self = Row {
+        getters: [None; N],
+        stored: [S::NONE; N],
+    };
+
+    /// The row of `getters`; `None` if one cannot be held (never, after parse).
+    fn of(tables: &Tables<'a>, getters: [Option<Getter>; N]) -> Option<Self> {
+        let mut row = Self::NULL;
+        for ((packed, stored), getter) in row.getters.iter_mut().zip(&mut row.stored).zip(getters) {
+            if let Some(getter) = getter {
+                let (p, s) = S::of(tables, getter)?;
+                (*packed, *stored) = (Some(p), s);
+            }
+        }
+        Some(row)
+    }
+
+    /// The answer of the getter `getter` picked from this row: the getter and its stored bytes.
+    /// `getter` is one of [`getters`](Self::getters), as `crate::resolve::after_scan` or
+    /// `prof_pick` found it at `at`, which they checked is below `N`: the remainder changes
+    /// nothing, and leaves no bound to check (`N` is 4 or 2: a mask).
+    #[inline(always)]
+    pub(super) fn pick(&self, getter: Packed, at: usize) -> (Packed, S) {
+        (getter, self.stored[at % N])
+    }
+}
+
+/// The lookup index of a verified partition (built once by [`Index::build`]), each getter
+/// held with `S` beside it ([`Stored`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct Index<S> {
     /// `at[slot][column]`: the row of the first descriptor of `slot` with that column's key,
     /// or [`EMPTY_SLOT`], [`NOT_FOUND`], [`SCAN`].
     pub(super) at: [[u8; COLUMNS]; SLOT_COUNT],
-    /// The rows: the four region getters of a descriptor (`None`: NULL), in slot order.
-    pub(super) rows: [[Option<G>; 4]; ROWS],
+    /// The rows: the four region getters of a descriptor, in slot order.
+    pub(super) rows: [Row<S, 4>; ROWS],
     /// `prof[slot]`: the PROF_CAM and PROF_TABLE getters.
-    pub(super) prof: [[Option<G>; 2]; SLOT_COUNT],
+    pub(super) prof: [Row<S, 2>; SLOT_COUNT],
 }
 
-impl<'a, G: Held<'a>> Index<G> {
+impl<'a, S: Stored<'a>> Index<S> {
     /// The index of `tables` (parsed: every getter names an entry of the table of contents).
     /// Reads each descriptor's key once and the getters of the first descriptor of each key.
     /// Out of line: it runs once, at verification.
@@ -231,8 +262,8 @@ impl<'a, G: Held<'a>> Index<G> {
     pub(super) fn build(tables: &Tables<'a>) -> Self {
         let mut index = Index {
             at: [[NOT_FOUND; COLUMNS]; SLOT_COUNT],
-            rows: [[None; 4]; ROWS],
-            prof: [[None; 2]; SLOT_COUNT],
+            rows: [Row::NULL; ROWS],
+            prof: [Row::NULL; SLOT_COUNT],
         };
         let mut next = 0usize;
         for (slot, (at, prof)) in index.at.iter_mut().zip(&mut index.prof).enumerate() {
@@ -248,7 +279,7 @@ impl<'a, G: Held<'a>> Index<G> {
                     *cell = SCAN; // a key of its own: the scan answers this slot's others
                 } else if *cell == NOT_FOUND {
                     // The first descriptor with this key: the scan stops at it.
-                    *cell = match (index.rows.get_mut(next), hold(tables, getters)) {
+                    *cell = match (index.rows.get_mut(next), Row::of(tables, getters)) {
                         (Some(row), Some(held)) => {
                             *row = held;
                             next += 1;
@@ -258,19 +289,19 @@ impl<'a, G: Held<'a>> Index<G> {
                     };
                 }
             }
-            *prof = hold(tables, tables.prof_pair(slot)).unwrap_or([None; 2]);
+            *prof = Row::of(tables, tables.prof_pair(slot)).unwrap_or(Row::NULL);
         }
         index
     }
 }
 
-// `Index<Packed>`: 2,242 bytes on every target (bytes and `u16`s only). `Index<Answer>`: the
-// row numbers, then 988 getters of a slice and a `u16`, each padded to a word.
-static_assertions::const_assert_eq!(core::mem::size_of::<Index<Packed>>(), 2242);
+// `Index<()>`: 2,242 bytes on every target (bytes and `u16`s only). `Index<&[u8]>`: the row
+// numbers (padded to a word), then 988 getters of a `u16` and a slice.
+static_assertions::const_assert_eq!(core::mem::size_of::<Index<()>>(), 2242);
 #[cfg(target_pointer_width = "32")]
-static_assertions::const_assert_eq!(core::mem::size_of::<Index<Answer<'static>>>(), 12_124);
+static_assertions::const_assert_eq!(core::mem::size_of::<Index<&'static [u8]>>(), 10_148);
 #[cfg(target_pointer_width = "64")]
-static_assertions::const_assert_eq!(core::mem::size_of::<Index<Answer<'static>>>(), 23_984);
+static_assertions::const_assert_eq!(core::mem::size_of::<Index<&'static [u8]>>(), 18_208);
 
 #[cfg(test)]
 mod tests {

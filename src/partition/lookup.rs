@@ -3,15 +3,14 @@
 //! handle; and the whole-partition digest check.
 //!
 //! A lookup reads the index verification built (`super::index`): the row of (slot, key), then
-//! the getter's [`Answer`], made into the handle as it is (no table-of-contents read, no bounds
-//! check); only a raw flavor that is none of the six vendor keys, in a slot holding such a key,
+//! the getter and its stored bytes, made into the handle as they are (no table-of-contents
+//! read, no bounds check); only a raw flavor that is none of the six vendor keys, in a slot holding such a key,
 //! scans the slot's bytes instead (`by_scan`, the vendor's scan).
 
-use super::answer::Answer;
 use super::blob::{Blob, BlobId};
 use super::error::LoadError;
 use super::format::SLOT_COUNT;
-use super::index::{COLUMN_OF, Column, EMPTY_SLOT, Held, Index, NOT_FOUND};
+use super::index::{COLUMN_OF, Column, EMPTY_SLOT, Index, NOT_FOUND, Packed, Stored};
 use super::tables::{Getter, Tables};
 use super::trust::VerifiedPartition;
 use crate::digest::Sha256Hasher;
@@ -20,14 +19,23 @@ use crate::resolve::{Scan, after_scan, before_tables, prof_pick};
 use crate::{Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 
 impl<'a> VerifiedPartition<'a> {
+    /// The handle of a getter and its answer's stored bytes.
+    #[inline(always)]
+    const fn handle(&self, (getter, stored): (Packed, &'a [u8])) -> Blob<'a> {
+        Blob {
+            stored,
+            toc: self.toc,
+            getter,
+        }
+    }
+
     /// Empty slot, flavor scan, region bound and NULL getter by the vendor's scan of the slot's
     /// bytes, for what the index leaves to it (a key outside the six vendor keys): the
     /// handle. `flavor` is resolved and `idx` below the slot count.
     #[cold]
     #[inline(never)]
     fn by_scan(&self, idx: u32, region: i32, flavor: i32) -> Result<Blob<'a>, ResolveErr> {
-        let tables = self.tables();
-        scan_getter::<Answer<'a>>(&tables, idx, region, flavor).map(|a| a.blob(self.toc))
+        scan_getter(&self.tables(), idx, region, flavor).map(|answer| self.handle(answer))
     }
 
     /// [`crate::get_memory_image`] over this partition: the same arguments, order of checks,
@@ -57,13 +65,18 @@ impl<'a> VerifiedPartition<'a> {
         let at = at[column as usize];
         // The index's answer is made into the handle here, in registers; the scan (cold, out
         // of line) makes its own, so that the hot path merges with no answer in memory.
-        let scan = match self.index.rows.get(usize::from(at)) {
-            Some(regions) => Scan::Found(regions),
+        let row = self.index.rows.get(usize::from(at));
+        let scan = match row {
+            Some(row) => Scan::Found(&row.getters),
             None if at == EMPTY_SLOT => Scan::EmptySlot,
             None if at == NOT_FOUND => Scan::NotFound,
             None => return self.by_scan(idx, region, flavor),
         };
-        Ok(after_scan(scan, region)?.blob(self.toc))
+        let getter = after_scan(scan, region)?;
+        match row {
+            Some(row) => Ok(self.handle(row.pick(getter, region as u32 as usize))),
+            None => Err(ResolveErr::NullGetter), // never: no getter without a row
+        }
     }
 
     /// Typed [`get_memory_image`](Self::get_memory_image).
@@ -82,7 +95,7 @@ impl<'a> VerifiedPartition<'a> {
     /// handle.
     #[inline]
     pub fn get_hwdecode_table(&self, idx: u32, kind: i32) -> Result<Blob<'a>, ResolveErr> {
-        Ok(self.index.hwdecode_getter(idx, kind)?.blob(self.toc))
+        Ok(self.handle(self.index.hwdecode_getter(idx, kind)?))
     }
 
     /// Typed [`get_hwdecode_table`](Self::get_hwdecode_table).
@@ -114,12 +127,12 @@ impl<'a> VerifiedPartition<'a> {
 /// Empty slot, flavor scan, region bound and NULL getter by the vendor's scan of `tables`'
 /// bytes: the getter, held like the index's. `flavor` is resolved and `idx` below the slot
 /// count.
-pub(super) fn scan_getter<'a, G: Held<'a>>(
+pub(super) fn scan_getter<'a, S: Stored<'a>>(
     tables: &Tables<'a>,
     idx: u32,
     region: i32,
     flavor: i32,
-) -> Result<G, ResolveErr> {
+) -> Result<(Packed, S), ResolveErr> {
     let found = tables.scan(idx as usize, flavor);
     let scan = match &found {
         Ok(regions) => Scan::Found(regions),
@@ -128,10 +141,10 @@ pub(super) fn scan_getter<'a, G: Held<'a>>(
     };
     // A getter that cannot be held names no table-of-contents entry (never, after parse): no
     // record answers it either, so it gets the NULL getter's code.
-    G::hold(tables, after_scan(scan, region)?).ok_or(ResolveErr::NullGetter)
+    S::of(tables, after_scan(scan, region)?).ok_or(ResolveErr::NullGetter)
 }
 
-impl<G: Copy> Index<G> {
+impl<'a, S: Stored<'a>> Index<S> {
     /// The getter [`crate::get_memory_image`]'s checks (index bound, removed flag, auto flavor,
     /// empty slot, flavor scan, region bound, NULL getter) pick, from the index, or from `scan`
     /// (given the resolved flavor; `idx` below the slot count) where the index leaves it to the
@@ -144,8 +157,8 @@ impl<G: Copy> Index<G> {
         region: i32,
         flavor: i32,
         env: &E,
-        scan: impl FnOnce(u32, i32, i32) -> Result<G, ResolveErr>,
-    ) -> Result<G, ResolveErr> {
+        scan: impl FnOnce(u32, i32, i32) -> Result<(Packed, S), ResolveErr>,
+    ) -> Result<(Packed, S), ResolveErr> {
         let flavor = before_tables(idx, SLOT_COUNT, flavor, env)?;
         // `idx` is below the slot count (`before_tables`), so this check folds away.
         let Some(at) = self.at.get(idx as usize) else {
@@ -159,22 +172,29 @@ impl<G: Copy> Index<G> {
         let at = at[column as usize];
         // The cold paths give a getter too, so that the caller makes its answer in one place
         // (made in two, it would be merged through memory).
-        match self.rows.get(usize::from(at)) {
-            Some(regions) => after_scan(Scan::Found(regions), region),
-            None if at == EMPTY_SLOT => after_scan(Scan::EmptySlot, region),
-            None if at == NOT_FOUND => after_scan(Scan::NotFound, region),
-            None => scan(idx, region, flavor),
+        let row = self.rows.get(usize::from(at));
+        let found = match row {
+            Some(row) => Scan::Found(&row.getters),
+            None if at == EMPTY_SLOT => Scan::EmptySlot,
+            None if at == NOT_FOUND => Scan::NotFound,
+            None => return scan(idx, region, flavor),
+        };
+        let getter = after_scan(found, region)?;
+        match row {
+            Some(row) => Ok(row.pick(getter, region as u32 as usize)),
+            None => Err(ResolveErr::NullGetter), // never: no getter without a row
         }
     }
 
     /// The getter [`crate::get_hwdecode_table`]'s checks (index bound, kind bound, NULL getter)
     /// pick.
     #[inline(always)]
-    pub(super) fn hwdecode_getter(&self, idx: u32, kind: i32) -> Result<G, ResolveErr> {
-        let Some(pair) = self.prof.get(idx as usize) else {
+    pub(super) fn hwdecode_getter(&self, idx: u32, kind: i32) -> Result<(Packed, S), ResolveErr> {
+        let Some(row) = self.prof.get(idx as usize) else {
             return Err(ResolveErr::IndexOutOfRange);
         };
-        prof_pick(pair, kind)
+        let getter = prof_pick(&row.getters, kind)?;
+        Ok(row.pick(getter, kind as u32 as usize))
     }
 }
 
@@ -362,7 +382,7 @@ mod tests {
                         .image_getter(idx, region, flavor, &NoEnv, |i, r, f| {
                             scan_getter(&p.tables(), i, r, f)
                         })
-                        .map(|a: Answer<'_>| a.blob(p.toc));
+                        .map(|answer| p.handle(answer));
                     assert!(same(index, shared), "{idx} {region} {flavor}");
                     if let Ok(blob) = index {
                         same_record(p, blob);

@@ -4,7 +4,6 @@
 use core::fmt;
 
 use super::TableClass;
-use super::answer::Answer;
 use super::error::TrustError;
 use super::index::Index;
 use super::parse::Partition;
@@ -70,7 +69,7 @@ pub struct Policy {
 /// descriptor of every slot and key, and every profiler getter, the final answer: the stored
 /// bytes in place and the packed getter), so that a lookup scans nothing, reads no
 /// table-of-contents record and checks no bound: at most [`VerifiedPartition::MAX_SIZE`]
-/// bytes (12,160 on a 32-bit target, 24,056 on a 64-bit one), whatever the partition holds,
+/// bytes (10,184 on a 32-bit target, 18,280 on a 64-bit one), whatever the partition holds,
 /// and no allocation. It is a value like any other: keep it
 /// where it lives long (a `static`, your boot state); each move copies those bytes.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -78,8 +77,8 @@ pub struct VerifiedPartition<'a> {
     pub(super) p: Partition<'a>,
     /// The table of contents: `TOC_LEN` bytes per entry (what a getter's number indexes).
     pub(super) toc: &'a [u8],
-    /// The lookup index (`super::index`), each getter held as its answer.
-    pub(super) index: Index<Answer<'a>>,
+    /// The lookup index (`super::index`), each getter with its answer's stored bytes.
+    pub(super) index: Index<&'a [u8]>,
 }
 
 impl fmt::Debug for VerifiedPartition<'_> {
@@ -167,8 +166,8 @@ impl<'a> Partition<'a> {
 
 impl<'a> VerifiedPartition<'a> {
     /// The most bytes a `VerifiedPartition` takes on any target (its index and a few words);
-    /// `size_of` is 12,160 on thumbv7em and 24,056 on x86-64.
-    pub const MAX_SIZE: usize = 24_056;
+    /// `size_of` is 10,184 on thumbv7em and 18,280 on x86-64.
+    pub const MAX_SIZE: usize = 18_280;
 
     /// The partition's header fields and counts.
     pub const fn partition(&self) -> &Partition<'a> {
@@ -189,18 +188,18 @@ mod tests {
     /// The index's RAM: what docs/partition.md and [`VerifiedPartition`]'s docs say.
     #[test]
     fn a_verified_partition_is_its_index_and_a_few_words() {
-        use super::{Answer, Index, VerifiedPartition};
+        use super::{Index, VerifiedPartition};
         let words = core::mem::size_of::<usize>();
-        // 266 bytes of row numbers (padded to a word), then 988 getters: a slice and a `u16`,
-        // padded to a word.
-        let getter = (2 * words + 2).next_multiple_of(words);
-        let index = 266usize.next_multiple_of(words) + 988 * getter;
-        assert_eq!(core::mem::size_of::<Index<Answer<'static>>>(), index);
+        // 266 bytes of row numbers (padded to a word), then 228 rows of four getters and 38 of
+        // two: a `u16` and a slice each (the row padded to a word).
+        let row = |n: usize| (n * 2 + n * 2 * words).next_multiple_of(words);
+        let index = 266usize.next_multiple_of(words) + 228 * row(4) + 38 * row(2);
+        assert_eq!(core::mem::size_of::<Index<&'static [u8]>>(), index);
         // The partition (a slice and five counts and offsets), the table of contents (a
         // slice), the index.
         let size = 9 * words + index;
         assert_eq!(core::mem::size_of::<VerifiedPartition<'static>>(), size);
         assert!(size <= VerifiedPartition::MAX_SIZE);
-        assert_eq!(size, if words == 4 { 12_160 } else { 24_056 });
+        assert_eq!(size, if words == 4 { 10_184 } else { 18_280 });
     }
 }
