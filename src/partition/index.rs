@@ -256,15 +256,25 @@ pub(super) struct Index<S> {
 
 impl<'a, S: Stored<'a>> Index<S> {
     /// The index of `tables` (parsed: every getter names an entry of the table of contents).
-    /// Reads each descriptor's key once and the getters of the first descriptor of each key.
-    /// Out of line: it runs once, at verification.
-    #[inline(never)]
+    /// Made where the caller keeps it and filled there ([`fill`](Self::fill)), so that its
+    /// bytes are not copied through a second frame.
+    #[inline(always)]
     pub(super) fn build(tables: &Tables<'a>) -> Self {
         let mut index = Index {
             at: [[NOT_FOUND; COLUMNS]; SLOT_COUNT],
             rows: [Row::NULL; ROWS],
             prof: [Row::NULL; SLOT_COUNT],
         };
+        index.fill(tables);
+        index
+    }
+
+    /// Fills an index with no row yet (as [`build`](Self::build) makes it) from `tables`.
+    /// Reads each descriptor's key once and the getters of the first descriptor of each key.
+    /// Out of line: it runs once, at verification.
+    #[inline(never)]
+    fn fill(&mut self, tables: &Tables<'a>) {
+        let index = self;
         let mut next = 0usize;
         for (slot, (at, prof)) in index.at.iter_mut().zip(&mut index.prof).enumerate() {
             let (first, count) = tables.slot(slot).unwrap_or((0, 0));
@@ -291,7 +301,6 @@ impl<'a, S: Stored<'a>> Index<S> {
             }
             *prof = Row::of(tables, tables.prof_pair(slot)).unwrap_or(Row::NULL);
         }
-        index
     }
 }
 
