@@ -6,7 +6,8 @@
 
 use core::fmt;
 
-use super::format::{CODEC_STORED, T_CODEC, T_DECODED_LEN, T_SHA256, T_STORED_SHA256, TOC_LEN};
+use super::format::{T_DECODED_LEN, T_SHA256, T_STORED_SHA256, TOC_LEN};
+use super::index::Packed;
 use super::parse::{array, le32};
 
 /// The number of a table-of-contents entry: one distinct blob of a partition. A number past
@@ -134,21 +135,21 @@ pub enum Cursor {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Blob<'a> {
     /// The answer's stored bytes, in place: the whole blob's, or for a cursor the empty slice
-    /// at its boundary (what the vendor answers). Made once, by the lookup, so that reading
-    /// them is a field.
+    /// at its boundary (what the vendor answers). Found once, when the partition was verified,
+    /// so that reading them is a field.
     pub(super) stored: &'a [u8],
-    /// The blob's table-of-contents record, in place (its codec, decoded length and digests
-    /// are read from here when asked for; parse checked each).
-    pub(super) entry: &'a [u8; TOC_LEN],
-    pub(super) id: BlobId,
-    pub(super) cursor: Option<Cursor>,
+    /// The partition's table of contents: the blob's record (decoded length, digests) is read
+    /// from it at the blob's number when asked for.
+    pub(super) toc: &'a [u8],
+    /// The table-of-contents number, the cursor and the codec.
+    pub(super) getter: Packed,
 }
 
 impl fmt::Debug for Blob<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Blob")
-            .field("id", &self.id)
-            .field("cursor", &self.cursor)
+            .field("id", &self.id())
+            .field("cursor", &self.cursor())
             .field("codec", &self.codec())
             .field("len", &self.len())
             .finish_non_exhaustive()
@@ -158,36 +159,38 @@ impl fmt::Debug for Blob<'_> {
 impl<'a> Blob<'a> {
     /// The table-of-contents entry it is (a cursor: the entry it points into).
     pub const fn id(&self) -> BlobId {
-        self.id
+        self.getter.blob()
     }
 
     /// `Some` for a cursor getter: zero bytes at a boundary of [`id`](Self::id)'s blob.
     pub const fn cursor(&self) -> Option<Cursor> {
-        self.cursor
+        self.getter.cursor()
     }
 
     /// How its blob is stored.
     pub const fn codec(&self) -> Codec {
-        // Parse refused every other byte.
-        match self.entry[T_CODEC] {
-            CODEC_STORED => Codec::Stored,
-            _ => Codec::Deflate,
-        }
+        self.getter.codec()
     }
 
     /// Bytes of the answer: the decoded length, 0 for a cursor.
     pub const fn len(&self) -> usize {
-        match self.cursor {
+        match self.cursor() {
             Some(_) => 0,
             None => self.decoded_len(),
         }
     }
 
+    /// Where its table-of-contents record starts in [`toc`](Self::toc) (the number is below
+    /// 4096, so this cannot overflow).
+    const fn record_at(&self) -> usize {
+        self.id().index() * TOC_LEN
+    }
+
     /// The blob's decoded length (a cursor's too), from its table-of-contents record.
     pub(super) const fn decoded_len(&self) -> usize {
-        match le32(self.entry, T_DECODED_LEN) {
+        match le32(self.toc, self.record_at() + T_DECODED_LEN) {
             Some(n) => n as usize,
-            None => 0, // never: the record is `TOC_LEN` bytes
+            None => 0, // never: parse checked that every getter names a record
         }
     }
 
@@ -199,12 +202,12 @@ impl<'a> Blob<'a> {
     /// The digest of the answer's bytes (of the decoded blob), as the signed table of contents
     /// records it.
     pub fn sha256(&self) -> [u8; 32] {
-        array::<32>(self.entry, T_SHA256).unwrap_or([0; 32])
+        array::<32>(self.toc, self.record_at() + T_SHA256).unwrap_or([0; 32])
     }
 
     /// The digest of the stored bytes, as the signed table of contents records it.
     pub fn stored_sha256(&self) -> [u8; 32] {
-        array::<32>(self.entry, T_STORED_SHA256).unwrap_or([0; 32])
+        array::<32>(self.toc, self.record_at() + T_STORED_SHA256).unwrap_or([0; 32])
     }
 
     /// The bytes in place, **checked by nothing here**: neither hashed nor compared with the
@@ -215,13 +218,14 @@ impl<'a> Blob<'a> {
     /// where reading unverified firmware is acceptable.
     #[inline]
     pub fn unchecked_in_place(&self) -> Option<&'a [u8]> {
-        match self.entry[T_CODEC] {
-            CODEC_STORED => Some(self.stored),
-            _ => None,
+        match self.codec() {
+            Codec::Stored => Some(self.stored),
+            Codec::Deflate => None,
         }
     }
 }
 
-// A handle is four words on a 32-bit target: its bytes, its record, its number and cursor.
+// A handle is five words on a 32-bit target: its bytes, the table of contents, its packed
+// getter.
 #[cfg(target_pointer_width = "32")]
-static_assertions::const_assert_eq!(core::mem::size_of::<Blob<'static>>(), 16);
+static_assertions::const_assert_eq!(core::mem::size_of::<Blob<'static>>(), 20);

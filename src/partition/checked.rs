@@ -60,7 +60,8 @@ use crate::{ImageIndex, ProfKind, Region, ResolveErr};
 /// answers moves or changes while it lives.
 ///
 /// Its memory: the file's bytes, the decoded compressed blobs
-/// ([`decoded_len`](Self::decoded_len)), the lookup index (2,242 bytes) and a range per blob.
+/// ([`decoded_len`](Self::decoded_len)), the lookup index of packed getters (2,242 bytes) and a
+/// range per blob.
 pub struct CheckedPartition {
     /// The file's bytes, as read and verified, aligned.
     bytes: AlignedBytes,
@@ -68,8 +69,8 @@ pub struct CheckedPartition {
     decoded: AlignedBytes,
     /// Where [`Partition::parse`] found the tables in them.
     layout: Layout,
-    /// The lookup index verification built.
-    index: Index,
+    /// The lookup index verification built, its getters packed (the bytes are `blobs`').
+    index: Index<()>,
     /// Every blob's checked bytes, by table-of-contents number.
     blobs: Box<[Checked]>,
 }
@@ -230,7 +231,7 @@ impl CheckedPartition {
         let mut decoded = AlignedBytes::zeroed(decoded_len)?;
         check_into(&verified, &blobs, decoded.as_mut_slice(), Target::Own)
             .map_err(|error| blob_refusal(&verified, error))?;
-        let index = verified.index;
+        let index = Index::build(&verified.tables());
         Ok(Self {
             bytes,
             decoded,
@@ -260,14 +261,15 @@ impl CheckedPartition {
     }
 
     /// The verified partition these bytes are, for what a [`VerifiedPartition`] offers besides
-    /// the resolvers (its header, its tables, the [`Blob`](super::Blob) handles). It holds a
-    /// copy of the lookup index (2,242 bytes): keep it while you use it, not per lookup.
+    /// the resolvers (its header, its tables, the [`Blob`](super::Blob) handles). It builds its
+    /// own lookup index (see [`VerifiedPartition`]'s size): keep it while you use it, not per
+    /// lookup.
     pub fn verified(&self) -> VerifiedPartition<'_> {
         let p = self.partition();
         VerifiedPartition {
             p,
             toc: p.toc_records(),
-            index: self.index,
+            index: Index::build(&p.untrusted_tables()),
         }
     }
 
@@ -323,7 +325,8 @@ impl CheckedPartition {
             .index
             .image_getter(idx, region, flavor, env, |idx, region, flavor| {
                 scan_getter(&self.tables(), idx, region, flavor)
-            })?;
+            })?
+            .0;
         self.answer(getter, ResolveErr::NullGetter)
     }
 
@@ -341,7 +344,7 @@ impl CheckedPartition {
     /// [`crate::get_hwdecode_table`] over this partition (codes 1 and 2), answering the checked
     /// bytes.
     pub fn get_hwdecode_table(&self, idx: u32, kind: i32) -> Result<&[u8], ResolveErr> {
-        let getter = self.index.hwdecode_getter(idx, kind)?;
+        let (getter, ()) = self.index.hwdecode_getter(idx, kind)?;
         self.answer(getter, ResolveErr::NoProfiler)
     }
 

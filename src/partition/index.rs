@@ -5,17 +5,24 @@
 //! only on the slot and the key, and a verified partition's tables never change. So, like the
 //! embedded tables' `crate::descriptor_index`, the index maps (slot, key column) to a row (or
 //! to "empty slot" / "not found"), and a row holds the four getters of the first descriptor
-//! with that key, packed; the profiler getters are packed likewise. A column is one of the six
+//! with that key; the profiler getters likewise. Each getter is held [`Packed`] with its
+//! blob's codec, and beside it ([`Stored`]) a [`VerifiedPartition`](super::VerifiedPartition)
+//! holds its answer's stored bytes in place, found and bounds-checked once, here, so that a
+//! lookup reads no table-of-contents record and checks no bound; a `CheckedPartition`, which
+//! answers from bytes it owns, holds nothing beside it. A column is one of the six
 //! keys the vendor uses ([`Flavor::KEYS`]); column 0 answers every other raw flavor, and in a
 //! slot with a descriptor whose key is none of the six (a valid partition may have any
 //! non-zero key) it answers [`SCAN`]: that lookup scans the bytes as before. Every answer is
 //! the scan's (tested in `tests` below against [`Tables::scan`] and [`Tables::prof_pair`]).
 //!
-//! Fixed size, no allocation: 2,242 bytes whatever the partition holds.
+//! Fixed size, no allocation, whatever the partition holds: a verified partition's
+//! `Index<&[u8]>` is 10,148 bytes on a 32-bit target (266 of row numbers, then 988 getters of
+//! 10: a packed getter and a slice), 18,208 on a 64-bit one; `Index<()>` is 2,242 bytes on
+//! every target.
 
 use core::num::NonZeroU16;
 
-use super::blob::{BlobId, Cursor};
+use super::blob::{BlobId, Codec, Cursor};
 use super::format::{MAX_TOC, SLOT_COUNT};
 use super::tables::{Getter, Tables};
 use crate::Flavor;
@@ -77,8 +84,9 @@ pub(super) const COLUMN_OF: [Column; FLAVOR_SPAN] = {
     all
 };
 
-/// A getter in two bytes: bit 15 set (so that it is never zero and `Option<Packed>` is two
-/// bytes too, `None` for NULL), in bits 12 and 13 where its answer starts and ends
+/// A getter and its blob's codec in two bytes: bit 15 set (so that it is never zero and
+/// `Option<Packed>` is two bytes too, `None` for NULL), bit 14 set for a compressed blob
+/// ([`Packed::DEFLATE`]), in bits 12 and 13 where its answer starts and ends
 /// ([`Packed::FROM_END`], [`Packed::TO_END`]: the whole blob starts at its start and ends at its
 /// end, a start cursor starts and ends at the start, an end cursor at the end), in bits 0 to 11
 /// its table-of-contents number.
@@ -90,9 +98,12 @@ impl Packed {
     const FROM_END: u16 = 1 << 12;
     /// The answer ends at the blob's end (the whole blob, an end cursor).
     const TO_END: u16 = 1 << 13;
+    /// The blob is compressed ([`Codec::Deflate`]).
+    const DEFLATE: u16 = 1 << 14;
 
-    /// `getter` packed; `None` if its number does not fit (never, after parse).
-    pub(super) const fn new(getter: Getter) -> Option<Self> {
+    /// `getter` packed with its blob's `codec` (from the blob's table-of-contents record);
+    /// `None` if its number does not fit (never, after parse).
+    pub(super) const fn new(getter: Getter, codec: Codec) -> Option<Self> {
         let (ends, n) = match getter {
             Getter::CursorStart(n) => (0, n),
             Getter::CursorEnd(n) => (Self::FROM_END | Self::TO_END, n),
@@ -101,7 +112,11 @@ impl Packed {
         if n.raw() as usize >= MAX_TOC {
             return None;
         }
-        match NonZeroU16::new(0x8000 | ends | n.raw()) {
+        let codec = match codec {
+            Codec::Stored => 0,
+            Codec::Deflate => Self::DEFLATE,
+        };
+        match NonZeroU16::new(0x8000 | codec | ends | n.raw()) {
             Some(raw) => Some(Self(raw)),
             None => None,
         }
@@ -111,6 +126,15 @@ impl Packed {
     #[inline(always)]
     pub(super) const fn blob(self) -> BlobId {
         BlobId::new(self.0.get() & 0x0fff)
+    }
+
+    /// How its blob is stored.
+    #[inline(always)]
+    pub(super) const fn codec(self) -> Codec {
+        match self.0.get() & Self::DEFLATE {
+            0 => Codec::Stored,
+            _ => Codec::Deflate,
+        }
     }
 
     /// Where the answer starts and ends: (at the blob's end?, at the blob's end?).
@@ -151,52 +175,106 @@ pub(super) const fn cursor_of(ends: (bool, bool)) -> Option<Cursor> {
     }
 }
 
-/// Where the answer of a getter with `cursor` starts and ends (see [`Packed::ends`]).
-#[inline(always)]
-pub(super) const fn ends_of(cursor: Option<Cursor>) -> (bool, bool) {
-    match cursor {
-        Some(Cursor::Start) => (false, false),
-        Some(Cursor::End) => (true, true),
-        None => (false, true),
+/// What an [`Index`] holds for each getter besides the [`Packed`] getter: the answer's stored
+/// bytes in place (`&[u8]`, in a [`VerifiedPartition`](super::VerifiedPartition)), or nothing
+/// (`()`, in a `CheckedPartition`, which answers from bytes it owns). Made once, by
+/// [`Index::build`], from the parsed tables.
+pub(super) trait Stored<'a>: Copy {
+    /// What a NULL getter holds.
+    const NONE: Self;
+    /// `getter` of `tables` packed, and what is held beside it; `None` if it names no entry or
+    /// does not pack (never, after parse).
+    fn of(tables: &Tables<'a>, getter: Getter) -> Option<(Packed, Self)>;
+}
+
+impl<'a> Stored<'a> for () {
+    const NONE: Self = ();
+    fn of(tables: &Tables<'a>, getter: Getter) -> Option<(Packed, Self)> {
+        Some((tables.answer(getter)?.getter, ()))
     }
 }
 
-/// `getters` packed; `None` if one does not pack (never, after parse).
-fn pack<const N: usize>(getters: [Option<Getter>; N]) -> Option<[Option<Packed>; N]> {
-    let mut out = [None; N];
-    for (o, g) in out.iter_mut().zip(getters) {
-        *o = match g {
-            Some(g) => Some(Packed::new(g)?),
-            None => None,
-        };
+impl<'a> Stored<'a> for &'a [u8] {
+    const NONE: Self = &[];
+    fn of(tables: &Tables<'a>, getter: Getter) -> Option<(Packed, Self)> {
+        let answer = tables.answer(getter)?;
+        Some((answer.getter, answer.stored))
     }
-    Some(out)
 }
 
-/// The lookup index of a verified partition (2,242 bytes, built once by
-/// [`Index::build`]).
+/// `N` getters (`None`: NULL) and, beside each, what its owner answers from ([`Stored`]): two
+/// arrays rather than an array of pairs, so that no getter is padded to a word.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Index {
+pub(super) struct Row<S, const N: usize> {
+    /// The getters, packed.
+    pub(super) getters: [Option<Packed>; N],
+    /// Beside each getter, its answer's stored bytes (or nothing).
+    pub(super) stored: [S; N],
+}
+
+impl<'a, S: Stored<'a>, const N: usize> Row<S, N> {
+    /// No getter at all.
+    const NULL: Self = Row {
+        getters: [None; N],
+        stored: [S::NONE; N],
+    };
+
+    /// The row of `getters`; `None` if one cannot be held (never, after parse).
+    fn of(tables: &Tables<'a>, getters: [Option<Getter>; N]) -> Option<Self> {
+        let mut row = Self::NULL;
+        for ((packed, stored), getter) in row.getters.iter_mut().zip(&mut row.stored).zip(getters) {
+            if let Some(getter) = getter {
+                let (p, s) = S::of(tables, getter)?;
+                (*packed, *stored) = (Some(p), s);
+            }
+        }
+        Some(row)
+    }
+
+    /// The answer of the getter `getter` picked from this row: the getter and its stored bytes.
+    /// `getter` is one of [`getters`](Self::getters), as `crate::resolve::after_scan` or
+    /// `prof_pick` found it at `at`, which they checked is below `N`: the remainder changes
+    /// nothing, and leaves no bound to check (`N` is 4 or 2: a mask).
+    #[inline(always)]
+    pub(super) fn pick(&self, getter: Packed, at: usize) -> (Packed, S) {
+        (getter, self.stored[at % N])
+    }
+}
+
+/// The lookup index of a verified partition (built once by [`Index::build`]), each getter
+/// held with `S` beside it ([`Stored`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct Index<S> {
     /// `at[slot][column]`: the row of the first descriptor of `slot` with that column's key,
     /// or [`EMPTY_SLOT`], [`NOT_FOUND`], [`SCAN`].
     pub(super) at: [[u8; COLUMNS]; SLOT_COUNT],
-    /// The rows: the four region getters of a descriptor (`None`: NULL), in slot order.
-    pub(super) rows: [[Option<Packed>; 4]; ROWS],
+    /// The rows: the four region getters of a descriptor, in slot order.
+    pub(super) rows: [Row<S, 4>; ROWS],
     /// `prof[slot]`: the PROF_CAM and PROF_TABLE getters.
-    pub(super) prof: [[Option<Packed>; 2]; SLOT_COUNT],
+    pub(super) prof: [Row<S, 2>; SLOT_COUNT],
 }
 
-impl Index {
+impl<'a, S: Stored<'a>> Index<S> {
     /// The index of `tables` (parsed: every getter names an entry of the table of contents).
+    /// Made where the caller keeps it and filled there ([`fill`](Self::fill)), so that its
+    /// bytes are not copied through a second frame.
+    #[inline(always)]
+    pub(super) fn build(tables: &Tables<'a>) -> Self {
+        let mut index = Index {
+            at: [[NOT_FOUND; COLUMNS]; SLOT_COUNT],
+            rows: [Row::NULL; ROWS],
+            prof: [Row::NULL; SLOT_COUNT],
+        };
+        index.fill(tables);
+        index
+    }
+
+    /// Fills an index with no row yet (as [`build`](Self::build) makes it) from `tables`.
     /// Reads each descriptor's key once and the getters of the first descriptor of each key.
     /// Out of line: it runs once, at verification.
     #[inline(never)]
-    pub(super) fn build(tables: &Tables<'_>) -> Self {
-        let mut index = Index {
-            at: [[NOT_FOUND; COLUMNS]; SLOT_COUNT],
-            rows: [[None; 4]; ROWS],
-            prof: [[None; 2]; SLOT_COUNT],
-        };
+    fn fill(&mut self, tables: &Tables<'a>) {
+        let index = self;
         let mut next = 0usize;
         for (slot, (at, prof)) in index.at.iter_mut().zip(&mut index.prof).enumerate() {
             let (first, count) = tables.slot(slot).unwrap_or((0, 0));
@@ -211,9 +289,9 @@ impl Index {
                     *cell = SCAN; // a key of its own: the scan answers this slot's others
                 } else if *cell == NOT_FOUND {
                     // The first descriptor with this key: the scan stops at it.
-                    *cell = match (index.rows.get_mut(next), pack(getters)) {
-                        (Some(row), Some(packed)) => {
-                            *row = packed;
+                    *cell = match (index.rows.get_mut(next), Row::of(tables, getters)) {
+                        (Some(row), Some(held)) => {
+                            *row = held;
                             next += 1;
                             (next - 1) as u8
                         }
@@ -221,14 +299,18 @@ impl Index {
                     };
                 }
             }
-            *prof = pack(tables.prof_pair(slot)).unwrap_or([None; 2]);
+            *prof = Row::of(tables, tables.prof_pair(slot)).unwrap_or(Row::NULL);
         }
-        index
     }
 }
 
-// 2,242 bytes on every target (bytes and `u16`s only).
-static_assertions::const_assert_eq!(core::mem::size_of::<Index>(), 2242);
+// `Index<()>`: 2,242 bytes on every target (bytes and `u16`s only). `Index<&[u8]>`: the row
+// numbers (padded to a word), then 988 getters of a `u16` and a slice.
+static_assertions::const_assert_eq!(core::mem::size_of::<Index<()>>(), 2242);
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert_eq!(core::mem::size_of::<Index<&'static [u8]>>(), 10_148);
+#[cfg(target_pointer_width = "64")]
+static_assertions::const_assert_eq!(core::mem::size_of::<Index<&'static [u8]>>(), 18_208);
 
 #[cfg(test)]
 mod tests {
@@ -242,12 +324,15 @@ mod tests {
                 Getter::CursorStart(BlobId::new(n)),
                 Getter::CursorEnd(BlobId::new(n)),
             ] {
-                let p = Packed::new(g).expect("packs");
-                assert_eq!(p.getter(), g);
-                assert_eq!(p.blob(), g.blob());
+                for codec in [Codec::Stored, Codec::Deflate] {
+                    let p = Packed::new(g, codec).expect("packs");
+                    assert_eq!(p.getter(), g);
+                    assert_eq!(p.blob(), g.blob());
+                    assert_eq!(p.codec(), codec);
+                }
             }
         }
-        assert!(Packed::new(Getter::Blob(BlobId::new(4096))).is_none());
+        assert!(Packed::new(Getter::Blob(BlobId::new(4096)), Codec::Stored).is_none());
         assert_eq!(core::mem::size_of::<Option<Packed>>(), 2);
     }
 

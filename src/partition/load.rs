@@ -59,11 +59,11 @@ impl<'a> Blob<'a> {
     pub fn check<H: Sha256Hasher + ?Sized>(&self, hasher: &mut H) -> Result<&'a [u8], LoadError> {
         if self.codec() != Codec::Stored {
             return Err(LoadError::NotStored {
-                blob: self.id,
+                blob: self.id(),
                 codec: self.codec(),
             });
         }
-        if self.cursor.is_some() {
+        if self.cursor().is_some() {
             return Ok(self.stored); // the empty slice at its boundary
         }
         self.check_stored(hasher)?;
@@ -82,9 +82,9 @@ impl<'a> Blob<'a> {
         if hasher.finish() == self.stored_sha256() {
             Ok(())
         } else if self.codec() == Codec::Stored {
-            Err(LoadError::DigestMismatch { blob: self.id })
+            Err(LoadError::DigestMismatch { blob: self.id() })
         } else {
-            Err(LoadError::StoredDigestMismatch { blob: self.id })
+            Err(LoadError::StoredDigestMismatch { blob: self.id() })
         }
     }
 
@@ -100,7 +100,7 @@ impl<'a> Blob<'a> {
         out: &'o mut [u8],
         loader: &mut Loader<H>,
     ) -> Result<&'o [u8], LoadError> {
-        if self.cursor.is_some() {
+        if self.cursor().is_some() {
             return Ok(out.split_at(0).0);
         }
         let needed = self.decoded_len();
@@ -115,7 +115,7 @@ impl<'a> Blob<'a> {
                     Err(VerifyError::BufferTooSmall { needed, available }) => {
                         Err(LoadError::BufferTooSmall { needed, available })
                     }
-                    Err(_) => Err(LoadError::DigestMismatch { blob: self.id }),
+                    Err(_) => Err(LoadError::DigestMismatch { blob: self.id() }),
                 }
             }
             Codec::Deflate => self.decode_into(out, loader),
@@ -132,7 +132,7 @@ impl<'a> Blob<'a> {
         use crate::deflate::{DecodeError, decode_verified_with};
         // Authenticate, then decode.
         self.check_stored(&mut loader.hasher)?;
-        let blob = self.id;
+        let blob = self.id();
         let len = out.len();
         decode_verified_with(
             self.stored,
@@ -165,7 +165,7 @@ impl<'a> Blob<'a> {
         _: &mut Loader<H>,
     ) -> Result<&'o [u8], LoadError> {
         Err(LoadError::NoDecoder {
-            blob: self.id,
+            blob: self.id(),
             codec: self.codec(),
         })
     }

@@ -3,14 +3,15 @@
 //! handle; and the whole-partition digest check.
 //!
 //! A lookup reads the index verification built (`super::index`): the row of (slot, key), then
-//! the getter's table-of-contents record; only a raw flavor that is none of the six vendor keys,
-//! in a slot holding such a key, scans the slot's bytes instead (`by_scan`, the vendor's scan).
+//! the getter and its stored bytes, made into the handle as they are (no table-of-contents
+//! read, no bounds check); only a raw flavor that is none of the six vendor keys, in a slot holding such a key,
+//! scans the slot's bytes instead (`by_scan`, the vendor's scan).
 
 use super::blob::{Blob, BlobId};
 use super::error::LoadError;
-use super::format::{SLOT_COUNT, TOC_LEN};
-use super::index::{COLUMN_OF, Column, EMPTY_SLOT, Index, NOT_FOUND, Packed};
-use super::tables::{Getter, Tables, blob_at};
+use super::format::SLOT_COUNT;
+use super::index::{COLUMN_OF, Column, EMPTY_SLOT, Index, NOT_FOUND, Packed, Stored};
+use super::tables::{Getter, Tables};
 use super::trust::VerifiedPartition;
 use crate::digest::Sha256Hasher;
 use crate::env::Env;
@@ -18,27 +19,23 @@ use crate::resolve::{Scan, after_scan, before_tables, prof_pick};
 use crate::{Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 
 impl<'a> VerifiedPartition<'a> {
-    /// The blob a getter of the index names: its table-of-contents record is at its number.
-    /// Every getter of a verified partition names an entry (parse checked each); a `None` here
-    /// would be a broken invariant and answers `null`, the NULL getter's code, not a blob.
+    /// The handle of a getter and its answer's stored bytes.
     #[inline(always)]
-    fn answer_packed(&self, getter: Packed, null: ResolveErr) -> Result<Blob<'a>, ResolveErr> {
-        let id = getter.blob();
-        // One compare: the number is below 4096, so the end cannot overflow.
-        let at = id.index() * TOC_LEN;
-        match self.toc.get(at..at + TOC_LEN).and_then(<[u8]>::first_chunk) {
-            Some(entry) => blob_at(self.p.bytes, id, getter.ends(), entry).ok_or(null),
-            None => Err(null),
+    const fn handle(&self, (getter, stored): (Packed, &'a [u8])) -> Blob<'a> {
+        Blob {
+            stored,
+            toc: self.toc,
+            getter,
         }
     }
 
     /// Empty slot, flavor scan, region bound and NULL getter by the vendor's scan of the slot's
-    /// bytes, for what the index leaves to it (a key outside the six vendor keys): the getter,
-    /// packed like the index's. `flavor` is resolved and `idx` below the slot count.
+    /// bytes, for what the index leaves to it (a key outside the six vendor keys): the
+    /// handle. `flavor` is resolved and `idx` below the slot count.
     #[cold]
     #[inline(never)]
-    fn by_scan(&self, idx: u32, region: i32, flavor: i32) -> Result<Packed, ResolveErr> {
-        scan_getter(&self.tables(), idx, region, flavor)
+    fn by_scan(&self, idx: u32, region: i32, flavor: i32) -> Result<Blob<'a>, ResolveErr> {
+        scan_getter(&self.tables(), idx, region, flavor).map(|answer| self.handle(answer))
     }
 
     /// [`crate::get_memory_image`] over this partition: the same arguments, order of checks,
@@ -66,15 +63,20 @@ impl<'a> VerifiedPartition<'a> {
             None => Column::Other,
         };
         let at = at[column as usize];
-        // The cold paths give a getter too, so that the handle is made in one place (made in
-        // two, it would be merged through memory).
-        let getter = match self.index.rows.get(usize::from(at)) {
-            Some(regions) => after_scan(Scan::Found(regions), region),
-            None if at == EMPTY_SLOT => after_scan(Scan::EmptySlot, region),
-            None if at == NOT_FOUND => after_scan(Scan::NotFound, region),
-            None => self.by_scan(idx, region, flavor),
+        // The index's answer is made into the handle here, in registers; the scan (cold, out
+        // of line) makes its own, so that the hot path merges with no answer in memory.
+        let row = self.index.rows.get(usize::from(at));
+        let scan = match row {
+            Some(row) => Scan::Found(&row.getters),
+            None if at == EMPTY_SLOT => Scan::EmptySlot,
+            None if at == NOT_FOUND => Scan::NotFound,
+            None => return self.by_scan(idx, region, flavor),
         };
-        self.answer_packed(getter?, ResolveErr::NullGetter)
+        let getter = after_scan(scan, region)?;
+        match row {
+            Some(row) => Ok(self.handle(row.pick(getter, region as u32 as usize))),
+            None => Err(ResolveErr::NullGetter), // never: no getter without a row
+        }
     }
 
     /// Typed [`get_memory_image`](Self::get_memory_image).
@@ -93,8 +95,7 @@ impl<'a> VerifiedPartition<'a> {
     /// handle.
     #[inline]
     pub fn get_hwdecode_table(&self, idx: u32, kind: i32) -> Result<Blob<'a>, ResolveErr> {
-        let getter = self.index.hwdecode_getter(idx, kind)?;
-        self.answer_packed(getter, ResolveErr::NoProfiler)
+        Ok(self.handle(self.index.hwdecode_getter(idx, kind)?))
     }
 
     /// Typed [`get_hwdecode_table`](Self::get_hwdecode_table).
@@ -124,26 +125,26 @@ impl<'a> VerifiedPartition<'a> {
 }
 
 /// Empty slot, flavor scan, region bound and NULL getter by the vendor's scan of `tables`'
-/// bytes: the getter, packed like the index's. `flavor` is resolved and `idx` below the slot
+/// bytes: the getter, held like the index's. `flavor` is resolved and `idx` below the slot
 /// count.
-pub(super) fn scan_getter(
-    tables: &Tables<'_>,
+pub(super) fn scan_getter<'a, S: Stored<'a>>(
+    tables: &Tables<'a>,
     idx: u32,
     region: i32,
     flavor: i32,
-) -> Result<Packed, ResolveErr> {
+) -> Result<(Packed, S), ResolveErr> {
     let found = tables.scan(idx as usize, flavor);
     let scan = match &found {
         Ok(regions) => Scan::Found(regions),
         Err(true) => Scan::EmptySlot,
         Err(false) => Scan::NotFound,
     };
-    // A number that does not pack is past the table of contents (never, after parse): no
-    // record answers it either, so it gets the NULL getter's code, as a lookup always did.
-    Packed::new(after_scan(scan, region)?).ok_or(ResolveErr::NullGetter)
+    // A getter that cannot be held names no table-of-contents entry (never, after parse): no
+    // record answers it either, so it gets the NULL getter's code.
+    S::of(tables, after_scan(scan, region)?).ok_or(ResolveErr::NullGetter)
 }
 
-impl Index {
+impl<'a, S: Stored<'a>> Index<S> {
     /// The getter [`crate::get_memory_image`]'s checks (index bound, removed flag, auto flavor,
     /// empty slot, flavor scan, region bound, NULL getter) pick, from the index, or from `scan`
     /// (given the resolved flavor; `idx` below the slot count) where the index leaves it to the
@@ -156,8 +157,8 @@ impl Index {
         region: i32,
         flavor: i32,
         env: &E,
-        scan: impl FnOnce(u32, i32, i32) -> Result<Packed, ResolveErr>,
-    ) -> Result<Packed, ResolveErr> {
+        scan: impl FnOnce(u32, i32, i32) -> Result<(Packed, S), ResolveErr>,
+    ) -> Result<(Packed, S), ResolveErr> {
         let flavor = before_tables(idx, SLOT_COUNT, flavor, env)?;
         // `idx` is below the slot count (`before_tables`), so this check folds away.
         let Some(at) = self.at.get(idx as usize) else {
@@ -171,22 +172,29 @@ impl Index {
         let at = at[column as usize];
         // The cold paths give a getter too, so that the caller makes its answer in one place
         // (made in two, it would be merged through memory).
-        match self.rows.get(usize::from(at)) {
-            Some(regions) => after_scan(Scan::Found(regions), region),
-            None if at == EMPTY_SLOT => after_scan(Scan::EmptySlot, region),
-            None if at == NOT_FOUND => after_scan(Scan::NotFound, region),
-            None => scan(idx, region, flavor),
+        let row = self.rows.get(usize::from(at));
+        let found = match row {
+            Some(row) => Scan::Found(&row.getters),
+            None if at == EMPTY_SLOT => Scan::EmptySlot,
+            None if at == NOT_FOUND => Scan::NotFound,
+            None => return scan(idx, region, flavor),
+        };
+        let getter = after_scan(found, region)?;
+        match row {
+            Some(row) => Ok(row.pick(getter, region as u32 as usize)),
+            None => Err(ResolveErr::NullGetter), // never: no getter without a row
         }
     }
 
     /// The getter [`crate::get_hwdecode_table`]'s checks (index bound, kind bound, NULL getter)
     /// pick.
     #[inline(always)]
-    pub(super) fn hwdecode_getter(&self, idx: u32, kind: i32) -> Result<Packed, ResolveErr> {
-        let Some(pair) = self.prof.get(idx as usize) else {
+    pub(super) fn hwdecode_getter(&self, idx: u32, kind: i32) -> Result<(Packed, S), ResolveErr> {
+        let Some(row) = self.prof.get(idx as usize) else {
             return Err(ResolveErr::IndexOutOfRange);
         };
-        prof_pick(pair, kind)
+        let getter = prof_pick(&row.getters, kind)?;
+        Ok(row.pick(getter, kind as u32 as usize))
     }
 }
 
@@ -286,7 +294,7 @@ mod tests {
     fn same<'a>(a: Result<Blob<'a>, ResolveErr>, b: Result<Blob<'a>, ResolveErr>) -> bool {
         fn parts(r: Result<Blob<'_>, ResolveErr>) -> Result<Parts<'_>, ResolveErr> {
             r.map(|b| {
-                let ptrs = (b.stored.as_ptr(), b.entry.as_ptr(), b.entry.len());
+                let ptrs = (b.stored.as_ptr(), b.toc.as_ptr(), b.toc.len());
                 let place = b.unchecked_in_place().map(|s| (s.as_ptr(), s.len()));
                 (b, ptrs, place)
             })
@@ -347,6 +355,21 @@ mod tests {
     ];
     const REGIONS: [i32; 8] = [-1, 0, 1, 2, 3, 4, i32::MIN, i32::MAX];
 
+    /// What `blob` reads from its table-of-contents record (found when asked) is its entry's.
+    fn same_record(p: &VerifiedPartition<'_>, blob: Blob<'_>) {
+        let entry = p.tables().toc_entry(blob.id()).expect("an entry");
+        assert_eq!(blob.codec(), entry.codec);
+        assert_eq!(blob.decoded_len(), entry.decoded_len as usize);
+        assert_eq!(blob.sha256(), entry.sha256);
+        assert_eq!(blob.stored_sha256(), entry.stored_sha256);
+        let len = if blob.cursor().is_some() {
+            0
+        } else {
+            entry.decoded_len
+        };
+        assert_eq!(blob.len(), len as usize);
+    }
+
     /// Every answer of `p`, the index's against the scan's; the number of hits.
     fn compare(p: &VerifiedPartition<'_>) -> usize {
         let mut hits = 0;
@@ -356,9 +379,14 @@ mod tests {
                     let index = p.get_memory_image(idx, region, flavor, &NoEnv);
                     let shared = p
                         .index
-                        .image_getter(idx, region, flavor, &NoEnv, |i, r, f| p.by_scan(i, r, f))
-                        .and_then(|g| p.answer_packed(g, ResolveErr::NullGetter));
+                        .image_getter(idx, region, flavor, &NoEnv, |i, r, f| {
+                            scan_getter(&p.tables(), i, r, f)
+                        })
+                        .map(|answer| p.handle(answer));
                     assert!(same(index, shared), "{idx} {region} {flavor}");
+                    if let Ok(blob) = index {
+                        same_record(p, blob);
+                    }
                     let scan = by_scan(p, idx, region, flavor);
                     assert!(
                         same(index, scan),

@@ -40,6 +40,7 @@ pub mod format;
 
 #[cfg(feature = "std")]
 mod aligned;
+mod answer;
 mod blob;
 mod canonical;
 #[cfg(feature = "std")]

@@ -7,10 +7,10 @@
 //! with [`Partition::untrusted_tables`](super::Partition::untrusted_tables): the same view,
 //! vouched for by nothing.
 
-use super::blob::{Blob, BlobId, Codec, Cursor, TocEntry};
+use super::answer::Answer;
+use super::blob::{Blob, BlobId, Codec, TocEntry};
 use super::error::{BlobUse, LoadError};
 use super::format::*;
-use super::index::{cursor_of, ends_of};
 use super::parse::{Partition, array, byte, le16, le32, range};
 use crate::digest::Sha256Hasher;
 use crate::{ProfKind, Region};
@@ -52,33 +52,6 @@ fn getter_at(bytes: &[u8], at: usize) -> Option<Getter> {
         Some(GETTER_CURSOR_END) => Some(Getter::CursorEnd(index)),
         _ => None,
     }
-}
-
-/// The handle of entry `id` (its table-of-contents record `entry`) of the partition `bytes`,
-/// answering from the blob's start or end to its start or end as `ends` says ([`ends_of`] a
-/// cursor): the one place a [`Blob`] is made, for the scan and for the index of a
-/// [`VerifiedPartition`](super::VerifiedPartition).
-#[inline(always)]
-pub(super) fn blob_at<'a>(
-    bytes: &'a [u8],
-    id: BlobId,
-    (from_end, to_end): (bool, bool),
-    entry: &'a [u8; TOC_LEN],
-) -> Option<Blob<'a>> {
-    // Fixed offsets into a fixed-size record: no bounds check is left after inlining.
-    let start = usize::try_from(le32(entry, T_OFFSET)?).ok()?;
-    let len = usize::try_from(le32(entry, T_STORED_LEN)?).ok()?;
-    let end = start.checked_add(len)?;
-    // The whole blob, or the empty slice at its start or one past its end (parse checked that
-    // every blob lies in the bytes, and its codec).
-    let from = if from_end { end } else { start };
-    let to = if to_end { end } else { start };
-    Some(Blob {
-        stored: bytes.get(from..to)?,
-        entry,
-        id,
-        cursor: cursor_of((from_end, to_end)),
-    })
 }
 
 impl<'a> Tables<'a> {
@@ -131,17 +104,16 @@ impl<'a> Tables<'a> {
         range(self.p.bytes, self.p.toc_off + n.index() * TOC_LEN, TOC_LEN)
     }
 
-    /// What `getter` answers: the blob handle, reading only the lengths, the codec and where
-    /// the bytes are (the lookup's path: digests are read when a check needs them).
+    /// What `getter` answers, from its table-of-contents record: the one place an [`Answer`]
+    /// is made, for the index of a [`VerifiedPartition`](super::VerifiedPartition) and for the
+    /// scan. `None` past the table of contents.
+    pub(super) fn answer(&self, getter: Getter) -> Option<Answer<'a>> {
+        Answer::new(self.p.bytes, getter, self.entry_bytes(getter.blob())?)
+    }
+
+    /// What `getter` answers: the blob handle (its digests are read when a check needs them).
     pub(super) fn blob(&self, getter: Getter) -> Option<Blob<'a>> {
-        let id = getter.blob();
-        let entry = self.entry_bytes(id)?.first_chunk::<TOC_LEN>()?;
-        let cursor = match getter {
-            Getter::Blob(_) => None,
-            Getter::CursorStart(_) => Some(Cursor::Start),
-            Getter::CursorEnd(_) => Some(Cursor::End),
-        };
-        blob_at(self.p.bytes, id, ends_of(cursor), entry)
+        Some(self.answer(getter)?.blob(self.p.toc_records()))
     }
 
     /// Table-of-contents entry `blob`; `None` past the table of contents.
