@@ -198,8 +198,9 @@ fn build_and_run(work: &Path, dir: &Path, name: &str, flags: &[&str], link: Link
 }
 
 /// The directory of partitions, packed once for the three runs (packing with deflate is the
-/// slow part of this test), and a work directory of `name`'s own.
-fn work_dir(name: &str) -> (PathBuf, PathBuf) {
+/// slow part of this test) and kept under `CARGO_TARGET_TMPDIR` (written again by every run),
+/// and a work directory of `name`'s own, removed when the test ends.
+fn work_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
     static PARTITIONS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     let library = if nrtucode_capi::FRONT {
         "front"
@@ -213,8 +214,10 @@ fn work_dir(name: &str) -> (PathBuf, PathBuf) {
         write_partitions(&dir);
         dir
     });
-    let work = tmp.join(format!("capi-{name}-{library}"));
-    std::fs::create_dir_all(&work).expect("work dir");
+    let work = tempfile::Builder::new()
+        .prefix(&format!("capi-{name}-{library}-"))
+        .tempdir_in(tmp)
+        .expect("work dir");
     (work, dir.clone())
 }
 
@@ -227,7 +230,7 @@ fn work_dir(name: &str) -> (PathBuf, PathBuf) {
 )]
 fn the_handle_api_from_c() {
     let (work, dir) = work_dir("partition");
-    build_and_run(&work, &dir, "partition_test", &["-O1"], Link::Static);
+    build_and_run(work.path(), &dir, "partition_test", &["-O1"], Link::Static);
 }
 
 #[test]
@@ -240,7 +243,7 @@ fn the_handle_api_from_c() {
 fn the_handle_api_from_c_under_asan_and_ubsan() {
     let (work, dir) = work_dir("partition-asan");
     build_and_run(
-        &work,
+        work.path(),
         &dir,
         "partition_test_asan",
         &[
@@ -263,7 +266,7 @@ fn the_handle_api_from_c_under_asan_and_ubsan() {
 fn the_handle_api_from_c_under_tsan() {
     let (work, dir) = work_dir("partition-tsan");
     build_and_run(
-        &work,
+        work.path(),
         &dir,
         "partition_test_tsan",
         &["-O1", "-fsanitize=thread"],
