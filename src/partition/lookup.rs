@@ -4,8 +4,8 @@
 //!
 //! A lookup reads the index verification built (`super::index`): the row of (slot, key), then
 //! the getter and its stored bytes, made into the handle as they are (no table-of-contents
-//! read, no bounds check); only a raw flavor that is none of the six vendor keys, in a slot holding such a key,
-//! scans the slot's bytes instead (`by_scan`, the vendor's scan).
+//! read, no bounds check); only a raw flavor that is none of the six vendor keys, in a slot
+//! holding such a key, scans the slot's bytes instead (`by_scan`, the vendor's scan).
 
 use super::blob::{Blob, BlobId};
 use super::error::LoadError;
