@@ -25,7 +25,7 @@
 //! stack if it is known to have the room) and pass it to every call; it carries nothing from
 //! one blob to the next.
 //!
-//! No allocation, no `unsafe`, no panic (the link check `cargo xtask nopanic` covers
+//! No allocation, no `unsafe`, no panic (the link check `tests/nopanic` covers
 //! [`decode_verified`] and [`decode_verified_with`]).
 //!
 //! ```

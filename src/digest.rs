@@ -12,7 +12,7 @@
 //!
 //! Both come in a `_with` form taking any [`Sha256Hasher`], the seam through which a hardware
 //! SHA block replaces the default software one ([`SoftSha256`], RustCrypto `sha2`). No
-//! allocation, no panic (the link check `cargo xtask nopanic` covers these paths).
+//! allocation, no panic (the link check `tests/nopanic` covers these paths).
 //!
 //! Finding a blob's digest compares its address and length with the table of every embedded
 //! blob, so a binary that calls these functions links every blob of the build's selection, as

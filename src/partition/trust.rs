@@ -88,7 +88,7 @@ impl fmt::Debug for VerifiedPartition<'_> {
 }
 
 /// The one call into the ed25519 verifier (`ed25519-compact`), never inlined, so that the
-/// verifier's code stays in this function: `cargo xtask nopanic` checks that the only panic
+/// verifier's code stays in this function: `tests/nopanic` checks that the only panic
 /// call sites of a firmware that verifies partitions are here and in the verifier's own
 /// functions (the bounds checks of its SHA-512 and point code, which the optimiser cannot
 /// prove dead; docs/partition.md says why none is reachable).

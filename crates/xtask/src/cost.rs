@@ -26,8 +26,7 @@
 //! - `deflate` (`examples/deflate_cost.rs`, inputs written by nrtucode-deflate's `cost_inputs`
 //!   example into a scratch directory: the CYW43439 Wi-Fi firmware of the `cyw43-firmware`
 //!   crate and its first 64 KiB, raw deflate at the packer's best level, and stored): decoding
-//!   per output byte; the inflaters' flash (their crates' named symbols), the functions that
-//!   keep a panic path (the call graph `cargo xtask nopanic` reads), and what feature `deflate`
+//!   per output byte; the inflaters' flash (their crates' named symbols) and what feature `deflate`
 //!   adds to the no_std consumer tests/no_std. `--flash-only`: the flash lines, no QEMU run.
 //! - `update` (`examples/update_cost.rs`): an update's steps on the emulated NOR flash,
 //!   instructions counted by translation block ([`update`]) and flash operations per step.
@@ -522,7 +521,6 @@ fn consumer(meta: &Metadata, features: &str) -> Result<(u64, u64), String> {
 
 /// `cargo xtask cost --what deflate`: the measurement (unless `flash_only`) and the flash lines.
 fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
-    device::require("llvm-objdump", "llvm")?; // the call graph
     let work = build::scratch(meta, "deflate-cost")?;
     let inputs = work.join("in");
     let ratios = build::stdout(
@@ -578,18 +576,6 @@ fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
             commas(code),
             commas(data)
         );
-    }
-    // The inflaters' and nrtucode's functions that call a panic entry, as the call graph finds
-    // them with nothing allowed (what it reports, not an error here).
-    println!("\nFunctions with a panic path (the call graph nopanic reads):");
-    for (f, entries) in crate::nopanic::callers(&compact_elf)?.0 {
-        let line = format!("{f} -> {}", entries.join(", "));
-        if ["miniz_oxide", "zune_inflate", "nrtucode"]
-            .iter()
-            .any(|k| line.contains(k))
-        {
-            println!("- {line}");
-        }
     }
     // What feature `deflate` adds to a binary: the no_std consumer with its digest entry
     // points, without and with its deflate ones (decode_verified and decode_verified_with, each

@@ -21,7 +21,6 @@ mod fuzz;
 mod metadata;
 mod miri;
 mod msrv;
-mod nopanic;
 mod package;
 mod qemu;
 mod reproducible;
@@ -94,9 +93,6 @@ enum Task {
         #[arg(long)]
         flash_only: bool,
     },
-    /// No panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the
-    /// deflate path and ed25519 verify by call graph).
-    Nopanic,
     /// Fuzz the carver, the blob directory check, the partition reader and the inflater.
     Fuzz {
         /// Seconds per target.
@@ -191,7 +187,6 @@ fn run(task: Task) -> Result<(), String> {
             no_build_cost,
         } => run_cases(&size::CASES, &what, meta, &!no_build_cost),
         Task::Cost { what, flash_only } => run_cases(&cost::CASES, &what, meta, &flash_only),
-        Task::Nopanic => nopanic::run(meta),
         Task::Fuzz { seconds, targets } => fuzz::run(meta, seconds, &targets),
         Task::Miri => miri::run(),
     }
