@@ -77,13 +77,10 @@ enum Task {
     /// Two checkouts of the template put the same bytes into flash.
     Reproducible,
     /// Flash on thumbv7em: the resolvers (code, table metadata, blob payload; what `digest`
-    /// adds, and the build cost of embedding the payload), the partition reader and verifiers.
+    /// adds), the partition reader and verifiers.
     Size {
         #[arg(long, default_value = "all", value_parser = names(&size::CASES))]
         what: String,
-        /// Leave out the build-cost table of `core` (two timed release builds of the core).
-        #[arg(long)]
-        no_build_cost: bool,
     },
     /// What the device pays, in instructions (QEMU mps2-an386, Cortex-M4) and flash.
     Cost {
@@ -133,23 +130,6 @@ fn run_cases<O>(cases: &[Case<O>], asked: &str, meta: &Metadata, opts: &O) -> Re
     Ok(())
 }
 
-/// An option given to a case it does not apply to is an error, not silently ignored.
-fn refuse_options_that_do_not_apply(task: &Task) -> Result<(), String> {
-    let wrong = match task {
-        Task::Size {
-            what,
-            no_build_cost,
-        } => *no_build_cost && what == "partition",
-        Task::Cost { what, flash_only } => *flash_only && !matches!(&**what, "deflate" | "all"),
-        _ => false,
-    };
-    if wrong {
-        Err("an option was given to a case it does not apply to (see --help)".into())
-    } else {
-        Ok(())
-    }
-}
-
 fn main() -> ExitCode {
     match run(Cli::parse().task) {
         Ok(()) => ExitCode::SUCCESS,
@@ -170,7 +150,6 @@ fn run(task: Task) -> Result<(), String> {
     let meta = &Metadata::load()?;
     std::env::set_current_dir(&meta.root)
         .map_err(|e| format!("cannot enter {}: {e}", meta.root.display()))?;
-    refuse_options_that_do_not_apply(&task)?;
     match task {
         Task::Ci {
             fuzz_seconds,
@@ -182,10 +161,14 @@ fn run(task: Task) -> Result<(), String> {
         Task::Qemu { case } => run_cases(&qemu::CASES, &case, meta, &()),
         Task::BareMetal => bare_metal::run(meta),
         Task::Reproducible => reproducible::run(meta),
-        Task::Size {
+        Task::Size { what } => run_cases(&size::CASES, &what, meta, &()),
+        // An option given to a case it does not apply to is an error, not silently ignored.
+        Task::Cost {
+            flash_only: true,
             what,
-            no_build_cost,
-        } => run_cases(&size::CASES, &what, meta, &!no_build_cost),
+        } if !matches!(&*what, "deflate" | "all") => {
+            Err("--flash-only applies to --what deflate only".into())
+        }
         Task::Cost { what, flash_only } => run_cases(&cost::CASES, &what, meta, &flash_only),
         Task::Fuzz { seconds, targets } => fuzz::run(meta, seconds, &targets),
         Task::Miri => miri::run(),

@@ -6,9 +6,8 @@
 //!   `digest` entry points (what feature `digest` adds, with sha2's unrolled and compact
 //!   SHA-256), then with the carved look-alike's blobs. Each ELF is split by
 //!   [`elf::Elf::size_report`]: payload = the `BLOB_*` statics (distinct blobs), metadata = the rest of .rodata/.data,
-//!   code = .text minus the consumer's `_start`. Then (unless `--no-build-cost`) the cost of
-//!   embedding the ~10 MB payload at build time. The tables of docs/performance.md ("Flash",
-//!   "Build cost") and docs/bare-metal.md (the cost of `digest`).
+//!   code = .text minus the consumer's `_start`. The tables of docs/performance.md ("Flash")
+//!   and docs/bare-metal.md (the cost of `digest`).
 //! - `partition`: reading a signed partition: three tiny no_std binaries built in a scratch
 //!   directory (panic = abort, a looping panic handler), measured as binutils' `size` counts
 //!   text ([`elf::Elf::text_size`]): `compact` (`ed25519_compact::PublicKey::verify` alone),
@@ -20,17 +19,16 @@
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use nrtucode_facts::facts::Getter;
 
-use crate::build::{self, path_str, status};
+use crate::build::{self, path_str};
 use crate::device::{Separate, THUMB};
 use crate::elf::{self, SizeReport};
 use crate::metadata::Metadata;
 
-/// The cases of `size` (their option: with the build cost).
-pub const CASES: [crate::Case<bool>; 2] = [
+/// The cases of `size`.
+pub const CASES: [crate::Case<()>; 2] = [
     ("core", "The resolvers in a minimal no_std consumer", core),
     (
         "partition",
@@ -43,9 +41,9 @@ pub const CASES: [crate::Case<bool>; 2] = [
 /// descriptors + 386×32 B getter stubs.
 const VENDOR_METADATA: u64 = 38 * 16 + 38 * 16 + 102 * 40 + 386 * 32;
 
-/// `cargo xtask size --what core [--no-build-cost]`.
+/// `cargo xtask size --what core`.
 /// The scratch directory is left for a look on failure, as every task leaves it.
-fn core(meta: &Metadata, build_cost: &bool) -> Result<(), String> {
+fn core(meta: &Metadata, _: &()) -> Result<(), String> {
     crate::device::rustup_target(THUMB);
     crate::device::require("gcc", "gcc")?; // the look-alike
     let work = &build::scratch(meta, "size")?;
@@ -94,9 +92,6 @@ fn core(meta: &Metadata, build_cost: &bool) -> Result<(), String> {
     let vendor = vendor_payload(&nrtucode_facts::facts::getters());
     print!("{}", tables(&rows, vendor, &verify));
 
-    if *build_cost {
-        embedding_cost(meta, work)?;
-    }
     let _ = std::fs::remove_dir_all(work);
     Ok(())
 }
@@ -172,67 +167,6 @@ fn tables(rows: &[SizeReport], vendor: (usize, u64), with_verify: &[SizeReport])
     out.iter().map(|l| format!("{l}\n")).collect()
 }
 
-/// The build-cost table: a clean release build of the core crate, then the crate alone, timed
-/// by `/usr/bin/time` (wall time, peak RSS of the largest process).
-fn embedding_cost(meta: &Metadata, work: &Path) -> Result<(), String> {
-    if !Path::new("/usr/bin/time").exists() {
-        return Err("size: the build cost needs /usr/bin/time (apt-get install time)".into());
-    }
-    println!();
-    println!(
-        "embedding cost: clean release build of the core crate (default features, ~10 MB payload)"
-    );
-    let clean = meta.target_dir.join("size-clean");
-    let _ = std::fs::remove_dir_all(&clean);
-    println!();
-    println!("| build | wall time | peak RSS (largest process) |");
-    println!("|---|---:|---:|");
-    let times = work.join("time");
-    let result = (|| {
-        timed(
-            "cargo build --release -p nrtucode, empty target dir (deps, build script, core)",
-            &clean,
-            &times,
-        )?;
-        status(build::cargo("clean --quiet --release -p nrtucode --target-dir").arg(&clean))?;
-        timed(
-            "the core crate alone (build script + rustc, deps built)",
-            &clean,
-            &times,
-        )
-    })();
-    let _ = std::fs::remove_dir_all(&clean);
-    result
-}
-
-/// `cargo build --release -p nrtucode` into `target_dir` under `/usr/bin/time`; prints its row.
-fn timed(label: &str, target_dir: &Path, times: &Path) -> Result<(), String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    status(
-        Command::new("/usr/bin/time")
-            .args(["-f", "%e %M", "-o"])
-            .arg(times)
-            .arg(cargo)
-            .args(["build", "--release", "-p", "nrtucode"])
-            .env("CARGO_TARGET_DIR", target_dir)
-            .env("NRTUCODE_BLOB_DIR", "")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null()),
-    )?;
-    let text = crate::files::read_text(times)?;
-    let (wall, kb) = parse_time(&text).ok_or_else(|| format!("/usr/bin/time wrote {text:?}"))?;
-    println!("| {label} | {wall} s | {} MiB |", kb / 1024);
-    Ok(())
-}
-
-/// (wall seconds as printed, peak KiB) of `/usr/bin/time -f '%e %M'` output (its last line).
-fn parse_time(text: &str) -> Option<(&str, u64)> {
-    let mut words = text.lines().last()?.split_whitespace();
-    let wall = words.next()?;
-    let kb = words.next()?.parse().ok()?;
-    Some((wall, kb))
-}
-
 // ---- `size --what partition` ----
 
 /// The `check` function of the compact verifier's binary.
@@ -272,7 +206,7 @@ fn check(key: &[u8; 32], bytes: &'static [u8]) -> i32 {
 }"#;
 
 /// `cargo xtask size --what partition`.
-pub fn partition(meta: &Metadata, _: &bool) -> Result<(), String> {
+pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
     crate::device::rustup_target(THUMB);
     let work = &build::scratch(meta, "partition-size")?;
     let root = serde_json::to_string(build::path_str(&meta.root)?)
@@ -433,14 +367,5 @@ mod tests {
             getter("IRAM", 0x40, 0x1000, false),
         ];
         assert_eq!(vendor_payload(&getters), (2, 0x120));
-    }
-
-    #[test]
-    fn usr_bin_time_output_is_read_from_its_last_line() {
-        assert_eq!(
-            parse_time("Command exited with non-zero status 1\n12.34 567890\n"),
-            Some(("12.34", 567_890))
-        );
-        assert_eq!(parse_time(""), None);
     }
 }
