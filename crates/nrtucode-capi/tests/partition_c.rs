@@ -12,7 +12,7 @@
 //! The partitions are packed here from the fixtures (the bytes this library embeds by default)
 //! with `nrtucode-pack`, signed with the committed test key, then spoiled one way each: unsigned,
 //! signed by another key, a signed byte changed, a stored blob's byte changed, a compressed
-//! stream's byte changed, truncated. The C program opens each, checks the refusal's code and
+//! stream's byte changed, a compressed blob's signed length one byte past its stream, truncated. The C program opens each, checks the refusal's code and
 //! message, and compares the handle's answers with the library's own embedded ones.
 
 mod common;
@@ -49,6 +49,24 @@ fn spoil_blob(mut bytes: Vec<u8>, codec: Codec) -> Vec<u8> {
     bytes
 }
 
+/// `bytes` (a partition `key` signed) with its first compressed blob's decoded length one byte
+/// longer than its stream gives, signed again: authentic, and it does not decode.
+fn short_stream(mut bytes: Vec<u8>, key: &SigningKey) -> Vec<u8> {
+    let count = |at: usize| usize::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]));
+    let toc_count = count(format::H_TOC_COUNT);
+    let [_, toc, sig, _] = format::layout(count(format::H_DESC_COUNT), toc_count).expect("layout");
+    let entry = (0..toc_count)
+        .map(|n| toc + n * format::TOC_LEN)
+        .find(|&e| bytes[e + format::T_CODEC] == format::CODEC_DEFLATE)
+        .expect("a compressed blob");
+    let len = &mut bytes[entry + format::T_DECODED_LEN..][..4];
+    let longer = u32::from_le_bytes(len.try_into().expect("4 bytes")) + 1;
+    len.copy_from_slice(&longer.to_le_bytes());
+    let signature = key.sign(&bytes[..sig]);
+    bytes[sig..sig + format::SIG_LEN].copy_from_slice(&signature);
+    bytes
+}
+
 /// Writes every partition the C program opens into `dir`.
 fn write_partitions(dir: &Path) {
     let key = SigningKey::from_pem(TEST_KEY).expect("test key");
@@ -57,7 +75,7 @@ fn write_partitions(dir: &Path) {
     let deflate = pack(TableClass::Full, Compression::Deflate, Some(&key));
     let mut bad_signature = full.clone();
     bad_signature[format::H_SECURITY_COUNTER] ^= 1;
-    let files: [(&str, Vec<u8>); 9] = [
+    let files: [(&str, Vec<u8>); 10] = [
         ("full.part", full.clone()),
         ("full-deflate.part", deflate.clone()),
         (
@@ -74,7 +92,11 @@ fn write_partitions(dir: &Path) {
         ),
         ("bad-signature.part", bad_signature),
         ("damaged-blob.part", spoil_blob(full.clone(), Codec::Stored)),
-        ("damaged-stream.part", spoil_blob(deflate, Codec::Deflate)),
+        (
+            "damaged-stream.part",
+            spoil_blob(deflate.clone(), Codec::Deflate),
+        ),
+        ("short-stream.part", short_stream(deflate, &key)),
         ("truncated.part", full[..full.len() / 2].to_vec()),
     ];
     for (name, bytes) in files {

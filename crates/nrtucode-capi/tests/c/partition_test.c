@@ -252,6 +252,8 @@ int main(int argc, char **argv)
                 "first used by", __LINE__);
     open_expect("damaged-stream.part", 0, NRTUCODE_TABLES_FULL, NRTUCODE_PARTITION_E_DIGEST,
                 "compressed bytes", __LINE__);
+    open_expect("short-stream.part", 0, NRTUCODE_TABLES_FULL, NRTUCODE_PARTITION_E_DECODE,
+                "decodes to less than its decoded length", __LINE__);
     open_expect("truncated.part", 0, NRTUCODE_TABLES_FULL, NRTUCODE_PARTITION_E_FORMAT,
                 "truncated", __LINE__);
     open_expect("key.pub.pem", 0, NRTUCODE_TABLES_FULL, NRTUCODE_PARTITION_E_FORMAT,
