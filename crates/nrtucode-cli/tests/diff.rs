@@ -338,3 +338,91 @@ fn failures_exit_with_the_tools_codes_never_one() {
     assert_eq!(o.status.code(), Some(0));
     assert!(text(&o.stdout).contains("the same: identical files"));
 }
+
+#[test]
+fn partitions_signed_by_different_keys_each_verify_with_the_key_their_header_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    assert!(
+        run!(t, "key", "generate", "-o", "other.pem")
+            .status
+            .success()
+    );
+    let o = run!(t, "key", "public", "other.pem", "-o", "other.pub.pem");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let pack = |out: &str, key: &dyn AsRef<std::ffi::OsStr>| {
+        let o = run!(t, "pack", "--fixtures", "front", "-o", out, "--key", key);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+    };
+    pack("old.part", &key());
+    pack("new.part", &"other.pem");
+    let o = run!(
+        t,
+        "pack",
+        "--fixtures",
+        "front",
+        "-o",
+        "unsigned.part",
+        "--unsigned"
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+
+    // Both keys, in either order: the same blobs and tables, the files differ.
+    for keys in [
+        [public(), t.join("other.pub.pem")],
+        [t.join("other.pub.pem"), public()],
+    ] {
+        let o = run!(
+            t,
+            "diff",
+            "old.part",
+            "new.part",
+            "--public-key",
+            &keys[0],
+            "--public-key",
+            &keys[1]
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        assert!(
+            text(&o.stdout).contains("the files differ"),
+            "{}",
+            text(&o.stdout)
+        );
+    }
+    // One key: the other partition is refused by the reader, naming both key IDs.
+    let o = run!(t, "diff", "old.part", "new.part", "--public-key", public());
+    assert_eq!(o.status.code(), Some(65));
+    assert!(text(&o.stderr).contains("new.part"), "{}", text(&o.stderr));
+    // Two keys, neither the one a partition names: refused, every key ID listed.
+    let other = t.join("other.pub.pem");
+    let o = run!(
+        t,
+        "diff",
+        "new.part",
+        "old.part",
+        "--public-key",
+        &other,
+        "--public-key",
+        &other
+    );
+    assert_eq!(o.status.code(), Some(65));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("old.part: signed by key ID ")
+            && err.contains("which none of the 2 --public-key keys has"),
+        "{err}"
+    );
+    // An unsigned partition is refused as unsigned, whatever keys are given.
+    let o = run!(
+        t,
+        "diff",
+        "unsigned.part",
+        "old.part",
+        "--public-key",
+        public(),
+        "--public-key",
+        &other
+    );
+    assert_eq!(o.status.code(), Some(65));
+    assert!(text(&o.stderr).contains("unsigned"), "{}", text(&o.stderr));
+}

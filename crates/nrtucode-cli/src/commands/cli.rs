@@ -322,9 +322,10 @@ pub(crate) enum Command {
 /// How `sbom` and `diff` trust a partition input (a library or blob directory needs neither).
 #[derive(Clone, Debug, Default, clap::Args)]
 pub(crate) struct TrustArgs {
-    /// The SPKI PEM public key a partition input must verify with (every partition input).
+    /// The SPKI PEM public key a partition input must verify with. Repeat it for partitions
+    /// signed by different keys: each verifies with the key whose ID its header names.
     #[arg(long, value_name = "PUB.pem")]
-    public_key: Option<PathBuf>,
+    public_key: Vec<PathBuf>,
     /// Read an unsigned partition (nrtucode pack --unsigned) without any signature check.
     #[arg(long, conflicts_with = "public_key")]
     insecure_skip_signature: bool,
@@ -333,7 +334,7 @@ pub(crate) struct TrustArgs {
 impl From<TrustArgs> for Trust {
     fn from(t: TrustArgs) -> Trust {
         Trust {
-            public_key: t.public_key,
+            public_keys: t.public_key,
             insecure_skip_signature: t.insecure_skip_signature,
         }
     }

@@ -15,7 +15,7 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use nrtucode::partition::{CheckedPartition, OpenError, PartitionFile, Policy, Source};
+use nrtucode::partition::{CheckedPartition, OpenError, PartitionFile, Policy, PublicKey, Source};
 use nrtucode_facts::hex::lower_hex;
 use nrtucode_facts::input_file::{Links, kind_of, open_nonblocking};
 use nrtucode_pack::{Blobs, PackOptions, pack};
@@ -83,12 +83,12 @@ pub(crate) struct Inventory {
     pub entries: Vec<ListEntry>,
 }
 
-/// How to trust a partition input: the `--public-key` it must verify with, or
-/// `--insecure-skip-signature` for an unsigned one.
+/// How to trust a partition input: the `--public-key`s it may verify with (the one whose key ID
+/// its header names), or `--insecure-skip-signature` for an unsigned one.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Trust {
-    /// The SPKI PEM public key.
-    pub public_key: Option<PathBuf>,
+    /// The SPKI PEM public keys (`diff` of two partitions signed by different keys takes both).
+    pub public_keys: Vec<PathBuf>,
     /// Read an unsigned partition without a signature check.
     pub insecure_skip_signature: bool,
 }
@@ -153,20 +153,56 @@ fn tables_of(blobs: &Blobs, path: &Path) -> Result<Tables, (Exit, String)> {
     )
     .map_err(|e| (Exit::DataErr, format!("{shown}: {e}")))?;
     let file = PartitionFile::from_bytes(bytes);
-    let policy = any_class(&file, path)?;
+    let (policy, _) = any_class(&file, path)?;
     let checked = file
         .insecure_trust_unsigned(&policy)
         .map_err(|e| (Exit::DataErr, format!("{shown}: its blobs laid out: {e}")))?;
     Ok(Tables::Partition(Box::leak(Box::new(checked))))
 }
 
-/// The policy the tool reads a partition with: any counter, the class it says it has.
-fn any_class(file: &PartitionFile, path: &Path) -> Result<Policy, (Exit, String)> {
-    let class = file.parse().map_err(|e| refused(path, e))?.class();
-    Ok(Policy {
+/// What the tool reads a partition with: the policy (any counter, the class the partition says
+/// it has) and the key ID its header names (`None`: unsigned).
+type ReadAs = (Policy, Option<[u8; 8]>);
+
+/// [`ReadAs`] for `file`.
+fn any_class(file: &PartitionFile, path: &Path) -> Result<ReadAs, (Exit, String)> {
+    let parsed = file.parse().map_err(|e| refused(path, e))?;
+    let policy = Policy {
         min_security_counter: 0,
-        expected_class: class,
-    })
+        expected_class: parsed.class(),
+    };
+    Ok((policy, parsed.is_signed().then(|| parsed.key_id())))
+}
+
+/// Of the `--public-key` files `paths` (at least one), the key whose ID is `named`. None of them,
+/// or an unsigned partition: with one key given, that key (verifying with it says why); with
+/// several, a refusal naming every key ID.
+fn key_named(
+    path: &Path,
+    paths: &[PathBuf],
+    named: Option<[u8; 8]>,
+) -> Result<PublicKey, (Exit, String)> {
+    let keys = (paths.iter())
+        .map(|p| read_public_key(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let found = keys.iter().find(|k| Some(k.key_id()) == named);
+    match (found, &keys[..], named) {
+        (Some(key), _, _) | (None, [key], _) | (None, [key, ..], None) => Ok(*key),
+        (None, _, Some(named)) => {
+            let ids: Vec<String> = keys.iter().map(|k| lower_hex(&k.key_id())).collect();
+            Err((
+                Exit::DataErr,
+                format!(
+                    "{}: signed by key ID {}, which none of the {} --public-key keys has ({})",
+                    path.display(),
+                    lower_hex(&named),
+                    ids.len(),
+                    ids.join(", ")
+                ),
+            ))
+        }
+        (None, [], None) => Err((Exit::Usage, "no --public-key given".into())),
+    }
 }
 
 /// The partition `bytes` (read from `path`) checked whole, through the path a Rust host opens
@@ -179,11 +215,10 @@ fn trusted(
     trust: &Trust,
 ) -> Result<&'static CheckedPartition, (Exit, String)> {
     let file = PartitionFile::from_bytes(bytes.to_vec());
-    let policy = any_class(&file, path)?;
-    let checked = match (&trust.public_key, trust.insecure_skip_signature) {
-        (Some(key), _) => file.verify(&read_public_key(key)?, &policy),
-        (None, true) => file.insecure_trust_unsigned(&policy),
-        (None, false) => {
+    let (policy, named) = any_class(&file, path)?;
+    let checked = match (&trust.public_keys[..], trust.insecure_skip_signature) {
+        ([], true) => file.insecure_trust_unsigned(&policy),
+        ([], false) => {
             return Err((
                 Exit::Usage,
                 format!(
@@ -192,6 +227,7 @@ fn trusted(
                 ),
             ));
         }
+        (keys, _) => file.verify(&key_named(path, keys, named)?, &policy),
     }
     .map_err(|e: OpenError| (Exit::DataErr, format!("{}: {e}", path.display())))?;
     Ok(Box::leak(Box::new(checked)))
