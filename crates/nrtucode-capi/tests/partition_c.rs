@@ -12,8 +12,9 @@
 //! The partitions are packed here from the fixtures (the bytes this library embeds by default)
 //! with `nrtucode-pack`, signed with the committed test key, then spoiled one way each: unsigned,
 //! signed by another key, a signed byte changed, a stored blob's byte changed, a compressed
-//! stream's byte changed, a compressed blob's signed length one byte past its stream, truncated. The C program opens each, checks the refusal's code and
-//! message, and compares the handle's answers with the library's own embedded ones.
+//! stream's byte changed, a compressed blob's signed length one byte past its stream, truncated.
+//! The C program opens each, checks the refusal's code and message, and compares the handle's
+//! answers with the library's own embedded ones.
 
 mod common;
 
