@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use nrtucode::partition::{BlobId, Codec, Partition, TableClass, format};
-use nrtucode_pack::{Blobs, Compression, PackOptions, SigningKey, pack_with};
+use nrtucode_pack::{Blobs, Compression, PackOptions, SigningKey, pack_with, sign_partition};
 
 const TEST_KEY: &str = include_str!("../../../keys/test-ed25519.pem");
 const TEST_KEY_PUB: &str = include_str!("../../../keys/test-ed25519.pub.pem");
@@ -55,7 +55,7 @@ fn spoil_blob(mut bytes: Vec<u8>, codec: Codec) -> Vec<u8> {
 fn short_stream(mut bytes: Vec<u8>, key: &SigningKey) -> Vec<u8> {
     let count = |at: usize| usize::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]));
     let toc_count = count(format::H_TOC_COUNT);
-    let [_, toc, sig, _] = format::layout(count(format::H_DESC_COUNT), toc_count).expect("layout");
+    let [_, toc, _, _] = format::layout(count(format::H_DESC_COUNT), toc_count).expect("layout");
     let entry = (0..toc_count)
         .map(|n| toc + n * format::TOC_LEN)
         .find(|&e| bytes[e + format::T_CODEC] == format::CODEC_DEFLATE)
@@ -63,8 +63,7 @@ fn short_stream(mut bytes: Vec<u8>, key: &SigningKey) -> Vec<u8> {
     let len = &mut bytes[entry + format::T_DECODED_LEN..][..4];
     let longer = u32::from_le_bytes(len.try_into().expect("4 bytes")) + 1;
     len.copy_from_slice(&longer.to_le_bytes());
-    let signature = key.sign(&bytes[..sig]);
-    bytes[sig..sig + format::SIG_LEN].copy_from_slice(&signature);
+    sign_partition(&mut bytes, key).expect("a partition");
     bytes
 }
 

@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
-/// Why a partition could not be packed.
+/// Why a partition could not be packed (or signed).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PackError {
     /// The blob directory failed its check (`nrtucode check` says the same).
     #[error("{dir}: not a usable blob directory: {problems}")]
@@ -43,4 +44,7 @@ pub enum PackError {
     /// A key file is not an ed25519 key in the expected PEM form.
     #[error("{0}")]
     Key(String),
+    /// The bytes given to [`crate::sign_partition`] are not laid out as a partition.
+    #[error("not a partition to sign: {0}")]
+    NotAPartition(&'static str),
 }

@@ -46,4 +46,4 @@ pub use blobs::{BlobSourceId, Blobs};
 pub use error::PackError;
 pub use keys::{MAX_PEM_BYTES, SigningKey, public_key_from_pem, public_key_pem, public_key_rust};
 pub use nrtucode_deflate::Summary;
-pub use write::{Compression, PackOptions, pack, pack_with};
+pub use write::{Compression, PackOptions, pack, pack_with, sign_partition};

@@ -167,7 +167,7 @@ pub fn pack_with(
             "more descriptors than the format allows",
         ));
     }
-    let [prof_off, toc_off, sig_off, blobs_off] =
+    let [prof_off, toc_off, _, blobs_off] =
         layout(desc_count, toc_count).ok_or(PackError::TooLarge("tables"))?;
 
     // Blob offsets, and the table of contents.
@@ -244,12 +244,6 @@ pub fn pack_with(
     put(H_MAGIC, &MAGIC);
     put(H_VERSION, &VERSION.to_le_bytes());
     put(H_HEADER_LEN, &(HEADER_LEN as u16).to_le_bytes());
-    let flags = if options.key.is_some() {
-        FLAG_SIGNED
-    } else {
-        0
-    };
-    put(H_FLAGS, &flags.to_le_bytes());
     put(
         H_TOTAL_LEN,
         &u32_of(total, "a partition over 4 GiB")?.to_le_bytes(),
@@ -268,9 +262,6 @@ pub fn pack_with(
     put(H_SOURCE, &[source]);
     put(H_BUILD_ID_LEN, &[id.len() as u8]);
     put(H_BUILD_ID, id);
-    if let Some(key) = options.key {
-        put(H_KEY_ID, &key.public_key().key_id());
-    }
     put(H_SLOT_COUNT, &(SLOT_COUNT as u16).to_le_bytes());
     put(H_DESC_COUNT, &(desc_count as u16).to_le_bytes());
     put(H_PROF_COUNT, &(SLOT_COUNT as u16).to_le_bytes());
@@ -283,10 +274,40 @@ pub fn pack_with(
         put(*offset, bytes);
     }
     if let Some(key) = options.key {
-        let signature = key.sign(&out[..sig_off]);
-        out[sig_off..sig_off + SIG_LEN].copy_from_slice(&signature);
+        sign_partition(&mut out, key)?;
     }
     Ok((out, summary))
+}
+
+/// Signs the partition `bytes` in place with `key`, as [`pack`] does: sets the signed flag and
+/// the key's ID in the header, then writes the signature of every byte before the signature
+/// block into it. Only the header's counts are read (for where the signature block is), so a
+/// tool or a test that changed a packed partition's signed bytes, even into a partition the
+/// reader refuses, can sign it again. [`PackError::NotAPartition`] when the bytes are shorter
+/// than the header or than the layout its counts give.
+pub fn sign_partition(bytes: &mut [u8], key: &SigningKey) -> Result<(), PackError> {
+    let count = |bytes: &[u8], at: usize| {
+        let field = bytes
+            .get(at..at + 2)
+            .ok_or(PackError::NotAPartition("a short header"))?;
+        Ok::<_, PackError>(usize::from(u16::from_le_bytes([field[0], field[1]])))
+    };
+    let (descs, blobs) = (count(bytes, H_DESC_COUNT)?, count(bytes, H_TOC_COUNT)?);
+    let [_, _, sig_off, _] =
+        layout(descs, blobs).ok_or(PackError::NotAPartition("counts whose layout overflows"))?;
+    // The layout starts after the header, so a partition this long holds the header too.
+    if bytes.len() < sig_off + SIG_LEN {
+        return Err(PackError::NotAPartition(
+            "shorter than its signature block's end",
+        ));
+    }
+    let f = &bytes[H_FLAGS..H_FLAGS + 4];
+    let flags = u32::from_le_bytes([f[0], f[1], f[2], f[3]]);
+    bytes[H_FLAGS..H_FLAGS + 4].copy_from_slice(&(flags | FLAG_SIGNED).to_le_bytes());
+    bytes[H_KEY_ID..H_KEY_ID + 8].copy_from_slice(&key.public_key().key_id());
+    let signature = key.sign(&bytes[..sig_off]);
+    bytes[sig_off..sig_off + SIG_LEN].copy_from_slice(&signature);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -333,5 +354,63 @@ mod tests {
             );
             assert_eq!(summary.blobs, p.blob_count());
         }
+    }
+
+    /// Signing an unsigned pack gives the signed pack's very bytes, and it verifies; bytes not
+    /// laid out as a partition are refused, untouched.
+    #[test]
+    fn signing_in_place_is_what_pack_does() {
+        use nrtucode::partition::{Policy, TrustError};
+        let key = SigningKey::generate();
+        let blobs = Blobs::fixtures(TableClass::Front);
+        let pack_as = |key| {
+            let options = PackOptions {
+                security_counter: 2,
+                key,
+            };
+            pack(&blobs, &options).unwrap()
+        };
+        let (signed, mut unsigned) = (pack_as(Some(&key)), pack_as(None));
+        assert_ne!(signed, unsigned);
+        sign_partition(&mut unsigned, &key).unwrap();
+        assert_eq!(signed, unsigned);
+        let policy = Policy {
+            min_security_counter: 2,
+            expected_class: TableClass::Front,
+        };
+        let parsed = Partition::parse(&unsigned).unwrap();
+        assert!(parsed.verify(&key.public_key(), &policy).is_ok());
+        // Signed again by another key: that key's ID, and only that key verifies it.
+        let other = SigningKey::generate();
+        sign_partition(&mut unsigned, &other).unwrap();
+        let parsed = Partition::parse(&unsigned).unwrap();
+        assert!(parsed.verify(&other.public_key(), &policy).is_ok());
+        let refused = parsed.verify(&key.public_key(), &policy);
+        assert!(matches!(refused, Err(TrustError::UnknownKey { .. })));
+
+        for (bytes, why) in [
+            (&signed[..H_TOC_COUNT + 1], "a short header"),
+            (
+                &signed[..HEADER_LEN + 8],
+                "shorter than its signature block's end",
+            ),
+        ] {
+            let mut bytes = bytes.to_vec();
+            let before = bytes.clone();
+            match sign_partition(&mut bytes, &key) {
+                Err(PackError::NotAPartition(reason)) => assert_eq!(reason, why),
+                other => panic!("{why}: {other:?}"),
+            }
+            assert_eq!(bytes, before, "{why}: nothing written");
+        }
+        // The largest counts: the signature block far past the bytes, refused as such.
+        let mut beyond = signed.clone();
+        beyond[H_TOC_COUNT..H_TOC_COUNT + 2].copy_from_slice(&u16::MAX.to_le_bytes());
+        assert!(matches!(
+            sign_partition(&mut beyond, &key),
+            Err(PackError::NotAPartition(
+                "shorter than its signature block's end"
+            ))
+        ));
     }
 }

@@ -27,7 +27,7 @@ use nrtucode::update::{
     CHECK_LEN, Config, Layout, MAX_TRIAL_BOOTS, MappedFlash, PAYLOAD_LEN, RECORD_MAGIC,
     RECORD_VERSION, Slot, Slots, State, Status, UpdateError,
 };
-use nrtucode_pack::{Blobs, PackOptions, SigningKey, pack};
+use nrtucode_pack::{Blobs, PackOptions, SigningKey, pack, sign_partition};
 use sha2::{Digest, Sha256};
 
 // ---------------------------------------------------------------------------------------------
@@ -208,7 +208,7 @@ fn le32(b: &[u8], at: usize) -> usize {
 fn shrink(full: &[u8], keep: usize, key: &SigningKey) -> Vec<u8> {
     let toc_count = u16::from_le_bytes(full[H_TOC_COUNT..H_TOC_COUNT + 2].try_into().unwrap());
     let desc_count = u16::from_le_bytes(full[H_DESC_COUNT..H_DESC_COUNT + 2].try_into().unwrap());
-    let [_, toc_off, sig_off, blobs_off] = layout(desc_count as usize, toc_count as usize).unwrap();
+    let [_, toc_off, _, blobs_off] = layout(desc_count as usize, toc_count as usize).unwrap();
     let mut out = full[..blobs_off].to_vec();
     let mut at = blobs_off;
     let mut blobs = Vec::new();
@@ -232,8 +232,7 @@ fn shrink(full: &[u8], keep: usize, key: &SigningKey) -> Vec<u8> {
         out[offset..offset + bytes.len()].copy_from_slice(&bytes);
     }
     out[H_TOTAL_LEN..H_TOTAL_LEN + 4].copy_from_slice(&(at as u32).to_le_bytes());
-    let signature = key.sign(&out[..sig_off]);
-    out[sig_off..sig_off + SIG_LEN].copy_from_slice(&signature);
+    sign_partition(&mut out, key).unwrap();
     out
 }
 
@@ -713,14 +712,6 @@ fn a_refused_update_leaves_the_state_and_the_active_slot_as_they_were() {
     // Another key's partition.
     let other = SigningKey::generate();
     let foreign = shrink(&parts.p2, 16, &other);
-    let foreign = {
-        let mut f = foreign;
-        f[H_KEY_ID..H_KEY_ID + 8].copy_from_slice(&other.public_key().key_id());
-        let sig_off = layout_sig_off(&f);
-        let s = other.sign(&f[..sig_off]);
-        f[sig_off..sig_off + SIG_LEN].copy_from_slice(&s);
-        f
-    };
     let mut install = slots.install().unwrap();
     install.write(&foreign).unwrap();
     assert!(matches!(
