@@ -2,7 +2,7 @@
 //! wrapper) into the caller's buffer while hashing what is written, as a boot loader inflates
 //! and checks an image in one pass.
 //!
-//! [`decode_verified`] takes the stored (compressed) bytes, the decoded length and the SHA-256
+//! [`decode_checked`] takes the stored (compressed) bytes, the decoded length and the SHA-256
 //! of the **decoded** bytes, as a partition's table of contents records them, and a caller's
 //! `&mut [u8]`:
 //!
@@ -26,10 +26,10 @@
 //! one blob to the next.
 //!
 //! No allocation, no `unsafe`, no panic (the link check `tests/nopanic` covers
-//! [`decode_verified`] and [`decode_verified_with`]).
+//! [`decode_checked`] and [`decode_checked_with`]).
 //!
 //! ```
-//! use nrtucode::deflate::{decode_verified, Inflater};
+//! use nrtucode::deflate::{decode_checked, Inflater};
 //!
 //! // "firmware" as one stored deflate block (BFINAL=1, BTYPE=00, LEN, NLEN, bytes).
 //! let stored = [0x01, 0x08, 0x00, 0xf7, 0xff, b'f', b'i', b'r', b'm', b'w', b'a', b'r', b'e'];
@@ -40,7 +40,7 @@
 //! ]; // SHA-256 of b"firmware"
 //! let mut inflater = Box::new(Inflater::new()); // ~11 KB: not on a small stack
 //! let mut device = [0u8; 64];
-//! let image = decode_verified(&stored, 8, &sha256, &mut device, &mut inflater)?;
+//! let image = decode_checked(&stored, 8, &sha256, &mut device, &mut inflater)?;
 //! assert_eq!(image, b"firmware");
 //! # Ok::<(), nrtucode::deflate::DecodeError>(())
 //! ```
@@ -150,7 +150,7 @@ impl fmt::Display for DecodeError {
             ),
             DecodeError::TooShort { expected, decoded } => write!(
                 f,
-                "the deflate stream decodes to {decoded} bytes, {expected} recorded"
+                "the deflate stream decodes to less than its decoded length: {decoded} bytes, {expected} recorded"
             ),
             DecodeError::TrailingBytes { count } => {
                 write!(f, "{count} stored bytes follow the final deflate block")
@@ -167,14 +167,14 @@ impl core::error::Error for DecodeError {}
 /// Decodes the raw-deflate `stored` bytes into `out[..decoded_len]`, hashing the output with
 /// the software SHA-256, and checks the length and `sha256` (the digest of the decoded bytes).
 /// Returns the decoded bytes, `&out[..decoded_len]`. See the [module documentation](self).
-pub fn decode_verified<'o>(
+pub fn decode_checked<'o>(
     stored: &[u8],
     decoded_len: usize,
     sha256: &Sha256Digest,
     out: &'o mut [u8],
     inflater: &mut Inflater,
 ) -> Result<&'o [u8], DecodeError> {
-    decode_verified_with(
+    decode_checked_with(
         stored,
         decoded_len,
         sha256,
@@ -184,8 +184,8 @@ pub fn decode_verified<'o>(
     )
 }
 
-/// [`decode_verified`] with your hasher (a hardware SHA block).
-pub fn decode_verified_with<'o, H: Sha256Hasher + ?Sized>(
+/// [`decode_checked`] with your hasher (a hardware SHA block).
+pub fn decode_checked_with<'o, H: Sha256Hasher + ?Sized>(
     stored: &[u8],
     decoded_len: usize,
     sha256: &Sha256Digest,

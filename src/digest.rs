@@ -4,10 +4,10 @@
 //!
 //! The build records the SHA-256 of every distinct embedded blob next to its bytes
 //! ([`embedded_blobs`]). A bad flash write, a half-programmed part or bit rot then shows up as
-//! [`VerifyError::Mismatch`] instead of going into the device:
+//! [`CheckError::Mismatch`] instead of going into the device:
 //!
-//! - [`verify_blob`] hashes an embedded blob in place;
-//! - [`copy_verified`] copies it into a caller's buffer (a DMA buffer, device memory) and hashes
+//! - [`check_blob`] hashes an embedded blob in place;
+//! - [`copy_blob_checked`] copies it into a caller's buffer (a DMA buffer, device memory) and hashes
 //!   the copy in the same pass, so the check covers what was written, not only what was read.
 //!
 //! Both come in a `_with` form taking any [`Sha256Hasher`], the seam through which a hardware
@@ -20,13 +20,13 @@
 //! of one) is checked with [`check_sha256`] / [`copy_checked`].
 //!
 //! ```
-//! use nrtucode::digest::{copy_verified, verify_blob};
+//! use nrtucode::digest::{copy_blob_checked, check_blob};
 //! use nrtucode::{resolve_image, Flavor, ImageIndex, NoEnv, Region};
 //!
 //! let image = resolve_image(ImageIndex::CAYMAN_NX_ACT, Region::Dram, Flavor::Perf, &NoEnv)?;
-//! verify_blob(image)?;
+//! check_blob(image)?;
 //! let mut device = [0u8; 0x4000];
-//! let written = copy_verified(image, &mut device)?;
+//! let written = copy_blob_checked(image, &mut device)?;
 //! assert_eq!(&device[..written], image);
 //! # Ok::<(), Box<dyn core::error::Error>>(())
 //! ```
@@ -143,11 +143,11 @@ impl Sha256Hasher for SoftSha256 {
     }
 }
 
-/// Why a blob did not verify.
+/// Why a blob failed its check against its recorded SHA-256.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
-pub enum VerifyError {
+pub enum CheckError {
     /// The slice is not one of this build's embedded blobs (by address and length), so there is
     /// no recorded digest to check it against.
     NotEmbedded {
@@ -166,24 +166,24 @@ pub enum VerifyError {
     Mismatch,
 }
 
-impl fmt::Display for VerifyError {
+impl fmt::Display for CheckError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            VerifyError::NotEmbedded { len } => {
+            CheckError::NotEmbedded { len } => {
                 write!(f, "the {len}-byte slice is not an embedded blob")
             }
-            VerifyError::BufferTooSmall { needed, available } => write!(
+            CheckError::BufferTooSmall { needed, available } => write!(
                 f,
                 "destination holds {available} bytes, the blob needs {needed}"
             ),
-            VerifyError::Mismatch => {
+            CheckError::Mismatch => {
                 f.write_str("SHA-256 mismatch: the bytes do not hash to the recorded digest")
             }
         }
     }
 }
 
-impl core::error::Error for VerifyError {}
+impl core::error::Error for CheckError {}
 
 /// Every distinct blob embedded in this build, with its recorded SHA-256.
 pub fn embedded_blobs() -> &'static [EmbeddedBlob] {
@@ -192,7 +192,7 @@ pub fn embedded_blobs() -> &'static [EmbeddedBlob] {
 
 /// The recorded SHA-256 of an embedded blob: `blob` must be a slice a resolver returned (same
 /// address and length). An empty slice (a boundary cursor) has [`EMPTY_SHA256`].
-pub fn expected_sha256(blob: &[u8]) -> Result<&'static Sha256Digest, VerifyError> {
+pub fn expected_sha256(blob: &[u8]) -> Result<&'static Sha256Digest, CheckError> {
     if blob.is_empty() {
         return Ok(&EMPTY_SHA256);
     }
@@ -200,7 +200,7 @@ pub fn expected_sha256(blob: &[u8]) -> Result<&'static Sha256Digest, VerifyError
         .iter()
         .find(|e| core::ptr::eq(e.bytes.as_ptr(), blob.as_ptr()) && e.bytes.len() == blob.len())
         .map(|e| &e.sha256)
-        .ok_or(VerifyError::NotEmbedded { len: blob.len() })
+        .ok_or(CheckError::NotEmbedded { len: blob.len() })
 }
 
 /// The recorded SHA-256 of an embedded blob, found by content: for `const` contexts, where a
@@ -219,7 +219,7 @@ pub fn expected_sha256(blob: &[u8]) -> Result<&'static Sha256Digest, VerifyError
 /// };
 /// let mut device = vec![0u8; IRAM.len()];
 /// copy_checked(IRAM, &mut device, &IRAM_SHA256, &mut SoftSha256::new())?;
-/// # Ok::<(), nrtucode::digest::VerifyError>(())
+/// # Ok::<(), nrtucode::digest::CheckError>(())
 /// ```
 pub const fn expected_sha256_const(blob: &[u8]) -> Option<Sha256Digest> {
     if blob.is_empty() {
@@ -251,30 +251,30 @@ const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// Hashes an embedded blob in place (software SHA-256) and compares with its recorded digest.
-pub fn verify_blob(blob: &[u8]) -> Result<(), VerifyError> {
-    verify_blob_with(blob, &mut SoftSha256::new())
+pub fn check_blob(blob: &[u8]) -> Result<(), CheckError> {
+    check_blob_with(blob, &mut SoftSha256::new())
 }
 
-/// [`verify_blob`] with your hasher.
-pub fn verify_blob_with<H: Sha256Hasher + ?Sized>(
+/// [`check_blob`] with your hasher.
+pub fn check_blob_with<H: Sha256Hasher + ?Sized>(
     blob: &[u8],
     hasher: &mut H,
-) -> Result<(), VerifyError> {
+) -> Result<(), CheckError> {
     check_sha256(blob, expected_sha256(blob)?, hasher)
 }
 
 /// Copies an embedded blob to the start of `dst`, hashing the copy in the same pass (software
 /// SHA-256); returns the bytes written. On a mismatch they are zeroed again.
-pub fn copy_verified(blob: &[u8], dst: &mut [u8]) -> Result<usize, VerifyError> {
-    copy_verified_with(blob, dst, &mut SoftSha256::new())
+pub fn copy_blob_checked(blob: &[u8], dst: &mut [u8]) -> Result<usize, CheckError> {
+    copy_blob_checked_with(blob, dst, &mut SoftSha256::new())
 }
 
-/// [`copy_verified`] with your hasher.
-pub fn copy_verified_with<H: Sha256Hasher + ?Sized>(
+/// [`copy_blob_checked`] with your hasher.
+pub fn copy_blob_checked_with<H: Sha256Hasher + ?Sized>(
     blob: &[u8],
     dst: &mut [u8],
     hasher: &mut H,
-) -> Result<usize, VerifyError> {
+) -> Result<usize, CheckError> {
     copy_checked(blob, dst, expected_sha256(blob)?, hasher)
 }
 
@@ -283,7 +283,7 @@ pub fn check_sha256<H: Sha256Hasher + ?Sized>(
     bytes: &[u8],
     expected: &Sha256Digest,
     hasher: &mut H,
-) -> Result<(), VerifyError> {
+) -> Result<(), CheckError> {
     hasher.reset();
     hasher.update(bytes);
     compare(expected, hasher.finish())
@@ -298,10 +298,10 @@ pub fn copy_checked<H: Sha256Hasher + ?Sized>(
     dst: &mut [u8],
     expected: &Sha256Digest,
     hasher: &mut H,
-) -> Result<usize, VerifyError> {
+) -> Result<usize, CheckError> {
     let available = dst.len();
     let Some(dst) = dst.get_mut(..src.len()) else {
-        return Err(VerifyError::BufferTooSmall {
+        return Err(CheckError::BufferTooSmall {
             needed: src.len(),
             available,
         });
@@ -330,11 +330,11 @@ pub fn copy_checked<H: Sha256Hasher + ?Sized>(
     }
 }
 
-fn compare(expected: &Sha256Digest, actual: Sha256Digest) -> Result<(), VerifyError> {
+fn compare(expected: &Sha256Digest, actual: Sha256Digest) -> Result<(), CheckError> {
     if *expected == actual {
         Ok(())
     } else {
-        Err(VerifyError::Mismatch)
+        Err(CheckError::Mismatch)
     }
 }
 
@@ -364,4 +364,4 @@ mod tests {
 
 // Small enough to return by value on a microcontroller: the digests stay with the caller.
 #[cfg(target_pointer_width = "32")]
-static_assertions::const_assert!(core::mem::size_of::<VerifyError>() <= 12);
+static_assertions::const_assert!(core::mem::size_of::<CheckError>() <= 12);

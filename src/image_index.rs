@@ -6,11 +6,9 @@
 
 use core::fmt;
 
-use crate::core_class::CoreClass;
-use crate::engine::Engine;
-use crate::generation::Generation;
-use crate::name_and_raw_impls::name_and_raw_impls;
-use crate::slot_id::SlotId;
+use crate::names::name_and_raw_impls;
+use crate::slot::Generation;
+use crate::slot::{CoreClass, Engine, SlotId};
 
 /// A valid flat (generation, engine) index, `0..=37`: the `idx` argument of both resolvers.
 ///
@@ -183,6 +181,55 @@ pub(crate) const SLOT_GENERATIONS: [Generation; ImageIndex::COUNT] = {
     generations
 };
 
+// Which index slots a generation owns, from the generation of every slot (the generated
+// table): here, with the slot numbers, so that `crate::slot` needs nothing of this module.
+impl Generation {
+    /// The generation's slots, in index order (MAVERICK's include the empty 36).
+    ///
+    /// ```
+    /// use nrtucode::{Generation, ImageIndex};
+    /// const CAYMAN: &[ImageIndex] = Generation::Cayman.slots();
+    /// assert_eq!(CAYMAN.first(), Some(&ImageIndex::CAYMAN_NX_ACT));
+    /// assert_eq!(CAYMAN.len(), 8);
+    /// ```
+    pub const fn slots(self) -> &'static [ImageIndex] {
+        let g = self as usize;
+        let (start, end) = (GENERATION_STARTS[g], GENERATION_STARTS[g + 1]);
+        let all: &'static [ImageIndex; ImageIndex::COUNT] = &ImageIndex::ALL;
+        let (_, from_start) = all.split_at(start);
+        from_start.split_at(end - start).0
+    }
+}
+
+/// The first slot of each generation, in [`Generation::ALL`] order, then the end; derived
+/// from [`SLOT_GENERATIONS`], which must list each generation in one run, in order.
+const GENERATION_STARTS: [usize; Generation::ALL.len() + 1] = {
+    let mut starts = [ImageIndex::COUNT; Generation::ALL.len() + 1];
+    starts[0] = 0;
+    let mut i = 1;
+    while i < ImageIndex::COUNT {
+        let (before, here) = (
+            SLOT_GENERATIONS[i - 1] as usize,
+            SLOT_GENERATIONS[i] as usize,
+        );
+        assert!(
+            here == before || here == before + 1,
+            "generations run in order"
+        );
+        if here != before {
+            starts[here] = i;
+        }
+        i += 1;
+    }
+    assert!(SLOT_GENERATIONS[ImageIndex::COUNT - 1] as usize == Generation::ALL.len() - 1);
+    let mut g = 0;
+    while g < Generation::ALL.len() {
+        assert!(Generation::ALL[g] as usize == g);
+        g += 1;
+    }
+    starts
+};
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -190,7 +237,7 @@ mod tests {
     use std::string::ToString;
 
     use super::*;
-    use crate::name_and_raw_impls::checks;
+    use crate::names::checks;
 
     #[test]
     fn raw_conversions_round_trip_and_reject_the_rest() {
@@ -260,5 +307,21 @@ mod tests {
             assert_eq!(first.engine(), Some(Engine::Sp));
             assert_eq!(first.slot(), twin.slot());
         }
+    }
+
+    #[test]
+    fn generations_partition_the_index_space() {
+        let mut seen = 0;
+        for g in Generation::ALL {
+            for idx in g.slots() {
+                assert_eq!(idx.as_usize(), seen, "{g:?}");
+                assert_eq!(idx.generation(), g);
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, ImageIndex::COUNT);
+        assert_eq!(Generation::Sunda.slots().len(), 7);
+        assert_eq!(Generation::Maverick.slots().len(), 7);
+        assert_eq!(ImageIndex::MAVERICK_GAP.generation(), Generation::Maverick);
     }
 }

@@ -7,6 +7,10 @@
 // `static`. `cargo xtask policy` checks the sources.
 #![deny(unsafe_code)]
 
+// Feature `mem-flash` only: the in-memory NOR flash for tests (`update::mem_flash`).
+#[cfg(feature = "mem-flash")]
+extern crate alloc;
+
 // Each public item has one public path: the types, resolvers and environments at the root,
 // the tables in `catalog`, their shapes in `table`, the profiler-table views in `prof`, the
 // on-device SHA-256 check in `digest` and the compressed-blob decoder in `deflate`.
@@ -22,48 +26,30 @@ pub mod table;
 #[cfg(feature = "update")]
 pub mod update;
 
-mod core_class;
-mod descriptor_index;
-mod engine;
+mod args;
 mod env;
 mod failure;
-mod flavor;
-mod generation;
 mod image_index;
 mod macros;
-mod name_and_raw_impls;
-mod parse_error;
-mod prof_kind;
-mod raw_value_error;
-mod region;
-mod request;
+mod names;
 mod resolve;
-mod resolve_err;
-mod slot_id;
+mod slot;
 
-pub use core_class::CoreClass;
-pub use engine::Engine;
+pub use args::{Flavor, ProfKind, Region};
 #[cfg(feature = "std")]
 pub use env::StdEnv;
 pub use env::{
     CapacityError, Env, EnvSnapshot, EnvText, FLAVOR_VAR, MapEnv, NoEnv, PairVisitor,
     REMOVED_FLAG_VAR, SNAPSHOT_VALUE_CAPACITY,
 };
-pub use failure::Failure;
-pub use flavor::Flavor;
-pub use generation::Generation;
+pub use failure::{Failure, Request, ResolveErr};
 pub use image_index::ImageIndex;
-pub use parse_error::ParseError;
-pub use prof_kind::ProfKind;
-pub use raw_value_error::RawValueError;
-pub use region::Region;
-pub use request::Request;
+pub use names::{ParseError, RawValueError};
 pub use resolve::{
-    get_hwdecode_table, get_memory_image, get_memory_image_const, resolve_hwdecode, resolve_image,
-    resolve_image_const,
+    Embedded, Resolver, get_hwdecode_table, get_memory_image, get_memory_image_const,
+    resolve_hwdecode, resolve_image, resolve_image_const,
 };
-pub use resolve_err::ResolveErr;
-pub use slot_id::SlotId;
+pub use slot::{CoreClass, Engine, Generation, SlotId};
 
 /// The repository README's Rust examples, compiled and run as doc tests (not rendered).
 #[cfg(doctest)]

@@ -1,7 +1,9 @@
 //! Updates that cannot brick (feature `update`): two partition slots and a state record in a NOR
 //! flash (`embedded_storage::nor_flash`), a new partition installed by streaming into the
-//! inactive slot, checked whole before it becomes a candidate, booted on trial, confirmed by
-//! the application or reverted after [`MAX_TRIAL_BOOTS`] boots. `no_std`, no allocation, no
+//! inactive slot, checked whole once, before it becomes a candidate, booted on trial (a boot
+//! checks its signature; each blob is checked when used, and [`Slots::reject`] goes back from
+//! one that fails), confirmed by the application or reverted after [`MAX_TRIAL_BOOTS`] boots.
+//! The state record's codec is [`record`]. `no_std`, no allocation, no
 //! `unsafe`; the byte layout, the state machine and what happens at every power cut are in
 //! `docs/update.md`.
 //!
@@ -18,10 +20,12 @@
 //! # fn run<F: MappedFlash>(flash: F, key: PublicKey, chunks: &[&[u8]]) -> Result<(), UpdateError<F::Error>> {
 //! let layout = Layout { slot_a: 0, slot_b: 0x10_0000, slot_len: 0x10_0000, state: 0x20_0000 };
 //! let mut slots = Slots::new(flash, Config { layout, key, class: TableClass::Full })?;
-//! // At every boot: the slot to use, fully verified (signature, policy, every blob digest).
+//! // At every boot: the slot to use, its signature and policy checked (its blobs were hashed
+//! // whole when installed; each is checked again when loaded).
 //! let boot = slots.boot()?;
 //! let (booted, on_trial) = (boot.slot, boot.state.is_trial());
-//! // ... use boot.partition; when the application is satisfied with a trial:
+//! // ... use boot.partition; if a blob fails its check on use: `slots.reject()?`, which
+//! // records and boots the other slot, checked whole. When a trial satisfied the application:
 //! if on_trial {
 //!     slots.confirm(booted)?;
 //! }
@@ -38,33 +42,22 @@ use core::fmt;
 
 use embedded_storage::nor_flash::NorFlash;
 
-use crate::digest::{Sha256Hasher, SoftSha256};
+use crate::digest::SoftSha256;
+pub use crate::partition::error::Refusal;
 use crate::partition::{
-    Partition, PartitionError, Policy, PublicKey, TableClass, VerifiedPartition,
+    CheckedPartition, Partition, Policy, PublicKey, TableClass, VerifiedPartition,
 };
 
 /// Boots of a trial (an installed partition not yet confirmed): the boot after the last one
 /// reverts to the previous slot.
 pub const MAX_TRIAL_BOOTS: u8 = 3;
 
-/// The largest `WRITE_SIZE` and `READ_SIZE` accepted (32 bytes: STM32H7's flash word).
-pub const MAX_UNIT: usize = 32;
+pub mod image;
+#[cfg(feature = "mem-flash")]
+pub mod mem_flash;
+pub mod record;
 
-/// Bytes of a state record's payload before its padding (`docs/update.md` has each field).
-pub const PAYLOAD_LEN: usize = 24;
-/// Bytes of a state record's check: the first 8 bytes of the SHA-256 of the padded payload.
-pub const CHECK_LEN: usize = 8;
-/// The first four bytes of a state record: `NRUS`.
-pub const RECORD_MAGIC: [u8; 4] = *b"NRUS";
-/// The state record's version byte.
-pub const RECORD_VERSION: u8 = 1;
-/// Bytes of the install's staging buffer: the incoming chunks are written in writes of this
-/// many bytes (the last one shorter, padded with `0xff` to `WRITE_SIZE`).
-pub const STAGE_LEN: usize = 256;
-
-const STATUS_CONFIRMED: u8 = 1;
-const STATUS_TRIAL: u8 = 2;
-const NO_SLOT: u8 = 0xff;
+use record::{Geometry, Records, STAGE_LEN, Scan, align_up};
 
 /// A NOR flash whose bytes the CPU also reads memory-mapped (internal flash, or a QSPI/OSPI NOR
 /// in memory-mapped mode), as the partition reader needs a `&[u8]`.
@@ -106,7 +99,7 @@ impl Slot {
     }
 
     /// The state record's byte: 0 for A, 1 for B.
-    pub const fn raw(self) -> u8 {
+    pub(crate) const fn raw(self) -> u8 {
         match self {
             Slot::A => 0,
             Slot::B => 1,
@@ -114,7 +107,7 @@ impl Slot {
     }
 
     /// The slot of a state record's byte.
-    pub const fn from_raw(raw: u8) -> Option<Self> {
+    pub(crate) const fn from_raw(raw: u8) -> Option<Self> {
         match raw {
             0 => Some(Slot::A),
             1 => Some(Slot::B),
@@ -159,90 +152,6 @@ impl State {
     pub const fn is_trial(&self) -> bool {
         matches!(self.status, Status::Trial { .. })
     }
-
-    /// The payload bytes of this state's record (`docs/update.md`).
-    pub fn to_payload(&self) -> [u8; PAYLOAD_LEN] {
-        let mut p = [0u8; PAYLOAD_LEN];
-        let (status, boots) = match self.status {
-            Status::Confirmed => (STATUS_CONFIRMED, 0),
-            Status::Trial { boots } => (STATUS_TRIAL, boots),
-        };
-        let seq = self.seq.to_le_bytes();
-        let min = self.min_security_counter.to_le_bytes();
-        let bytes = [
-            RECORD_VERSION,
-            self.active.raw(),
-            status,
-            boots,
-            self.previous.map_or(NO_SLOT, Slot::raw),
-            0,
-            0,
-            0,
-        ];
-        let fields = RECORD_MAGIC
-            .iter()
-            .chain(seq.iter())
-            .chain(bytes.iter())
-            .chain(min.iter());
-        p.iter_mut().zip(fields).for_each(|(p, f)| *p = *f);
-        p
-    }
-
-    /// The state of a record's payload, if its fields are valid (the check is not read here).
-    pub fn from_payload(p: &[u8; PAYLOAD_LEN]) -> Option<Self> {
-        let [
-            m0,
-            m1,
-            m2,
-            m3,
-            s0,
-            s1,
-            s2,
-            s3,
-            version,
-            active,
-            status,
-            boots,
-            previous,
-            r0,
-            r1,
-            r2,
-            c0,
-            c1,
-            c2,
-            c3,
-            r3,
-            r4,
-            r5,
-            r6,
-        ] = *p;
-        if [m0, m1, m2, m3] != RECORD_MAGIC
-            || version != RECORD_VERSION
-            || [r0, r1, r2, r3, r4, r5, r6] != [0; 7]
-        {
-            return None;
-        }
-        let active = Slot::from_raw(active)?;
-        let status = match (status, boots) {
-            (STATUS_CONFIRMED, 0) => Status::Confirmed,
-            (STATUS_TRIAL, boots) if boots <= MAX_TRIAL_BOOTS => Status::Trial { boots },
-            _ => return None,
-        };
-        let previous = match previous {
-            NO_SLOT => None,
-            raw => Some(Slot::from_raw(raw)?),
-        };
-        if previous == Some(active) {
-            return None;
-        }
-        Some(State {
-            seq: u32::from_le_bytes([s0, s1, s2, s3]),
-            active,
-            status,
-            previous,
-            min_security_counter: u32::from_le_bytes([c0, c1, c2, c3]),
-        })
-    }
 }
 
 /// Where the slots and the state live in the flash, as offsets from its start.
@@ -261,6 +170,59 @@ pub struct Layout {
     pub slot_len: u32,
     /// Offset of the state's two sectors.
     pub state: u32,
+}
+
+impl Layout {
+    /// The offset of `slot`.
+    const fn offset(&self, slot: Slot) -> u32 {
+        match slot {
+            Slot::A => self.slot_a,
+            Slot::B => self.slot_b,
+        }
+    }
+
+    /// The checks [`Slots::new`] makes, for a flash of `geometry` with `capacity` bytes (a
+    /// host tool checks a layout with no flash at all): the geometry's own rules
+    /// ([`Geometry::records`]), every offset and `slot_len` a multiple of `ERASE_SIZE`,
+    /// `slot_len` not 0, the slots and the state's two sectors within `capacity` and not
+    /// overlapping, every end addressable with a `u32`. The state records' layout, or the rule
+    /// broken.
+    pub fn check(&self, geometry: Geometry, capacity: usize) -> Result<Records, &'static str> {
+        let records = geometry.records()?;
+        let e = geometry.erase_size;
+        let to = |n: u32| usize::try_from(n).map_err(|_| "offset beyond usize");
+        let (a, b, len, state) = (
+            to(self.slot_a)?,
+            to(self.slot_b)?,
+            to(self.slot_len)?,
+            to(self.state)?,
+        );
+        if [a, b, len, state].iter().any(|n| n % e != 0) {
+            return Err("slot and state offsets and slot_len must be multiples of ERASE_SIZE");
+        }
+        if len == 0 {
+            return Err("slot_len must not be 0");
+        }
+        let regions = [(a, len), (b, len), (state, records.state_len())];
+        let mut ends = [0usize; 3];
+        for ((start, n), end) in regions.iter().zip(ends.iter_mut()) {
+            *end = start
+                .checked_add(*n)
+                .filter(|end| *end <= capacity)
+                .ok_or("a slot or the state lies beyond the flash (or its mapping)")?;
+        }
+        let [(s0, _), (s1, _), (s2, _)] = regions;
+        let [e0, e1, e2] = ends;
+        let overlap = |(sa, ea): (usize, usize), (sb, eb): (usize, usize)| sa < eb && sb < ea;
+        if overlap((s0, e0), (s1, e1)) || overlap((s0, e0), (s2, e2)) || overlap((s1, e1), (s2, e2))
+        {
+            return Err("the slots and the state must not overlap");
+        }
+        if u32::try_from(ends.iter().copied().max().unwrap_or(0)).is_err() {
+            return Err("the flash must be addressable with u32 offsets");
+        }
+        Ok(records)
+    }
 }
 
 /// What the slots need besides the flash.
@@ -296,6 +258,15 @@ pub enum UpdateError<E> {
         /// The state's active slot.
         active: Slot,
     },
+    /// A confirmation or a recovery that needs what this `Slots`' own boot found (the slot
+    /// it runs and its counter): call [`Slots::boot`] first, and confirm the slot it booted.
+    NotBooted,
+    /// [`Slots::reject`] found no slot to go back to: the other slot's check failed (nothing
+    /// was written); [`Slots::refusal`] gives why.
+    NoFallback {
+        /// The slot that would have been booted.
+        slot: Slot,
+    },
     /// More bytes than a slot holds.
     TooLarge {
         /// The slot's length.
@@ -310,14 +281,11 @@ pub enum UpdateError<E> {
     },
     /// The installed partition was refused (structure, signature, key, class, security
     /// counter, or a blob digest): the state is unchanged, the slot is not a candidate.
-    Refused(PartitionError),
-    /// Neither slot holds a partition that verifies: the error of each.
-    NoBootableSlot {
-        /// Slot A's refusal.
-        a: PartitionError,
-        /// Slot B's refusal.
-        b: PartitionError,
-    },
+    Refused(Refusal),
+    /// Neither slot holds a partition that verifies: [`Slots::refusal`] gives each one's
+    /// reason (a host reading an image: `image::FlashImage::check_slot`). The reasons are not
+    /// carried here, so that the error stays four words on a 32-bit target.
+    NoBootableSlot,
     /// The state's sequence number reached `u32::MAX`.
     SequenceExhausted,
 }
@@ -334,6 +302,12 @@ impl<E: fmt::Debug> fmt::Display for UpdateError<E> {
                 f,
                 "slot {booted:?} is not the active slot {active:?}: nothing to confirm"
             ),
+            UpdateError::NotBooted => f.write_str(
+                "this Slots did not boot that slot: call boot() first and confirm the slot it booted",
+            ),
+            UpdateError::NoFallback { slot } => {
+                write!(f, "no slot to go back to: slot {slot:?} is refused")
+            }
             UpdateError::TooLarge { slot_len } => {
                 write!(f, "the update is larger than a slot ({slot_len} bytes)")
             }
@@ -345,9 +319,7 @@ impl<E: fmt::Debug> fmt::Display for UpdateError<E> {
                 "{received} bytes received, the partition's header says {partition}"
             ),
             UpdateError::Refused(e) => write!(f, "update refused: {e}"),
-            UpdateError::NoBootableSlot { a, b } => {
-                write!(f, "no slot verifies: A: {a}; B: {b}")
-            }
+            UpdateError::NoBootableSlot => f.write_str("no slot verifies"),
             UpdateError::SequenceExhausted => f.write_str("state sequence number exhausted"),
         }
     }
@@ -355,18 +327,42 @@ impl<E: fmt::Debug> fmt::Display for UpdateError<E> {
 
 impl<E: fmt::Debug> core::error::Error for UpdateError<E> {}
 
-/// A boot's answer: the slot to use and its partition, fully verified.
-#[derive(Clone, Copy, Debug)]
-pub struct Boot<'a> {
+/// A boot's answer: the slot to use and its partition, as the type of the check the boot made:
+/// a [`VerifiedPartition`] from [`Slots::boot`] and [`Slots::reject`], a [`CheckedPartition`]
+/// from [`Slots::boot_checked`]. Not `Copy`: it borrows the slots' flash, and is dropped before
+/// the next operation on them.
+#[derive(Debug)]
+pub struct Boot<P> {
     /// The slot booted.
     pub slot: Slot,
-    /// Its partition: signature, key, class and minimum security counter checked, and the
-    /// stored bytes of every blob hashed against their signed digests.
-    pub partition: VerifiedPartition<'a>,
+    /// Its partition: signature, key, class and minimum security counter checked. A
+    /// [`VerifiedPartition`]'s blobs were hashed whole when it was installed
+    /// ([`Install::finish`]) and are checked again as they are used
+    /// ([`Blob::load_into`](crate::partition::Blob::load_into)); a blob that fails that check
+    /// is the cue for [`Slots::reject`] (for a slot booted as a fallback, every blob was also
+    /// hashed by this boot). A [`CheckedPartition`]'s every blob was hashed by this boot: it
+    /// answers a stored blob as a plain slice ([`Blob::bytes`](crate::partition::Blob::bytes)).
+    pub partition: P,
     /// The state after this boot (its trial counted, or its revert recorded).
     pub state: State,
     /// `true` when the state's slot did not verify and the other one was booted instead.
     pub fell_back: bool,
+}
+
+/// What this `Slots` booted (kept so that `install`, `confirm` and `reject` need no check of
+/// their own).
+#[derive(Clone, Copy, Debug)]
+struct Running {
+    slot: Slot,
+    fell_back: bool,
+    security_counter: u32,
+}
+
+/// The state as last read or written, and where the next record goes.
+#[derive(Clone, Copy, Debug)]
+struct Known {
+    scan: Scan,
+    state: State,
 }
 
 /// Two partition slots and their state in one NOR flash.
@@ -374,125 +370,266 @@ pub struct Boot<'a> {
 pub struct Slots<F> {
     flash: F,
     config: Config,
-    /// Bytes of the payload part (payload padded to `unit`).
-    head_len: usize,
-    /// Bytes of a whole record (payload part + check part).
-    record_len: usize,
-    /// Records in one state sector.
-    per_sector: usize,
+    /// How the state records lie in this flash's geometry.
+    records: Records,
+    /// The state sectors as last scanned, and the records appended since: the flash is this
+    /// value's alone (`&mut`), so a scan stays true until an operation fails.
+    known: Option<Known>,
+    /// The slot the last boot (or recovery) runs.
+    running: Option<Running>,
+    /// Why the last check of each slot (A, B) that failed a boot or a recovery refused it.
+    refused: [Option<Refusal>; 2],
 }
 
-fn align_up(n: usize, unit: usize) -> Option<usize> {
-    n.checked_add(unit.checked_sub(1)?)?
-        .checked_div(unit)?
-        .checked_mul(unit)
+/// The bytes of `slot` in the flash's mapping (empty if the layout lies beyond it, which
+/// [`Slots::new`] refused).
+fn slot_bytes<'f>(mapped: &'f [u8], layout: &Layout, slot: Slot) -> &'f [u8] {
+    let start = layout.offset(slot) as usize;
+    mapped
+        .get(start..start.saturating_add(layout.slot_len as usize))
+        .unwrap_or(&[])
+}
+
+/// Structure, signature and policy of `slot`'s partition (no blob hashed): what a boot of a
+/// slot that was checked whole when installed pays, independent of the slot's size.
+fn verify_slot<'f>(
+    mapped: &'f [u8],
+    config: &Config,
+    slot: Slot,
+    min_security_counter: u32,
+) -> Result<VerifiedPartition<'f>, Refusal> {
+    let policy = Policy {
+        min_security_counter,
+        expected_class: config.class,
+    };
+    Ok(Partition::parse(slot_bytes(mapped, &config.layout, slot))?.verify(&config.key, &policy)?)
+}
+
+/// [`verify_slot`], then every blob's stored bytes hashed against their signed digests.
+fn check_slot<'f>(
+    mapped: &'f [u8],
+    config: &Config,
+    slot: Slot,
+    min_security_counter: u32,
+) -> Result<CheckedPartition<'f>, Refusal> {
+    let verified = verify_slot(mapped, config, slot, min_security_counter)?;
+    Ok(verified.check_blobs(&mut SoftSha256::new())?)
+}
+
+/// How much of a slot a boot checks, as the partition type it gives: structure, signature and
+/// policy ([`VerifiedPartition`]: a slot checked whole when it was installed), or every blob
+/// hashed too ([`CheckedPartition`]).
+trait Depth<'f>: Sized {
+    /// `verified` checked to this depth.
+    fn deepen(verified: VerifiedPartition<'f>) -> Result<Self, Refusal>;
+    /// `verified` with every blob hashed (a fallback slot: its history is unknown, it may hold
+    /// an interrupted install), as this type.
+    fn whole(verified: VerifiedPartition<'f>) -> Result<Self, Refusal>;
+    /// The partition's security counter.
+    fn security_counter(&self) -> u32;
+}
+
+impl<'f> Depth<'f> for VerifiedPartition<'f> {
+    fn deepen(verified: VerifiedPartition<'f>) -> Result<Self, Refusal> {
+        Ok(verified)
+    }
+
+    fn whole(verified: VerifiedPartition<'f>) -> Result<Self, Refusal> {
+        verified.check_blobs(&mut SoftSha256::new())?;
+        Ok(verified)
+    }
+
+    fn security_counter(&self) -> u32 {
+        self.partition().security_counter()
+    }
+}
+
+impl<'f> Depth<'f> for CheckedPartition<'f> {
+    fn deepen(verified: VerifiedPartition<'f>) -> Result<Self, Refusal> {
+        Self::whole(verified)
+    }
+
+    fn whole(verified: VerifiedPartition<'f>) -> Result<Self, Refusal> {
+        Ok(verified.check_blobs(&mut SoftSha256::new())?)
+    }
+
+    fn security_counter(&self) -> u32 {
+        self.partition().security_counter()
+    }
+}
+
+/// A boot's choice: the slot, its partition and whether it fell back; or why neither slot
+/// passed (A's refusal, B's).
+type Choice<P> = Result<(Slot, P, bool), (Refusal, Refusal)>;
+
+/// The slot a boot uses: `slot` checked to depth `P`, else the other one checked whole (its
+/// history is unknown: it may hold an interrupted install); the errors of both if neither.
+fn choose<'f, P: Depth<'f>>(
+    mapped: &'f [u8],
+    config: &Config,
+    slot: Slot,
+    min_security_counter: u32,
+) -> Choice<P> {
+    let first = verify_slot(mapped, config, slot, min_security_counter).and_then(P::deepen);
+    let first = match first {
+        Ok(partition) => return Ok((slot, partition, false)),
+        Err(e) => e,
+    };
+    match verify_slot(mapped, config, slot.other(), min_security_counter).and_then(P::whole) {
+        Ok(partition) => Ok((slot.other(), partition, true)),
+        Err(second) => Err(match slot {
+            Slot::A => (first, second),
+            Slot::B => (second, first),
+        }),
+    }
+}
+
+/// The factory default (no valid record) with the minimum security counter `min`.
+const fn factory(min_security_counter: u32) -> State {
+    State {
+        seq: 0,
+        active: Slot::A,
+        status: Status::Confirmed,
+        previous: None,
+        min_security_counter,
+    }
+}
+
+/// The factory default of `mapped`: slot A confirmed, the minimum security counter slot A's
+/// own if its signature and policy hold, else 0.
+fn factory_state(mapped: &[u8], config: &Config) -> State {
+    let min =
+        verify_slot(mapped, config, Slot::A, 0).map_or(0, |p| p.partition().security_counter());
+    factory(min)
+}
+
+/// The state [`Install::finish`] records for `target` once it holds a partition checked
+/// whole: `target` on trial, 0 boots, the other slot its previous.
+const fn candidate(state: State, target: Slot) -> State {
+    State {
+        active: target,
+        status: Status::Trial { boots: 0 },
+        previous: Some(target.other()),
+        ..state
+    }
+}
+
+/// What a boot does to the state before it checks a slot ([`plan`]).
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    /// The slot the state names for this boot.
+    slot: Slot,
+    /// The state the boot runs with (before its record, if any, is numbered).
+    state: State,
+    /// The record the boot appends first: a counted trial or a revert.
+    append: Option<State>,
+    /// Which.
+    writes: image::BootRecord,
+}
+
+/// The boot decision from the newest valid record alone (`None`: the factory default, whose
+/// minimum security counter [`select`] reads from slot A):
+///
+/// - confirmed: the active slot, nothing written;
+/// - on trial with fewer than [`MAX_TRIAL_BOOTS`] boots: this boot counted, the trial slot;
+/// - on trial with [`MAX_TRIAL_BOOTS`] boots: the revert (the previous slot, confirmed).
+fn plan(newest: Option<State>) -> Plan {
+    let Some(state) = newest else {
+        return Plan {
+            slot: Slot::A,
+            state: factory(0),
+            append: None,
+            writes: image::BootRecord::Nothing,
+        };
+    };
+    match state.status {
+        Status::Confirmed => Plan {
+            slot: state.active,
+            state,
+            append: None,
+            writes: image::BootRecord::Nothing,
+        },
+        Status::Trial { boots } if boots >= MAX_TRIAL_BOOTS => {
+            let back = state.previous.unwrap_or(state.active.other());
+            let reverted = State {
+                active: back,
+                status: Status::Confirmed,
+                previous: None,
+                ..state
+            };
+            Plan {
+                slot: back,
+                state: reverted,
+                append: Some(reverted),
+                writes: image::BootRecord::Revert,
+            }
+        }
+        Status::Trial { boots } => {
+            let counted = State {
+                status: Status::Trial {
+                    boots: boots.saturating_add(1),
+                },
+                ..state
+            };
+            Plan {
+                slot: state.active,
+                state: counted,
+                append: Some(counted),
+                writes: image::BootRecord::TrialCount,
+            }
+        }
+    }
+}
+
+/// The slot a boot uses once the state (`state`, after the boot's own record) names `slot`:
+/// [`choose`], and for the factory default (`factory`) the minimum security counter read from
+/// slot A's signature first. The state as the boot leaves it, and the choice.
+fn select<'f, P: Depth<'f>>(
+    mapped: &'f [u8],
+    config: &Config,
+    slot: Slot,
+    mut state: State,
+    factory: bool,
+) -> (State, Choice<P>) {
+    if !factory {
+        let chosen = choose(mapped, config, slot, state.min_security_counter);
+        return (state, chosen);
+    }
+    // Slot A's own counter is the minimum when its signature holds, as `state()` reads it;
+    // else 0.
+    let chosen = match verify_slot(mapped, config, Slot::A, 0) {
+        Ok(partition) => {
+            let min = partition.partition().security_counter();
+            state.min_security_counter = min;
+            match P::deepen(partition) {
+                Ok(partition) => Ok((Slot::A, partition, false)),
+                Err(_) => choose(mapped, config, Slot::A, min),
+            }
+        }
+        Err(_) => choose(mapped, config, Slot::A, 0),
+    };
+    (state, chosen)
 }
 
 fn geometry<E>(rule: &'static str) -> UpdateError<E> {
     UpdateError::Geometry(rule)
 }
 
-/// The check of a record: SHA-256 of its padded payload part, first [`CHECK_LEN`] bytes.
-fn record_check(head: &[u8]) -> [u8; CHECK_LEN] {
-    let mut h = SoftSha256::new();
-    h.update(head);
-    let d = h.finish();
-    let mut c = [0u8; CHECK_LEN];
-    c.iter_mut().zip(d.iter()).for_each(|(c, d)| *c = *d);
-    c
-}
-
-/// What a record place of the state sectors holds ([`Slots::record`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Record {
-    /// Every byte erased: free.
-    Erased,
-    /// Written, but not a complete valid record (torn by a power cut, or damaged, or never a
-    /// record): ignored by every read of the state.
-    Invalid,
-    /// A complete record.
-    Valid(State),
-}
-
-/// Where the next record goes.
-#[derive(Clone, Copy, Debug)]
-struct Scan {
-    /// The newest valid record, if any.
-    newest: Option<State>,
-    /// The sector to append to and the record index there; `index == per_sector` when full.
-    sector: usize,
-    index: usize,
-}
-
 impl<F: MappedFlash> Slots<F> {
     /// The slots in `flash` as `config` lays them out, after checking the layout against the
     /// flash's geometry. Reads and writes nothing.
     pub fn new(flash: F, config: Config) -> Result<Self, UpdateError<F::Error>> {
-        let (w, r, e) = (F::WRITE_SIZE, F::READ_SIZE, F::ERASE_SIZE);
-        if w == 0 || r == 0 || e == 0 || w > MAX_UNIT || r > MAX_UNIT {
-            return Err(geometry(
-                "WRITE_SIZE and READ_SIZE must be 1 to 32, ERASE_SIZE > 0",
-            ));
-        }
-        let unit = w.max(r);
-        if unit % w != 0 || unit % r != 0 || STAGE_LEN % w != 0 {
-            return Err(geometry(
-                "WRITE_SIZE and READ_SIZE must divide each other and 256",
-            ));
-        }
-        let head_len = align_up(PAYLOAD_LEN, unit).ok_or(geometry("unit"))?;
-        let check_len = align_up(CHECK_LEN, unit).ok_or(geometry("unit"))?;
-        let record_len = head_len.checked_add(check_len).ok_or(geometry("unit"))?;
-        let per_sector = e / record_len;
-        if per_sector < 2 {
-            return Err(geometry(
-                "an erase sector must hold at least two state records",
-            ));
-        }
-        if e % w != 0 || e % r != 0 {
-            return Err(geometry(
-                "ERASE_SIZE must be a multiple of WRITE_SIZE and READ_SIZE",
-            ));
-        }
-        let l = config.layout;
-        let to = |n: u32| usize::try_from(n).map_err(|_| geometry("offset beyond usize"));
-        let (a, b, len, state) = (to(l.slot_a)?, to(l.slot_b)?, to(l.slot_len)?, to(l.state)?);
-        if [a, b, len, state].iter().any(|n| n % e != 0) {
-            return Err(geometry(
-                "slot and state offsets and slot_len must be multiples of ERASE_SIZE",
-            ));
-        }
-        if len == 0 {
-            return Err(geometry("slot_len must not be 0"));
-        }
-        let state_len = e.checked_mul(2).ok_or(geometry("ERASE_SIZE"))?;
-        let regions = [(a, len), (b, len), (state, state_len)];
-        let mut ends = [0usize; 3];
-        for ((start, n), end) in regions.iter().zip(ends.iter_mut()) {
-            *end = start
-                .checked_add(*n)
-                .filter(|end| *end <= flash.capacity() && *end <= flash.mapped().len())
-                .ok_or(geometry(
-                    "a slot or the state lies beyond the flash (or its mapping)",
-                ))?;
-        }
-        let [(s0, _), (s1, _), (s2, _)] = regions;
-        let [e0, e1, e2] = ends;
-        let overlap = |(sa, ea): (usize, usize), (sb, eb): (usize, usize)| sa < eb && sb < ea;
-        if overlap((s0, e0), (s1, e1)) || overlap((s0, e0), (s2, e2)) || overlap((s1, e1), (s2, e2))
-        {
-            return Err(geometry("the slots and the state must not overlap"));
-        }
-        if u32::try_from(ends.iter().copied().max().unwrap_or(0)).is_err() {
-            return Err(geometry("the flash must be addressable with u32 offsets"));
-        }
+        let capacity = flash.capacity().min(flash.mapped().len());
+        let records = (config.layout)
+            .check(Geometry::of::<F>(), capacity)
+            .map_err(geometry)?;
         Ok(Slots {
             flash,
             config,
-            head_len,
-            record_len,
-            per_sector,
+            records,
+            known: None,
+            running: None,
+            refused: [None; 2],
         })
     }
 
@@ -506,203 +643,101 @@ impl<F: MappedFlash> Slots<F> {
         self.flash
     }
 
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
-    /// Bytes of one state record in this flash (`docs/update.md`: the payload and the check,
-    /// each padded to `max(WRITE_SIZE, READ_SIZE)`).
-    pub fn record_len(&self) -> usize {
-        self.record_len
-    }
-
-    /// State records one state sector holds.
-    pub fn records_per_sector(&self) -> usize {
-        self.per_sector
-    }
-
-    fn slot_offset(&self, slot: Slot) -> u32 {
-        match slot {
-            Slot::A => self.config.layout.slot_a,
-            Slot::B => self.config.layout.slot_b,
-        }
-    }
-
-    /// The mapped bytes of `slot` (all `slot_len` of them).
-    pub fn slot_bytes(&self, slot: Slot) -> &[u8] {
-        let start = self.slot_offset(slot) as usize;
-        let len = self.config.layout.slot_len as usize;
-        // `new` checked that the range lies within the mapping.
-        self.flash
-            .mapped()
-            .get(start..start.saturating_add(len))
-            .unwrap_or(&[])
-    }
-
-    /// `slot`'s partition, fully checked: structure, signature with the configured key, class,
-    /// `min_security_counter`, then the stored bytes of every blob against their signed
-    /// digests (`VerifiedPartition::check_blobs`).
-    pub fn check_slot(
-        &self,
-        slot: Slot,
-        min_security_counter: u32,
-    ) -> Result<VerifiedPartition<'_>, PartitionError> {
-        let verified = self.verify_slot(slot, min_security_counter)?;
-        verified.check_blobs(&mut SoftSha256::new())?;
-        Ok(verified)
-    }
-
-    /// Structure, signature and policy only (no blob hashed).
-    fn verify_slot(
-        &self,
-        slot: Slot,
-        min_security_counter: u32,
-    ) -> Result<VerifiedPartition<'_>, PartitionError> {
-        let policy = Policy {
-            min_security_counter,
-            expected_class: self.config.class,
-        };
-        Ok(Partition::parse(self.slot_bytes(slot))?.verify(&self.config.key, &policy)?)
-    }
-
     fn state_offset(&self, sector: usize, index: usize) -> Option<u32> {
-        let at = sector
-            .checked_mul(F::ERASE_SIZE)?
-            .checked_add(index.checked_mul(self.record_len)?)?;
-        u32::try_from(at)
+        u32::try_from(self.records.offset(sector, index)?)
             .ok()?
             .checked_add(self.config.layout.state)
     }
 
-    /// What the record place `index` (0 to [`records_per_sector`](Self::records_per_sector)
-    /// − 1) of state sector `sector` (0 or 1) holds, as every read of the state classifies it:
-    /// for a diagnosis (a host tool listing the state sectors of a flash image), as the state
-    /// itself is [`state`](Self::state). `None` for a place that does not exist.
-    pub fn record(
-        &mut self,
-        sector: usize,
-        index: usize,
-    ) -> Result<Option<Record>, UpdateError<F::Error>> {
-        if sector > 1 || index >= self.per_sector {
-            return Ok(None);
-        }
-        self.read_record(sector, index).map(Some)
-    }
-
-    /// Reads the record at `(sector, index)`.
-    fn read_record(
-        &mut self,
-        sector: usize,
-        index: usize,
-    ) -> Result<Record, UpdateError<F::Error>> {
-        let offset = self
-            .state_offset(sector, index)
-            .ok_or(geometry("state offset"))?;
-        let mut buf = [0u8; 2 * MAX_UNIT];
-        let record = buf
-            .get_mut(..self.record_len)
-            .ok_or(geometry("record length"))?;
-        self.flash
-            .read(offset, record)
-            .map_err(UpdateError::Flash)?;
-        if record.iter().all(|b| *b == 0xff) {
-            return Ok(Record::Erased);
-        }
-        let (head, check) = record.split_at(self.head_len.min(record.len()));
-        let Some(stored) = check.get(..CHECK_LEN) else {
-            return Ok(Record::Invalid);
-        };
-        let padding_is_zero = head
-            .get(PAYLOAD_LEN..)
-            .is_some_and(|p| p.iter().all(|b| *b == 0))
-            && check
-                .get(CHECK_LEN..)
-                .is_some_and(|p| p.iter().all(|b| *b == 0));
-        if !padding_is_zero || stored != record_check(head) {
-            return Ok(Record::Invalid);
-        }
-        let mut payload = [0u8; PAYLOAD_LEN];
-        payload
-            .iter_mut()
-            .zip(head.iter())
-            .for_each(|(p, h)| *p = *h);
-        Ok(State::from_payload(&payload).map_or(Record::Invalid, Record::Valid))
-    }
-
-    /// Both state sectors: the newest valid record and where the next one goes.
-    fn scan(&mut self) -> Result<Scan, UpdateError<F::Error>> {
-        // Per sector: the last index not erased, and the newest valid record: records are
-        // appended in sequence order within a sector, so it is the last valid one, and the
-        // scan goes backwards and stops there (one check computed per sector, not one per
-        // record).
-        let mut newest: Option<(State, usize)> = None;
-        let mut last_written = [None::<usize>; 2];
-        for (sector, last) in last_written.iter_mut().enumerate() {
-            for index in (0..self.per_sector).rev() {
-                let record = self.read_record(sector, index)?;
-                if matches!(record, Record::Erased) {
-                    continue;
-                }
-                if last.is_none() {
-                    *last = Some(index);
-                }
-                if let Record::Valid(state) = record {
-                    if newest.is_none_or(|(n, _)| state.seq > n.seq) {
-                        newest = Some((state, sector));
-                    }
-                    break;
-                }
-            }
-        }
-        let sector = newest.map_or(0, |(_, s)| s);
-        let index = last_written
-            .get(sector)
-            .copied()
-            .flatten()
-            .map_or(0, |i| i.saturating_add(1));
-        Ok(Scan {
-            newest: newest.map(|(s, _)| s),
-            sector,
-            index,
+    /// Both state sectors read through the driver: the newest valid record and where the
+    /// next one goes ([`Records::scan`]).
+    fn read_scan(&mut self) -> Result<Scan, UpdateError<F::Error>> {
+        let records = self.records;
+        let mut buf = [0u8; 2 * record::MAX_UNIT];
+        let state = self.config.layout.state;
+        let flash = &mut self.flash;
+        records.scan(|sector, index| {
+            let offset = records
+                .offset(sector, index)
+                .and_then(|at| u32::try_from(at).ok())
+                .and_then(|at| at.checked_add(state))
+                .ok_or(geometry("state offset"))?;
+            let bytes = buf
+                .get_mut(..records.record_len())
+                .ok_or(geometry("record length"))?;
+            flash.read(offset, bytes).map_err(UpdateError::Flash)?;
+            Ok(records.decode(bytes))
         })
+    }
+
+    /// The state sectors as [`read_scan`](Self::read_scan) finds them, once: later calls
+    /// reuse what the last scan or append found.
+    fn scan(&mut self) -> Result<Scan, UpdateError<F::Error>> {
+        match self.known {
+            Some(known) => Ok(known.scan),
+            None => self.read_scan(),
+        }
+    }
+
+    /// The state and where its next record goes, reading the flash only the first time.
+    fn known(&mut self) -> Result<Known, UpdateError<F::Error>> {
+        if let Some(known) = self.known {
+            return Ok(known);
+        }
+        let scan = self.read_scan()?;
+        let state = match scan.newest {
+            Some(state) => state,
+            None => self.factory_state(),
+        };
+        let known = Known { scan, state };
+        self.known = Some(known);
+        Ok(known)
     }
 
     /// The current state: the newest valid record, or, with none, the factory default: slot A
     /// confirmed, the minimum security counter slot A's own if it verifies (signature and
-    /// policy), else 0.
+    /// policy), else 0. The state sectors are read once per `Slots` (and the factory default's
+    /// signature checked once, or not at all after a [`boot`](Self::boot)); every operation
+    /// after that reuses what the last one found or wrote.
     pub fn state(&mut self) -> Result<State, UpdateError<F::Error>> {
-        let scan = self.scan()?;
-        Ok(scan.newest.unwrap_or_else(|| self.factory_state()))
+        self.known().map(|k| k.state)
     }
 
     fn factory_state(&self) -> State {
-        State {
-            seq: 0,
-            active: Slot::A,
-            status: Status::Confirmed,
-            previous: None,
-            min_security_counter: self
-                .verify_slot(Slot::A, 0)
-                .map_or(0, |p| p.partition().security_counter()),
-        }
+        factory_state(self.flash.mapped(), &self.config)
     }
 
-    /// Appends the record of `next` (its `seq` replaced by the next one): the payload part in
-    /// one write, then the check part in another, so an interrupted record is incomplete. When
-    /// the sector is full, the other one is erased and the record written there first.
+    /// Appends the record of `next` (its `seq` replaced by the next one) where `scan` says
+    /// it goes: the payload part in one write, then the check part in another, so an
+    /// interrupted record is incomplete. When the sector is full, the other one is erased and
+    /// the record written there first. On an error the scan is forgotten (the next operation
+    /// reads the sectors again).
     fn append(&mut self, next: State) -> Result<State, UpdateError<F::Error>> {
         let scan = self.scan()?;
-        let seq = scan
-            .newest
-            .map_or(0, |s| s.seq)
-            .checked_add(1)
+        self.known = None;
+        let (written, scan) = self.write_record(scan, next)?;
+        self.known = Some(Known {
+            scan,
+            state: written,
+        });
+        Ok(written)
+    }
+
+    fn write_record(
+        &mut self,
+        scan: Scan,
+        next: State,
+    ) -> Result<(State, Scan), UpdateError<F::Error>> {
+        let record::Next {
+            state: next,
+            sector,
+            index,
+            erase_first,
+        } = self
+            .records
+            .next(&scan, next)
             .ok_or(UpdateError::SequenceExhausted)?;
-        let next = State { seq, ..next };
-        let (mut sector, mut index) = (scan.sector, scan.index);
-        if index >= self.per_sector {
-            sector = 1 - sector.min(1);
-            index = 0;
+        if erase_first {
             let from = self
                 .state_offset(sector, 0)
                 .ok_or(geometry("state offset"))?;
@@ -715,26 +750,22 @@ impl<F: MappedFlash> Slots<F> {
         let offset = self
             .state_offset(sector, index)
             .ok_or(geometry("state offset"))?;
-        let mut buf = [0u8; 2 * MAX_UNIT];
-        let payload = next.to_payload();
-        buf.iter_mut()
-            .zip(payload.iter())
-            .for_each(|(b, p)| *b = *p);
-        let (head, rest) = buf.split_at_mut(self.head_len.min(2 * MAX_UNIT));
-        let check = record_check(head);
-        rest.iter_mut().zip(check.iter()).for_each(|(b, c)| *b = *c);
-        let check_part = rest
-            .get(..self.record_len.saturating_sub(self.head_len))
-            .ok_or(geometry("record length"))?;
+        let bytes = self.records.encode(&next);
+        let (head, check_part) = (bytes.head(), bytes.check_part());
         self.flash.write(offset, head).map_err(UpdateError::Flash)?;
-        let check_at = u32::try_from(self.head_len)
+        let check_at = u32::try_from(head.len())
             .ok()
             .and_then(|h| offset.checked_add(h))
             .ok_or(geometry("state offset"))?;
         self.flash
             .write(check_at, check_part)
             .map_err(UpdateError::Flash)?;
-        Ok(next)
+        let after = Scan {
+            newest: Some(next),
+            sector,
+            index: index.saturating_add(1),
+        };
+        Ok((next, after))
     }
 
     /// The boot decision, from the state and the slots' own checks alone:
@@ -745,72 +776,86 @@ impl<F: MappedFlash> Slots<F> {
     /// - on trial with [`MAX_TRIAL_BOOTS`] boots: records the revert (the previous slot,
     ///   confirmed), then the previous slot.
     ///
-    /// The slot chosen is used only if it fully verifies ([`check_slot`](Self::check_slot),
-    /// with the state's minimum security counter); otherwise the other slot, if it does
+    /// The slot chosen is used if its structure, signature and policy (key, class, the
+    /// state's minimum security counter) hold: **its blobs are not hashed here**, so the cost
+    /// is the state scan and one signature, independent of the slot's size. Every slot the
+    /// state names was checked whole before it became a candidate ([`Install::finish`]), a
+    /// trial as a confirmed one, and nothing writes a slot the state names; each blob is
+    /// checked again when it is used ([`Blob::load_into`](crate::partition::Blob::load_into)),
+    /// and a blob that fails there (bit rot since the install) is reported with
+    /// [`reject`](Self::reject). Otherwise the other slot, checked whole, if it passes
     /// ([`Boot::fell_back`]); otherwise [`UpdateError::NoBootableSlot`].
-    pub fn boot(&mut self) -> Result<Boot<'_>, UpdateError<F::Error>> {
-        let state = self.state()?;
-        let (slot, state) = match state.status {
-            Status::Confirmed => (state.active, state),
-            Status::Trial { boots } if boots >= MAX_TRIAL_BOOTS => {
-                let back = state.previous.unwrap_or(state.active.other());
-                let reverted = self.append(State {
-                    active: back,
-                    status: Status::Confirmed,
-                    previous: None,
-                    ..state
-                })?;
-                (back, reverted)
-            }
-            Status::Trial { boots } => {
-                let counted = self.append(State {
-                    status: Status::Trial {
-                        boots: boots.saturating_add(1),
-                    },
-                    ..state
-                })?;
-                (state.active, counted)
-            }
+    /// [`boot_checked`](Self::boot_checked) hashes every blob of the chosen slot as well.
+    pub fn boot(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<F::Error>> {
+        self.boot_to()
+    }
+
+    /// [`boot`](Self::boot), with every blob of the chosen slot hashed against its signed
+    /// digest before it is used (`VerifiedPartition::check_blobs`), for a device that wants
+    /// bit rot found at power-on rather than on use: it costs what [`Install::finish`]'s check
+    /// costs, per stored byte (`docs/update.md` has the figures). A slot that fails it is not
+    /// used: the other one, checked whole, is booted ([`Boot::fell_back`]). The partition it
+    /// gives is the checked type: a stored blob's bytes are a plain slice
+    /// ([`Blob::bytes`](crate::partition::Blob::bytes)), hashed by this boot and not again.
+    pub fn boot_checked(&mut self) -> Result<Boot<CheckedPartition<'_>>, UpdateError<F::Error>> {
+        self.boot_to()
+    }
+
+    fn boot_to<'s, P: Depth<'s>>(&'s mut self) -> Result<Boot<P>, UpdateError<F::Error>> {
+        let scan = self.scan()?;
+        let plan = plan(scan.newest);
+        let state = match plan.append {
+            Some(next) => self.append(next)?,
+            None => plan.state,
         };
-        let this: &Self = self;
-        let min = state.min_security_counter;
-        let first = match this.check_slot(slot, min) {
-            Ok(partition) => {
-                return Ok(Boot {
+        let factory = scan.newest.is_none();
+        let Slots {
+            flash,
+            config,
+            known,
+            running,
+            refused,
+            ..
+        } = self;
+        let flash: &F = flash;
+        let (state, chosen) = select::<P>(flash.mapped(), config, plan.slot, state, factory);
+        if factory {
+            *known = Some(Known { scan, state });
+        }
+        match chosen {
+            Ok((slot, partition, fell_back)) => {
+                *running = Some(Running {
+                    slot,
+                    fell_back,
+                    security_counter: partition.security_counter(),
+                });
+                Ok(Boot {
                     slot,
                     partition,
                     state,
-                    fell_back: false,
-                });
+                    fell_back,
+                })
             }
-            Err(e) => e,
-        };
-        match this.check_slot(slot.other(), min) {
-            Ok(partition) => Ok(Boot {
-                slot: slot.other(),
-                partition,
-                state,
-                fell_back: true,
-            }),
-            Err(second) => Err(match slot {
-                Slot::A => UpdateError::NoBootableSlot {
-                    a: first,
-                    b: second,
-                },
-                Slot::B => UpdateError::NoBootableSlot {
-                    a: second,
-                    b: first,
-                },
-            }),
+            Err((a, b)) => {
+                *running = None;
+                *refused = [Some(a), Some(b)];
+                Err(UpdateError::NoBootableSlot)
+            }
         }
     }
 
-    /// Confirms the trial running from `booted` (the [`Boot::slot`] this boot used): a new
-    /// record with the slot confirmed and the minimum security counter raised to its
-    /// partition's (never lowered), so neither a revert nor a replayed older partition goes
-    /// below it. A slot already confirmed is left as it is. Refused for a slot that is not
+    /// Confirms the trial running from `booted`, the [`Boot::slot`] of this `Slots`' last
+    /// [`boot`](Self::boot): a new record with the slot confirmed and the minimum security
+    /// counter raised to its partition's (never lowered), so neither a revert nor a replayed
+    /// older partition goes below it. The counter is the one that boot's signature check
+    /// read: nothing is verified again. A slot already confirmed is left as it is. Refused for
+    /// a slot this `Slots` did not boot ([`UpdateError::NotBooted`]) and for a slot that is not
     /// the state's active one ([`UpdateError::NotActive`]).
     pub fn confirm(&mut self, booted: Slot) -> Result<State, UpdateError<F::Error>> {
+        let running = self
+            .running
+            .filter(|r| r.slot == booted)
+            .ok_or(UpdateError::NotBooted)?;
         let state = self.state()?;
         if booted != state.active {
             return Err(UpdateError::NotActive {
@@ -821,38 +866,122 @@ impl<F: MappedFlash> Slots<F> {
         if !state.is_trial() {
             return Ok(state);
         }
-        let counter = self
-            .verify_slot(booted, state.min_security_counter)
-            .map_err(UpdateError::Refused)?
-            .partition()
-            .security_counter();
         self.append(State {
             status: Status::Confirmed,
             previous: None,
-            min_security_counter: state.min_security_counter.max(counter),
+            min_security_counter: state.min_security_counter.max(running.security_counter),
             ..state
         })
     }
 
-    /// Starts an install into the inactive slot: the slot that is not the state's active one
-    /// (or, if the active slot no longer verifies and the other does, the active one, so the
-    /// slot that boots is never the one written). Refused while a trial is pending
-    /// ([`UpdateError::TrialPending`]). Writes nothing yet; the state is untouched until
-    /// [`Install::finish`] accepted the whole partition.
+    /// The way back from a blob that failed its check on use (bit rot in the running slot
+    /// since it was installed, found by [`Blob::load_into`](crate::partition::Blob::load_into)
+    /// or a digest check): records the slot this `Slots` booted as no longer to be used and
+    /// boots the other one. The other slot is checked whole first (structure, signature, key,
+    /// class, the state's minimum security counter, every blob: what [`Install::finish`]
+    /// costs); only if it passes is a record written, naming it active and confirmed (for a
+    /// trial, this is its revert), and it is returned as the new boot. Otherwise nothing is
+    /// written and the error says why ([`UpdateError::NoFallback`]: typically an older
+    /// partition below the minimum security counter, or a slot never installed); the device
+    /// then needs an [`install`](Self::install), which writes the other slot, never the
+    /// running one. A power cut before the record is complete leaves the state as it was: the
+    /// next boot uses the damaged slot again, its blob fails again, and `reject` is called
+    /// again. Refused without a boot first ([`UpdateError::NotBooted`]).
+    pub fn reject(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<F::Error>> {
+        let running = self.running.ok_or(UpdateError::NotBooted)?;
+        let state = self.state()?;
+        let other = running.slot.other();
+        let counter = check_slot(
+            self.flash.mapped(),
+            &self.config,
+            other,
+            state.min_security_counter,
+        )
+        .map(|p| p.partition().security_counter())
+        .map_err(|error| self.no_fallback(other, error))?;
+        let state = self.append(State {
+            active: other,
+            status: Status::Confirmed,
+            previous: None,
+            ..state
+        })?;
+        self.running = Some(Running {
+            slot: other,
+            fell_back: false,
+            security_counter: counter,
+        });
+        // The check above passed over bytes nothing wrote since: this is its signature read
+        // again for the borrow of the partition, the record written in between.
+        let partition = verify_slot(
+            self.flash.mapped(),
+            &self.config,
+            other,
+            state.min_security_counter,
+        )
+        .map_err(|_| UpdateError::NoFallback { slot: other })?;
+        Ok(Boot {
+            slot: other,
+            partition,
+            state,
+            fell_back: false,
+        })
+    }
+
+    /// Why this `Slots`' last boot or recovery refused `slot`, after
+    /// [`UpdateError::NoBootableSlot`] (both slots) or [`UpdateError::NoFallback`] (the other
+    /// slot); `None` for a slot no such failure refused.
+    pub fn refusal(&self, slot: Slot) -> Option<Refusal> {
+        self.refused.get(usize::from(slot.raw())).copied().flatten()
+    }
+
+    fn no_fallback(&mut self, slot: Slot, error: Refusal) -> UpdateError<F::Error> {
+        if let Some(r) = self.refused.get_mut(usize::from(slot.raw())) {
+            *r = Some(error);
+        }
+        UpdateError::NoFallback { slot }
+    }
+
+    /// Starts an install into the slot not running: the other one than this `Slots`' last
+    /// boot used (without a boot, the slot a boot would use is found as `boot` finds it,
+    /// writing nothing: one signature check). The running slot is never written, nor is the
+    /// slot the state names: when the boot fell back from the state's slot, a record naming
+    /// the running slot active and confirmed is written first, so that an interrupted install
+    /// is never the state's slot (whose boot checks the signature only). Refused while a
+    /// trial is pending ([`UpdateError::TrialPending`]). The state is otherwise untouched
+    /// until [`Install::finish`] accepted the whole partition.
     pub fn install(&mut self) -> Result<Install<'_, F>, UpdateError<F::Error>> {
         let state = self.state()?;
         if state.is_trial() {
             return Err(UpdateError::TrialPending);
         }
-        let min = state.min_security_counter;
-        let active = state.active;
-        let target = if self.check_slot(active, min).is_err()
-            && self.check_slot(active.other(), min).is_ok()
-        {
-            active
-        } else {
-            active.other()
+        let running = match self.running {
+            Some(running) => Some((running.slot, running.fell_back)),
+            None => choose::<VerifiedPartition<'_>>(
+                self.flash.mapped(),
+                &self.config,
+                state.active,
+                state.min_security_counter,
+            )
+            .ok()
+            .map(|(slot, _, fell_back)| (slot, fell_back)),
         };
+        let target = match running {
+            Some((slot, true)) if slot != state.active => {
+                self.append(State {
+                    active: slot,
+                    status: Status::Confirmed,
+                    previous: None,
+                    ..state
+                })?;
+                if let Some(r) = self.running.as_mut() {
+                    r.fell_back = false;
+                }
+                slot.other()
+            }
+            Some((slot, _)) => slot.other(),
+            None => state.active.other(),
+        };
+        let state = self.state()?;
         Ok(Install {
             slots: self,
             target,
@@ -867,7 +996,7 @@ impl<F: MappedFlash> Slots<F> {
 }
 
 /// An install in progress: the chunks of a new partition streamed into the target slot
-/// (erased sector by sector as the bytes reach it, written [`STAGE_LEN`] bytes at a time).
+/// (erased sector by sector as the bytes reach it, written 256 bytes at a time).
 /// Dropping it (or an error, or a power cut) leaves the state as it was: a later install
 /// starts over from the first byte.
 #[derive(Debug)]
@@ -889,11 +1018,6 @@ impl<F: MappedFlash> Install<'_, F> {
     /// The slot being written.
     pub fn target(&self) -> Slot {
         self.target
-    }
-
-    /// Bytes received so far.
-    pub fn received(&self) -> u32 {
-        self.received
     }
 
     /// The next chunk, of any length and at any alignment. Refused, writing nothing of it,
@@ -935,7 +1059,7 @@ impl<F: MappedFlash> Install<'_, F> {
             .iter_mut()
             .skip(self.staged)
             .for_each(|s| *s = 0xff);
-        let base = self.slots.slot_offset(self.target);
+        let base = self.slots.config.layout.offset(self.target);
         let flushed = self.flushed;
         let end = u32::try_from(len)
             .ok()
@@ -976,10 +1100,14 @@ impl<F: MappedFlash> Install<'_, F> {
         let (target, state, received) = (self.target, self.state, self.received);
         let slots = self.slots;
         let total_len = {
-            let verified = slots
-                .check_slot(target, state.min_security_counter)
-                .map_err(UpdateError::Refused)?;
-            verified.partition().bytes().len()
+            let checked = check_slot(
+                slots.flash.mapped(),
+                &slots.config,
+                target,
+                state.min_security_counter,
+            )
+            .map_err(UpdateError::Refused)?;
+            checked.partition().bytes().len()
         };
         if usize::try_from(received).ok() != Some(total_len) {
             return Err(UpdateError::Length {
@@ -987,11 +1115,11 @@ impl<F: MappedFlash> Install<'_, F> {
                 partition: u32::try_from(total_len).unwrap_or(u32::MAX),
             });
         }
-        slots.append(State {
-            active: target,
-            status: Status::Trial { boots: 0 },
-            previous: Some(target.other()),
-            ..state
-        })
+        slots.append(candidate(state, target))
     }
 }
+
+// Every error of `update` is at most four words on a 32-bit target, as the partition's are
+// (CI builds the core for thumbv7em, where this holds), for a driver error of up to a word.
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert!(core::mem::size_of::<UpdateError<u32>>() <= 16);

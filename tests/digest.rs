@@ -7,9 +7,9 @@ use nrtucode::catalog::{
     BLOB_SOURCE, BlobSource, DISTINCT_BLOB_COUNT, EMBEDDED_BLOB_BYTES, image_entries, prof_entries,
 };
 use nrtucode::digest::{
-    EMPTY_SHA256, Sha256Digest, Sha256Hasher, SoftSha256, VerifyError, check_sha256, copy_checked,
-    copy_verified, copy_verified_with, embedded_blobs, expected_sha256, expected_sha256_const,
-    verify_blob, verify_blob_with,
+    CheckError, EMPTY_SHA256, Sha256Digest, Sha256Hasher, SoftSha256, check_blob, check_blob_with,
+    check_sha256, copy_blob_checked, copy_blob_checked_with, copy_checked, embedded_blobs,
+    expected_sha256, expected_sha256_const,
 };
 use nrtucode_facts::{fixture_bytes, getters};
 use sha2::{Digest, Sha256};
@@ -75,8 +75,8 @@ fn every_embedded_blob_verifies_in_place_and_by_copy() {
         .filter_map(|e| e.blob)
         .chain(prof_entries().filter_map(|e| e.blob))
     {
-        verify_blob(blob).unwrap();
-        let written = copy_verified(blob, &mut buffer).unwrap();
+        check_blob(blob).unwrap();
+        let written = copy_blob_checked(blob, &mut buffer).unwrap();
         assert_eq!(written, blob.len());
         assert_eq!(&buffer[..written], blob);
         verified += 1;
@@ -102,12 +102,12 @@ fn a_one_bit_flip_is_caught() {
         copy[bit / 8] ^= 1 << (bit % 8);
         // In place.
         let err = check_sha256(&copy, expected, &mut hasher).unwrap_err();
-        assert_eq!(err, VerifyError::Mismatch);
+        assert_eq!(err, CheckError::Mismatch);
         assert_ne!(&sha256(&copy), expected);
         // While copying: the destination is zeroed again, not left holding the bad bytes.
         let mut dst = vec![0xa5u8; blob.len() + 8];
         let err = copy_checked(&copy, &mut dst, expected, &mut hasher).unwrap_err();
-        assert_eq!(err, VerifyError::Mismatch);
+        assert_eq!(err, CheckError::Mismatch);
         assert!(dst[..blob.len()].iter().all(|&b| b == 0));
         assert!(dst[blob.len()..].iter().all(|&b| b == 0xa5));
         // The intact bytes pass through the same hasher.
@@ -117,7 +117,7 @@ fn a_one_bit_flip_is_caught() {
         );
     }
     assert!(
-        VerifyError::Mismatch
+        CheckError::Mismatch
             .to_string()
             .starts_with("SHA-256 mismatch")
     );
@@ -135,19 +135,19 @@ fn slices_that_are_not_embedded_blobs_are_refused() {
         .expect("this build embeds a blob");
     let copy = blob.to_vec();
     assert_eq!(
-        verify_blob(&copy),
-        Err(VerifyError::NotEmbedded { len: blob.len() })
+        check_blob(&copy),
+        Err(CheckError::NotEmbedded { len: blob.len() })
     );
     // A sub-slice of a blob is not the blob.
     assert!(matches!(
-        verify_blob(&blob[1..]),
-        Err(VerifyError::NotEmbedded { .. })
+        check_blob(&blob[1..]),
+        Err(CheckError::NotEmbedded { .. })
     ));
     // A cursor (empty) is trivially intact.
     assert_eq!(expected_sha256(&[]), Ok(&EMPTY_SHA256));
-    assert_eq!(verify_blob(&[]), Ok(()));
+    assert_eq!(check_blob(&[]), Ok(()));
     let mut dst = [7u8; 4];
-    assert_eq!(copy_verified(&[], &mut dst), Ok(0));
+    assert_eq!(copy_blob_checked(&[], &mut dst), Ok(0));
     assert_eq!(dst, [7; 4]);
 }
 
@@ -163,8 +163,8 @@ fn a_short_destination_is_refused_untouched() {
         .expect("this build embeds a blob");
     let mut dst = vec![0x5au8; blob.len() - 1];
     assert_eq!(
-        copy_verified(blob, &mut dst),
-        Err(VerifyError::BufferTooSmall {
+        copy_blob_checked(blob, &mut dst),
+        Err(CheckError::BufferTooSmall {
             needed: blob.len(),
             available: blob.len() - 1
         })
@@ -215,16 +215,19 @@ fn a_custom_hasher_replaces_the_software_one() {
         resets: 0,
         faulty: false,
     };
-    verify_blob_with(blob, &mut hw).unwrap();
+    check_blob_with(blob, &mut hw).unwrap();
     assert_eq!((hw.fed, hw.resets), (blob.len(), 1));
     let mut dst = vec![0u8; blob.len()];
-    assert_eq!(copy_verified_with(blob, &mut dst, &mut hw), Ok(blob.len()));
+    assert_eq!(
+        copy_blob_checked_with(blob, &mut dst, &mut hw),
+        Ok(blob.len())
+    );
     assert_eq!((hw.fed, hw.resets), (blob.len(), 2));
     // The answer is the hasher's: a faulty block fails every blob.
     hw.faulty = true;
     assert!(matches!(
-        verify_blob_with(blob, &mut hw),
-        Err(VerifyError::Mismatch)
+        check_blob_with(blob, &mut hw),
+        Err(CheckError::Mismatch)
     ));
 }
 

@@ -73,3 +73,7 @@ impl<const N: usize> Env for MapEnv<'_, N> {
         visit(self.get(name));
     }
 }
+
+// Small enough to return by value on a microcontroller (at most four words on a 32-bit
+// target; CI's no_std cross build compiles this for thumbv7em).
+static_assertions::const_assert!(core::mem::size_of::<CapacityError>() <= 16);

@@ -4,10 +4,10 @@
 //! a lookup makes the [`Blob`] handle with no table-of-contents read and no bounds check.
 
 use super::blob::Blob;
+use super::bytes::le32;
+use super::entry::Getter;
+use super::entry::Packed;
 use super::format::{T_OFFSET, T_STORED_LEN};
-use super::index::Packed;
-use super::parse::le32;
-use super::tables::Getter;
 
 /// One getter's answer: the stored bytes it answers in place (the whole blob's, or for a
 /// cursor the empty slice at its boundary, what the vendor answers) and the getter, packed with
@@ -26,17 +26,13 @@ impl<'a> Answer<'a> {
     /// (never, after parse, which checked every blob's bounds and codec).
     pub(super) fn new(bytes: &'a [u8], getter: Getter, entry: &[u8]) -> Option<Self> {
         let codec = super::Codec::from_raw(*entry.get(super::format::T_CODEC)?)?;
-        let getter = Packed::new(getter, codec)?;
+        let packed = Packed::new(getter, codec)?;
         let start = usize::try_from(le32(entry, T_OFFSET)?).ok()?;
         let len = usize::try_from(le32(entry, T_STORED_LEN)?).ok()?;
-        let end = start.checked_add(len)?;
-        // The whole blob, or the empty slice at its start or one past its end.
-        let (from_end, to_end) = getter.ends();
-        let from = if from_end { end } else { start };
-        let to = if to_end { end } else { start };
+        let blob = bytes.get(start..start.checked_add(len)?)?;
         Some(Answer {
-            stored: bytes.get(from..to)?,
-            getter,
+            stored: getter.answer_in(blob),
+            getter: packed,
         })
     }
 
@@ -48,6 +44,7 @@ impl<'a> Answer<'a> {
             stored: self.stored,
             toc,
             getter: self.getter,
+            checked: false,
         }
     }
 }

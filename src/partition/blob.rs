@@ -1,123 +1,15 @@
 //! The blobs of a partition: [`BlobId`], [`Codec`], [`TocEntry`], and [`Blob`], the handle a
 //! [`VerifiedPartition`](super::VerifiedPartition) resolver answers with. A blob's bytes lie
 //! outside the signed bytes: only their digests are signed, so a `Blob` hands its bytes out
-//! through a check ([`Blob::check`] in place, [`Blob::load_into`] into a buffer), or through
-//! the one loudly named way that checks nothing ([`Blob::unchecked_in_place`]).
+//! through a check ([`Blob::check`] in place, [`Blob::load_into`] into a buffer), or, from a
+//! [`CheckedPartition`](super::CheckedPartition) whose every blob was hashed once, as a plain
+//! slice ([`Blob::bytes`]).
 
 use core::fmt;
 
+use super::bytes::{array, le32};
+use super::entry::{BlobId, Codec, Cursor, Packed};
 use super::format::{T_DECODED_LEN, T_SHA256, T_STORED_SHA256, TOC_LEN};
-use super::index::Packed;
-use super::parse::{array, le32};
-
-/// The number of a table-of-contents entry: one distinct blob of a partition. A number past
-/// the table of contents names no blob ([`Tables::toc_entry`](super::Tables::toc_entry) answers
-/// `None`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct BlobId(u16);
-
-impl BlobId {
-    /// The entry with this number.
-    pub const fn new(raw: u16) -> Self {
-        Self(raw)
-    }
-
-    /// Its number.
-    pub const fn raw(self) -> u16 {
-        self.0
-    }
-
-    /// Its number as an index.
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl fmt::Display for BlobId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "blob {}", self.0)
-    }
-}
-
-/// How a blob is stored (the table-of-contents `codec` byte).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum Codec {
-    /// As is (`0`): the stored bytes are the blob.
-    Stored,
-    /// Raw deflate (`1`, RFC 1951): decoded into a buffer by [`Blob::load_into`] (feature
-    /// `deflate`).
-    Deflate,
-}
-
-impl Codec {
-    /// The byte.
-    pub const fn raw(self) -> u8 {
-        match self {
-            Codec::Stored => super::format::CODEC_STORED,
-            Codec::Deflate => super::format::CODEC_DEFLATE,
-        }
-    }
-
-    /// The codec of a byte, `None` for one this reader does not know.
-    pub const fn from_raw(raw: u8) -> Option<Self> {
-        match raw {
-            super::format::CODEC_STORED => Some(Codec::Stored),
-            super::format::CODEC_DEFLATE => Some(Codec::Deflate),
-            _ => None,
-        }
-    }
-
-    /// `stored` or `deflate`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Codec::Stored => "stored",
-            Codec::Deflate => "deflate",
-        }
-    }
-}
-
-/// One table-of-contents entry, as the format stores it.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TocEntry {
-    /// Offset of the stored bytes from the start of the partition.
-    pub offset: u32,
-    /// Stored length.
-    pub stored_len: u32,
-    /// Decoded length: the blob's length.
-    pub decoded_len: u32,
-    /// Codec.
-    pub codec: Codec,
-    /// SHA-256 of the decoded bytes: the blob the resolvers answer with.
-    pub sha256: [u8; 32],
-    /// SHA-256 of the stored bytes, checked before anything reads them (a decoder included);
-    /// the same as [`sha256`](Self::sha256) for a stored blob.
-    pub stored_sha256: [u8; 32],
-}
-
-impl fmt::Debug for TocEntry {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TocEntry")
-            .field("offset", &self.offset)
-            .field("stored_len", &self.stored_len)
-            .field("decoded_len", &self.decoded_len)
-            .field("codec", &self.codec)
-            .finish_non_exhaustive()
-    }
-}
-
-/// Which boundary of its blob a cursor getter names (the vendor's zero-length images whose
-/// address is a neighbour's start or end).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Cursor {
-    /// The blob's first byte.
-    Start,
-    /// One past its last byte.
-    End,
-}
 
 /// A resolver's answer over a verified partition: one blob (or a cursor onto one), its
 /// table-of-contents entry, and its bytes, reachable only through a check:
@@ -125,9 +17,11 @@ pub enum Cursor {
 /// - [`check`](Self::check) hashes a stored blob in place and then yields its bytes;
 /// - [`load_into`](Self::load_into) copies (stored) or decodes (deflate) it into your buffer,
 ///   checking what it wrote;
-/// - [`unchecked_in_place`](Self::unchecked_in_place) yields them with no check at all, for a
-///   caller that checked the whole partition before ([`VerifiedPartition::check_blobs`](
-///   super::VerifiedPartition::check_blobs)) or accepts the risk.
+/// - [`bytes`](Self::bytes) yields a stored blob's bytes in place with no second hash, for a
+///   handle of a [`CheckedPartition`](super::CheckedPartition), whose whole-partition check
+///   ([`VerifiedPartition::check_blobs`](super::VerifiedPartition::check_blobs)) hashed them
+///   once; [`check`](Self::check) and [`load_into`](Self::load_into) of such a handle hash
+///   nothing they were vouched for already.
 ///
 /// The embedded tables answer `&'static [u8]` instead: their bytes are part of the program
 /// image, which whoever flashed it vouched for as a whole. A partition travels and is updated
@@ -143,6 +37,9 @@ pub struct Blob<'a> {
     pub(super) toc: &'a [u8],
     /// The table-of-contents number, the cursor and the codec.
     pub(super) getter: Packed,
+    /// It comes from a [`CheckedPartition`](super::CheckedPartition): its stored bytes were
+    /// hashed against their signed digest.
+    pub(super) checked: bool,
 }
 
 impl fmt::Debug for Blob<'_> {
@@ -210,17 +107,30 @@ impl<'a> Blob<'a> {
         array::<32>(self.toc, self.record_at() + T_STORED_SHA256).unwrap_or([0; 32])
     }
 
-    /// The bytes in place, **checked by nothing here**: neither hashed nor compared with the
-    /// signed digest. `None` for a compressed blob (its bytes in place are a deflate stream,
-    /// not the blob). For a cursor, the empty slice at its boundary (the vendor's address).
-    /// Use it only after [`VerifiedPartition::check_blobs`](
-    /// super::VerifiedPartition::check_blobs) held over memory nobody can change since, or
-    /// where reading unverified firmware is acceptable.
+    /// This handle marked checked or not (by the type whose resolver made it).
+    #[inline(always)]
+    pub(super) const fn marked(mut self, checked: bool) -> Self {
+        self.checked = checked;
+        self
+    }
+
+    /// `true` for a handle of a [`CheckedPartition`](super::CheckedPartition): its stored
+    /// bytes were hashed against their signed digest.
+    pub const fn is_checked(&self) -> bool {
+        self.checked
+    }
+
+    /// A stored blob's bytes in place, as the embedded resolvers answer them, for a handle of
+    /// a [`CheckedPartition`](super::CheckedPartition) (hashed once, by its whole-partition
+    /// check); for a cursor, the empty slice at its boundary (the vendor's address). `None` for
+    /// a handle of a partition whose blobs were not checked ([`check`](Self::check) hashes it)
+    /// and for a compressed blob (its bytes in place are a deflate stream:
+    /// [`load_into`](Self::load_into) decodes it).
     #[inline]
-    pub fn unchecked_in_place(&self) -> Option<&'a [u8]> {
-        match self.codec() {
-            Codec::Stored => Some(self.stored),
-            Codec::Deflate => None,
+    pub const fn bytes(&self) -> Option<&'a [u8]> {
+        match (self.checked, self.codec()) {
+            (true, Codec::Stored) => Some(self.stored),
+            _ => None,
         }
     }
 }

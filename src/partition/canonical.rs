@@ -19,11 +19,12 @@
 //! format's limit); on the Cortex-M4 `parse` costs 428,082 instructions over the fixtures, most
 //! of it this (`cargo xtask cost --what partition`).
 
-use super::TableClass;
-use super::blob::BlobId;
+use super::bytes::{byte, le16, le32};
+use super::entry::BlobId;
 use super::error::{FormatError, TableName};
 use super::format::*;
-use super::parse::{Partition, byte, le16, le32};
+use super::header::TableClass;
+use super::parse::Partition;
 use crate::{Generation, ImageIndex};
 
 /// The flavor keys whose images the front tables keep: PERF/RELEASE and DKL_PERF.
@@ -91,7 +92,7 @@ impl Partition<'_> {
     fn codec_of(&self, n: usize) -> Option<u8> {
         byte(
             self.bytes,
-            self.toc_off.checked_add(n.checked_mul(TOC_LEN)?)? + T_CODEC,
+            self.layout.toc_off.checked_add(n.checked_mul(TOC_LEN)?)? + T_CODEC,
         )
     }
 
@@ -133,7 +134,7 @@ impl Partition<'_> {
         for slot in 0..SLOT_COUNT {
             for k in 0..2 {
                 let (kind, index) =
-                    self.getter_at(self.prof_off + slot * PROF_LEN + k * GETTER_LEN);
+                    self.getter_at(self.layout.prof_off + slot * PROF_LEN + k * GETTER_LEN);
                 if kind == GETTER_NULL {
                     continue;
                 }
@@ -146,7 +147,7 @@ impl Partition<'_> {
                 }
             }
         }
-        if let Some(n) = (0..self.toc_count).find(|&n| !named.is_marked(n)) {
+        if let Some(n) = (0..self.layout.toc_count).find(|&n| !named.is_marked(n)) {
             return Err(FormatError::UnreferencedBlob {
                 blob: BlobId::new(entry_u16(n)),
             });

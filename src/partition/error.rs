@@ -5,7 +5,8 @@
 //! - [`TrustError`]: [`Partition::verify`](super::Partition::verify), the signature and policy;
 //! - [`LoadError`]: a [`Blob`](super::Blob)'s checks and loads, and
 //!   [`VerifiedPartition::check_blobs`](super::VerifiedPartition::check_blobs);
-//! - [`PartitionError`]: any of the three, for a function that does several steps (`?` converts).
+//! - `update::Refusal` (feature `update`): any of the three, for a function that does several
+//!   steps (`?` converts).
 //!
 //! Digests are not carried: the caller that wants to show one has it (the expected digests are
 //! in [`TocEntry`](super::TocEntry)). Every enum may gain a reason (`#[non_exhaustive]`), and no
@@ -13,8 +14,8 @@
 
 use core::fmt;
 
-use super::TableClass;
-use super::blob::{BlobId, Codec};
+use super::entry::{BlobId, Codec};
+use super::header::TableClass;
 use crate::digest::Hex;
 use crate::{ProfKind, Region};
 
@@ -217,8 +218,8 @@ pub enum TrustError {
     /// The insecure unsigned read (feature `insecure-unsigned`) on a signed partition: verify
     /// it instead.
     Signed,
-    /// The partition was signed with another key: its key ID is not the given key's (which the
-    /// caller has: [`PublicKey::key_id`](super::PublicKey::key_id)).
+    /// The partition was signed with another key: its key ID is not the ID of the key it was
+    /// checked with (which the caller has: [`PublicKey::key_id`](super::PublicKey::key_id)).
     UnknownKey {
         /// The key ID in the header.
         found: [u8; 8],
@@ -252,7 +253,7 @@ impl fmt::Display for TrustError {
             }
             TrustError::UnknownKey { found } => write!(
                 f,
-                "signed by an unknown key: key ID {}, not the given public key's",
+                "signed by an unknown key: key ID {}, not the key it was checked with",
                 Hex(&found)
             ),
             TrustError::BadSignature => f.write_str(
@@ -273,38 +274,6 @@ impl fmt::Display for TrustError {
 }
 
 impl core::error::Error for TrustError {}
-
-/// How a compressed blob's stream failed to decode to its recorded bytes
-/// ([`LoadError::Decode`]); the decoder's own error, with positions, is
-/// `nrtucode::deflate::DecodeError` (feature `deflate`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum DecodeFailure {
-    /// Not a valid raw-deflate stream.
-    Corrupt,
-    /// The stream ends before its final block does.
-    Truncated,
-    /// It decodes to more bytes than the recorded decoded length.
-    TooLong,
-    /// It decodes to fewer bytes than the recorded decoded length.
-    TooShort,
-    /// Stored bytes follow the final block.
-    TrailingBytes,
-}
-
-impl DecodeFailure {
-    /// What it means, in a few words.
-    pub const fn describe(self) -> &'static str {
-        match self {
-            DecodeFailure::Corrupt => "bad deflate data",
-            DecodeFailure::Truncated => "the deflate stream is truncated",
-            DecodeFailure::TooLong => "the stream decodes to more than its decoded length",
-            DecodeFailure::TooShort => "the stream decodes to less than its decoded length",
-            DecodeFailure::TrailingBytes => "bytes follow the stream's final block",
-        }
-    }
-}
 
 /// Why a blob of a verified partition was not handed out: a digest, the buffer, or the codec.
 /// Whatever was written to a buffer before the error has been zeroed.
@@ -332,12 +301,17 @@ pub enum LoadError {
         available: usize,
     },
     /// A compressed blob's authenticated stream does not decode to its recorded length (the
-    /// packer wrote a bad stream).
+    /// packer wrote a bad stream): the decoder's own error, with its positions (never
+    /// [`DecodeError::BufferTooSmall`](crate::deflate::DecodeError::BufferTooSmall) or
+    /// [`DecodeError::Mismatch`](crate::deflate::DecodeError::Mismatch): those are
+    /// [`LoadError::BufferTooSmall`] and [`LoadError::DigestMismatch`]). Feature `deflate`:
+    /// without a decoder nothing is decoded ([`LoadError::NoDecoder`]).
+    #[cfg(feature = "deflate")]
     Decode {
         /// The blob.
         blob: BlobId,
         /// How.
-        failure: DecodeFailure,
+        failure: crate::deflate::DecodeError,
     },
     /// The blob is compressed: it has no bytes in place to check ([`Blob::check`](
     /// super::Blob::check)); [`Blob::load_into`](super::Blob::load_into) decodes it.
@@ -362,9 +336,10 @@ impl LoadError {
         match *self {
             LoadError::DigestMismatch { blob }
             | LoadError::StoredDigestMismatch { blob }
-            | LoadError::Decode { blob, .. }
             | LoadError::NotStored { blob, .. }
             | LoadError::NoDecoder { blob, .. } => Some(blob),
+            #[cfg(feature = "deflate")]
+            LoadError::Decode { blob, .. } => Some(blob),
             LoadError::BufferTooSmall { .. } => None,
         }
     }
@@ -385,7 +360,8 @@ impl fmt::Display for LoadError {
                 f,
                 "destination holds {available} bytes, the blob needs {needed}"
             ),
-            LoadError::Decode { blob, failure } => write!(f, "{blob}: {}", failure.describe()),
+            #[cfg(feature = "deflate")]
+            LoadError::Decode { blob, failure } => write!(f, "{blob}: {failure}"),
             LoadError::NotStored { blob, codec } => write!(
                 f,
                 "{blob} is compressed ({}) and cannot be read in place: load it into a buffer",
@@ -402,55 +378,83 @@ impl fmt::Display for LoadError {
 
 impl core::error::Error for LoadError {}
 
-/// Any step's refusal, for a function that parses, verifies and loads (`?` converts each).
+/// Why the updater ([`crate::update`]) refused a slot's partition: the step that refused it,
+/// with that step's own error (structure, signature and policy, or a blob's check).
+#[cfg(feature = "update")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
-pub enum PartitionError {
+pub enum Refusal {
     /// The structure ([`Partition::parse`](super::Partition::parse)).
     Format(FormatError),
     /// The signature or policy ([`Partition::verify`](super::Partition::verify)).
     Trust(TrustError),
-    /// A blob.
+    /// A blob's check.
     Load(LoadError),
 }
 
-impl From<FormatError> for PartitionError {
+#[cfg(feature = "update")]
+impl From<FormatError> for Refusal {
     fn from(e: FormatError) -> Self {
-        PartitionError::Format(e)
+        Refusal::Format(e)
     }
 }
 
-impl From<TrustError> for PartitionError {
+#[cfg(feature = "update")]
+impl From<TrustError> for Refusal {
     fn from(e: TrustError) -> Self {
-        PartitionError::Trust(e)
+        Refusal::Trust(e)
     }
 }
 
-impl From<LoadError> for PartitionError {
+#[cfg(feature = "update")]
+impl From<LoadError> for Refusal {
     fn from(e: LoadError) -> Self {
-        PartitionError::Load(e)
+        Refusal::Load(e)
     }
 }
 
-impl fmt::Display for PartitionError {
+#[cfg(feature = "update")]
+impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PartitionError::Format(e) => fmt::Display::fmt(e, f),
-            PartitionError::Trust(e) => fmt::Display::fmt(e, f),
-            PartitionError::Load(e) => fmt::Display::fmt(e, f),
+            Refusal::Format(e) => fmt::Display::fmt(e, f),
+            Refusal::Trust(e) => fmt::Display::fmt(e, f),
+            Refusal::Load(e) => fmt::Display::fmt(e, f),
         }
     }
 }
 
-impl core::error::Error for PartitionError {}
+#[cfg(feature = "update")]
+impl core::error::Error for Refusal {}
 
-// Small enough to return by value on a microcontroller: digests stay with the caller.
+// Small enough to return by value on a microcontroller (at most four words on a 32-bit
+// target): digests stay with the caller. CI builds the core for thumbv7em, where these hold.
 #[cfg(target_pointer_width = "32")]
-static_assertions::const_assert!(core::mem::size_of::<FormatError>() <= 12);
+static_assertions::const_assert!(core::mem::size_of::<FormatError>() <= 16);
 #[cfg(target_pointer_width = "32")]
-static_assertions::const_assert!(core::mem::size_of::<TrustError>() <= 12);
+static_assertions::const_assert!(core::mem::size_of::<TrustError>() <= 16);
 #[cfg(target_pointer_width = "32")]
-static_assertions::const_assert!(core::mem::size_of::<LoadError>() <= 12);
-#[cfg(target_pointer_width = "32")]
-static_assertions::const_assert!(core::mem::size_of::<PartitionError>() <= 16);
+static_assertions::const_assert!(core::mem::size_of::<LoadError>() <= 16);
+#[cfg(all(target_pointer_width = "32", feature = "update"))]
+static_assertions::const_assert!(core::mem::size_of::<Refusal>() <= 16);
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::string::ToString as _;
+
+    /// The wording fits every caller: a key given on a command line, and a key built into a
+    /// library (whose user gave none).
+    #[test]
+    fn an_unknown_key_is_told_apart_from_the_key_it_was_checked_with() {
+        let e = TrustError::UnknownKey {
+            found: [0xab, 0, 1, 2, 3, 4, 5, 0xff],
+        };
+        assert_eq!(
+            e.to_string(),
+            "signed by an unknown key: key ID ab000102030405ff, not the key it was checked with"
+        );
+    }
+}

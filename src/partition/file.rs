@@ -8,9 +8,10 @@ use std::io::Read as _;
 use std::path::Path;
 use std::vec::Vec;
 
-use super::error::FormatError;
+use super::bytes::{le16, le32};
+use super::error::{BlobUse, FormatError, LoadError, TrustError};
 use super::format::{H_MAGIC, H_TOTAL_LEN, H_VERSION, HEADER_LEN, MAGIC, VERSION};
-use super::parse::{Partition, le16, le32};
+use super::parse::Partition;
 
 /// A partition file read into memory, owned; [`parse`](Self::parse) borrows it, and the same
 /// verification and resolvers follow.
@@ -37,11 +38,12 @@ pub struct PartitionFile {
 /// The largest partition file read, 1 GiB (the vendor's blobs are 10 MB).
 const MAX_FILE_BYTES: u64 = 1 << 30;
 
-/// Why [`PartitionFile::read`] refused a file. Nothing past the header was read unless the
-/// header was a partition header.
+/// Why [`PartitionFile::read`] or [`PartitionFile::open`] (or [`PartitionFile::verify`])
+/// refused a partition file: reading it, or one of the three steps ([`FormatError`],
+/// [`TrustError`], a blob's [`LoadError`]).
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum ReadError {
+pub enum OpenError {
     /// Opening, inspecting or reading the file failed.
     Io(std::io::Error),
     /// Not a regular file: a directory, FIFO, device or socket (nothing was read from it;
@@ -64,37 +66,90 @@ pub enum ReadError {
         /// [`Partition::parse`] of them gives `error` again.
         header: Box<[u8]>,
     },
+    /// Its structure ([`Partition::parse`]).
+    Format(FormatError),
+    /// Its signature or policy ([`Partition::verify`]).
+    Trust(TrustError),
+    /// A blob's check (the first refused, in table-of-contents order).
+    Blob {
+        /// Why.
+        error: LoadError,
+        /// The first getter that uses the blob, to name it to a person.
+        first_use: Option<BlobUse>,
+    },
+    /// The memory to hold the partition's bytes or its decoded blobs could not be allocated.
+    Memory {
+        /// The bytes asked for.
+        len: usize,
+    },
 }
 
-impl core::fmt::Display for ReadError {
+impl core::fmt::Display for OpenError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            ReadError::Io(e) => write!(f, "{e}"),
-            ReadError::NotRegular { kind } => {
+            OpenError::Io(e) => write!(f, "{e}"),
+            OpenError::NotRegular { kind } => {
                 write!(f, "is {kind}, not a regular file; nothing was read from it")
             }
-            ReadError::TooLarge { len } => write!(
+            OpenError::TooLarge { len } => write!(
                 f,
                 "the header says {len} bytes, more than the {MAX_FILE_BYTES} a partition file may have"
             ),
-            ReadError::Header { error, .. } => write!(f, "{error}"),
+            OpenError::Header { error, .. } | OpenError::Format(error) => write!(f, "{error}"),
+            OpenError::Trust(e) => write!(f, "{e}"),
+            // `blob 15 (hwdecode_table_list slot 7 PROF_CAM): SHA-256 mismatch …`
+            OpenError::Blob { error, first_use } => {
+                let text = std::format!("{error}");
+                match (error.blob(), first_use) {
+                    (Some(blob), Some(user)) => match text.strip_prefix(&std::format!("{blob}")) {
+                        Some(rest) => write!(f, "{blob} ({user}){rest}"),
+                        None => f.write_str(&text),
+                    },
+                    _ => f.write_str(&text),
+                }
+            }
+            OpenError::Memory { len } => {
+                write!(f, "cannot allocate {len} bytes for the partition")
+            }
         }
     }
 }
 
-impl std::error::Error for ReadError {
+impl std::error::Error for OpenError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ReadError::Io(e) => Some(e),
-            ReadError::Header { error, .. } => Some(error),
-            _ => None,
+            OpenError::Io(e) => Some(e),
+            OpenError::Header { error, .. } | OpenError::Format(error) => Some(error),
+            OpenError::Trust(e) => Some(e),
+            OpenError::Blob { error, .. } => Some(error),
+            OpenError::NotRegular { .. }
+            | OpenError::TooLarge { .. }
+            | OpenError::Memory { .. } => None,
         }
     }
 }
 
-impl From<std::io::Error> for ReadError {
+impl From<std::io::Error> for OpenError {
     fn from(e: std::io::Error) -> Self {
-        ReadError::Io(e)
+        OpenError::Io(e)
+    }
+}
+
+impl From<FormatError> for OpenError {
+    fn from(e: FormatError) -> Self {
+        OpenError::Format(e)
+    }
+}
+
+impl From<TrustError> for OpenError {
+    fn from(e: TrustError) -> Self {
+        OpenError::Trust(e)
+    }
+}
+
+impl From<super::aligned::AllocError> for OpenError {
+    fn from(e: super::aligned::AllocError) -> Self {
+        OpenError::Memory { len: e.len }
     }
 }
 
@@ -158,20 +213,26 @@ impl PartitionFile {
     /// Reads the partition file at `path`: a regular file (its type checked on the open
     /// descriptor; on Unix opened non-blocking, so a FIFO is refused, not waited for). The
     /// header is read first: a file that is not a partition of this format version is refused
-    /// from it ([`ReadError::Header`]) without reading further; then exactly the header's
+    /// from it ([`OpenError::Header`]) without reading further; then exactly the header's
     /// `total_len` bytes are read (at most 1 GiB; fewer when the file is shorter,
     /// which [`parse`](Self::parse) then reports as truncated). Bytes after `total_len` are
     /// not read, as [`Partition::parse`] ignores them.
-    pub fn read(path: impl AsRef<Path>) -> Result<Self, ReadError> {
-        let mut file = open(path.as_ref())?;
+    pub fn read(path: impl AsRef<Path>) -> Result<Self, OpenError> {
+        Self::read_open(&mut open(path.as_ref())?)
+    }
+
+    /// [`read`](Self::read) of a file already open (the caller opened it once and may go on
+    /// reading it: after [`OpenError::Header`], from the end of the header): its type checked
+    /// on the descriptor, then read as `read` says, from the file's current position.
+    pub fn read_open(file: &mut File) -> Result<Self, OpenError> {
         let meta = file.metadata()?;
         if !meta.is_file() {
-            return Err(ReadError::NotRegular {
+            return Err(OpenError::NotRegular {
                 kind: kind_of(&meta),
             });
         }
         let mut header = [0u8; HEADER_LEN];
-        let got = read_up_to(&mut file, &mut header)?;
+        let got = read_up_to(file, &mut header)?;
         let header = header.get(..got).unwrap_or(&[]);
         let magic = header.get(H_MAGIC..H_MAGIC + MAGIC.len());
         let version = le16(header, H_VERSION);
@@ -187,26 +248,26 @@ impl PartitionFile {
                 // Not reached: the magic or the version is wrong.
                 Ok(_) => FormatError::BadMagic,
             };
-            return Err(ReadError::Header {
+            return Err(OpenError::Header {
                 error,
                 header: header.into(),
             });
         }
         let total = u64::from(total);
         if total > MAX_FILE_BYTES {
-            return Err(ReadError::TooLarge { len: total });
+            return Err(OpenError::TooLarge { len: total });
         }
         // At most what the file holds now (a shorter file is a truncated partition), and never
         // more than the header says: one allocation, of the size read.
         let len = usize::try_from(total.min(meta.len()).max(HEADER_LEN as u64))
-            .map_err(|_| ReadError::TooLarge { len: total })?;
+            .map_err(|_| OpenError::TooLarge { len: total })?;
         let mut bytes = Vec::new();
         bytes
             .try_reserve_exact(len)
-            .map_err(|_| ReadError::TooLarge { len: total })?;
+            .map_err(|_| OpenError::TooLarge { len: total })?;
         bytes.extend_from_slice(header);
         bytes.resize(len, 0);
-        let got = read_up_to(&mut file, &mut bytes[HEADER_LEN..])?;
+        let got = read_up_to(file, &mut bytes[HEADER_LEN..])?;
         bytes.truncate(HEADER_LEN + got);
         Ok(Self::from_bytes(bytes))
     }
@@ -266,7 +327,7 @@ mod tests {
         // Sparse: 1 GiB + 1 of zeros, never read.
         file.set_len(MAX_FILE_BYTES + 1).unwrap();
         match PartitionFile::read(&path) {
-            Err(ReadError::Header { error, header }) => {
+            Err(OpenError::Header { error, header }) => {
                 assert_eq!(error, FormatError::BadMagic);
                 assert_eq!(header.len(), HEADER_LEN);
             }
@@ -305,11 +366,11 @@ mod tests {
         std::fs::write(&path, &head[..]).unwrap();
         assert!(matches!(
             PartitionFile::read(&path),
-            Err(ReadError::TooLarge { .. })
+            Err(OpenError::TooLarge { .. })
         ));
         assert!(matches!(
             PartitionFile::read(&dir),
-            Err(ReadError::NotRegular { .. })
+            Err(OpenError::NotRegular { .. })
         ));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -327,7 +388,7 @@ mod tests {
         .unwrap();
         assert!(matches!(
             PartitionFile::read(&path),
-            Err(ReadError::NotRegular { kind: "a FIFO" })
+            Err(OpenError::NotRegular { kind: "a FIFO" })
         ));
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -1,5 +1,7 @@
 //! The partition format, version 2, as constants: every offset and size of
 //! `docs/partition.md`, in one place, for the parser here and the writer (`nrtucode-pack`).
+//! Hidden from the documentation and outside the crate's semver: `docs/partition.md` is the
+//! format's contract, and its version ([`VERSION`]) is what a change of layout bumps.
 //!
 //! All integers are little-endian. The file is: the header ([`HEADER_LEN`] bytes), the
 //! `image_list` slots, the descriptors, the `hwdecode_table_list` slots, the table of contents,

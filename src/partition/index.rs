@@ -3,7 +3,7 @@
 //!
 //! The vendor finds a descriptor by a linear scan of its slot's flavor keys; the answer depends
 //! only on the slot and the key, and a verified partition's tables never change. So, like the
-//! embedded tables' `crate::descriptor_index`, the index maps (slot, key column) to a row (or
+//! embedded tables' `crate::resolve::descriptor_index`, the index maps (slot, key column) to a row (or
 //! to "empty slot" / "not found"), and a row holds the four getters of the first descriptor
 //! with that key; the profiler getters likewise. Each getter is held [`Packed`] with its
 //! blob's codec, and beside it ([`Stored`]) a [`VerifiedPartition`](super::VerifiedPartition)
@@ -20,11 +20,9 @@
 //! 10: a packed getter and a slice), 18,208 on a 64-bit one; `Index<()>` is 2,242 bytes on
 //! every target.
 
-use core::num::NonZeroU16;
-
-use super::blob::{BlobId, Codec, Cursor};
+use super::entry::{Getter, Packed};
 use super::format::{MAX_TOC, SLOT_COUNT};
-use super::tables::{Getter, Tables};
+use super::tables::Tables;
 use crate::Flavor;
 
 /// Key columns: column 0 for every raw flavor that is not one of [`Flavor::KEYS`], then one
@@ -84,102 +82,11 @@ pub(super) const COLUMN_OF: [Column; FLAVOR_SPAN] = {
     all
 };
 
-/// A getter and its blob's codec in two bytes: bit 15 set (so that it is never zero and
-/// `Option<Packed>` is two bytes too, `None` for NULL), bit 14 set for a compressed blob
-/// ([`Packed::DEFLATE`]), in bits 12 and 13 where its answer starts and ends
-/// ([`Packed::FROM_END`], [`Packed::TO_END`]: the whole blob starts at its start and ends at its
-/// end, a start cursor starts and ends at the start, an end cursor at the end), in bits 0 to 11
-/// its table-of-contents number.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Packed(NonZeroU16);
-
-impl Packed {
-    /// The answer starts at the blob's end (an end cursor).
-    const FROM_END: u16 = 1 << 12;
-    /// The answer ends at the blob's end (the whole blob, an end cursor).
-    const TO_END: u16 = 1 << 13;
-    /// The blob is compressed ([`Codec::Deflate`]).
-    const DEFLATE: u16 = 1 << 14;
-
-    /// `getter` packed with its blob's `codec` (from the blob's table-of-contents record);
-    /// `None` if its number does not fit (never, after parse).
-    pub(super) const fn new(getter: Getter, codec: Codec) -> Option<Self> {
-        let (ends, n) = match getter {
-            Getter::CursorStart(n) => (0, n),
-            Getter::CursorEnd(n) => (Self::FROM_END | Self::TO_END, n),
-            Getter::Blob(n) => (Self::TO_END, n),
-        };
-        if n.raw() as usize >= MAX_TOC {
-            return None;
-        }
-        let codec = match codec {
-            Codec::Stored => 0,
-            Codec::Deflate => Self::DEFLATE,
-        };
-        match NonZeroU16::new(0x8000 | codec | ends | n.raw()) {
-            Some(raw) => Some(Self(raw)),
-            None => None,
-        }
-    }
-
-    /// The table-of-contents entry.
-    #[inline(always)]
-    pub(super) const fn blob(self) -> BlobId {
-        BlobId::new(self.0.get() & 0x0fff)
-    }
-
-    /// How its blob is stored.
-    #[inline(always)]
-    pub(super) const fn codec(self) -> Codec {
-        match self.0.get() & Self::DEFLATE {
-            0 => Codec::Stored,
-            _ => Codec::Deflate,
-        }
-    }
-
-    /// Where the answer starts and ends: (at the blob's end?, at the blob's end?).
-    #[inline(always)]
-    pub(super) const fn ends(self) -> (bool, bool) {
-        let raw = self.0.get();
-        (raw & Self::FROM_END != 0, raw & Self::TO_END != 0)
-    }
-
-    /// The handle's cursor: `None` for the whole blob.
-    pub(super) const fn cursor(self) -> Option<Cursor> {
-        cursor_of(self.ends())
-    }
-
-    /// The getter it packs.
-    pub(super) const fn getter(self) -> Getter {
-        match self.cursor() {
-            Some(Cursor::Start) => Getter::CursorStart(self.blob()),
-            Some(Cursor::End) => Getter::CursorEnd(self.blob()),
-            None => Getter::Blob(self.blob()),
-        }
-    }
-}
-
-impl core::fmt::Debug for Packed {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        self.getter().fmt(f)
-    }
-}
-
-/// The cursor of an answer that starts and ends where `ends` says (see [`Packed::ends`]).
-#[inline(always)]
-pub(super) const fn cursor_of(ends: (bool, bool)) -> Option<Cursor> {
-    match ends {
-        (_, false) => Some(Cursor::Start),
-        (true, true) => Some(Cursor::End),
-        (false, true) => None,
-    }
-}
-
 /// What an [`Index`] holds for each getter besides the [`Packed`] getter: the answer's stored
 /// bytes in place (`&[u8]`, in a [`VerifiedPartition`](super::VerifiedPartition)), or nothing
 /// (`()`, in a `CheckedPartition`, which answers from bytes it owns). Made once, by
 /// [`Index::build`], from the parsed tables.
-pub(super) trait Stored<'a>: Copy {
+pub(crate) trait Stored<'a>: Copy {
     /// What a NULL getter holds.
     const NONE: Self;
     /// `getter` of `tables` packed, and what is held beside it; `None` if it names no entry or
@@ -205,11 +112,22 @@ impl<'a> Stored<'a> for &'a [u8] {
 /// `N` getters (`None`: NULL) and, beside each, what its owner answers from ([`Stored`]): two
 /// arrays rather than an array of pairs, so that no getter is padded to a word.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Row<S, const N: usize> {
+pub(crate) struct Row<S, const N: usize> {
     /// The getters, packed.
     pub(super) getters: [Option<Packed>; N],
     /// Beside each getter, its answer's stored bytes (or nothing).
     pub(super) stored: [S; N],
+}
+
+impl<S: Copy, const N: usize> Row<S, N> {
+    /// The answer of the getter `getter` picked from this row: the getter and its stored bytes.
+    /// `getter` is one of [`getters`](Self::getters), as `crate::resolve::after_scan` or
+    /// `prof_pick` found it at `at`, which they checked is below `N`: the remainder changes
+    /// nothing, and leaves no bound to check (`N` is 4 or 2: a mask).
+    #[inline(always)]
+    pub(super) fn pick(&self, getter: Packed, at: usize) -> (Packed, S) {
+        (getter, self.stored[at % N])
+    }
 }
 
 impl<'a, S: Stored<'a>, const N: usize> Row<S, N> {
@@ -230,21 +148,12 @@ impl<'a, S: Stored<'a>, const N: usize> Row<S, N> {
         }
         Some(row)
     }
-
-    /// The answer of the getter `getter` picked from this row: the getter and its stored bytes.
-    /// `getter` is one of [`getters`](Self::getters), as `crate::resolve::after_scan` or
-    /// `prof_pick` found it at `at`, which they checked is below `N`: the remainder changes
-    /// nothing, and leaves no bound to check (`N` is 4 or 2: a mask).
-    #[inline(always)]
-    pub(super) fn pick(&self, getter: Packed, at: usize) -> (Packed, S) {
-        (getter, self.stored[at % N])
-    }
 }
 
 /// The lookup index of a verified partition (built once by [`Index::build`]), each getter
 /// held with `S` beside it ([`Stored`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Index<S> {
+pub(crate) struct Index<S> {
     /// `at[slot][column]`: the row of the first descriptor of `slot` with that column's key,
     /// or [`EMPTY_SLOT`], [`NOT_FOUND`], [`SCAN`].
     pub(super) at: [[u8; COLUMNS]; SLOT_COUNT],
@@ -315,26 +224,6 @@ static_assertions::const_assert_eq!(core::mem::size_of::<Index<&'static [u8]>>()
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_getter_packs_and_unpacks() {
-        for n in [0, 1, 17, 4095] {
-            for g in [
-                Getter::Blob(BlobId::new(n)),
-                Getter::CursorStart(BlobId::new(n)),
-                Getter::CursorEnd(BlobId::new(n)),
-            ] {
-                for codec in [Codec::Stored, Codec::Deflate] {
-                    let p = Packed::new(g, codec).expect("packs");
-                    assert_eq!(p.getter(), g);
-                    assert_eq!(p.blob(), g.blob());
-                    assert_eq!(p.codec(), codec);
-                }
-            }
-        }
-        assert!(Packed::new(Getter::Blob(BlobId::new(4096)), Codec::Stored).is_none());
-        assert_eq!(core::mem::size_of::<Option<Packed>>(), 2);
-    }
 
     #[test]
     fn every_raw_flavor_has_its_column() {

@@ -2,9 +2,10 @@
 //! (into the caller's buffer, either codec), with the [`Loader`] that lends them a SHA-256 and,
 //! with feature `deflate`, the inflater's state.
 
-use super::blob::{Blob, Codec};
+use super::blob::Blob;
+use super::entry::Codec;
 use super::error::LoadError;
-use crate::digest::{Sha256Hasher, SoftSha256, VerifyError, copy_checked};
+use crate::digest::{CheckError, Sha256Hasher, SoftSha256, copy_checked};
 
 /// What loading a blob needs and keeps between blobs: a SHA-256 (`H`, the software one by
 /// default, or your hardware block) and, with feature `deflate`, the inflater's state
@@ -53,9 +54,11 @@ impl<H> core::fmt::Debug for Loader<H> {
 
 impl<'a> Blob<'a> {
     /// A stored blob's bytes in place, after hashing them with `hasher` and comparing with the
-    /// digest in the signed table of contents ([`LoadError::DigestMismatch`] otherwise). A
-    /// cursor answers its empty slice (no bytes to vouch for); a compressed blob has no bytes
-    /// in place ([`LoadError::NotStored`]: [`load_into`](Self::load_into) decodes it).
+    /// digest in the signed table of contents ([`LoadError::DigestMismatch`] otherwise); a
+    /// handle of a [`CheckedPartition`](super::CheckedPartition) was hashed once already and
+    /// is not hashed again. A cursor answers its empty slice (no bytes to vouch for); a
+    /// compressed blob has no bytes in place ([`LoadError::NotStored`]:
+    /// [`load_into`](Self::load_into) decodes it).
     pub fn check<H: Sha256Hasher + ?Sized>(&self, hasher: &mut H) -> Result<&'a [u8], LoadError> {
         if self.codec() != Codec::Stored {
             return Err(LoadError::NotStored {
@@ -63,8 +66,8 @@ impl<'a> Blob<'a> {
                 codec: self.codec(),
             });
         }
-        if self.cursor().is_some() {
-            return Ok(self.stored); // the empty slice at its boundary
+        if self.cursor().is_some() || self.checked {
+            return Ok(self.stored); // the empty slice at its boundary, or hashed already
         }
         self.check_stored(hasher)?;
         Ok(self.stored)
@@ -94,7 +97,10 @@ impl<'a> Blob<'a> {
     /// while hashing the output (feature `deflate`; [`LoadError::NoDecoder`] without it).
     /// Returns `&out[..len]`; never writes past it. A buffer shorter than the blob is refused
     /// before anything is written ([`LoadError::BufferTooSmall`]); on any other error what was
-    /// written is zeroed. A cursor writes nothing and answers an empty slice.
+    /// written is zeroed. A cursor writes nothing and answers an empty slice. A handle of a
+    /// [`CheckedPartition`](super::CheckedPartition) hashes nothing already hashed: a stored
+    /// blob is copied, a compressed one decoded (its output hashed) without hashing its
+    /// stream again.
     pub fn load_into<'o, H: Sha256Hasher>(
         &self,
         out: &'o mut [u8],
@@ -109,10 +115,19 @@ impl<'a> Blob<'a> {
             return Err(LoadError::BufferTooSmall { needed, available });
         };
         match self.codec() {
+            // Hashed by the whole-partition check: copied (zip: no length panic; parse made
+            // the stored and decoded lengths of a stored blob one).
+            Codec::Stored if self.checked => match self.stored.get(..needed) {
+                Some(src) => {
+                    out.iter_mut().zip(src).for_each(|(o, s)| *o = *s);
+                    Ok(out)
+                }
+                None => Err(LoadError::DigestMismatch { blob: self.id() }),
+            },
             Codec::Stored => {
                 match copy_checked(self.stored, out, &self.sha256(), &mut loader.hasher) {
                     Ok(_) => Ok(out),
-                    Err(VerifyError::BufferTooSmall { needed, available }) => {
+                    Err(CheckError::BufferTooSmall { needed, available }) => {
                         Err(LoadError::BufferTooSmall { needed, available })
                     }
                     Err(_) => Err(LoadError::DigestMismatch { blob: self.id() }),
@@ -128,13 +143,14 @@ impl<'a> Blob<'a> {
         out: &'o mut [u8],
         loader: &mut Loader<H>,
     ) -> Result<&'o [u8], LoadError> {
-        use super::error::DecodeFailure;
-        use crate::deflate::{DecodeError, decode_verified_with};
-        // Authenticate, then decode.
-        self.check_stored(&mut loader.hasher)?;
+        use crate::deflate::{DecodeError, decode_checked_with};
+        // Authenticate (unless the whole-partition check did), then decode.
+        if !self.checked {
+            self.check_stored(&mut loader.hasher)?;
+        }
         let blob = self.id();
         let len = out.len();
-        decode_verified_with(
+        decode_checked_with(
             self.stored,
             len,
             &self.sha256(),
@@ -142,19 +158,12 @@ impl<'a> Blob<'a> {
             &mut loader.inflater,
             &mut loader.hasher,
         )
-        .map_err(|e| {
-            let failure = match e {
-                DecodeError::BufferTooSmall { needed, available } => {
-                    return LoadError::BufferTooSmall { needed, available };
-                }
-                DecodeError::Mismatch => return LoadError::DigestMismatch { blob },
-                DecodeError::Truncated { .. } => DecodeFailure::Truncated,
-                DecodeError::TooLong { .. } => DecodeFailure::TooLong,
-                DecodeError::TooShort { .. } => DecodeFailure::TooShort,
-                DecodeError::TrailingBytes { .. } => DecodeFailure::TrailingBytes,
-                _ => DecodeFailure::Corrupt,
-            };
-            LoadError::Decode { blob, failure }
+        .map_err(|failure| match failure {
+            DecodeError::BufferTooSmall { needed, available } => {
+                LoadError::BufferTooSmall { needed, available }
+            }
+            DecodeError::Mismatch => LoadError::DigestMismatch { blob },
+            failure => LoadError::Decode { blob, failure },
         })
     }
 

@@ -1,24 +1,27 @@
-//! The resolvers over a [`VerifiedPartition`], through the same body of checks as the embedded
-//! tables (`crate::resolve`: `before_tables`, `after_scan`, `prof_pick`), answering a [`Blob`]
-//! handle; and the whole-partition digest check.
+//! The resolvers over a [`VerifiedPartition`]: its index is a storage (`crate::resolve::Storage`)
+//! of the one resolver body the embedded tables answer through (`crate::resolve::memory_image`,
+//! `hwdecode_table`), answering a [`Blob`] handle.
 //!
 //! A lookup reads the index verification built (`super::index`): the row of (slot, key), then
 //! the getter and its stored bytes, made into the handle as they are (no table-of-contents
 //! read, no bounds check); only a raw flavor that is none of the six vendor keys, in a slot
 //! holding such a key, scans the slot's bytes instead (`by_scan`, the vendor's scan).
 
-use super::blob::{Blob, BlobId};
-use super::error::LoadError;
+use super::blob::Blob;
+use super::entry::BlobId;
+use super::entry::Getter;
+use super::entry::Packed;
 use super::format::SLOT_COUNT;
-use super::index::{COLUMN_OF, Column, EMPTY_SLOT, Index, NOT_FOUND, Packed, Stored};
-use super::tables::{Getter, Tables};
-use super::trust::VerifiedPartition;
-use crate::digest::Sha256Hasher;
-use crate::env::Env;
-use crate::resolve::{Scan, after_scan, before_tables, prof_pick};
-use crate::{Flavor, ImageIndex, ProfKind, Region, ResolveErr};
+use super::index::{COLUMN_OF, Column, EMPTY_SLOT, Index, NOT_FOUND, Row, Stored};
+use super::parse::Partition;
+use super::tables::Tables;
+#[cfg(feature = "insecure-unsigned")]
+use super::trust::UnsignedPartition;
+use super::trust::{CheckedPartition, Trusted, VerifiedPartition};
+use crate::ResolveErr;
+use crate::resolve::{Find, Scan, Storage, after_scan};
 
-impl<'a> VerifiedPartition<'a> {
+impl<'a> Trusted<'a> {
     /// The handle of a getter and its answer's stored bytes.
     #[inline(always)]
     const fn handle(&self, (getter, stored): (Packed, &'a [u8])) -> Blob<'a> {
@@ -26,103 +29,192 @@ impl<'a> VerifiedPartition<'a> {
             stored,
             toc: self.toc,
             getter,
+            checked: false,
         }
     }
 
-    /// Empty slot, flavor scan, region bound and NULL getter by the vendor's scan of the slot's
-    /// bytes, for what the index leaves to it (a key outside the six vendor keys): the
-    /// handle. `flavor` is resolved and `idx` below the slot count.
+    /// The whole blob of table-of-contents entry `blob`; `None` past the table of contents.
+    pub(super) fn blob(&self, blob: BlobId) -> Option<Blob<'a>> {
+        self.tables().blob(Getter::Blob(blob))
+    }
+
+    /// Its tables, read only (trusted).
+    pub(super) const fn tables(&self) -> Tables<'a> {
+        Tables { p: self.p }
+    }
+}
+
+/// A partition type whose lookup index (`super::index`) is a storage of the resolver body
+/// (`crate::resolve::Storage`, implemented once below for every such type): what it holds
+/// beside each getter, and how it makes the answer of a getter it picked.
+pub(crate) trait Indexed {
+    /// What the index holds beside each getter ([`Stored`]).
+    type Stored: Copy;
+    /// What a lookup answers.
+    type Answer<'s>
+    where
+        Self: 's;
+
+    /// The lookup index, built once.
+    fn index(&self) -> &Index<Self::Stored>;
+
+    /// The answer of `getter` and what the index holds beside it; `Err(null)` if it names
+    /// nothing (never: parse checked every getter).
+    fn make(
+        &self,
+        getter: Packed,
+        stored: Self::Stored,
+        null: ResolveErr,
+    ) -> Result<Self::Answer<'_>, ResolveErr>;
+
+    /// The vendor's scan of the slot's bytes, for what the index leaves to it (a key outside
+    /// the six vendor keys). `flavor` is resolved and `idx` below the slot count.
+    fn by_scan(&self, idx: u32, region: i32, flavor: i32) -> Result<Self::Answer<'_>, ResolveErr>;
+}
+
+/// Every indexed partition type is a storage of the resolver body: the index answers the
+/// flavor scan (or leaves it to [`Indexed::by_scan`]), the type makes the answer.
+impl<T: Indexed> Storage for T {
+    type Getter = Packed;
+    type Row = Row<T::Stored, 4>;
+    type ProfRow = Row<T::Stored, 2>;
+    type Answer<'s>
+        = T::Answer<'s>
+    where
+        Self: 's;
+    const SLOTS: usize = SLOT_COUNT;
+
+    #[inline(always)]
+    fn find(&self, idx: u32, flavor: i32) -> Find<'_, Self::Row> {
+        self.index().find(idx, flavor)
+    }
+
+    #[inline(always)]
+    fn regions(row: &Self::Row) -> &[Option<Packed>; 4] {
+        &row.getters
+    }
+
+    #[inline(always)]
+    fn answer<'s>(
+        &'s self,
+        row: &'s Self::Row,
+        getter: Packed,
+        at: usize,
+        null: ResolveErr,
+    ) -> Result<T::Answer<'s>, ResolveErr> {
+        let (getter, stored) = row.pick(getter, at);
+        self.make(getter, stored, null)
+    }
+
+    #[inline(always)]
+    fn by_scan(&self, idx: u32, region: i32, flavor: i32) -> Result<T::Answer<'_>, ResolveErr> {
+        Indexed::by_scan(self, idx, region, flavor)
+    }
+
+    #[inline(always)]
+    fn prof_row(&self, idx: u32) -> Option<&Self::ProfRow> {
+        self.index().prof.get(idx as usize)
+    }
+
+    #[inline(always)]
+    fn prof_getters(row: &Self::ProfRow) -> &[Option<Packed>; 2] {
+        &row.getters
+    }
+
+    #[inline(always)]
+    fn prof_answer<'s>(
+        &'s self,
+        row: &'s Self::ProfRow,
+        getter: Packed,
+        at: usize,
+    ) -> Result<T::Answer<'s>, ResolveErr> {
+        let (getter, stored) = row.pick(getter, at);
+        self.make(getter, stored, ResolveErr::NoProfiler)
+    }
+}
+
+/// A verified partition's index, each getter with its answer's stored bytes: the answer is an
+/// unchecked handle (the type marks it, after the merge of the index's path and the scan's, so
+/// that the mark is a constant).
+impl<'a> Indexed for Trusted<'a> {
+    type Stored = &'a [u8];
+    type Answer<'s>
+        = Blob<'a>
+    where
+        Self: 's;
+
+    #[inline(always)]
+    fn index(&self) -> &Index<&'a [u8]> {
+        &self.index
+    }
+
+    #[inline(always)]
+    fn make(
+        &self,
+        getter: Packed,
+        stored: &'a [u8],
+        _: ResolveErr,
+    ) -> Result<Blob<'a>, ResolveErr> {
+        Ok(self.handle((getter, stored)))
+    }
+
     #[cold]
     #[inline(never)]
     fn by_scan(&self, idx: u32, region: i32, flavor: i32) -> Result<Blob<'a>, ResolveErr> {
         scan_getter(&self.tables(), idx, region, flavor).map(|answer| self.handle(answer))
     }
-
-    /// [`crate::get_memory_image`] over this partition: the same arguments, order of checks,
-    /// environment reads and codes (1, 2, 3, 8), answering the blob's handle; its bytes come
-    /// through [`Blob::check`] or [`Blob::load_into`].
-    #[inline]
-    pub fn get_memory_image<E: Env + ?Sized>(
-        &self,
-        idx: u32,
-        region: i32,
-        flavor: i32,
-        env: &E,
-    ) -> Result<Blob<'a>, ResolveErr> {
-        // `Index::image_getter`'s body, written out: through that call (a closure for the
-        // scan) the Cortex-M4 build spends 5.6 more instructions a lookup (`cargo xtask cost
-        // --what lookup`). Its tests compare the two.
-        let flavor = before_tables(idx, SLOT_COUNT, flavor, env)?;
-        // `idx` is below the slot count (`before_tables`), so this check folds away.
-        let Some(at) = self.index.at.get(idx as usize) else {
-            return Err(ResolveErr::IndexOutOfRange);
-        };
-        // A negative flavor wraps to a huge one: column 0, like every raw flavor that is no key.
-        let column = match COLUMN_OF.get(flavor as u32 as usize) {
-            Some(&column) => column,
-            None => Column::Other,
-        };
-        let at = at[column as usize];
-        // The index's answer is made into the handle here, in registers; the scan (cold, out
-        // of line) makes its own, so that the hot path merges with no answer in memory.
-        let row = self.index.rows.get(usize::from(at));
-        let scan = match row {
-            Some(row) => Scan::Found(&row.getters),
-            None if at == EMPTY_SLOT => Scan::EmptySlot,
-            None if at == NOT_FOUND => Scan::NotFound,
-            None => return self.by_scan(idx, region, flavor),
-        };
-        let getter = after_scan(scan, region)?;
-        match row {
-            Some(row) => Ok(self.handle(row.pick(getter, region as u32 as usize))),
-            None => Err(ResolveErr::NullGetter), // never: no getter without a row
-        }
-    }
-
-    /// Typed [`get_memory_image`](Self::get_memory_image).
-    #[inline]
-    pub fn resolve_image<E: Env + ?Sized>(
-        &self,
-        idx: ImageIndex,
-        region: Region,
-        flavor: Flavor,
-        env: &E,
-    ) -> Result<Blob<'a>, ResolveErr> {
-        self.get_memory_image(idx.raw(), region.raw(), flavor.raw(), env)
-    }
-
-    /// [`crate::get_hwdecode_table`] over this partition (codes 1 and 2), answering the blob's
-    /// handle.
-    #[inline]
-    pub fn get_hwdecode_table(&self, idx: u32, kind: i32) -> Result<Blob<'a>, ResolveErr> {
-        Ok(self.handle(self.index.hwdecode_getter(idx, kind)?))
-    }
-
-    /// Typed [`get_hwdecode_table`](Self::get_hwdecode_table).
-    #[inline]
-    pub fn resolve_hwdecode(
-        &self,
-        idx: ImageIndex,
-        kind: ProfKind,
-    ) -> Result<Blob<'a>, ResolveErr> {
-        self.get_hwdecode_table(idx.raw(), kind.raw())
-    }
-
-    /// The whole blob of table-of-contents entry `blob` (what a getter naming it answers), for
-    /// a host that checks or loads every blob by number; `None` past the table of contents.
-    pub fn blob(&self, blob: BlobId) -> Option<Blob<'a>> {
-        self.tables().blob(Getter::Blob(blob))
-    }
-
-    /// The whole partition's digests, once: the stored bytes of every blob hashed in place with
-    /// `hasher` (a compressed blob's stream included) against the signed digests of the stored
-    /// bytes. The first mismatch. After it held, over memory nobody can change since, every
-    /// stored blob's [`Blob::unchecked_in_place`] bytes are the signed ones (a compressed blob
-    /// is checked again, decoded, by [`Blob::load_into`]).
-    pub fn check_blobs<H: Sha256Hasher + ?Sized>(&self, hasher: &mut H) -> Result<(), LoadError> {
-        self.tables().check_stored_digests(hasher)
-    }
 }
+
+/// The resolvers and accessors of a trusted partition type: the one body
+/// (`crate::resolve::resolver_api`) over its index, the handles marked checked or not by the
+/// type.
+macro_rules! trusted_api {
+    ($ty:ident, $checked:expr, $answers:literal) => {
+        crate::resolve::resolver_api!(
+            impl['a] $ty<'a>,
+            's => Blob<'a>,
+            |this| &this.0,
+            |blob| blob.marked($checked),
+            $answers
+        );
+
+        impl<'a> $ty<'a> {
+            /// The whole blob of table-of-contents entry `blob` (what a getter naming it
+            /// answers), for a host that reads every blob by number; `None` past the table of
+            /// contents.
+            pub fn blob(&self, blob: BlobId) -> Option<Blob<'a>> {
+                self.0.blob(blob).map(|blob| blob.marked($checked))
+            }
+
+            /// The partition's header fields and counts.
+            pub const fn partition(&self) -> &Partition<'a> {
+                &self.0.p
+            }
+
+            /// Its tables, read only (trusted).
+            pub const fn tables(&self) -> Tables<'a> {
+                self.0.tables()
+            }
+        }
+    };
+}
+
+trusted_api!(
+    VerifiedPartition,
+    false,
+    "the blob's handle (its bytes come through [`Blob::check`] or [`Blob::load_into`])."
+);
+#[cfg(feature = "insecure-unsigned")]
+trusted_api!(
+    UnsignedPartition,
+    false,
+    "the blob's handle (its bytes come through [`Blob::check`] or [`Blob::load_into`])."
+);
+trusted_api!(
+    CheckedPartition,
+    true,
+    "the blob's handle (a stored blob's bytes are [`Blob::bytes`], hashed once already)."
+);
 
 /// Empty slot, flavor scan, region bound and NULL getter by the vendor's scan of `tables`'
 /// bytes: the getter, held like the index's. `flavor` is resolved and `idx` below the slot
@@ -144,25 +236,15 @@ pub(super) fn scan_getter<'a, S: Stored<'a>>(
     S::of(tables, after_scan(scan, region)?).ok_or(ResolveErr::NullGetter)
 }
 
-impl<'a, S: Stored<'a>> Index<S> {
-    /// The getter [`crate::get_memory_image`]'s checks (index bound, removed flag, auto flavor,
-    /// empty slot, flavor scan, region bound, NULL getter) pick, from the index, or from `scan`
-    /// (given the resolved flavor; `idx` below the slot count) where the index leaves it to the
-    /// vendor's scan. Shared by [`VerifiedPartition`] and, on a host, `CheckedPartition`.
-    #[cfg(any(feature = "std", test))]
+impl<S> Index<S> {
+    /// The empty-slot check and the flavor scan from the index: the row of slot `idx`'s first
+    /// descriptor with the resolved `flavor`'s key, "empty slot", "not found", or
+    /// [`Find::Scan`] where the index leaves the slot to the vendor's scan (a key outside the
+    /// six vendor keys). `idx` is below the slot count.
     #[inline(always)]
-    pub(super) fn image_getter<E: Env + ?Sized>(
-        &self,
-        idx: u32,
-        region: i32,
-        flavor: i32,
-        env: &E,
-        scan: impl FnOnce(u32, i32, i32) -> Result<(Packed, S), ResolveErr>,
-    ) -> Result<(Packed, S), ResolveErr> {
-        let flavor = before_tables(idx, SLOT_COUNT, flavor, env)?;
-        // `idx` is below the slot count (`before_tables`), so this check folds away.
+    pub(super) fn find(&self, idx: u32, flavor: i32) -> Find<'_, Row<S, 4>> {
         let Some(at) = self.at.get(idx as usize) else {
-            return Err(ResolveErr::IndexOutOfRange);
+            return Find::NotFound; // never: `idx` is below the slot count
         };
         // A negative flavor wraps to a huge one: column 0, like every raw flavor that is no key.
         let column = match COLUMN_OF.get(flavor as u32 as usize) {
@@ -170,31 +252,12 @@ impl<'a, S: Stored<'a>> Index<S> {
             None => Column::Other,
         };
         let at = at[column as usize];
-        // The cold paths give a getter too, so that the caller makes its answer in one place
-        // (made in two, it would be merged through memory).
-        let row = self.rows.get(usize::from(at));
-        let found = match row {
-            Some(row) => Scan::Found(&row.getters),
-            None if at == EMPTY_SLOT => Scan::EmptySlot,
-            None if at == NOT_FOUND => Scan::NotFound,
-            None => return scan(idx, region, flavor),
-        };
-        let getter = after_scan(found, region)?;
-        match row {
-            Some(row) => Ok(row.pick(getter, region as u32 as usize)),
-            None => Err(ResolveErr::NullGetter), // never: no getter without a row
+        match self.rows.get(usize::from(at)) {
+            Some(row) => Find::Found(row),
+            None if at == EMPTY_SLOT => Find::EmptySlot,
+            None if at == NOT_FOUND => Find::NotFound,
+            None => Find::Scan,
         }
-    }
-
-    /// The getter [`crate::get_hwdecode_table`]'s checks (index bound, kind bound, NULL getter)
-    /// pick.
-    #[inline(always)]
-    pub(super) fn hwdecode_getter(&self, idx: u32, kind: i32) -> Result<(Packed, S), ResolveErr> {
-        let Some(row) = self.prof.get(idx as usize) else {
-            return Err(ResolveErr::IndexOutOfRange);
-        };
-        let getter = prof_pick(&row.getters, kind)?;
-        Ok(row.pick(getter, kind as u32 as usize))
     }
 }
 
@@ -212,6 +275,7 @@ mod tests {
     use super::super::{Policy, TableClass};
     use super::*;
     use crate::NoEnv;
+    use crate::resolve::{before_tables, prof_pick};
 
     /// A getter as stored: (kind, table-of-contents number).
     type RawGetter = (u8, u16);
@@ -284,10 +348,9 @@ mod tests {
             min_security_counter: 0,
             expected_class: TableClass::Full,
         };
-        Partition::parse(bytes)
-            .expect("a valid partition")
-            .check_policy(&policy)
-            .expect("the policy holds")
+        let p = Partition::parse(bytes).expect("a valid partition");
+        p.check_policy(&policy).expect("the policy holds");
+        VerifiedPartition(Trusted::of(p))
     }
 
     /// Everything a handle is, to the addresses of its bytes.
@@ -295,7 +358,8 @@ mod tests {
         fn parts(r: Result<Blob<'_>, ResolveErr>) -> Result<Parts<'_>, ResolveErr> {
             r.map(|b| {
                 let ptrs = (b.stored.as_ptr(), b.toc.as_ptr(), b.toc.len());
-                let place = b.unchecked_in_place().map(|s| (s.as_ptr(), s.len()));
+                let place = (b.codec() == super::super::Codec::Stored)
+                    .then_some((b.stored.as_ptr(), b.stored.len()));
                 (b, ptrs, place)
             })
         }
@@ -377,13 +441,6 @@ mod tests {
             for flavor in FLAVORS {
                 for region in REGIONS {
                     let index = p.get_memory_image(idx, region, flavor, &NoEnv);
-                    let shared = p
-                        .index
-                        .image_getter(idx, region, flavor, &NoEnv, |i, r, f| {
-                            scan_getter(&p.tables(), i, r, f)
-                        })
-                        .map(|answer| p.handle(answer));
-                    assert!(same(index, shared), "{idx} {region} {flavor}");
                     if let Ok(blob) = index {
                         same_record(p, blob);
                     }

@@ -1,32 +1,44 @@
 //! A signed blob partition read in place (feature `partition`): the vendor's two tables and the
 //! blobs, written apart from the program by `nrtucode pack`, answered with the vendor's exact
 //! answers. `no_std`, no allocation, no `unsafe`; the byte-for-byte format is in
-//! `docs/partition.md` and in [`format`].
+//! `docs/partition.md` (the contract; the constants the parser and the packer share are not
+//! public API).
 //!
-//! Three steps, each a type, so that nothing reads a table before it is checked and trusted,
-//! and no blob byte before it is hashed:
+//! Each step a type, each done once, so that nothing reads a table before it is checked and
+//! trusted, no blob byte before it is hashed, and nothing is hashed twice:
 //!
 //! 1. [`Partition::parse`] checks every bound, overlap, alignment, count and version of the
 //!    bytes, and bounds every decoded length, never trusting a length before checking it
 //!    against the input ([`FormatError`]);
 //! 2. [`Partition::verify`] checks the ed25519 signature with your [`PublicKey`], then the
-//!    [`Policy`] (minimum security counter, expected table class), giving a
-//!    [`VerifiedPartition`] ([`TrustError`]). An unsigned partition is read only by
-//!    `insecure_trust_unsigned`, with feature `insecure-unsigned`;
-//! 3. the [`VerifiedPartition`] resolvers answer like the embedded ones (the same body of checks:
-//!    index bound, removed flag, auto flavor, empty slot, flavor scan, region bound, NULL getter)
-//!    with a [`Blob`]: the blob bytes lie outside the signed bytes and are vouched for only by
-//!    their SHA-256 in the signed table of contents, so a `Blob` gives them only through a
-//!    check ([`Blob::check`] in place, [`Blob::load_into`] into your buffer, either codec,
-//!    [`LoadError`]); [`VerifiedPartition::check_blobs`] checks them all at once.
+//!    [`Policy`] (minimum security counter, expected table class), and builds the lookup index
+//!    once, giving a [`VerifiedPartition`] ([`TrustError`]). An unsigned partition is read only
+//!    by `insecure_trust_unsigned`, with feature `insecure-unsigned`, as an `UnsignedPartition`
+//!    (never a verified one);
+//! 3. their resolvers answer like the embedded ones (the same body of checks, `crate::resolve`:
+//!    index bound, removed flag, auto flavor, empty slot, flavor scan, region bound, NULL
+//!    getter) with a [`Blob`]: the blob bytes lie outside the signed bytes and are vouched for
+//!    only by their SHA-256 in the signed table of contents, so a `Blob` of a verified
+//!    partition gives them only through a check ([`Blob::check`] in place,
+//!    [`Blob::load_into`] into your buffer, either codec, [`LoadError`]);
+//! 4. or [`VerifiedPartition::check_blobs`], the whole-partition check, hashes every blob's
+//!    stored bytes once and gives a [`CheckedPartition`], whose handles answer a stored blob's
+//!    bytes as a plain slice ([`Blob::bytes`]) and decode a compressed one without hashing its
+//!    stream again.
+//!
+//! On a host (feature `std`), [`PartitionFile::open`] reads a file and does all of it, decoding
+//! every compressed blob once, into a [`LoadedPartition`] that owns its bytes and answers
+//! `&[u8]` like the embedded tables.
 //!
 //! The embedded tables answer `&'static [u8]` instead: their blobs are part of the program
 //! image, vouched for with it by whoever flashed it; a partition is updated on its own.
 //!
 //! ```
-//! use nrtucode::partition::{Loader, Partition, PartitionError, Policy, PublicKey, TableClass};
+//! use nrtucode::partition::{Loader, Partition, Policy, PublicKey, TableClass};
 //! use nrtucode::NoEnv;
-//! # fn run(flash: &'static [u8], key: PublicKey) -> Result<(), PartitionError> {
+//! // Each step has its own error (`FormatError`, `TrustError`, `LoadError`); a firmware maps
+//! // them into its own, a host boxes them.
+//! # fn run(flash: &'static [u8], key: PublicKey) -> Result<(), Box<dyn core::error::Error>> {
 //! let policy = Policy { min_security_counter: 3, expected_class: TableClass::Full };
 //! let partition = Partition::parse(flash)?.verify(&key, &policy)?;
 //! let Ok(iram) = partition.get_memory_image(7, 0, 1, &NoEnv) else { return Ok(()) };
@@ -36,87 +48,53 @@
 //! # Ok(()) }
 //! ```
 
+// The modules below import one another without a circle: leaves first (`format`, `bytes`,
+// `entry`, `header`, `error`), then the handle, the parser, the tables, the index, the trust
+// types and the resolvers. To check it (prints an order, or `tsort: ... loop`):
+//   for f in src/partition/*.rs; do m=$(basename $f .rs); sed '/^#\[cfg(test)\]/q' $f |
+//   grep -o 'super::[a-z_]*::' | sed "s/super::\(.*\)::/$m \1/"; done | grep -v '^mod ' | tsort
+//
+// The byte-level constants are shared with the packer (`nrtucode-pack`), the tools and the
+// tests, but they are not this crate's API: the format's contract is `docs/partition.md`, and
+// a change of layout is a format version, not a semver change of these names.
+#[doc(hidden)]
 pub mod format;
 
 #[cfg(feature = "std")]
 mod aligned;
 mod answer;
 mod blob;
+mod bytes;
 mod canonical;
-#[cfg(feature = "std")]
-mod checked;
-mod error;
+
+mod entry;
+pub(crate) mod error;
 #[cfg(feature = "std")]
 mod file;
+mod header;
 mod index;
 mod load;
+#[cfg(feature = "std")]
+mod loaded;
 mod lookup;
 mod parse;
 mod tables;
 mod trust;
 
-pub use blob::{Blob, BlobId, Codec, Cursor, TocEntry};
+pub use blob::Blob;
+pub use entry::{BlobId, Codec, Cursor, Getter, TocEntry};
+pub use error::{BlobUse, FormatError, LoadError, TableName, TrustError};
 #[cfg(feature = "std")]
-pub use checked::{CheckedPartition, OpenError};
-pub use error::{
-    BlobUse, DecodeFailure, FormatError, LoadError, PartitionError, TableName, TrustError,
-};
-#[cfg(feature = "std")]
-pub use file::{PartitionFile, ReadError};
+pub use file::{OpenError, PartitionFile};
+pub use header::{Source, TableClass};
 pub use load::Loader;
+#[cfg(feature = "std")]
+pub use loaded::LoadedPartition;
 pub use parse::Partition;
-pub use tables::{Getter, Tables};
-pub use trust::{Policy, PublicKey, VerifiedPartition};
-
-/// The vendor table set a partition follows: which getters are NULL.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum TableClass {
-    /// The full library's tables (`libnrtucode_internal.so`): every generation and flavor.
-    Full,
-    /// The reduced front library's (`libnrtucode.so`): PERF/RELEASE and DKL_PERF of SUNDA to
-    /// MARIANA_PLUS; every other getter NULL.
-    Front,
-}
-
-impl TableClass {
-    /// The header byte.
-    pub const fn raw(self) -> u8 {
-        match self {
-            TableClass::Full => format::CLASS_FULL,
-            TableClass::Front => format::CLASS_FRONT,
-        }
-    }
-
-    /// The class of a header byte.
-    pub const fn from_raw(raw: u8) -> Option<Self> {
-        match raw {
-            format::CLASS_FULL => Some(TableClass::Full),
-            format::CLASS_FRONT => Some(TableClass::Front),
-            _ => None,
-        }
-    }
-
-    /// `full` or `front`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            TableClass::Full => "full",
-            TableClass::Front => "front",
-        }
-    }
-}
-
-/// Where a partition's blobs come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Source<'a> {
-    /// A library with this GNU build ID.
-    BuildId(&'a [u8]),
-    /// A library without a build ID.
-    NoBuildId,
-    /// The built-in fixture set.
-    Fixtures,
-}
+pub use tables::Tables;
+#[cfg(feature = "insecure-unsigned")]
+pub use trust::UnsignedPartition;
+pub use trust::{CheckedPartition, Policy, PublicKey, VerifiedPartition};
 
 #[cfg(test)]
 mod tests {
@@ -242,7 +220,7 @@ mod tests {
     fn decoded_lengths_are_bounded_before_anything_is_sized_from_them() {
         use format::{CODEC_DEFLATE as Z, CODEC_STORED as S, MAX_BLOB_LEN};
         assert!(Partition::parse(&synthetic(&[(S, 32, 32), (Z, 1017, MAX_BLOB_LEN)])).is_ok());
-        // The 4 GiB allocation of issue 27: a decoded length of 0xffff_ffff.
+        // A decoded length of 0xffff_ffff, which a reader sizing from it would try to allocate.
         let (entry, reason) =
             toc_refusal(&synthetic(&[(S, 32, 32), (Z, 64, u32::MAX as usize)])).expect("refused");
         assert_eq!(entry, 1);

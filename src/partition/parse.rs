@@ -1,55 +1,12 @@
 //! [`Partition::parse`]: every structural check, before any table is used.
 
+use super::bytes::{array, byte, le16, le32, range};
 use core::fmt;
 
-use super::blob::BlobId;
+use super::entry::BlobId;
 use super::error::{FormatError, TableName};
 use super::format::*;
-use super::tables::Tables;
-use super::{Source, TableClass};
-
-/// The little-endian `u16` at `at`, if in bounds.
-pub(super) const fn le16(bytes: &[u8], at: usize) -> Option<u16> {
-    match bytes.split_at_checked(at) {
-        Some((_, rest)) => match rest.first_chunk::<2>() {
-            Some(b) => Some(u16::from_le_bytes(*b)),
-            None => None,
-        },
-        None => None,
-    }
-}
-
-/// The little-endian `u32` at `at`, if in bounds.
-pub(super) const fn le32(bytes: &[u8], at: usize) -> Option<u32> {
-    match bytes.split_at_checked(at) {
-        Some((_, rest)) => match rest.first_chunk::<4>() {
-            Some(b) => Some(u32::from_le_bytes(*b)),
-            None => None,
-        },
-        None => None,
-    }
-}
-
-/// The byte at `at`, if in bounds.
-pub(super) const fn byte(bytes: &[u8], at: usize) -> Option<u8> {
-    match bytes.split_at_checked(at) {
-        Some((_, [b, ..])) => Some(*b),
-        _ => None,
-    }
-}
-
-/// `N` bytes at `at`, if in bounds.
-pub(super) fn array<const N: usize>(bytes: &[u8], at: usize) -> Option<[u8; N]> {
-    bytes
-        .split_at_checked(at)
-        .and_then(|(_, rest)| rest.first_chunk::<N>())
-        .copied()
-}
-
-/// `len` bytes at `at`, if in bounds.
-pub(super) fn range(bytes: &[u8], at: usize, len: usize) -> Option<&[u8]> {
-    bytes.get(at..at.checked_add(len)?)
-}
+use super::header::{Source, TableClass};
 
 /// A table-of-contents entry as `parse` reads it, before its codec is known to be one.
 struct RawEntry {
@@ -69,6 +26,14 @@ struct RawEntry {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Partition<'a> {
     pub(super) bytes: &'a [u8],
+    pub(super) layout: Layout,
+}
+
+/// Where [`Partition::parse`] found the tables in a partition's bytes: the counts and offsets
+/// it checked, without the borrow of the bytes (a host type that owns the bytes keeps this and
+/// lends a [`Partition`] over them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Layout {
     pub(super) desc_count: usize,
     pub(super) toc_count: usize,
     pub(super) prof_off: usize,
@@ -83,8 +48,8 @@ impl fmt::Debug for Partition<'_> {
             .field("class", &self.class())
             .field("signed", &self.is_signed())
             .field("security_counter", &self.security_counter())
-            .field("descriptors", &self.desc_count)
-            .field("blobs", &self.toc_count)
+            .field("descriptors", &self.layout.desc_count)
+            .field("blobs", &self.layout.toc_count)
             .finish()
     }
 }
@@ -192,11 +157,13 @@ impl<'a> Partition<'a> {
         }
         let p = Partition {
             bytes,
-            desc_count,
-            toc_count,
-            prof_off,
-            toc_off,
-            sig_off,
+            layout: Layout {
+                desc_count,
+                toc_count,
+                prof_off,
+                toc_off,
+                sig_off,
+            },
         };
         p.check_signature_block(signed, blobs_off)?;
         p.check_slots()?;
@@ -208,7 +175,7 @@ impl<'a> Partition<'a> {
     }
 
     fn check_signature_block(&self, signed: bool, blobs_off: usize) -> Result<(), FormatError> {
-        let sig = range(self.bytes, self.sig_off, SIG_LEN).ok_or(header("blobs_off"))?;
+        let sig = range(self.bytes, self.layout.sig_off, SIG_LEN).ok_or(header("blobs_off"))?;
         if !signed && sig.iter().any(|&b| b != 0) {
             return Err(table(
                 TableName::Padding,
@@ -216,7 +183,7 @@ impl<'a> Partition<'a> {
                 "an unsigned partition's signature is not zero",
             ));
         }
-        let pad_from = self.sig_off + SIG_LEN;
+        let pad_from = self.layout.sig_off + SIG_LEN;
         let pad = self.bytes.get(pad_from..blobs_off).unwrap_or(&[1]);
         if pad.iter().any(|&b| b != 0) {
             return Err(table(
@@ -248,7 +215,7 @@ impl<'a> Partition<'a> {
             GETTER_BLOB | GETTER_CURSOR_START | GETTER_CURSOR_END
                 if kind == GETTER_BLOB || cursors =>
             {
-                if index < self.toc_count {
+                if index < self.layout.toc_count {
                     Ok(())
                 } else {
                     Err(table(
@@ -289,7 +256,7 @@ impl<'a> Partition<'a> {
                 ));
             }
             next = next.saturating_add(count);
-            if next > self.desc_count {
+            if next > self.layout.desc_count {
                 return Err(table(
                     TableName::ImageList,
                     slot,
@@ -297,7 +264,7 @@ impl<'a> Partition<'a> {
                 ));
             }
         }
-        if next != self.desc_count {
+        if next != self.layout.desc_count {
             return Err(table(
                 TableName::ImageList,
                 SLOT_COUNT - 1,
@@ -308,7 +275,7 @@ impl<'a> Partition<'a> {
     }
 
     fn check_descriptors(&self) -> Result<(), FormatError> {
-        for d in 0..self.desc_count {
+        for d in 0..self.layout.desc_count {
             let at = DESCS_OFF + d * DESC_LEN;
             let key = le32(self.bytes, at).ok_or(table(TableName::Descriptors, d, "truncated"))?;
             if key == 0 {
@@ -328,7 +295,7 @@ impl<'a> Partition<'a> {
     fn check_prof(&self) -> Result<(), FormatError> {
         for slot in 0..SLOT_COUNT {
             for k in 0..2 {
-                let at = self.prof_off + slot * PROF_LEN + k * GETTER_LEN;
+                let at = self.layout.prof_off + slot * PROF_LEN + k * GETTER_LEN;
                 self.check_getter(at, TableName::ProfList, slot, false)?;
             }
         }
@@ -338,10 +305,12 @@ impl<'a> Partition<'a> {
     fn check_toc(&self, blobs_off: usize, total: usize) -> Result<(), FormatError> {
         let mut expected_at = blobs_off;
         let mut decoded_total = 0usize;
-        for n in 0..self.toc_count {
+        for n in 0..self.layout.toc_count {
             let bad = |reason| table(TableName::Toc, n, reason);
             let e = self.toc_entry_unchecked(n).ok_or(bad("truncated"))?;
-            if array::<3>(self.bytes, self.toc_off + n * TOC_LEN + T_CODEC + 1) != Some([0; 3]) {
+            if array::<3>(self.bytes, self.layout.toc_off + n * TOC_LEN + T_CODEC + 1)
+                != Some([0; 3])
+            {
                 return Err(bad("reserved bytes are not zero"));
             }
             match e.codec {
@@ -408,7 +377,7 @@ impl<'a> Partition<'a> {
             }
             expected_at = next;
         }
-        let end = if self.toc_count == 0 {
+        let end = if self.layout.toc_count == 0 {
             blobs_off
         } else {
             expected_at
@@ -422,7 +391,7 @@ impl<'a> Partition<'a> {
 
     /// The table-of-contents entry `n`, read without the checks (for `parse` itself).
     fn toc_entry_unchecked(&self, n: usize) -> Option<RawEntry> {
-        let at = self.toc_off.checked_add(n.checked_mul(TOC_LEN)?)?;
+        let at = self.layout.toc_off.checked_add(n.checked_mul(TOC_LEN)?)?;
         Some(RawEntry {
             offset: le32(self.bytes, at + T_OFFSET)?,
             stored_len: le32(self.bytes, at + T_STORED_LEN)?,
@@ -436,14 +405,8 @@ impl<'a> Partition<'a> {
     /// The table of contents: its records, one after the other (parse checked they are all
     /// there).
     pub(super) fn toc_records(&self) -> &'a [u8] {
-        let len = self.toc_count.saturating_mul(TOC_LEN);
-        range(self.bytes, self.toc_off, len).unwrap_or(&[])
-    }
-
-    /// For inspection tools (`nrtucode inspect`): the tables of a partition whose signature
-    /// was not checked. Parse vouches for their structure; nothing vouches for their content.
-    pub const fn untrusted_tables(&self) -> Tables<'a> {
-        Tables { p: *self }
+        let len = self.layout.toc_count.saturating_mul(TOC_LEN);
+        range(self.bytes, self.layout.toc_off, len).unwrap_or(&[])
     }
 
     /// The bytes of the partition (its total length; the input may have been longer).
@@ -485,21 +448,21 @@ impl<'a> Partition<'a> {
 
     /// The bytes the signature covers: everything before the signature block.
     pub(super) fn signed_bytes(&self) -> &'a [u8] {
-        self.bytes.get(..self.sig_off).unwrap_or(&[])
+        self.bytes.get(..self.layout.sig_off).unwrap_or(&[])
     }
 
     /// The signature block.
     pub(super) fn signature(&self) -> [u8; SIG_LEN] {
-        array::<SIG_LEN>(self.bytes, self.sig_off).unwrap_or([0; SIG_LEN])
+        array::<SIG_LEN>(self.bytes, self.layout.sig_off).unwrap_or([0; SIG_LEN])
     }
 
     /// Number of descriptors.
     pub const fn descriptor_count(&self) -> usize {
-        self.desc_count
+        self.layout.desc_count
     }
 
     /// Number of table-of-contents entries (distinct blobs).
     pub const fn blob_count(&self) -> usize {
-        self.toc_count
+        self.layout.toc_count
     }
 }

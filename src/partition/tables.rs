@@ -8,34 +8,15 @@
 //! vouched for by nothing.
 
 use super::answer::Answer;
-use super::blob::{Blob, BlobId, Codec, TocEntry};
+use super::blob::Blob;
+use super::bytes::{array, byte, le16, le32, range};
+use super::entry::Getter;
+use super::entry::{BlobId, Codec, TocEntry};
 use super::error::{BlobUse, LoadError};
 use super::format::*;
-use super::parse::{Partition, array, byte, le16, le32, range};
+use super::parse::Partition;
 use crate::digest::Sha256Hasher;
 use crate::{ProfKind, Region};
-
-/// One getter of a table: what a region or profiler getter returns (`None` where the vendor's
-/// is NULL).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Getter {
-    /// The whole blob of this table-of-contents entry.
-    Blob(BlobId),
-    /// A boundary cursor at the first byte of this entry's blob (present, zero bytes).
-    CursorStart(BlobId),
-    /// A boundary cursor one past the last byte of this entry's blob.
-    CursorEnd(BlobId),
-}
-
-impl Getter {
-    /// The table-of-contents entry it refers to.
-    pub const fn blob(self) -> BlobId {
-        match self {
-            Getter::Blob(n) | Getter::CursorStart(n) | Getter::CursorEnd(n) => n,
-        }
-    }
-}
 
 /// The tables of a parsed partition, read only. `Copy`: a view, not a copy of the tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,7 +70,7 @@ impl<'a> Tables<'a> {
 
     /// The two profiler getters of slot `idx` (`idx` below the slot count).
     pub(super) fn prof_pair(&self, idx: usize) -> [Option<Getter>; 2] {
-        let at = self.p.prof_off + idx * PROF_LEN;
+        let at = self.p.layout.prof_off + idx * PROF_LEN;
         [
             getter_at(self.p.bytes, at),
             getter_at(self.p.bytes, at + GETTER_LEN),
@@ -98,10 +79,14 @@ impl<'a> Tables<'a> {
 
     /// The bytes of entry `n`'s table-of-contents record; `None` past the table of contents.
     fn entry_bytes(&self, n: BlobId) -> Option<&'a [u8]> {
-        if n.index() >= self.p.toc_count {
+        if n.index() >= self.p.layout.toc_count {
             return None;
         }
-        range(self.p.bytes, self.p.toc_off + n.index() * TOC_LEN, TOC_LEN)
+        range(
+            self.p.bytes,
+            self.p.layout.toc_off + n.index() * TOC_LEN,
+            TOC_LEN,
+        )
     }
 
     /// What `getter` answers, from its table-of-contents record: the one place an [`Answer`]
@@ -131,7 +116,7 @@ impl<'a> Tables<'a> {
 
     /// Every blob, in table-of-contents order.
     pub fn blob_ids(&self) -> impl Iterator<Item = BlobId> + use<> {
-        (0..self.p.toc_count as u16).map(BlobId::new)
+        (0..self.p.layout.toc_count as u16).map(BlobId::new)
     }
 
     /// The descriptors of slot `idx` in the vendor's scan order: flavor key and four getters
@@ -188,5 +173,13 @@ impl<'a> Tables<'a> {
                 Some(blob) => blob.check_stored(hasher),
                 None => Err(LoadError::DigestMismatch { blob: n }), // never: parse checked it
             })
+    }
+}
+
+impl<'a> Partition<'a> {
+    /// For inspection tools (`nrtucode inspect`): the tables of a partition whose signature
+    /// was not checked. Parse vouches for their structure; nothing vouches for their content.
+    pub const fn untrusted_tables(&self) -> Tables<'a> {
+        Tables { p: *self }
     }
 }

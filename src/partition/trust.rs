@@ -1,10 +1,11 @@
-//! [`Partition::verify`]: the signature, then the policy; and the trusted
-//! [`VerifiedPartition`].
+//! [`Partition::verify`]: the signature, then the policy; the trusted [`VerifiedPartition`]
+//! (or, with feature `insecure-unsigned`, an `UnsignedPartition`), and the
+//! [`CheckedPartition`] its whole-partition check gives.
 
 use core::fmt;
 
-use super::TableClass;
-use super::error::TrustError;
+use super::error::{LoadError, TrustError};
+use super::header::TableClass;
 use super::index::Index;
 use super::parse::Partition;
 use super::tables::Tables;
@@ -62,18 +63,14 @@ pub struct Policy {
     pub expected_class: TableClass,
 }
 
-/// A partition whose signature (or, for a test pack, whose explicit lack of one) and policy
-/// were checked: its tables are trusted and its resolvers answer (see the `resolve` methods).
+/// The tables of a partition trusted one way or the other (a [`VerifiedPartition`], an
+/// `UnsignedPartition`, a [`CheckedPartition`]) and the lookup index built from them, once.
 ///
-/// It holds the lookup index that verification builds from the trusted tables (for the first
-/// descriptor of every slot and key, and every profiler getter, the final answer: the stored
-/// bytes in place and the packed getter), so that a lookup scans nothing, reads no
-/// table-of-contents record and checks no bound: at most [`VerifiedPartition::MAX_SIZE`]
-/// bytes (10,184 on a 32-bit target, 18,280 on a 64-bit one), whatever the partition holds,
-/// and no allocation. It is a value like any other: keep it
-/// where it lives long (a `static`, your boot state); each move copies those bytes.
+/// The index holds, for the first descriptor of every slot and key, and every profiler getter,
+/// the final answer (the stored bytes in place and the packed getter), so that a lookup scans
+/// nothing, reads no table-of-contents record and checks no bound.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct VerifiedPartition<'a> {
+pub(super) struct Trusted<'a> {
     pub(super) p: Partition<'a>,
     /// The table of contents: `TOC_LEN` bytes per entry (what a getter's number indexes).
     pub(super) toc: &'a [u8],
@@ -81,9 +78,97 @@ pub struct VerifiedPartition<'a> {
     pub(super) index: Index<&'a [u8]>,
 }
 
+impl<'a> Trusted<'a> {
+    /// `p`'s tables, trusted by the caller, and their index (built here, the one time).
+    pub(super) fn of(p: Partition<'a>) -> Self {
+        Self {
+            p,
+            toc: p.toc_records(),
+            index: Index::build(&p.untrusted_tables()),
+        }
+    }
+
+    /// Every stored blob hashed in place against its signed digest of the stored bytes, once
+    /// (a compressed blob's stream included; its decoded bytes are checked as they are
+    /// decoded). The first mismatch.
+    fn check_blobs<H: Sha256Hasher + ?Sized>(&self, hasher: &mut H) -> Result<(), LoadError> {
+        Tables { p: self.p }.check_stored_digests(hasher)
+    }
+}
+
+/// A partition whose signature and policy were verified ([`Partition::verify`]): its tables
+/// are trusted and its resolvers answer (see the `resolve` methods) with a [`Blob`](super::Blob)
+/// handle, whose bytes, outside the signed bytes, are vouched for only by their signed digest:
+/// [`Blob::check`](super::Blob::check) or [`Blob::load_into`](super::Blob::load_into) hashes
+/// them when they are used, or [`check_blobs`](Self::check_blobs) hashes all of them once and
+/// gives a [`CheckedPartition`].
+///
+/// It holds the lookup index that verification builds from the trusted tables, once: at most
+/// [`VerifiedPartition::MAX_SIZE`] bytes (10,184 on a 32-bit target, 18,280 on a 64-bit one),
+/// whatever the partition holds, and no allocation. Keep it where it lives long (a `static`,
+/// your boot state); each move copies those bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct VerifiedPartition<'a>(pub(super) Trusted<'a>);
+
+/// **Insecure**: an unsigned partition (one `nrtucode pack --unsigned` wrote) trusted without
+/// any signature ([`Partition::insecure_trust_unsigned`], feature `insecure-unsigned`), for
+/// tests and bring-up only: anyone who can write the partition chooses what it answers. It
+/// answers like a [`VerifiedPartition`] and is never one.
+#[cfg(feature = "insecure-unsigned")]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct UnsignedPartition<'a>(pub(super) Trusted<'a>);
+
+/// A trusted partition whose every blob's stored bytes were hashed once against their signed
+/// digests ([`VerifiedPartition::check_blobs`]): its handles give a stored blob's bytes as a
+/// plain slice ([`Blob::bytes`](super::Blob::bytes)) with no second hash, and a compressed
+/// blob is decoded (its output hashed) by [`Blob::load_into`](super::Blob::load_into) without
+/// hashing its stream again. Those bytes are the signed ones as long as nobody can change the
+/// memory they lie in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct CheckedPartition<'a>(pub(super) Trusted<'a>);
+
 impl fmt::Debug for VerifiedPartition<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("VerifiedPartition").field(&self.p).finish()
+        f.debug_tuple("VerifiedPartition").field(&self.0.p).finish()
+    }
+}
+
+#[cfg(feature = "insecure-unsigned")]
+impl fmt::Debug for UnsignedPartition<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("UnsignedPartition").field(&self.0.p).finish()
+    }
+}
+
+impl fmt::Debug for CheckedPartition<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("CheckedPartition").field(&self.0.p).finish()
+    }
+}
+
+impl<'a> VerifiedPartition<'a> {
+    /// The whole-partition check, once: the stored bytes of every blob hashed in place with
+    /// `hasher` (a compressed blob's stream included) against the signed digests of the stored
+    /// bytes; the first mismatch. The [`CheckedPartition`] it gives answers stored blobs as
+    /// plain slices.
+    pub fn check_blobs<H: Sha256Hasher + ?Sized>(
+        &self,
+        hasher: &mut H,
+    ) -> Result<CheckedPartition<'a>, LoadError> {
+        self.0.check_blobs(hasher)?;
+        Ok(CheckedPartition(self.0))
+    }
+}
+
+#[cfg(feature = "insecure-unsigned")]
+impl<'a> UnsignedPartition<'a> {
+    /// [`VerifiedPartition::check_blobs`] over the unsigned tables.
+    pub fn check_blobs<H: Sha256Hasher + ?Sized>(
+        &self,
+        hasher: &mut H,
+    ) -> Result<CheckedPartition<'a>, LoadError> {
+        self.0.check_blobs(hasher)?;
+        Ok(CheckedPartition(self.0))
     }
 }
 
@@ -111,18 +196,9 @@ impl<'a> Partition<'a> {
         key: &PublicKey,
         policy: &Policy,
     ) -> Result<VerifiedPartition<'a>, TrustError> {
-        if !self.is_signed() {
-            return Err(TrustError::Unsigned);
-        }
-        let expected = key.key_id();
-        let found = self.key_id();
-        if found != expected {
-            return Err(TrustError::UnknownKey { found });
-        }
-        if !ed25519_verify(&key.0, self.signed_bytes(), self.signature()) {
-            return Err(TrustError::BadSignature);
-        }
-        self.check_policy(policy)
+        self.check_signature(key)?;
+        self.check_policy(policy)?;
+        Ok(VerifiedPartition(Trusted::of(self)))
     }
 
     /// **Insecure**: trusts an **unsigned** partition (one `nrtucode pack --unsigned` wrote)
@@ -134,14 +210,16 @@ impl<'a> Partition<'a> {
     pub fn insecure_trust_unsigned(
         self,
         policy: &Policy,
-    ) -> Result<VerifiedPartition<'a>, TrustError> {
+    ) -> Result<UnsignedPartition<'a>, TrustError> {
         if self.is_signed() {
             return Err(TrustError::Signed);
         }
-        self.check_policy(policy)
+        self.check_policy(policy)?;
+        Ok(UnsignedPartition(Trusted::of(self)))
     }
 
-    pub(super) fn check_policy(self, policy: &Policy) -> Result<VerifiedPartition<'a>, TrustError> {
+    /// The policy: the security counter, then the class (read from bytes the caller trusts).
+    pub(super) fn check_policy(&self, policy: &Policy) -> Result<(), TrustError> {
         let found = self.security_counter();
         if found < policy.min_security_counter {
             return Err(TrustError::Rollback {
@@ -156,32 +234,37 @@ impl<'a> Partition<'a> {
                 expected: policy.expected_class,
             });
         }
-        Ok(VerifiedPartition {
-            p: self,
-            toc: self.toc_records(),
-            index: Index::build(&self.untrusted_tables()),
-        })
+        Ok(())
+    }
+
+    /// The signature: signed, with `key`'s ID, and the ed25519 signature over every byte
+    /// before the signature block.
+    pub(super) fn check_signature(&self, key: &PublicKey) -> Result<(), TrustError> {
+        if !self.is_signed() {
+            return Err(TrustError::Unsigned);
+        }
+        let found = self.key_id();
+        if found != key.key_id() {
+            return Err(TrustError::UnknownKey { found });
+        }
+        if !ed25519_verify(&key.0, self.signed_bytes(), self.signature()) {
+            return Err(TrustError::BadSignature);
+        }
+        Ok(())
     }
 }
 
-impl<'a> VerifiedPartition<'a> {
-    /// The most bytes a `VerifiedPartition` takes on any target (its index and a few words);
-    /// `size_of` is 10,184 on thumbv7em and 18,280 on x86-64.
+impl VerifiedPartition<'_> {
+    /// The most bytes a `VerifiedPartition` (or a `CheckedPartition`) takes on any target (its
+    /// index and a few words); `size_of` is 10,184 on thumbv7em and 18,280 on x86-64.
     pub const MAX_SIZE: usize = 18_280;
-
-    /// The partition's header fields and counts.
-    pub const fn partition(&self) -> &Partition<'a> {
-        &self.p
-    }
-
-    /// Its tables, read only (trusted: the signature covers them).
-    pub const fn tables(&self) -> Tables<'a> {
-        Tables { p: self.p }
-    }
 }
 
 static_assertions::const_assert!(
     core::mem::size_of::<VerifiedPartition<'static>>() <= VerifiedPartition::MAX_SIZE
+);
+static_assertions::const_assert!(
+    core::mem::size_of::<CheckedPartition<'static>>() <= VerifiedPartition::MAX_SIZE
 );
 #[cfg(test)]
 mod tests {
@@ -199,6 +282,10 @@ mod tests {
         // slice), the index.
         let size = 9 * words + index;
         assert_eq!(core::mem::size_of::<VerifiedPartition<'static>>(), size);
+        assert_eq!(
+            core::mem::size_of::<super::CheckedPartition<'static>>(),
+            size
+        );
         assert!(size <= VerifiedPartition::MAX_SIZE);
         assert_eq!(size, if words == 4 { 10_184 } else { 18_280 });
     }

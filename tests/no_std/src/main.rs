@@ -158,8 +158,8 @@ mod prof {
 mod digest {
     use super::*;
     use nrtucode::digest::{
-        Sha256Digest, Sha256Hasher, SoftSha256, check_sha256, copy_checked, copy_verified,
-        expected_sha256, expected_sha256_const, verify_blob, verify_blob_with,
+        Sha256Digest, Sha256Hasher, SoftSha256, check_blob, check_blob_with, check_sha256,
+        copy_blob_checked, copy_checked, expected_sha256, expected_sha256_const,
     };
 
     /// A hasher the optimiser cannot see through (stands in for a hardware SHA block).
@@ -189,9 +189,9 @@ mod digest {
             return -4;
         };
         let mut acc = 0;
-        acc += i32::from(verify_blob(blob).is_ok());
-        acc += i32::from(verify_blob_with(blob, &mut Opaque(SoftSha256::new())).is_ok());
-        acc += match copy_verified(blob, window) {
+        acc += i32::from(check_blob(blob).is_ok());
+        acc += i32::from(check_blob_with(blob, &mut Opaque(SoftSha256::new())).is_ok());
+        acc += match copy_blob_checked(blob, window) {
             Ok(n) => n as i32,
             Err(_) => -2,
         };
@@ -212,7 +212,7 @@ mod digest {
 #[cfg(feature = "deflate")]
 mod deflate {
     use super::*;
-    use nrtucode::deflate::{Inflater, decode_verified, decode_verified_with};
+    use nrtucode::deflate::{Inflater, decode_checked, decode_checked_with};
     use nrtucode::digest::{Sha256Digest, Sha256Hasher, SoftSha256};
 
     /// A hasher the optimiser cannot see through (stands in for a hardware SHA block).
@@ -246,7 +246,7 @@ mod deflate {
             return -4;
         };
         let mut acc = 0;
-        acc += match decode_verified(
+        acc += match decode_checked(
             stored,
             black_box(decoded_len),
             &digest,
@@ -256,7 +256,7 @@ mod deflate {
             Ok(image) => image.len() as i32,
             Err(_) => -2,
         };
-        acc += match decode_verified_with(
+        acc += match decode_checked_with(
             stored,
             black_box(decoded_len),
             &digest,
@@ -271,8 +271,8 @@ mod deflate {
     }
 
     /// Resolves into a buffer over a partition of opaque bytes (the unsigned test door, so
-    /// that ed25519's own checks stay out of this build): copy-verify for a stored blob,
-    /// decode-verify for a deflate one.
+    /// that ed25519's own checks stay out of this build): copy-check for a stored blob,
+    /// decode-check for a deflate one.
     #[cfg(feature = "partition")]
     #[unsafe(no_mangle)]
     pub extern "C" fn check_partition_into(idx: u32, region: i32, flavor: i32, kind: i32) -> i32 {

@@ -1,15 +1,15 @@
-//! Host throughput of `nrtucode::digest` over every embedded blob: in place (`verify_blob`) and
-//! while copying into a buffer (`copy_verified`), against a plain copy. docs/bare-metal.md ("Integrity on
+//! Host throughput of `nrtucode::digest` over every embedded blob: in place (`check_blob`) and
+//! while copying into a buffer (`copy_blob_checked`), against a plain copy. docs/bare-metal.md ("Integrity on
 //! the device") names it.
 //!
 //! ```text
-//! cargo run --release --example verify_speed --features digest
+//! cargo run --release --example check_speed --features digest
 //! ```
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use nrtucode::digest::{copy_verified, embedded_blobs, verify_blob};
+use nrtucode::digest::{check_blob, copy_blob_checked, embedded_blobs};
 
 /// Passes over the whole payload per measurement; the best of `ROUNDS` is reported.
 const PASSES: usize = 10;
@@ -27,24 +27,24 @@ fn best_mb_per_s(bytes: usize, mut pass: impl FnMut()) -> f64 {
     (bytes * PASSES) as f64 / best / 1e6
 }
 
-fn main() -> Result<(), nrtucode::digest::VerifyError> {
+fn main() -> Result<(), nrtucode::digest::CheckError> {
     let blobs = embedded_blobs();
     let bytes: usize = blobs.iter().map(|b| b.bytes().len()).sum();
     let largest = blobs.iter().map(|b| b.bytes().len()).max().unwrap_or(0);
     let mut buffer = vec![0u8; largest];
     // One checked pass first: a mismatch is an error, not a number.
     for blob in blobs {
-        verify_blob(blob.bytes())?;
-        copy_verified(blob.bytes(), &mut buffer)?;
+        check_blob(blob.bytes())?;
+        copy_blob_checked(blob.bytes(), &mut buffer)?;
     }
     let verify = best_mb_per_s(bytes, || {
         for blob in blobs {
-            black_box(verify_blob(black_box(blob.bytes()))).ok();
+            black_box(check_blob(black_box(blob.bytes()))).ok();
         }
     });
     let copy_verify = best_mb_per_s(bytes, || {
         for blob in blobs {
-            black_box(copy_verified(black_box(blob.bytes()), &mut buffer)).ok();
+            black_box(copy_blob_checked(black_box(blob.bytes()), &mut buffer)).ok();
         }
     });
     let copy = best_mb_per_s(bytes, || {
@@ -58,8 +58,8 @@ fn main() -> Result<(), nrtucode::digest::VerifyError> {
         "{} blobs, {bytes} bytes; best of {ROUNDS} x {PASSES} passes",
         blobs.len()
     );
-    println!("verify_blob (in place):   {verify:8.0} MB/s");
-    println!("copy_verified:            {copy_verify:8.0} MB/s");
+    println!("check_blob (in place):   {verify:8.0} MB/s");
+    println!("copy_blob_checked:            {copy_verify:8.0} MB/s");
     println!("plain copy (reference):   {copy:8.0} MB/s");
     println!(
         "sha2 backend: {}",
