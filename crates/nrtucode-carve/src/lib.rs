@@ -103,6 +103,7 @@ mod dynamic;
 mod elf;
 mod emulate;
 mod error;
+mod kill_point;
 mod locate;
 mod naming;
 mod pipeline;

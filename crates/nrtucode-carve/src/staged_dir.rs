@@ -20,11 +20,16 @@
 //! * an empty directory: it keeps its inode (so its mode, owner, a mount on it and a shell
 //!   whose working directory it is are unaffected). The staging directory is inside it
 //!   (`.nrtucode-<tag>.tmp`); the files are renamed into it one by one, `manifest.tsv`
-//!   last, moved back if one fails, and the staging directory is removed;
+//!   last, moved back if one fails, and the staging directory is removed. Until the manifest
+//!   is in place the staging directory, holding it, is the record of the publication: a carve
+//!   killed in between leaves blobs that the staged manifest lists, and the next carve
+//!   removes them with the staging directory, so the destination is empty again;
 //! * an earlier carve (a `manifest.tsv` in our format and nothing but the files it lists):
 //!   the staging directory beside it is exchanged with it in one step (Linux
 //!   `renameat2(RENAME_EXCHANGE)`, macOS `renamex_np(RENAME_SWAP)`; elsewhere, or where the
-//!   filesystem lacks it, two renames through `.nrtucode-<tag>.old-<pid>-<random>`), then the
+//!   filesystem lacks it, two renames through `.nrtucode-<tag>.old-<pid>-<random>`: a carve
+//!   killed between the two leaves the destination absent and the earlier carve there, whole,
+//!   and the next carve puts it back before anything else), then the
 //!   old files (exactly those the old manifest lists, and the manifest) and the old directory
 //!   are removed, so no blob the new manifest does not list remains. A carve whose entries this user may not delete is refused before
 //!   anything is written, and if removing it fails anyway the exchange is undone;
@@ -46,6 +51,10 @@
 //! anything else in it makes the carve refuse) and says so in its notes. Where `flock` is not
 //! available (not Unix) a staging entry is never taken for stale: the carve refuses.
 //!
+//! Every step that changes the filesystem passes a kill point (`kill_point`): the tests kill
+//! a carve at each of them in turn, into each kind of destination, and check what is left and
+//! that the next carve succeeds.
+//!
 //! Messages name the destination as the caller gave it (`.` stays `.`) and name no
 //! command-line flag: a program adds its own (the `nrtucode` tool names `--out`).
 //!
@@ -62,6 +71,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread::{Scope, ScopedJoinHandle};
 
 use crate::cancel::Cancel;
+use crate::kill_point::{self, step};
 use crate::rename::{exchange, rename_no_replace};
 use nrtucode_facts::blob_dir::{BlobDirError, is_blob_file_name, read_blob_dir};
 use nrtucode_facts::manifest::MANIFEST_FILE;
@@ -187,6 +197,7 @@ fn classify_shown(
     ours: Option<&OsString>,
     notes: &mut Vec<String>,
 ) -> Result<Destination, PublishError> {
+    recover_moved_aside(dest, shown, notes)?;
     let meta = match fs::symlink_metadata(dest) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Destination::Absent),
@@ -202,15 +213,19 @@ fn classify_shown(
             path: shown.to_owned(),
         });
     }
+    // First the staging directories inside it: a stale one is taken over, and with it the
+    // files its carve had already moved into the destination (see `take_over_stale`).
+    for entry in fs::read_dir(dest).map_err(io(shown))? {
+        let name = entry.map_err(io(shown))?.file_name();
+        if ours != Some(&name) && is_staging_name(&name.to_string_lossy()) {
+            take_over_stale(&dest.join(&name), Some(dest), shown, notes)?;
+        }
+    }
     let mut names = BTreeSet::new();
     for entry in fs::read_dir(dest).map_err(io(shown))? {
         let entry = entry.map_err(io(shown))?;
-        if ours == Some(&entry.file_name()) {
-            continue;
-        }
         let name = entry.file_name().to_string_lossy().into_owned();
-        if is_staging_name(&name) {
-            take_over_stale(&dest.join(&name), shown, notes)?;
+        if ours == Some(&entry.file_name()) || is_staging_name(&name) {
             continue;
         }
         let is_file = entry.file_type().map_err(io(shown))?.is_file();
@@ -252,6 +267,53 @@ fn classify_shown(
         .check_contents()
         .map_err(|e| foreign(format!("it is not as a carve wrote it: {}", problems(e))))?;
     Ok(Destination::EarlierCarve(names))
+}
+
+/// Where the portable replacement of an earlier carve (two renames, see the module
+/// documentation) moved it aside: `.nrtucode-<tag>.old-<pid>-<random>` beside `dest`. One that
+/// no carve holds locked was left by a killed carve: while `dest` is absent (killed between
+/// the two renames) it is put back in place, as it was; once `dest` is the new carve, it is
+/// removed like a stale staging directory. Both are noted.
+fn recover_moved_aside(
+    dest: &Path,
+    shown: &Path,
+    notes: &mut Vec<String>,
+) -> Result<(), PublishError> {
+    let Some(name) = dest.file_name() else {
+        return Ok(());
+    };
+    let parent = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let prefix = format!(".nrtucode-{}.old-", tag(&name.to_string_lossy()));
+    let Ok(entries) = fs::read_dir(parent) else {
+        return Ok(());
+    };
+    let aside: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.file_name()))
+        .filter(|n| n.to_string_lossy().starts_with(&prefix))
+        .map(|n| parent.join(n))
+        .collect();
+    for old in aside {
+        match try_lock(&old) {
+            Ok(Some(_stale)) => {}
+            // A carve is replacing it now (or, without `flock`, it cannot be told apart).
+            Ok(None) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io(&old)(e)),
+        }
+        if fs::symlink_metadata(dest).is_err() {
+            step(|| rename_no_replace(&old, dest)).map_err(io(shown))?;
+            notes.push(format!(
+                "put back the earlier carve an interrupted carve had moved to {}",
+                old.display()
+            ));
+        } else {
+            take_over_stale(&old, None, shown, notes)?;
+        }
+    }
+    Ok(())
 }
 
 /// The tag of a destination name in its staging names: 16 hex digits of its SHA-256.
@@ -313,8 +375,18 @@ fn lock_own(dir: &Path) -> std::io::Result<Option<File>> {
 /// destination) and nothing for a random one (a carve that has not yet taken the fixed name:
 /// of the two, whoever renames first wins); left by a killed carve, it is removed (the files a
 /// carve writes only) and noted.
+///
+/// A staging directory inside the destination (`inside`, an empty directory when that carve
+/// began) is also the record of a publication under way: its files are renamed into the
+/// destination one by one, its `manifest.tsv` last. A carve killed in between leaves some
+/// blobs in the destination and the rest, with the manifest, in the staging directory. Those
+/// blobs are part of the staging: each file of the destination that the staged manifest lists
+/// and that hashes to its name is removed first, then the staging directory (its manifest
+/// last), so that a kill during this removal leaves what the next carve removes the same way.
+/// The destination is then empty again, as it was.
 fn take_over_stale(
     staging: &Path,
+    inside: Option<&Path>,
     shown: &Path,
     notes: &mut Vec<String>,
 ) -> Result<(), PublishError> {
@@ -351,14 +423,56 @@ fn take_over_stale(
             });
         }
     }
-    for (name, _) in &entries {
-        fs::remove_file(staging.join(name)).map_err(io(staging))?;
+    if let Some(dest) = inside {
+        let staged: BTreeSet<&OsString> = entries.iter().map(|(name, _)| name).collect();
+        remove_moved_blobs(staging, &staged, dest)?;
     }
-    fs::remove_dir(staging).map_err(io(staging))?;
+    // The manifest last: while it is there, the removal can be taken up again.
+    let mut entries = entries;
+    entries.sort_by_key(|(name, _)| name == MANIFEST_FILE);
+    for (name, _) in &entries {
+        step(|| fs::remove_file(staging.join(name))).map_err(io(staging))?;
+    }
+    step(|| fs::remove_dir(staging)).map_err(io(staging))?;
     notes.push(format!(
         "removed {}, the staging directory an interrupted carve left",
         staging.display()
     ));
+    Ok(())
+}
+
+/// Removes from `dest` the blobs an interrupted publication had moved there from `staging`
+/// (see [`take_over_stale`]): the files its `manifest.tsv` lists that are no longer in
+/// `staging` (its entries `staged`) and that hash to their names. Nothing when the staging
+/// directory holds no manifest that parses (the carve was killed before its publication).
+fn remove_moved_blobs(
+    staging: &Path,
+    staged: &BTreeSet<&OsString>,
+    dest: &Path,
+) -> Result<(), PublishError> {
+    use sha2::{Digest as _, Sha256};
+    let manifest = staging.join(MANIFEST_FILE);
+    let Ok(text) = fs::read_to_string(&manifest) else {
+        return Ok(());
+    };
+    let Ok(manifest) = nrtucode_facts::Manifest::parse(&text) else {
+        return Ok(());
+    };
+    for file in manifest.rows.iter().filter_map(|row| row.file.as_deref()) {
+        if !is_blob_file_name(file) || staged.contains(&OsString::from(file)) {
+            continue;
+        }
+        let path = dest.join(file);
+        let is_file = fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+        let ours = is_file
+            && fs::read(&path).is_ok_and(|bytes| {
+                let sha = nrtucode_facts::hex::lower_hex(&Sha256::digest(&bytes));
+                file.strip_suffix(".bin") == Some(sha.as_str())
+            });
+        if ours {
+            step(|| fs::remove_file(&path)).map_err(io(&path))?;
+        }
+    }
     Ok(())
 }
 
@@ -579,7 +693,7 @@ impl<'c, 's> StagedDir<'c, 's> {
             notes,
         };
         for dir in missing.into_iter().rev() {
-            fs::create_dir(&dir).map_err(io(&dir))?;
+            step(|| fs::create_dir(&dir)).map_err(io(&dir))?;
             staged.created_parents.push(dir);
         }
         let tag = tag(&staged.name);
@@ -603,14 +717,14 @@ impl<'c, 's> StagedDir<'c, 's> {
                 })
                 .unwrap_or_default();
             for path in stale {
-                take_over_stale(&path, &staged.shown, &mut staged.notes)?;
+                take_over_stale(&path, None, &staged.shown, &mut staged.notes)?;
             }
         }
         let fixed = home.join(format!(".nrtucode-{tag}.tmp"));
         let mut made = None;
         for _ in 0..8 {
             let candidate = home.join(format!(".nrtucode-{tag}-{:016x}", nonce()));
-            match fs::create_dir(&candidate) {
+            match step(|| fs::create_dir(&candidate)) {
                 Ok(()) => {
                     made = Some(candidate);
                     break;
@@ -635,10 +749,11 @@ impl<'c, 's> StagedDir<'c, 's> {
             }
         })?;
         for attempt in 0.. {
-            match rename_no_replace(&made, &fixed) {
+            match step(|| rename_no_replace(&made, &fixed)) {
                 Ok(()) => break,
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 4 => {
-                    take_over_stale(&fixed, &staged.shown, &mut staged.notes)?;
+                    let inside = (placement == Staging::Inside).then_some(staged.dest.as_path());
+                    take_over_stale(&fixed, inside, &staged.shown, &mut staged.notes)?;
                 }
                 Err(e) => return Err(io(&fixed)(e)),
             }
@@ -651,8 +766,8 @@ impl<'c, 's> StagedDir<'c, 's> {
     pub(crate) fn write(&self, name: &str, bytes: &[u8]) -> Result<(), PublishError> {
         self.check_cancel()?;
         let path = self.staging.join(name);
-        let mut file = File::create_new(&path).map_err(io(&path))?;
-        file.write_all(bytes).map_err(io(&path))?;
+        let mut file = step(|| File::create_new(&path)).map_err(io(&path))?;
+        step(|| file.write_all(bytes)).map_err(io(&path))?;
         self.syncs.submit(path, file)
     }
 
@@ -684,7 +799,7 @@ impl<'c, 's> StagedDir<'c, 's> {
         let found = classify_shown(&self.dest, &self.shown, ours, &mut notes)?;
         let published = match (found, self.placement) {
             (Destination::Absent | Destination::Empty, Staging::Beside) => {
-                fs::rename(&self.staging, &self.dest).map_err(io(&self.shown))?;
+                step(|| fs::rename(&self.staging, &self.dest)).map_err(io(&self.shown))?;
                 Vec::new()
             }
             (Destination::Empty, Staging::Inside) => {
@@ -733,9 +848,11 @@ impl<'c, 's> StagedDir<'c, 's> {
         names.sort_by_key(|n| (n == MANIFEST_FILE, n.clone()));
         let mut moved: Vec<&OsString> = Vec::new();
         for name in &names {
-            if let Err(e) = rename_no_replace(&self.staging.join(name), &self.dest.join(name)) {
+            if let Err(e) =
+                step(|| rename_no_replace(&self.staging.join(name), &self.dest.join(name)))
+            {
                 for done in moved.into_iter().rev() {
-                    let _ = fs::rename(self.dest.join(done), self.staging.join(done));
+                    let _ = step(|| fs::rename(self.dest.join(done), self.staging.join(done)));
                 }
                 return Err(PublishError::Io {
                     path: self.shown.join(name),
@@ -744,7 +861,7 @@ impl<'c, 's> StagedDir<'c, 's> {
             }
             moved.push(name);
         }
-        fs::remove_dir(&self.staging).map_err(io(&self.staging))
+        step(|| fs::remove_dir(&self.staging)).map_err(io(&self.staging))
     }
 
     /// Puts the staged directory in the place of the earlier carve `old_names` (see the module
@@ -770,7 +887,7 @@ impl<'c, 's> StagedDir<'c, 's> {
             Err(e) => return Err(nothing(io(&self.shown)(e))),
         };
         // Where the earlier carve is once the new one is in place.
-        let old = if exchange(&self.staging, &self.dest)
+        let old = if step(|| exchange(&self.staging, &self.dest))
             .map_err(io(&self.shown))
             .map_err(nothing)?
         {
@@ -782,11 +899,11 @@ impl<'c, 's> StagedDir<'c, 's> {
                 std::process::id(),
                 nonce()
             ));
-            fs::rename(&self.dest, &old)
+            step(|| fs::rename(&self.dest, &old))
                 .map_err(io(&self.shown))
                 .map_err(nothing)?;
-            if let Err(e) = fs::rename(&self.staging, &self.dest) {
-                if let Err(back) = fs::rename(&old, &self.dest) {
+            if let Err(e) = step(|| fs::rename(&self.staging, &self.dest)) {
+                if let Err(back) = step(|| fs::rename(&old, &self.dest)) {
                     return Err(nothing(PublishError::Io {
                         path: self.shown.clone(),
                         source: std::io::Error::other(format!(
@@ -801,7 +918,7 @@ impl<'c, 's> StagedDir<'c, 's> {
         };
         let (removed, failed) = remove_files(&old, old_names);
         let result = match failed {
-            None => fs::remove_dir(&old),
+            None => step(|| fs::remove_dir(&old)),
             Some(e) => Err(e),
         };
         let Err(e) = result else {
@@ -816,7 +933,7 @@ impl<'c, 's> StagedDir<'c, 's> {
         }
         // Nothing of the earlier carve was removed: put it back and drop the new one.
         let undone = if old == self.staging {
-            exchange(&self.staging, &self.dest).and_then(|swapped| {
+            step(|| exchange(&self.staging, &self.dest)).and_then(|swapped| {
                 if swapped {
                     Ok(())
                 } else {
@@ -824,7 +941,8 @@ impl<'c, 's> StagedDir<'c, 's> {
                 }
             })
         } else {
-            fs::rename(&self.dest, &self.staging).and_then(|()| fs::rename(&old, &self.dest))
+            step(|| fs::rename(&self.dest, &self.staging))
+                .and_then(|()| step(|| fs::rename(&old, &self.dest)))
         };
         match undone {
             Ok(()) => Err(nothing(PublishError::CannotRemove {
@@ -853,7 +971,15 @@ impl<'c, 's> StagedDir<'c, 's> {
 /// has just committed waits on the journal, and concurrent unlinks wait together. Returns how
 /// many were removed and the first failure.
 fn remove_files(dir: &Path, names: &BTreeSet<String>) -> (usize, Option<std::io::Error>) {
-    let names: Vec<&String> = names.iter().collect();
+    // The kill points of the removals, on this thread, in order (the workers have none).
+    let mut killed = None;
+    let names: Vec<&String> = names
+        .iter()
+        .take_while(|_| {
+            killed = kill_point::reached().err();
+            killed.is_none()
+        })
+        .collect();
     let per_thread = names.len().div_ceil(SYNC_THREADS).max(1);
     let results: Vec<(usize, Option<std::io::Error>)> = std::thread::scope(|s| {
         let workers: Vec<_> = names
@@ -883,7 +1009,7 @@ fn remove_files(dir: &Path, names: &BTreeSet<String>) -> (usize, Option<std::io:
     });
     results
         .into_iter()
-        .fold((0, None), |(n, first), (removed, failed)| {
+        .fold((0, killed), |(n, first), (removed, failed)| {
             (n + removed, first.or(failed))
         })
 }
@@ -913,10 +1039,10 @@ impl Drop for StagedDir<'_, '_> {
         // The workers first (their files closed), so that nothing holds the directory open.
         let _ = self.syncs.finish();
         if !self.staging.as_os_str().is_empty() {
-            let _ = fs::remove_dir_all(&self.staging);
+            let _ = step(|| fs::remove_dir_all(&self.staging));
         }
         for dir in self.created_parents.iter().rev() {
-            let _ = fs::remove_dir(dir);
+            let _ = step(|| fs::remove_dir(dir));
         }
     }
 }
@@ -1117,5 +1243,144 @@ mod tests {
             ));
             assert!(entries(tmp.path()).is_empty(), "{:?}", entries(tmp.path()));
         });
+    }
+
+    /// The files of a carve of the test library, its manifest naming `source`.
+    fn carve_files(source: &str) -> Vec<(String, Vec<u8>)> {
+        let data = nrtucode_test_elf::TinyElf::default().build();
+        let carve = crate::carve_bytes(&data, source).unwrap();
+        let mut files: BTreeSet<(String, Vec<u8>)> = carve
+            .getters
+            .iter()
+            .filter(|g| g.size > 0)
+            .map(|g| {
+                (
+                    format!("{}.bin", g.sha256),
+                    carve.blob(&data, g).unwrap().to_vec(),
+                )
+            })
+            .collect();
+        files.insert((
+            MANIFEST_FILE.to_owned(),
+            carve.manifest().render().into_bytes(),
+        ));
+        let mut files: Vec<_> = files.into_iter().collect();
+        // The manifest last, as the carve writes it.
+        files.sort_by_key(|(name, _)| name == MANIFEST_FILE);
+        files
+    }
+
+    /// The regular files of `dir` and their bytes, leaving out staging entries (`None`: no
+    /// directory there).
+    fn published(dir: &Path) -> Option<BTreeSet<(String, Vec<u8>)>> {
+        let entries = fs::read_dir(dir).ok()?;
+        Some(
+            entries
+                .map(|e| e.unwrap())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|name| !name.starts_with(".nrtucode-"))
+                .map(|name| {
+                    let bytes = fs::read(dir.join(&name)).unwrap();
+                    (name, bytes)
+                })
+                .collect(),
+        )
+    }
+
+    fn stage_owned(dest: &Path, files: &[(String, Vec<u8>)]) -> Result<Vec<String>, PublishError> {
+        std::thread::scope(|sc| {
+            let s = StagedDir::begin(dest, None, sc)?;
+            for (name, bytes) in files {
+                s.write(name, bytes)?;
+            }
+            s.commit()
+        })
+    }
+
+    /// Every step of a carve that changes the filesystem, killed in turn (by count: see
+    /// `kill_point`), into each kind of destination and by each kind of rename: what the kill
+    /// leaves is the destination as it was or the complete new carve, apart from staging
+    /// entries; and the next carve then succeeds, leaving the complete new carve and no
+    /// staging entry.
+    #[test]
+    fn a_carve_killed_at_any_step_leaves_the_destination_as_it_was_or_complete() {
+        let new = carve_files("new.so");
+        let earlier = carve_files("earlier.so");
+        let expected: BTreeSet<_> = new.iter().cloned().collect();
+        for portable in [false, true] {
+            let _mode = PortableOnly::set(portable);
+            for kind in ["absent", "absent, parent too", "empty", "earlier carve"] {
+                for passing in 0.. {
+                    let tmp = tempfile::tempdir().unwrap();
+                    let dest = match kind {
+                        "absent, parent too" => tmp.path().join("a/out"),
+                        _ => tmp.path().join("out"),
+                    };
+                    match kind {
+                        "empty" => fs::create_dir(&dest).unwrap(),
+                        "earlier carve" => stage_owned(&dest, &earlier).map(drop).unwrap(),
+                        _ => {}
+                    }
+                    let before = published(&dest);
+                    let armed = kill_point::Armed::new(passing);
+                    let result = stage_owned(&dest, &new);
+                    let killed = armed.killed();
+                    drop(armed);
+                    let case = format!("{kind}, portable {portable}, killed after {passing} steps");
+                    if !killed {
+                        // Past the last step: the carve ran to its end.
+                        assert!(result.is_ok(), "{case}: {result:?}");
+                        assert_eq!(published(&dest), Some(expected.clone()), "{case}");
+                        assert!(passing > 5, "{case}: only {passing} steps");
+                        break;
+                    }
+                    let after = published(&dest);
+                    // Into an empty directory the files are renamed one by one: until the
+                    // manifest is, the blobs already there belong to the staging directory
+                    // beside them, which lists them.
+                    let staging_holds_the_rest = kind == "empty"
+                        && after.as_ref().is_some_and(|files| {
+                            files
+                                .iter()
+                                .all(|f| f.0 != MANIFEST_FILE && expected.contains(f))
+                        })
+                        && entries(&dest).iter().any(|n| {
+                            n.starts_with(".nrtucode-")
+                                && dest.join(n).join(MANIFEST_FILE).is_file()
+                        });
+                    // Without an exchange call (two renames), between them the earlier
+                    // carve is aside, whole, and the destination absent: the next carve puts
+                    // it back (`recover_moved_aside`).
+                    let parent = dest.parent().unwrap();
+                    let earlier_aside = portable
+                        && kind == "earlier carve"
+                        && after.is_none()
+                        && entries(parent).iter().any(|n| {
+                            n.contains(".old-")
+                                && published(&parent.join(n))
+                                    == Some(earlier.iter().cloned().collect())
+                        });
+                    assert!(
+                        after == before
+                            || after.as_ref() == Some(&expected)
+                            || staging_holds_the_rest
+                            || earlier_aside,
+                        "{case}: neither as it was nor the complete carve: {:?}",
+                        after.map(|a| a.into_iter().map(|f| f.0).collect::<Vec<_>>())
+                    );
+                    let notes = stage_owned(&dest, &new);
+                    assert!(notes.is_ok(), "{case}: the next carve: {notes:?}");
+                    assert_eq!(published(&dest), Some(expected.clone()), "{case}");
+                    let staging = |dir: &Path| {
+                        entries(dir)
+                            .into_iter()
+                            .filter(|n| n.starts_with(".nrtucode-"))
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(staging(parent), Vec::<String>::new(), "{case}");
+                    assert_eq!(staging(&dest), Vec::<String>::new(), "{case}");
+                }
+            }
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! Hostile and unlucky input (issue 20): a section table that disagrees with the program
+//! Hostile and unlucky input: a section table that disagrees with the program
 //! headers the loader maps, and getter symbols a manifest cannot hold. The carve either reads
 //! exactly what the loader maps or fails with a typed error naming the disagreement; what it
 //! writes, the manifest parser reads back.

@@ -8,7 +8,7 @@
 //!   16-byte aligned in a partition, so a smaller stream in the same number of units saves
 //!   nothing and would only cost decoding time); otherwise the blob stays stored. Every kept
 //!   stream is decoded again with the core's device-side decoder
-//!   ([`nrtucode::deflate::decode_verified`]) and checked against the blob's SHA-256 before it
+//!   ([`nrtucode::deflate::decode_checked`]) and checked against the blob's SHA-256 before it
 //!   is returned, so a packer never writes a stream the device cannot decode;
 //! - [`Summary`] adds the blobs up and prints the ratio.
 //!
@@ -27,7 +27,7 @@
 
 use std::fmt;
 
-use nrtucode::deflate::{DecodeError, Inflater, decode_verified};
+use nrtucode::deflate::{DecodeError, Inflater, decode_checked};
 use sha2::{Digest, Sha256};
 
 /// The alignment of a blob in a partition: space is counted in units of this many bytes.
@@ -202,7 +202,7 @@ pub fn encode_blob(blob: &[u8]) -> Result<Encoded, EncodeError> {
     }
     let mut inflater = Box::new(Inflater::new());
     let mut check = vec![0u8; blob.len()];
-    match decode_verified(
+    match decode_checked(
         &deflated.bytes,
         blob.len(),
         &sha256,

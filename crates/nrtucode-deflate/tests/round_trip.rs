@@ -3,7 +3,7 @@
 //! truncated or over-long streams, wrong length, wrong digest) with nothing written past the
 //! decoded length and nothing left behind on an error.
 
-use nrtucode::deflate::{DecodeError, Inflater, decode_verified};
+use nrtucode::deflate::{DecodeError, Inflater, decode_checked};
 use nrtucode_deflate::{Codec, Summary, best_deflate, compress_deflate, encode_blob};
 use proptest::prelude::*;
 use sha2::{Digest, Sha256};
@@ -26,7 +26,7 @@ fn decode(
     let mut inflater = Box::new(Inflater::new());
     let mut out = vec![GUARD; room];
     let result =
-        decode_verified(stored, decoded_len, digest, &mut out, &mut inflater).map(<[u8]>::to_vec);
+        decode_checked(stored, decoded_len, digest, &mut out, &mut inflater).map(<[u8]>::to_vec);
     (result, out)
 }
 
@@ -312,7 +312,7 @@ fn one_inflater_serves_many_blobs() {
     let mut out = vec![0u8; a.len()];
     // A failed decode in between leaves nothing that spoils the next one.
     assert!(
-        decode_verified(
+        decode_checked(
             &sa[..sa.len() / 2],
             a.len(),
             &sha256(&a),
@@ -323,7 +323,7 @@ fn one_inflater_serves_many_blobs() {
     );
     for (stored, data) in [(&sa, &a), (&sb, &b), (&sa, &a)] {
         let got =
-            decode_verified(stored, data.len(), &sha256(data), &mut out, &mut inflater).unwrap();
+            decode_checked(stored, data.len(), &sha256(data), &mut out, &mut inflater).unwrap();
         assert_eq!(got, &data[..]);
     }
 }

@@ -133,14 +133,7 @@ impl CarvedDir {
 
 /// The 32 bytes of a checked manifest sha256 (64 hex digits).
 fn digest_of(hex: &str) -> Option<[u8; 32]> {
-    let mut out = [0u8; 32];
-    if hex.len() != 64 {
-        return None;
-    }
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
+    crate::hex::bytes_of_hex(hex)?.try_into().ok()
 }
 
 impl BlobProvider for CarvedDir {

@@ -1,5 +1,6 @@
 //! Lowercase hexadecimal text for byte strings (sha256 digests in manifests, listings and
-//! reports). One helper for the whole workspace, so every tool spells a hash the same way.
+//! reports), and the bytes such text spells. One pair of helpers for the whole workspace, so
+//! every tool spells a hash the same way and reads one back the same way.
 
 /// `bytes` as lowercase hex, two digits per byte, most significant nibble first.
 pub fn lower_hex(bytes: &[u8]) -> String {
@@ -12,9 +13,35 @@ pub fn lower_hex(bytes: &[u8]) -> String {
     out
 }
 
+/// The bytes `text` spells in hex (two digits a byte, most significant first, either case);
+/// `None` for an odd number of digits or a character that is not a hex digit (no sign, no
+/// `0x`, no space).
+pub fn bytes_of_hex(text: &str) -> Option<Vec<u8>> {
+    let digits = text.as_bytes();
+    if digits.len() % 2 != 0 {
+        return None;
+    }
+    let digit = |c: u8| char::from(c).to_digit(16);
+    digits
+        .chunks_exact(2)
+        .map(|pair| Some((digit(pair[0])? << 4 | digit(pair[1])?) as u8))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::lower_hex;
+    use super::{bytes_of_hex, lower_hex};
+
+    #[test]
+    fn hex_text_reads_back_to_its_bytes_and_nothing_else_does() {
+        let all: Vec<u8> = (0..=255).collect();
+        assert_eq!(bytes_of_hex(&lower_hex(&all)), Some(all));
+        assert_eq!(bytes_of_hex("A5f0"), Some(vec![0xa5, 0xf0]));
+        assert_eq!(bytes_of_hex(""), Some(vec![]));
+        for bad in ["a", "+f", "0x", "g0", " 0", "0é"] {
+            assert_eq!(bytes_of_hex(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn every_byte_gives_two_lowercase_digits_high_nibble_first() {

@@ -16,6 +16,8 @@ pub mod fixture;
 pub mod hex;
 pub mod input_file;
 pub mod manifest;
+#[cfg(feature = "pem")]
+pub mod pem_key;
 pub mod plan;
 pub mod shape;
 mod tsv;

@@ -25,14 +25,7 @@ pub enum BlobSourceId {
 impl BlobSourceId {
     /// From a manifest's `build_id` (hex, or `unknown`).
     fn from_hex(text: &str) -> Self {
-        let bytes: Option<Vec<u8>> = (text.len().is_multiple_of(2) && !text.is_empty())
-            .then(|| {
-                (0..text.len())
-                    .step_by(2)
-                    .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-                    .collect()
-            })
-            .flatten();
+        let bytes = nrtucode_facts::hex::bytes_of_hex(text);
         match bytes {
             Some(b) if !b.is_empty() && b.len() <= nrtucode::partition::format::BUILD_ID_MAX => {
                 BlobSourceId::BuildId(b)

@@ -6,20 +6,10 @@ use nrtucode::partition::PublicKey;
 
 use crate::error::PackError;
 
-/// The longest PEM text a key is read from (an ed25519 PKCS#8 or SPKI PEM is about 120
-/// bytes; a key file larger than this is not a key, and is refused before it is parsed).
-pub const MAX_PEM_BYTES: usize = 16 << 10;
-
-/// Refuses a text longer than [`MAX_PEM_BYTES`].
-fn bounded(text: &str, what: &str) -> Result<(), PackError> {
-    if text.len() > MAX_PEM_BYTES {
-        return Err(PackError::Key(format!(
-            "{} bytes, more than the {MAX_PEM_BYTES} bytes of the largest {what} PEM read; not a key",
-            text.len()
-        )));
-    }
-    Ok(())
-}
+/// The longest PEM text a key is read from (the one PEM reader's bound,
+/// [`nrtucode_facts::pem_key::MAX_PEM_BYTES`]).
+pub use nrtucode_facts::pem_key::MAX_PEM_BYTES;
+use nrtucode_facts::pem_key::{PemLabel, pem_label};
 
 /// An ed25519 signing key (a key pair).
 #[derive(Clone)]
@@ -40,10 +30,19 @@ impl SigningKey {
     /// The key of a PKCS#8 PEM file (`-----BEGIN PRIVATE KEY-----`, as `openssl genpkey
     /// -algorithm ed25519` writes it), of at most [`MAX_PEM_BYTES`].
     pub fn from_pem(text: &str) -> Result<Self, PackError> {
-        bounded(text, "private key")?;
-        KeyPair::from_pem(text.trim())
-            .map(SigningKey)
-            .map_err(|e| PackError::Key(format!("not an ed25519 PKCS#8 PEM private key: {e}")))
+        if text.len() > MAX_PEM_BYTES {
+            return Err(PackError::Key(format!(
+                "{} bytes, more than the {MAX_PEM_BYTES} bytes of the largest private key PEM read; not a key",
+                text.len()
+            )));
+        }
+        KeyPair::from_pem(text.trim()).map(SigningKey).map_err(|e| {
+            PackError::Key(match pem_label(text) {
+                Some(PemLabel::Public) => "a public key (SPKI PEM, BEGIN PUBLIC KEY), not a private key: signing takes the private key (nrtucode key generate writes one; its public key is what a reader verifies with)".to_owned(),
+                Some(PemLabel::Other(label)) => format!("a PEM {label}, not an ed25519 PKCS#8 PEM private key (BEGIN PRIVATE KEY)"),
+                Some(PemLabel::Private) | None => format!("not an ed25519 PKCS#8 PEM private key: {e}"),
+            })
+        })
     }
 
     /// The PKCS#8 PEM text of the private key.
@@ -67,12 +66,12 @@ pub fn public_key_pem(key: &PublicKey) -> String {
     EdPublicKey::new(*key.as_bytes()).to_pem()
 }
 
-/// The public key of an SPKI PEM file, of at most [`MAX_PEM_BYTES`].
+/// The public key of an SPKI PEM file, of at most [`MAX_PEM_BYTES`] (the one PEM reader,
+/// [`nrtucode_facts::pem_key::public_key_from_pem`]).
 pub fn public_key_from_pem(text: &str) -> Result<PublicKey, PackError> {
-    bounded(text, "public key")?;
-    let key = EdPublicKey::from_pem(text.trim())
-        .map_err(|e| PackError::Key(format!("not an ed25519 SPKI PEM public key: {e}")))?;
-    Ok(PublicKey::from_bytes(*key))
+    nrtucode_facts::pem_key::public_key_from_pem(text)
+        .map(PublicKey::from_bytes)
+        .map_err(|e| PackError::Key(e.to_string()))
 }
 
 /// The Rust `const` of a public key, for a firmware to paste.
@@ -97,6 +96,21 @@ pub fn public_key_rust(key: &PublicKey, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_of_the_wrong_type_is_named_for_what_it_is() {
+        let key = SigningKey::generate();
+        let public = public_key_pem(&key.public_key());
+        let e = SigningKey::from_pem(&public).unwrap_err().to_string();
+        assert!(e.contains("a public key (SPKI PEM"), "{e}");
+        let e = public_key_from_pem(&key.to_pem()).unwrap_err().to_string();
+        assert!(e.contains("a private key (PKCS#8 PEM"), "{e}");
+        let cert = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n";
+        let e = public_key_from_pem(cert).unwrap_err().to_string();
+        assert!(e.contains("a PEM CERTIFICATE"), "{e}");
+        let e = SigningKey::from_pem("garbage").unwrap_err().to_string();
+        assert!(e.contains("not an ed25519 PKCS#8 PEM private key"), "{e}");
+    }
     use proptest::prelude::*;
 
     #[test]

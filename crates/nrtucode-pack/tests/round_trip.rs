@@ -3,9 +3,10 @@
 
 use nrtucode::digest::SoftSha256;
 use nrtucode::partition::{
-    BlobId, BlobUse, Codec, FormatError, LoadError, Loader, Partition, PartitionError, Policy,
-    PublicKey, TableClass, TableName, TrustError, format,
+    BlobId, BlobUse, Codec, FormatError, LoadError, Loader, Partition, Policy, PublicKey,
+    TableClass, TableName, TrustError, format,
 };
+use nrtucode::update::Refusal;
 use nrtucode::{Generation, ImageIndex, NoEnv, Region, ResolveErr};
 use nrtucode_pack::{Blobs, PackOptions, SigningKey, pack, public_key_from_pem, public_key_pem};
 
@@ -210,12 +211,12 @@ fn every_refusal_has_its_error() {
     let good = packed(TableClass::Full, 5);
     let key = key().public_key();
     let pol = policy(TableClass::Full);
-    let verify = |b: &[u8], pol: &Policy| -> Result<(), PartitionError> {
+    let verify = |b: &[u8], pol: &Policy| -> Result<(), Refusal> {
         Partition::parse(b)?.verify(&key, pol)?;
         Ok(())
     };
-    let format = |e: FormatError| Err(PartitionError::Format(e));
-    let trust = |e: TrustError| Err(PartitionError::Trust(e));
+    let format = |e: FormatError| Err(Refusal::Format(e));
+    let trust = |e: TrustError| Err(Refusal::Trust(e));
     assert_eq!(verify(&good, &pol), Ok(()));
 
     // Structure.
@@ -228,7 +229,7 @@ fn every_refusal_has_its_error() {
     );
     assert!(matches!(
         verify(&good[..good.len() - 1], &pol),
-        Err(PartitionError::Format(FormatError::Truncated { .. }))
+        Err(Refusal::Format(FormatError::Truncated { .. }))
     ));
     assert_eq!(verify(&[0xff; 4096], &pol), format(FormatError::Erased));
     let mut bad = good.clone();
@@ -374,7 +375,7 @@ fn a_compressed_blob_is_not_readable_in_place() {
     let blob = v.get_memory_image(0, 0, 1, &NoEnv).unwrap();
     let blob0 = BlobId::new(0);
     assert_eq!(blob.codec(), Codec::Deflate);
-    assert_eq!(blob.unchecked_in_place(), None);
+    assert_eq!(blob.bytes(), None);
     assert_eq!(
         blob.check(&mut SoftSha256::new()),
         Err(LoadError::NotStored {
