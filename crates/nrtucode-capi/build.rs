@@ -2,13 +2,15 @@
 //! name, `[package.metadata.capi.library]`, is `nrtucode`; cargo's file is
 //! `libnrtucode_capi.so` only because the Rust crate `nrtucode` is the core), so programs record
 //! the ABI version they were linked against (`readelf -d`, `NEEDED`) and an installed
-//! `libnrtucode.so.0.2.0` can be upgraded in place (`scripts/install-c.sh`). The major number is
+//! `libnrtucode.so.0.3.0` can be upgraded in place (`scripts/install-c.sh`). The major number is
 //! the C ABI's: it changes only when a signature or a return code does.
 //!
 //! With feature `partition` (the drop-in without firmware), it also writes
 //! `$OUT_DIR/partition_policy.rs`: the public key the partition named by `NRTUCODE_PARTITION`
 //! must be signed with, read from the SPKI PEM file named by `NRTUCODE_PARTITION_KEY` (an
-//! absolute path; default: `keys/test-ed25519.pub.pem`, the repository's test key), the
+//! absolute path, or `test` for the repository's test key `keys/test-ed25519.pub.pem`, whose
+//! private half is committed: a library built so says it on stderr at its first call; with no
+//! key named the build fails, saying how to name one: nothing is trusted by default), the
 //! minimum security counter `NRTUCODE_PARTITION_MIN_COUNTER` (default 1, the counter
 //! `nrtucode pack` writes by default and the bare-metal template's minimum) and the table class
 //! `NRTUCODE_PARTITION_CLASS` (`full`, the default, or `front`).
@@ -45,6 +47,9 @@ fn partition_policy(out: &Path) {
     }
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let (path, test_key) = match env::var_os("NRTUCODE_PARTITION_KEY") {
+        Some(name) if name == "test" => {
+            (manifest_dir.join("../../keys/test-ed25519.pub.pem"), true)
+        }
         Some(path) if !path.is_empty() => {
             let path = PathBuf::from(path);
             if !path.is_absolute() {
@@ -56,7 +61,7 @@ fn partition_policy(out: &Path) {
             }
             (path, false)
         }
-        _ => (manifest_dir.join("../../keys/test-ed25519.pub.pem"), true),
+        _ => fail(NO_KEY),
     };
     println!("cargo::rerun-if-changed={}", path.display());
     let pem = fs::read_to_string(&path).unwrap_or_else(|e| {
@@ -65,17 +70,12 @@ fn partition_policy(out: &Path) {
             path.display()
         ))
     });
-    if pem.contains("PRIVATE KEY") {
+    // The one PEM reader (nrtucode_facts::pem_key): a private key, a certificate or another
+    // PEM is named for what it is.
+    let key = nrtucode_facts::pem_key::public_key_from_pem(&pem).unwrap_or_else(|e| {
         fail(&format!(
-            "NRTUCODE_PARTITION_KEY names a private key ({}); give its public key: \
-             nrtucode key public KEY.pem -o KEY.pub.pem",
-            path.display()
-        ));
-    }
-    let key = ed25519_compact::PublicKey::from_pem(pem.trim()).unwrap_or_else(|e| {
-        fail(&format!(
-            "NRTUCODE_PARTITION_KEY: {} is not an ed25519 public key in SPKI PEM \
-             (nrtucode key public writes one): {e}",
+            "NRTUCODE_PARTITION_KEY ({}): {e} (nrtucode key public KEY.pem -o KEY.pub.pem \
+             writes a public key)",
             path.display()
         ))
     });
@@ -97,13 +97,13 @@ fn partition_policy(out: &Path) {
     let bytes: Vec<String> = key.iter().map(|b| format!("{b:#04x}")).collect();
     if test_key {
         println!(
-            "cargo::warning=the drop-in accepts partitions signed by the repository's TEST key \
-             (keys/test-ed25519.pub.pem): set NRTUCODE_PARTITION_KEY to your public key's \
-             absolute path for anything but tests"
+            "cargo::warning=NRTUCODE_PARTITION_KEY=test: the library built into this build \
+             accepts partitions signed by the repository's TEST key (keys/test-ed25519.pub.pem, \
+             its private half committed), and says so at its first call: for tests only"
         );
     }
     let source = if test_key {
-        "the test key keys/test-ed25519.pub.pem (never for real firmware)".to_owned()
+        "NRTUCODE_PARTITION_KEY=test: the test key keys/test-ed25519.pub.pem (never for real firmware)".to_owned()
     } else {
         "NRTUCODE_PARTITION_KEY".to_owned()
     };
@@ -111,7 +111,7 @@ fn partition_policy(out: &Path) {
         "/// The key the partition must be signed with (from {source}).\n\
          pub const PARTITION_KEY: nrtucode::partition::PublicKey =\n    \
          nrtucode::partition::PublicKey::from_bytes([{}]);\n\
-         /// `true` when it is the repository's test key (the default).\n\
+         /// `true` when it is the repository's test key (`NRTUCODE_PARTITION_KEY=test`).\n\
          pub const TEST_KEY: bool = {test_key};\n\
          /// What the partition must also satisfy (NRTUCODE_PARTITION_MIN_COUNTER, NRTUCODE_PARTITION_CLASS).\n\
          pub const PARTITION_POLICY: nrtucode::partition::Policy = nrtucode::partition::Policy {{\n    \
@@ -121,6 +121,12 @@ fn partition_policy(out: &Path) {
     );
     fs::write(out.join("partition_policy.rs"), code).expect("write partition_policy.rs");
 }
+
+/// Why a partition-backed build without a key named stops.
+const NO_KEY: &str = "the partition-backed library (feature partition) trusts only the key you \
+name: set NRTUCODE_PARTITION_KEY to the absolute path of your public key (nrtucode key public \
+KEY.pem -o KEY.pub.pem), or to `test` for the repository's test key (tests only: its private half \
+is committed, so anyone can sign a partition it accepts)";
 
 /// Stops the build with a message cargo shows.
 fn fail(message: &str) -> ! {

@@ -209,6 +209,16 @@ int nrtucode_partition_get_hwdecode_table(const nrtucode_partition *handle, unsi
  */
 int nrtucode_partition_last_error(char *message, size_t size);
 
+/**
+ * What this library trusts and answers from, in one line: in the partition-backed build, the key
+ * built into this library (its ID; the repository's test key named as such), the partition
+ * NRTUCODE_PARTITION names and the verdict of its open (opened now if it was not yet), with the
+ * reason of a refusal; in a build with embedded blobs, where they came from. Returns
+ * NRTUCODE_PARTITION_OK when the library answers, else the open's refusal code; when message is
+ * not NULL and size > 0, copies the line there, cut to size - 1 bytes and NUL-terminated.
+ */
+int nrtucode_library_report(char *message, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,9 +13,10 @@ use std::sync::OnceLock;
 use nrtucode::ResolveErr;
 use nrtucode::partition::{Policy, PublicKey};
 
-use crate::handle::open_path;
-use crate::opened::OpenedPartition;
-use crate::refusal::{NRTUCODE_PARTITION_E_NOT_CONFIGURED, Refusal, set_last};
+use nrtucode::partition::LoadedPartition;
+
+use crate::opened::open_path;
+use crate::refusal::{KeyOrigin, NRTUCODE_PARTITION_E_NOT_CONFIGURED, Refusal, set_last};
 
 /// The environment variable naming the partition file.
 pub const PARTITION_VAR: &str = "NRTUCODE_PARTITION";
@@ -31,7 +32,7 @@ pub const UNAVAILABLE_TABLE_CODE: c_int = ResolveErr::NoProfiler.code();
 pub struct EnvPartition {
     key: PublicKey,
     policy: Policy,
-    opened: OnceLock<Result<OpenedPartition, Refusal>>,
+    opened: OnceLock<Result<LoadedPartition, Refusal>>,
 }
 
 impl EnvPartition {
@@ -47,7 +48,7 @@ impl EnvPartition {
 
     /// The opened partition, or why there is none (opened at the first call; the reason said
     /// once on stderr).
-    pub fn get(&self) -> Result<&OpenedPartition, &Refusal> {
+    pub fn get(&self) -> Result<&LoadedPartition, &Refusal> {
         self.opened
             .get_or_init(|| {
                 let opened = self.open();
@@ -64,7 +65,7 @@ impl EnvPartition {
             .as_ref()
     }
 
-    fn open(&self) -> Result<OpenedPartition, Refusal> {
+    fn open(&self) -> Result<LoadedPartition, Refusal> {
         let Some(path) = std::env::var_os(PARTITION_VAR).filter(|p| !p.is_empty()) else {
             return Err(Refusal::new(
                 NRTUCODE_PARTITION_E_NOT_CONFIGURED,
@@ -81,29 +82,22 @@ impl EnvPartition {
                 format!("{PARTITION_VAR}={name} is not an absolute path"),
             ));
         }
-        open_path(path, &name, &self.key, &self.policy)
+        open_path(path, &name, &self.key, KeyOrigin::BuiltIn, &self.policy)
     }
 
-    /// `nrtucode_get_memory_image` over the partition: its answer, or
-    /// [`UNAVAILABLE_IMAGE_CODE`] when there is none (the reason recorded for the thread).
-    pub fn memory_image(&self, idx: u32, region: c_int, flavor: c_int) -> Result<&[u8], c_int> {
+    /// What `resolve` answers over the partition (a core resolver of [`LoadedPartition`]), its
+    /// code on failure; `unavailable` (the reason recorded for the thread) when there is no
+    /// partition: [`UNAVAILABLE_IMAGE_CODE`] or [`UNAVAILABLE_TABLE_CODE`].
+    pub fn answer<'s>(
+        &'s self,
+        unavailable: c_int,
+        resolve: impl FnOnce(&'s LoadedPartition) -> Result<&'s [u8], ResolveErr>,
+    ) -> Result<&'s [u8], c_int> {
         match self.get() {
-            Ok(p) => p.memory_image(idx, region, flavor),
+            Ok(p) => resolve(p).map_err(|e| e.code()),
             Err(refusal) => {
                 set_last(refusal);
-                Err(UNAVAILABLE_IMAGE_CODE)
-            }
-        }
-    }
-
-    /// `nrtucode_get_hwdecode_table` over the partition: its answer, or
-    /// [`UNAVAILABLE_TABLE_CODE`] when there is none.
-    pub fn hwdecode_table(&self, idx: u32, kind: c_int) -> Result<&[u8], c_int> {
-        match self.get() {
-            Ok(p) => p.hwdecode_table(idx, kind),
-            Err(refusal) => {
-                set_last(refusal);
-                Err(UNAVAILABLE_TABLE_CODE)
+                Err(unavailable)
             }
         }
     }

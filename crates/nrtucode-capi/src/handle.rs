@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{PoisonError, RwLock};
 
-use nrtucode::partition::{Policy, TableClass};
+use nrtucode::partition::{LoadedPartition, Policy, TableClass};
 
-use crate::opened::{OpenedPartition, public_key_of};
+use crate::opened::{open_copy, public_key_of};
 use crate::refusal::{
     NRTUCODE_PARTITION_E_ARGUMENT, NRTUCODE_PARTITION_E_HANDLE, NRTUCODE_PARTITION_OK, Refusal,
     clear_last, last, set_last,
@@ -36,7 +36,7 @@ pub struct NrtucodePartition {
 }
 
 /// The open partitions, by handle number.
-static OPEN: RwLock<BTreeMap<usize, OpenedPartition>> = RwLock::new(BTreeMap::new());
+static OPEN: RwLock<BTreeMap<usize, LoadedPartition>> = RwLock::new(BTreeMap::new());
 /// The next handle number: starts at 1 (0 would be NULL), never reused.
 static NEXT: AtomicUsize = AtomicUsize::new(1);
 
@@ -49,7 +49,7 @@ fn handle_number(handle: *const NrtucodePartition) -> usize {
 /// # Safety
 /// `out` is NULL or valid for a (possibly unaligned) write of a pointer.
 unsafe fn finish_open(
-    opened: Result<OpenedPartition, Refusal>,
+    opened: Result<LoadedPartition, Refusal>,
     out: *mut *mut NrtucodePartition,
 ) -> c_int {
     let opened = opened.and_then(|p| {
@@ -167,20 +167,10 @@ pub unsafe extern "C" fn nrtucode_partition_open_file(
         // SAFETY: the caller's contract on `key` is `key_bytes`'s.
         let key = public_key_of(unsafe { key_bytes(key, key_len) }?)?;
         let policy = policy_of(min_security_counter, table_class)?;
-        open_path(path, &name, &key, &policy)
+        crate::opened::open_path(path, &name, &key, crate::refusal::KeyOrigin::Given, &policy)
     })();
     // SAFETY: the caller's contract on `out` is `finish_open`'s.
     unsafe { finish_open(opened, out) }
-}
-
-/// Reads and opens the partition file at `path` (`name` in messages).
-pub(crate) fn open_path(
-    path: &std::path::Path,
-    name: &str,
-    key: &nrtucode::partition::PublicKey,
-    policy: &Policy,
-) -> Result<OpenedPartition, Refusal> {
-    OpenedPartition::open_path(path, name, key, policy)
 }
 
 /// Opens the partition in the `len` bytes at `bytes`, which are copied first: the handle owns
@@ -214,7 +204,7 @@ pub unsafe extern "C" fn nrtucode_partition_open_memory(
         // SAFETY: non-NULL, at most isize::MAX bytes, valid for reads of `len` bytes that
         // nobody writes during the call (this function's contract); copied at once.
         let given = unsafe { core::slice::from_raw_parts(bytes.cast::<u8>(), len) };
-        OpenedPartition::open_copy(given, "the partition in memory", &key, &policy)
+        open_copy(given, "the partition in memory", &key, &policy)
     })();
     // SAFETY: the caller's contract on `out` is `finish_open`'s.
     unsafe { finish_open(opened, out) }
@@ -258,7 +248,7 @@ unsafe fn over_handle(
     handle: *const NrtucodePartition,
     out_ptr: *mut *const c_void,
     out_len: *mut usize,
-    resolve: impl FnOnce(&OpenedPartition) -> Result<&[u8], c_int>,
+    resolve: impl FnOnce(&LoadedPartition) -> Result<&[u8], c_int>,
 ) -> c_int {
     let open = OPEN.read().unwrap_or_else(PoisonError::into_inner);
     let Some(partition) = open.get(&handle_number(handle)) else {
@@ -291,7 +281,8 @@ pub unsafe extern "C" fn nrtucode_partition_get_memory_image(
     // SAFETY: the caller's contract is `over_handle`'s.
     unsafe {
         over_handle(handle, out_ptr, out_len, |p| {
-            p.memory_image(idx, region, flavor)
+            p.get_memory_image(idx, region, flavor, &nrtucode::StdEnv)
+                .map_err(|e| e.code())
         })
     }
 }
@@ -310,7 +301,11 @@ pub unsafe extern "C" fn nrtucode_partition_get_hwdecode_table(
     out_len: *mut usize,
 ) -> c_int {
     // SAFETY: the caller's contract is `over_handle`'s.
-    unsafe { over_handle(handle, out_ptr, out_len, |p| p.hwdecode_table(idx, kind)) }
+    unsafe {
+        over_handle(handle, out_ptr, out_len, |p| {
+            p.get_hwdecode_table(idx, kind).map_err(|e| e.code())
+        })
+    }
 }
 
 /// The calling thread's last refusal: returns its code (`NRTUCODE_PARTITION_OK` when the last
@@ -323,16 +318,26 @@ pub unsafe extern "C" fn nrtucode_partition_get_hwdecode_table(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nrtucode_partition_last_error(message: *mut c_char, size: usize) -> c_int {
     let refusal = last();
+    // SAFETY: this function's contract is `write_message`'s.
+    unsafe { write_message(message, size, &refusal.message) };
+    refusal.code
+}
+
+/// Writes `text` to `message` when it is not NULL and `size` is not 0: cut to `size - 1`
+/// bytes and NUL-terminated.
+///
+/// # Safety
+/// `message` is NULL or valid for writes of `size` bytes.
+pub(crate) unsafe fn write_message(message: *mut c_char, size: usize, text: &str) {
     if !message.is_null() && size > 0 && size <= isize::MAX as usize {
         // SAFETY: non-NULL, at most isize::MAX bytes, valid for writes of `size` bytes (this
         // function's contract).
         let out = unsafe { core::slice::from_raw_parts_mut(message.cast::<u8>(), size) };
-        let text = refusal.message.as_bytes();
+        let text = text.as_bytes();
         let n = text.len().min(size - 1);
         out[..n].copy_from_slice(&text[..n]);
         out[n] = 0;
     }
-    refusal.code
 }
 
 #[cfg(test)]

@@ -20,7 +20,9 @@
 //! With feature `partition` (built `--no-default-features --features partition`, no blob in
 //! the library) the two functions answer from the signed partition file named at run time by
 //! `NRTUCODE_PARTITION` ([`from_env`]). Every build also has the C API over a partition handle
-//! ([`handle`]: open from a file or from memory, close, the two resolvers, the last refusal).
+//! ([`handle`]: open from a file or from memory, close, the two resolvers, the last refusal),
+//! and a record of what it is, what it answers from and what it trusts, in a section of its
+//! own that a reader of the file finds without loading it ([`library_record`]).
 //!
 //! The `unsafe` here is the C boundary only: the `extern "C"` functions whose contract is on
 //! their raw pointers (out-pointers, a path, a key, the caller's bytes, a message buffer), and
@@ -33,6 +35,7 @@ use core::ffi::{c_int, c_uint, c_void};
 
 pub mod from_env;
 pub mod handle;
+pub mod library_record;
 pub mod opened;
 pub mod refusal;
 
@@ -106,7 +109,9 @@ pub unsafe extern "C" fn nrtucode_get_memory_image(
     let result =
         nrtucode::get_memory_image(idx, region, flavor, &nrtucode::StdEnv).map_err(|e| e.code());
     #[cfg(feature = "partition")]
-    let result = from_env_partition::PARTITION.memory_image(idx, region, flavor);
+    let result = from_env_partition::partition().answer(from_env::UNAVAILABLE_IMAGE_CODE, |p| {
+        p.get_memory_image(idx, region, flavor, &nrtucode::StdEnv)
+    });
     // SAFETY: the caller's contract on `out_ptr` / `out_len` is `answer`'s contract.
     unsafe { answer(result, out_ptr, out_len) }
 }
@@ -130,9 +135,50 @@ pub unsafe extern "C" fn nrtucode_get_hwdecode_table(
     #[cfg(not(feature = "partition"))]
     let result = nrtucode::get_hwdecode_table(idx, kind).map_err(|e| e.code());
     #[cfg(feature = "partition")]
-    let result = from_env_partition::PARTITION.hwdecode_table(idx, kind);
+    let result = from_env_partition::partition().answer(from_env::UNAVAILABLE_TABLE_CODE, |p| {
+        p.get_hwdecode_table(idx, kind)
+    });
     // SAFETY: the caller's contract on `out_ptr` / `out_len` is `answer`'s contract.
     unsafe { answer(result, out_ptr, out_len) }
+}
+
+/// What this library trusts and answers from, in one line: in the partition-backed build, the
+/// key built into this library (its ID; the test key named as such), the partition
+/// `NRTUCODE_PARTITION` names and the verdict of its open (opened now if it was not yet), with
+/// the reason of a refusal; in a build with embedded blobs, where they came from. Returns
+/// `NRTUCODE_PARTITION_OK` (0) when the library answers (the partition verified, or blobs
+/// embedded), else the open's refusal code; when `message` is not NULL and `size` is not 0,
+/// writes the line there, cut to `size - 1` bytes and NUL-terminated.
+///
+/// # Safety
+/// `message` is NULL or valid for writes of `size` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nrtucode_library_report(
+    message: *mut core::ffi::c_char,
+    size: usize,
+) -> c_int {
+    #[cfg(feature = "partition")]
+    let (code, text) = (
+        from_env_partition::PARTITION
+            .get()
+            .map_or_else(|refusal| refusal.code, |_| refusal::NRTUCODE_PARTITION_OK),
+        from_env_partition::report(),
+    );
+    #[cfg(not(feature = "partition"))]
+    let (code, text) = (
+        refusal::NRTUCODE_PARTITION_OK,
+        format!(
+            "libnrtucode: blobs embedded in this library ({}{})",
+            nrtucode::catalog::BLOB_ORIGIN,
+            if FRONT { ", front selection" } else { "" }
+        ),
+    );
+    // A reference to the library record keeps its section in a library linked with
+    // `--gc-sections`, whatever the optimizer sees.
+    core::hint::black_box(&library_record::LIBRARY_RECORD);
+    // SAFETY: this function's contract is `write_message`'s.
+    unsafe { handle::write_message(message, size, &text) };
+    code
 }
 
 /// `true` when this build mirrors the reduced front library (feature `front` without `full`).
@@ -146,6 +192,55 @@ pub mod from_env_partition {
     /// The partition the two vendor symbols answer from, opened at the first call.
     pub static PARTITION: crate::from_env::EnvPartition =
         crate::from_env::EnvPartition::new(PARTITION_KEY, PARTITION_POLICY);
+
+    /// What a library built with the test key says on stderr at its first call.
+    pub const TEST_KEY_NOTICE: &str = "libnrtucode: warning: the key built into this library is the repository's TEST key (built with NRTUCODE_PARTITION_KEY=test): anyone can sign a partition it accepts; for tests only\n";
+
+    /// The variable that makes the first call say, in one line on stderr, what the library
+    /// trusts and what it answers from (any value but empty or `0`).
+    pub const REPORT_VAR: &str = "NRTUCODE_PARTITION_REPORT";
+
+    /// [`PARTITION`], after saying once per process on stderr (a write that fails, stderr
+    /// closed, is ignored): when the key built into this library is the test key, so; when
+    /// [`REPORT_VAR`] is set, [`report`]'s line (the partition opened for it).
+    pub fn partition() -> &'static crate::from_env::EnvPartition {
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            use std::io::Write as _;
+            if TEST_KEY {
+                let _ = std::io::stderr().write_all(TEST_KEY_NOTICE.as_bytes());
+            }
+            let asked = std::env::var_os(REPORT_VAR).is_some_and(|v| !v.is_empty() && v != "0");
+            if asked {
+                let _ = writeln!(std::io::stderr(), "{}", report());
+            }
+        });
+        &PARTITION
+    }
+
+    /// One line: the key built into this library (its ID, and whether it is the test key), the
+    /// partition `NRTUCODE_PARTITION` names, and the verdict of its open (opened now if it was
+    /// not yet), with the reason of a refusal.
+    pub fn report() -> String {
+        let key = crate::refusal::hex(&PARTITION_KEY.key_id());
+        let test = if TEST_KEY {
+            " (the repository's TEST key)"
+        } else {
+            ""
+        };
+        let path = std::env::var_os("NRTUCODE_PARTITION");
+        let path = path.as_deref().map_or_else(
+            || "(not set)".to_owned(),
+            |p| std::path::Path::new(p).display().to_string(),
+        );
+        let verdict = match PARTITION.get() {
+            Ok(_) => "verified, answering from it".to_owned(),
+            Err(refusal) => format!("refused: {}", refusal.message),
+        };
+        format!(
+            "libnrtucode: the key built into this library: key ID {key}{test}; NRTUCODE_PARTITION={path}: {verdict}"
+        )
+    }
 }
 
 #[cfg(all(test, not(feature = "partition")))]
@@ -184,6 +279,28 @@ mod tests {
         // SAFETY: both out-pointers point at live locals.
         let rc = unsafe { nrtucode_get_hwdecode_table(idx, kind, &mut p, &mut n) };
         (rc, p, n)
+    }
+
+    #[test]
+    fn the_library_report_names_where_the_blobs_came_from() {
+        let mut buf = [0x55u8; 200];
+        // SAFETY: `buf` is valid for writes of its length.
+        let code = unsafe { nrtucode_library_report(buf.as_mut_ptr().cast(), buf.len()) };
+        assert_eq!(code, 0);
+        let end = buf.iter().position(|&b| b == 0).expect("NUL-terminated");
+        let text = core::str::from_utf8(&buf[..end]).unwrap();
+        let want = format!(
+            "libnrtucode: blobs embedded in this library ({}",
+            nrtucode::catalog::BLOB_ORIGIN
+        );
+        assert!(text.starts_with(&want), "{text}");
+        let mut short = [0x55u8; 12];
+        // SAFETY: as above; a NULL message with any size writes nothing.
+        unsafe {
+            nrtucode_library_report(short.as_mut_ptr().cast(), short.len());
+            assert_eq!(nrtucode_library_report(ptr::null_mut(), 99), 0);
+        }
+        assert_eq!(&short, b"libnrtucode\0");
     }
 
     #[test]

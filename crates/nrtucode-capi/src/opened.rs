@@ -1,24 +1,18 @@
-//! [`OpenedPartition`]: a signed partition verified whole at open by the core's
-//! [`CheckedPartition`] (signature, policy, then every blob's digest; each compressed blob decoded
-//! once into memory it owns, its decoded digest checked), answering the vendor's two resolvers
-//! with pointers into that memory: every non-empty blob 16-byte aligned (`NRTUCODE_BLOB_ALIGN`),
-//! unmoved and unchanged until the partition is dropped. What this layer adds for C: the
-//! refusal codes and messages of `nrtucode.h`, the key from raw bytes or SPKI PEM text, the
-//! process environment, and the vendor's integer codes.
+//! Opening a signed partition for C: the core's [`LoadedPartition`] (signature, policy, then
+//! every blob's digest; each compressed blob decoded once into memory it owns, its decoded
+//! digest checked) is what a handle and the drop-in hold and resolve through, answering the
+//! vendor's two resolvers with pointers into that memory: every non-empty blob 16-byte aligned
+//! (`NRTUCODE_BLOB_ALIGN`), unmoved and unchanged until the partition is dropped. What this
+//! layer adds for C: the refusal codes and messages of `nrtucode.h` and the key from raw bytes
+//! or SPKI PEM text.
 
-use core::ffi::c_int;
 use std::path::Path;
 
-use nrtucode::StdEnv;
-use nrtucode::partition::{CheckedPartition, PartitionFile, Policy, PublicKey};
+use nrtucode::partition::{LoadedPartition, PartitionFile, Policy, PublicKey};
 
-use crate::refusal::{NRTUCODE_PARTITION_E_KEY, Refusal};
+use nrtucode_facts::pem_key::{MAX_PEM_BYTES, public_key_from_pem};
 
-/// The longest PEM text a key is read from (an ed25519 SPKI PEM is about 113 bytes).
-const MAX_PEM_BYTES: usize = 4096;
-
-/// A partition verified whole at open, owning its bytes and its decoded blobs.
-pub struct OpenedPartition(CheckedPartition);
+use crate::refusal::{KeyOrigin, NRTUCODE_PARTITION_E_KEY, Refusal};
 
 /// A public key from 32 raw bytes, or from an ed25519 public key in SPKI PEM text (any other
 /// length).
@@ -32,6 +26,7 @@ pub fn public_key_of(key: &[u8]) -> Result<PublicKey, Refusal> {
             format!("the key is neither 32 raw bytes nor an ed25519 public key in SPKI PEM: {why}"),
         )
     };
+    // The one PEM reader bounds the text too; refused here before it is scanned as UTF-8.
     if key.len() > MAX_PEM_BYTES {
         return Err(refuse(&format!(
             "{} bytes, more than the {MAX_PEM_BYTES} a PEM key may have",
@@ -40,62 +35,35 @@ pub fn public_key_of(key: &[u8]) -> Result<PublicKey, Refusal> {
     }
     let text = core::str::from_utf8(key).map_err(|_| refuse("not text"))?;
     // A C string's terminating NUL, when the caller counted it.
-    let text = text.trim_end_matches('\0').trim();
-    if text.contains("PRIVATE KEY") {
-        return Err(Refusal::new(
-            NRTUCODE_PARTITION_E_KEY,
-            "the key is a private key; give its public key (nrtucode key public KEY.pem)",
-        ));
-    }
-    let key = ed25519_compact::PublicKey::from_pem(text).map_err(|e| refuse(&e.to_string()))?;
-    Ok(PublicKey::from_bytes(*key))
+    let text = text.trim_end_matches('\0');
+    public_key_from_pem(text)
+        .map(PublicKey::from_bytes)
+        .map_err(|e| refuse(&e.to_string()))
 }
 
-impl OpenedPartition {
-    /// Reads the partition file at `path` and verifies it (`name` names it in a refusal) with
-    /// `key` and `policy`: parse, the signature and policy, then every blob. Refused at the
-    /// first failure, naming it.
-    pub fn open_path(
-        path: &Path,
-        name: &str,
-        key: &PublicKey,
-        policy: &Policy,
-    ) -> Result<Self, Refusal> {
-        PartitionFile::open(path, key, policy)
-            .map(Self)
-            .map_err(|e| Refusal::of_open(name, &e, key))
-    }
+/// Reads the partition file at `path` and verifies it (`name` names it in a refusal) with `key`
+/// (from `origin`) and `policy`: parse, the signature and policy, then every blob. Refused at
+/// the first failure, naming it.
+pub fn open_path(
+    path: &Path,
+    name: &str,
+    key: &PublicKey,
+    origin: KeyOrigin,
+    policy: &Policy,
+) -> Result<LoadedPartition, Refusal> {
+    PartitionFile::open(path, key, policy).map_err(|e| Refusal::of_open(name, &e, key, origin))
+}
 
-    /// Verifies a copy of `bytes` (`what` names them in a refusal), as
-    /// [`open_path`](Self::open_path) verifies a file's; the caller's buffer is not kept.
-    pub fn open_copy(
-        bytes: &[u8],
-        what: &str,
-        key: &PublicKey,
-        policy: &Policy,
-    ) -> Result<Self, Refusal> {
-        CheckedPartition::verify_copy(bytes, key, policy)
-            .map(Self)
-            .map_err(|e| Refusal::of_open(what, &e, key))
-    }
-
-    /// The checked partition.
-    pub fn checked(&self) -> &CheckedPartition {
-        &self.0
-    }
-
-    /// The vendor's `nrtucode_get_memory_image` over this partition (the process environment
-    /// read like the vendor's): the bytes, or the vendor's code.
-    pub fn memory_image(&self, idx: u32, region: c_int, flavor: c_int) -> Result<&[u8], c_int> {
-        self.0
-            .get_memory_image(idx, region, flavor, &StdEnv)
-            .map_err(|e| e.code())
-    }
-
-    /// The vendor's `nrtucode_get_hwdecode_table` over this partition.
-    pub fn hwdecode_table(&self, idx: u32, kind: c_int) -> Result<&[u8], c_int> {
-        self.0.get_hwdecode_table(idx, kind).map_err(|e| e.code())
-    }
+/// Verifies a copy of `bytes` (`what` names them in a refusal) with the caller's `key`, as
+/// [`open_path`] verifies a file's; the caller's buffer is not kept.
+pub fn open_copy(
+    bytes: &[u8],
+    what: &str,
+    key: &PublicKey,
+    policy: &Policy,
+) -> Result<LoadedPartition, Refusal> {
+    LoadedPartition::verify_copy(bytes, key, policy)
+        .map_err(|e| Refusal::of_open(what, &e, key, KeyOrigin::Given))
 }
 
 #[cfg(test)]
@@ -125,9 +93,8 @@ mod tests {
         for compression in [Compression::Stored, Compression::Deflate] {
             let blobs = Blobs::fixtures(TableClass::Full);
             let (bytes, _) = pack_with(&blobs, &options, compression).expect("pack");
-            let opened = OpenedPartition::open_copy(&bytes, "test", &key.public_key(), &policy)
-                .expect("opens");
-            let tables = opened.checked().tables();
+            let opened = open_copy(&bytes, "test", &key.public_key(), &policy).expect("opens");
+            let tables = opened.tables();
             let (mut decoded, mut deflate) = (0usize, 0usize);
             for id in tables.blob_ids() {
                 let entry = tables.toc_entry(id).expect("entry");
@@ -137,12 +104,12 @@ mod tests {
                         .next_multiple_of(nrtucode::catalog::BLOB_ALIGN);
                 }
             }
-            assert_eq!(opened.checked().decoded_len(), decoded);
+            assert_eq!(opened.decoded_len(), decoded);
             assert_eq!(compression == Compression::Stored, decoded == 0);
             println!(
                 "{compression:?}: partition {} bytes, {deflate} compressed blobs decoded into {} bytes",
                 bytes.len(),
-                opened.checked().decoded_len()
+                opened.decoded_len()
             );
         }
     }

@@ -5,9 +5,7 @@
 use core::ffi::c_int;
 use std::cell::RefCell;
 
-use nrtucode::partition::{
-    BlobUse, FormatError, LoadError, OpenError, PublicKey, ReadError, TrustError,
-};
+use nrtucode::partition::{BlobUse, FormatError, LoadError, OpenError, PublicKey, TrustError};
 
 /// No refusal.
 pub const NRTUCODE_PARTITION_OK: c_int = 0;
@@ -40,6 +38,28 @@ pub const NRTUCODE_PARTITION_E_NOT_CONFIGURED: c_int = 13;
 /// The memory to hold the partition or its decoded blobs could not be allocated.
 pub const NRTUCODE_PARTITION_E_MEMORY: c_int = 14;
 
+/// Where the key a partition is checked with comes from, which a refusal names: the caller
+/// gave it (`nrtucode_partition_open_*`), or it was built into this library (the drop-in
+/// without firmware, whose user gave none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyOrigin {
+    /// Given by the caller.
+    Given,
+    /// Built into this library (`NRTUCODE_PARTITION_KEY` at build time).
+    BuiltIn,
+}
+
+impl KeyOrigin {
+    /// What a refusal says of `key`: its ID, and whose key it is.
+    fn says(self, key: &PublicKey) -> String {
+        let id = hex(&key.key_id());
+        match self {
+            KeyOrigin::Given => format!("the given key's ID is {id}"),
+            KeyOrigin::BuiltIn => format!("the key built into this library has key ID {id}"),
+        }
+    }
+}
+
 /// A refusal: its code and what a person reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
@@ -58,15 +78,6 @@ impl Refusal {
         }
     }
 
-    /// `what` (a file's path or "the partition in memory") refused by the reader.
-    pub fn of_read(what: &str, e: &ReadError) -> Self {
-        let code = match e {
-            ReadError::Header { .. } | ReadError::TooLarge { .. } => NRTUCODE_PARTITION_E_FORMAT,
-            _ => NRTUCODE_PARTITION_E_IO,
-        };
-        Self::new(code, format!("{what}: {e}"))
-    }
-
     /// `what` refused by the parser.
     pub fn of_format(what: &str, e: &FormatError) -> Self {
         Self::new(
@@ -75,8 +86,8 @@ impl Refusal {
         )
     }
 
-    /// `what` refused by the signature or policy check with `key`.
-    pub fn of_trust(what: &str, e: &TrustError, key: &PublicKey) -> Self {
+    /// `what` refused by the signature or policy check with `key` (from `origin`).
+    pub fn of_trust(what: &str, e: &TrustError, key: &PublicKey, origin: KeyOrigin) -> Self {
         let code = match e {
             TrustError::Unsigned => NRTUCODE_PARTITION_E_UNSIGNED,
             TrustError::UnknownKey { .. } => NRTUCODE_PARTITION_E_UNKNOWN_KEY,
@@ -86,19 +97,25 @@ impl Refusal {
         };
         let message = match e {
             TrustError::UnknownKey { .. } => {
-                format!("{what}: {e}; the given key's ID is {}", hex(&key.key_id()))
+                format!("{what}: {e}; {}", origin.says(key))
             }
             _ => format!("{what}: {e}"),
         };
         Self::new(code, message)
     }
 
-    /// `what` refused at open, for any of [`OpenError`]'s reasons.
-    pub fn of_open(what: &str, e: &OpenError, key: &PublicKey) -> Self {
+    /// `what` refused at open, for any of [`OpenError`]'s reasons (`key`, from `origin`, the key
+    /// it was checked with).
+    pub fn of_open(what: &str, e: &OpenError, key: &PublicKey, origin: KeyOrigin) -> Self {
         match e {
-            OpenError::Read(e) => Self::of_read(what, e),
+            OpenError::Header { .. } | OpenError::TooLarge { .. } => {
+                Self::new(NRTUCODE_PARTITION_E_FORMAT, format!("{what}: {e}"))
+            }
+            OpenError::Io(_) | OpenError::NotRegular { .. } => {
+                Self::new(NRTUCODE_PARTITION_E_IO, format!("{what}: {e}"))
+            }
             OpenError::Format(e) => Self::of_format(what, e),
-            OpenError::Trust(e) => Self::of_trust(what, e, key),
+            OpenError::Trust(e) => Self::of_trust(what, e, key, origin),
             OpenError::Blob { error, first_use } => Self::of_load(what, error, first_use.as_ref()),
             OpenError::Memory { .. } => Self::new(NRTUCODE_PARTITION_E_MEMORY, e.to_string()),
             // A reason a later core adds: not a valid partition, as far as C can tell.
@@ -163,19 +180,52 @@ mod tests {
     fn memory_refused_at_open_is_its_own_code() {
         let key = PublicKey::from_bytes([7; 32]);
         for len in [usize::MAX, isize::MAX as usize] {
-            let refusal = Refusal::of_open("p.part", &OpenError::Memory { len }, &key);
+            let refusal =
+                Refusal::of_open("p.part", &OpenError::Memory { len }, &key, KeyOrigin::Given);
             assert_eq!(refusal.code, NRTUCODE_PARTITION_E_MEMORY, "{len}");
             assert_eq!(
                 refusal.message,
                 format!("cannot allocate {len} bytes for the partition")
             );
         }
-        let format = Refusal::of_open("p.part", &OpenError::Format(FormatError::BadMagic), &key);
+        let format = Refusal::of_open(
+            "p.part",
+            &OpenError::Format(FormatError::BadMagic),
+            &key,
+            KeyOrigin::BuiltIn,
+        );
         assert_eq!(format.code, NRTUCODE_PARTITION_E_FORMAT);
         assert!(
             format
                 .message
                 .starts_with("p.part: not a valid partition: ")
+        );
+    }
+
+    /// A partition signed by another key: the message names the key it was checked with as
+    /// the caller's, or, in the drop-in without firmware (whose user gave none), as the key
+    /// built into this library.
+    #[test]
+    fn an_unknown_key_is_named_by_where_the_checking_key_comes_from() {
+        let key = PublicKey::from_bytes([7; 32]);
+        let id = hex(&key.key_id());
+        let e = TrustError::UnknownKey { found: [1; 8] };
+        let built_in = Refusal::of_trust("p.part", &e, &key, KeyOrigin::BuiltIn);
+        assert_eq!(built_in.code, NRTUCODE_PARTITION_E_UNKNOWN_KEY);
+        assert_eq!(
+            built_in.message,
+            format!(
+                "p.part: signed by an unknown key: key ID 0101010101010101, not the key it was checked with; the key built into this library has key ID {id}"
+            )
+        );
+        assert!(!built_in.message.contains("given"), "{}", built_in.message);
+        let given = Refusal::of_trust("p.part", &e, &key, KeyOrigin::Given);
+        assert!(
+            given
+                .message
+                .ends_with(&format!("; the given key's ID is {id}")),
+            "{}",
+            given.message
         );
     }
 }
