@@ -1,6 +1,6 @@
 //! The library behind the `nrtucode` tool: [`commands`], the command line, one module per
-//! subcommand (`carve`, `check`, `list`, `resolve`, `prof`) plus the argument definition, the
-//! output helpers and the text-table renderer. The carve pipeline, the blob-directory writer
+//! subcommand plus the argument definition; [`shared`], what they share (the input readers,
+//! the trust options, the error type, the output). The carve pipeline, the blob-directory writer
 //! and the blob-directory check are the `nrtucode-carve` library; this crate adds the process
 //! policy around them (signal handling, exit codes, what is printed where).
 //!
@@ -10,3 +10,4 @@
 #![deny(unreachable_pub)]
 
 pub mod commands;
+pub mod shared;

@@ -173,7 +173,18 @@ fn a_cut_or_corrupted_form_is_refused_with_its_reason() {
     let dir = tmp.path();
     let map = qemu_map().display().to_string();
     let hex = pack(dir, "p.hex", &["--format", "ihex", "--memory-map", &map]);
-    let uf2 = pack(dir, "p.uf2", &["--format", "uf2", "--memory-map", &map]);
+    let uf2 = pack(
+        dir,
+        "p.uf2",
+        &[
+            "--format",
+            "uf2",
+            "--memory-map",
+            &map,
+            "--uf2-family",
+            "rp2040",
+        ],
+    );
     let elf = pack(dir, "p.elf", &["--format", "elf", "--memory-map", &map]);
     let refused = |file: &Path, bytes: Vec<u8>, expected: &str| {
         let bad = file.with_extension("bad");
@@ -236,7 +247,7 @@ fn usage_errors_write_nothing() {
     let key = key().display().to_string();
     let out = dir.join("out");
     let o_path = out.to_str().unwrap();
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["--format", "elf"],
             "--format elf writes the address into the file",
@@ -257,8 +268,19 @@ fn usage_errors_write_nothing() {
             "is not a multiple of 16",
         ),
         (
-            &["--format", "uf2", "--base-address", "0x90000010"],
+            &[
+                "--format",
+                "uf2",
+                "--base-address",
+                "0x90000010",
+                "--uf2-family",
+                "rp2040",
+            ],
             "is not a multiple of 256",
+        ),
+        (
+            &["--format", "uf2", "--base-address", "0x90000000"],
+            "--format uf2 needs --uf2-family",
         ),
         (
             &["--format", "ihex", "--base-address", "0x100000000"],
@@ -362,6 +384,73 @@ fn tool(program: &str, args: &[&str]) -> String {
     text(&o.stdout)
 }
 
+/// `gdb-multiarch -batch` with `commands` (each an `-ex`) over `file`: its standard output.
+fn gdb(file: &Path, commands: &[&str]) -> String {
+    let mut args = vec!["-nx".to_owned(), "-batch".to_owned()];
+    for c in commands {
+        args.push("-ex".to_owned());
+        args.push((*c).to_owned());
+    }
+    args.push(file.to_str().unwrap().to_owned());
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    tool("gdb-multiarch", &refs)
+}
+
+#[test]
+#[ignore = "needs arm-none-eabi-objcopy (binutils-arm-none-eabi) and gdb-multiarch; cargo xtask ci runs it"]
+fn the_elf_form_is_read_by_the_targets_objcopy_and_gdb() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let map = qemu_map().display().to_string();
+    let bytes = std::fs::read(pack(dir, "p.bin", &[])).unwrap();
+    // The default machine is ARM (the Cortex-M template's): the ARM toolchain's objcopy, which
+    // refuses a machine-less ELF ("Unable to recognise the format"), gives the bytes back.
+    let elf = pack(dir, "p.elf", &["--format", "elf", "--memory-map", &map]);
+    let back = dir.join("back.bin");
+    tool(
+        "arm-none-eabi-objcopy",
+        &[
+            "-O",
+            "binary",
+            elf.to_str().unwrap(),
+            back.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        bytes,
+        "arm-none-eabi-objcopy"
+    );
+    // GDB (the BFD its `load` uses, as through OpenOCD or probe-rs) reads it as ARM, the
+    // section at the memory map's address.
+    let end = 0x2100_0000 + bytes.len();
+    let info = gdb(&elf, &["info files"]);
+    assert!(info.contains("file type elf32-littlearm"), "{info}");
+    assert!(
+        info.contains(&format!("0x21000000 - {end:#010x} is .nrtucode_partition")),
+        "{info}"
+    );
+    // --machine riscv: a riscv32 ELF, the same bytes at the same address.
+    let riscv = pack(
+        dir,
+        "p-riscv.elf",
+        &[
+            "--format",
+            "elf",
+            "--memory-map",
+            &map,
+            "--machine",
+            "riscv",
+        ],
+    );
+    let info = gdb(&riscv, &["info files"]);
+    assert!(info.contains("file type elf32-littleriscv"), "{info}");
+    assert!(
+        info.contains(&format!("0x21000000 - {end:#010x} is .nrtucode_partition")),
+        "{info}"
+    );
+}
+
 #[test]
 #[ignore = "needs binutils (objcopy, readelf) and python3 with adafruit-uf2 and pyocd (pip install adafruit-uf2 pyocd); cargo xtask ci runs it"]
 fn third_party_readers_give_back_the_same_bytes() {
@@ -393,7 +482,7 @@ fn third_party_readers_give_back_the_same_bytes() {
     );
     assert_eq!(std::fs::read(&from_hex).unwrap(), bytes, "objcopy -I ihex");
     // ELF: one PT_LOAD at the address, R only; binutils back to the same bytes (a host
-    // objcopy reads a machine-less ELF as elf32-little).
+    // objcopy reads an ELF of another machine as elf32-little).
     let segments = tool("readelf", &["-lW", &s(&elf)]);
     let loads: Vec<&str> = segments
         .lines()
@@ -569,14 +658,16 @@ fn line<'a>(block: &'a str, prefix: &str) -> &'a str {
 fn the_templates_board_block_packs_and_checks_what_its_flashing_lines_write() {
     let board = readme_block("<!-- board-flashing:");
     let qemu = readme_block("<!-- partition-walkthrough:");
-    // The board's build is the QEMU one without `qemu`, and its ELF is where the QEMU block
-    // boots it from (`cargo xtask qemu --case partition` runs that block).
-    let build = "(cd examples/bare-metal && cargo build";
+    // The board's build is the QEMU one without `qemu`, and its ELF is found as the QEMU block
+    // finds it (`cargo xtask qemu --case partition` runs that block): the path cargo reports,
+    // wherever its target directory is.
+    let build = "elf=$(cd examples/bare-metal && NRTUCODE_PARTITION_KEY=test cargo build";
     assert_eq!(line(&board, build), line(&qemu, build).replace("qemu,", ""));
-    assert_eq!(line(&board, "elf="), line(&qemu, "elf="));
+    let located = "  --message-format=json-render-diagnostics | ";
+    assert_eq!(line(&board, located), line(&qemu, located));
     assert_eq!(
-        line(&board, "elf="),
-        "elf=target/bare-metal/thumbv7em-none-eabihf/release/nrtucode-bare-metal"
+        line(&board, located),
+        r#"  --message-format=json-render-diagnostics | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p')"#
     );
     // No line types an address: the memory maps are the one place.
     for l in board.lines().chain(qemu.lines()) {
@@ -589,8 +680,8 @@ fn the_templates_board_block_packs_and_checks_what_its_flashing_lines_write() {
         line(&board, "map="),
         "map=examples/bare-metal/memory/board.x   # the board's memory map: the partition's address"
     );
-    // The nrtucode lines as written, from the repository's root (the tool: this build's; the
-    // library: the front look-alike; the UF2 family: rp2040).
+    // The nrtucode lines as written, from the repository's root (the tool: this build's, for
+    // the block's `cargo run`; the library: the front look-alike; the UF2 family: rp2040).
     let tmp = tempfile::tempdir().unwrap();
     use nrtucode_lookalike::{LibraryBuild, OptLevel, Options, build_shared_object, write_sources};
     let la = tmp.path().join("la");
@@ -603,16 +694,12 @@ fn the_templates_board_block_packs_and_checks_what_its_flashing_lines_write() {
     std::fs::create_dir_all(&out).unwrap();
     let tool_lines: Vec<String> = board
         .lines()
-        .filter(|l| {
-            l.starts_with("map=")
-                || l.starts_with("out=")
-                || l.starts_with("target/release/nrtucode ")
-        })
+        .filter(|l| l.starts_with("map=") || l.starts_with("out=") || l.starts_with("nrtucode "))
         .map(|l| l.replace("<your family>", "rp2040"))
         .collect();
     assert_eq!(tool_lines.len(), 6, "{tool_lines:?}");
     let script = format!(
-        "target/release/nrtucode() {{ \"$NRTUCODE\" \"$@\"; }}\n{}",
+        "nrtucode() {{ \"$NRTUCODE\" \"$@\"; }}\n{}",
         tool_lines.join("\n")
     );
     let o = Command::new("bash")

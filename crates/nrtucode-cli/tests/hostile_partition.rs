@@ -10,7 +10,7 @@ use partition_common::{key, nrtucode, public, text};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
-use nrtucode::deflate::{Inflater, decode_verified};
+use nrtucode::deflate::{Inflater, decode_checked};
 use nrtucode::partition::{Codec, Partition, format};
 
 /// The full fixtures packed with deflate into `dir/NAME`, signed with the test key or not.
@@ -56,8 +56,8 @@ fn deflate_entries(bytes: &[u8]) -> Vec<(u16, usize, usize, usize, usize, [u8; 3
         .collect()
 }
 
-/// A decoded length of 4 GiB (the abort of issue 27: "memory allocation of 4294967295 bytes
-/// failed") or 600 MB (a deflate bomb) is refused by the structure check, by every reader, with
+/// A decoded length of 4 GiB (which a reader sizing from it would try to allocate, and abort
+/// on: "memory allocation of 4294967295 bytes failed") or 600 MB (a deflate bomb) is refused by the structure check, by every reader, with
 /// the reason, before anything is sized from it: exit 65, never a signal.
 #[test]
 fn an_unvouched_decoded_length_sizes_nothing() {
@@ -123,16 +123,16 @@ fn silent_flip(bytes: &[u8]) -> Option<(usize, u8)> {
                 let mut stream = bytes[offset..offset + stored].to_vec();
                 *stream.last_mut()? ^= 1 << bit;
                 let mut out = vec![0u8; decoded];
-                decode_verified(&stream, decoded, &sha256, &mut out, &mut inflater)
+                decode_checked(&stream, decoded, &sha256, &mut out, &mut inflater)
                     .is_ok()
                     .then_some((last, bit))
             })
         })
 }
 
-/// Issue 27's finding 4: a changed byte of a compressed stream that still inflates to the same
-/// output was accepted by `inspect --public-key` (format version 1 had only the decoded
-/// digest). The stored bytes' signed digest refuses it, in `inspect` and in `resolve`.
+/// A changed byte of a compressed stream that still inflates to the same output (a bit after
+/// the end code, which no decoder reads): the stored bytes' signed digest refuses it, in
+/// `inspect` and in `resolve`.
 #[test]
 fn a_changed_stored_byte_that_decodes_the_same_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
@@ -217,9 +217,24 @@ fn a_failed_signature_checks_no_digest_and_decodes_nothing() {
     );
 }
 
-/// Issue 27's finding 6: without `--public-key`, a tampered signed file read as `"valid": true`.
-/// Now no field reads as valid: the verdict says the signature was not checked, in JSON, in
-/// the text's first row and on stderr.
+/// `inspect PART --json` without a key, which must exit 0: its document and its stderr.
+fn inspect_without_a_key(part: &Path, dir: &Path) -> (serde_json::Value, String) {
+    let o = nrtucode(
+        &[
+            OsStr::new("inspect"),
+            part.as_os_str(),
+            OsStr::new("--json"),
+        ],
+        dir,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v = serde_json::from_slice(&o.stdout).unwrap();
+    (v, text(&o.stderr))
+}
+
+/// Without `--public-key`, a tampered signed file reads as nothing valid: no field says valid,
+/// the verdict says the signature was not checked, in JSON, in the text's first row and on
+/// stderr.
 #[test]
 fn a_file_inspected_without_a_key_never_reads_as_valid() {
     let tmp = tempfile::tempdir().unwrap();
@@ -228,16 +243,7 @@ fn a_file_inspected_without_a_key_never_reads_as_valid() {
     let mut bytes = std::fs::read(&part).unwrap();
     bytes[format::H_SECURITY_COUNTER] ^= 1; // the signature no longer holds
     std::fs::write(&part, &bytes).unwrap();
-    let o = nrtucode(
-        &[
-            OsStr::new("inspect"),
-            part.as_os_str(),
-            OsStr::new("--json"),
-        ],
-        t,
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (v, stderr) = inspect_without_a_key(&part, t);
     assert_eq!(v["format"], "nrtucode-inspect/3");
     assert_eq!(v["verdict"], "signature not checked");
     assert!(v.get("valid").is_none(), "{v}");
@@ -256,9 +262,8 @@ fn a_file_inspected_without_a_key_never_reads_as_valid() {
         "{v}"
     );
     assert!(
-        text(&o.stderr).contains("warning") && text(&o.stderr).contains("signature not checked"),
-        "{}",
-        text(&o.stderr)
+        stderr.contains("warning") && stderr.contains("signature not checked"),
+        "{stderr}"
     );
     let o = nrtucode(&[OsStr::new("inspect"), part.as_os_str()], t);
     let first = text(&o.stdout);
@@ -268,4 +273,48 @@ fn a_file_inspected_without_a_key_never_reads_as_valid() {
         .unwrap_or_default()
         .to_owned();
     assert!(first.contains("SIGNATURE NOT CHECKED"), "{first}");
+}
+
+/// Without `--public-key`, `inspect` decodes nothing (authenticate, then decode), so on an
+/// unsigned partition whose deflate stream is broken, with `stored_sha256` written for the
+/// broken bytes, it exits 0 saying the signature was not checked and nothing was decoded
+/// (`inspect --help` says so); `list --insecure-skip-signature`, which takes the unsigned
+/// partition as trusted and decodes every blob, refuses it.
+#[test]
+fn without_a_key_inspect_decodes_nothing_and_the_insecure_reader_decodes_everything() {
+    use nrtucode::digest::{Sha256Hasher, SoftSha256};
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let part = pack(t, "u.part", false);
+    let mut bytes = std::fs::read(&part).unwrap();
+    let (_, entry_at, offset, stored, ..) = deflate_entries(&bytes)[0];
+    bytes[offset..offset + stored].fill(0xff); // not a deflate stream any more
+    let mut h = SoftSha256::new();
+    h.update(&bytes[offset..offset + stored]);
+    let at = entry_at + format::T_STORED_SHA256;
+    bytes[at..at + 32].copy_from_slice(&h.finish());
+    std::fs::write(&part, &bytes).unwrap();
+
+    let (v, _) = inspect_without_a_key(&part, t);
+    assert_eq!(v["verdict"], "signature not checked", "{v}");
+    let digests = v["checks"]["digests"].as_str().unwrap();
+    assert!(digests.contains("nothing decoded"), "{v}");
+
+    let o = nrtucode(
+        &[
+            OsStr::new("list"),
+            OsStr::new("--partition"),
+            part.as_os_str(),
+            OsStr::new("--insecure-skip-signature"),
+        ],
+        t,
+    );
+    assert_eq!(o.status.code(), Some(65), "{}", text(&o.stderr));
+
+    let o = nrtucode(&[OsStr::new("inspect"), OsStr::new("--help")], t);
+    let help = text(&o.stdout);
+    assert!(
+        help.contains("without --public-key") && help.contains("nothing is decoded"),
+        "{help}"
+    );
 }

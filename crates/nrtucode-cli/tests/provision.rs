@@ -1,6 +1,6 @@
-//! `nrtucode provision` and `nrtucode inspect --layout` (issue 29, point 7): the factory image
-//! of an update region, checked by the core's own `Slots` over the image bytes in a NOR flash
-//! of this test's (with the device's exact geometry, not the tool's), the refusals, the
+//! `nrtucode provision` and `nrtucode inspect --layout`: the factory image
+//! of an update region, checked by the core's own `Slots` over the image bytes in the core's
+//! in-memory NOR flash (`update::mem_flash`, with the device's exact geometry), the refusals, the
 //! inspection of a provisioned image and of one the core advanced, hostile images, and the
 //! commands docs/update.md gives a user.
 
@@ -11,76 +11,18 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use embedded_storage::nor_flash::{
-    ErrorType, NorFlash, NorFlashError, NorFlashErrorKind, ReadNorFlash,
-};
 use nrtucode::partition::{PublicKey, TableClass};
+use nrtucode::update::mem_flash::MemFlash;
 use nrtucode::update::{Config, Layout, MappedFlash, Slot, Slots, Status};
 
 // ---------------------------------------------------------------------------------------------
-// A NOR flash of the device's geometry: `R`-byte reads, `W`-byte writes, `E`-byte erases.
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Fault;
-
-impl NorFlashError for Fault {
-    fn kind(&self) -> NorFlashErrorKind {
-        NorFlashErrorKind::Other
-    }
-}
-
-#[derive(Clone, Debug)]
-struct Nor<const R: usize, const W: usize, const E: usize>(Vec<u8>);
-
-impl<const R: usize, const W: usize, const E: usize> ErrorType for Nor<R, W, E> {
-    type Error = Fault;
-}
-
-impl<const R: usize, const W: usize, const E: usize> ReadNorFlash for Nor<R, W, E> {
-    const READ_SIZE: usize = R;
-    fn read(&mut self, offset: u32, bytes: &mut [u8]) -> Result<(), Fault> {
-        let at = offset as usize;
-        assert!(at.is_multiple_of(R) && bytes.len().is_multiple_of(R));
-        bytes.copy_from_slice(&self.0[at..at + bytes.len()]);
-        Ok(())
-    }
-    fn capacity(&self) -> usize {
-        self.0.len()
-    }
-}
-
-impl<const R: usize, const W: usize, const E: usize> NorFlash for Nor<R, W, E> {
-    const WRITE_SIZE: usize = W;
-    const ERASE_SIZE: usize = E;
-    fn erase(&mut self, from: u32, to: u32) -> Result<(), Fault> {
-        assert!((from as usize).is_multiple_of(E) && (to as usize).is_multiple_of(E));
-        self.0[from as usize..to as usize].fill(0xff);
-        Ok(())
-    }
-    fn write(&mut self, offset: u32, bytes: &[u8]) -> Result<(), Fault> {
-        let at = offset as usize;
-        assert!(at.is_multiple_of(W) && bytes.len().is_multiple_of(W));
-        assert!(
-            self.0[at..at + bytes.len()].iter().all(|b| *b == 0xff),
-            "a word written twice without an erase at {at:#x}"
-        );
-        for (m, b) in self.0[at..].iter_mut().zip(bytes) {
-            *m &= *b;
-        }
-        Ok(())
-    }
-}
-
-impl<const R: usize, const W: usize, const E: usize> MappedFlash for Nor<R, W, E> {
-    fn mapped(&self) -> &[u8] {
-        &self.0
-    }
-}
+// A NOR flash of the device's geometry (the core's `mem_flash`): `R`-byte reads, `W`-byte
+// writes, `E`-byte erases.
 
 /// QSPI NOR: 4 KiB sectors, 4-byte writes, byte reads.
-type Qspi = Nor<1, 4, 4096>;
+type Qspi = MemFlash<1, 4, 4096>;
 /// Internal flash: 2 KiB pages, 8-byte writes, 4-byte reads.
-type Internal = Nor<4, 8, 2048>;
+type Internal = MemFlash<4, 8, 2048>;
 
 // ---------------------------------------------------------------------------------------------
 // The layouts and partitions.
@@ -234,12 +176,6 @@ fn a_provisioned_image_boots_slot_a_confirmed() {
     assert_eq!(boot.partition.partition().bytes(), &part[..]);
 }
 
-impl<const R: usize, const W: usize, const E: usize> From<Vec<u8>> for Nor<R, W, E> {
-    fn from(v: Vec<u8>) -> Self {
-        Nor(v)
-    }
-}
-
 /// Slot B given with `--first-boot a` (the default) is a spare: the state stays erased, the
 /// device boots A, and falls back to B when A is damaged. The layout as flags gives the same
 /// image as the layout file.
@@ -322,7 +258,7 @@ fn b_on_trial_is_byte_for_byte_the_devices_install() {
         install.write(chunk).unwrap();
     }
     install.finish().unwrap();
-    let device = s.into_flash().0;
+    let device = s.into_flash().into_bytes();
     assert!(
         image == device,
         "the tool's image differs from the device's"
@@ -387,7 +323,7 @@ fn an_image_above_offset_0_boots_where_it_is_programmed() {
     let boot = s.boot().unwrap();
     assert_eq!((boot.slot, boot.fell_back), (Slot::B, false));
     assert_eq!(boot.state.status, Status::Trial { boots: 1 });
-    assert!(s.flash().0[..0x4_0000].iter().all(|b| *b == 0x5a));
+    assert!(s.flash().bytes()[..0x4_0000].iter().all(|b| *b == 0x5a));
 }
 
 /// Every refusal: its exit code, its reason, and no output file.
@@ -604,7 +540,7 @@ fn inspect_follows_the_state_as_the_core_advances_it() {
     let mut install = s.install().unwrap();
     install.write(&std::fs::read(&b).unwrap()).unwrap();
     install.finish().unwrap();
-    std::fs::write(&image, &s.flash().0).unwrap();
+    std::fs::write(&image, s.flash().bytes()).unwrap();
     let o = inspect(t, &image, &layout, false);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let said = text(&o.stdout);
@@ -637,11 +573,11 @@ fn inspect_follows_the_state_as_the_core_advances_it() {
 
     // One boot, then the confirmation.
     let booted = s.boot().unwrap().slot;
-    std::fs::write(&image, &s.flash().0).unwrap();
+    std::fs::write(&image, s.flash().bytes()).unwrap();
     let j = json(&inspect(t, &image, &layout, true));
     assert_eq!(j["state"]["trial_boots_left"], 2);
     s.confirm(booted).unwrap();
-    std::fs::write(&image, &s.flash().0).unwrap();
+    std::fs::write(&image, s.flash().bytes()).unwrap();
     let j = json(&inspect(t, &image, &layout, true));
     assert_eq!(j["verdict"], "verified", "{j}");
     assert_eq!(j["state"]["active"], "B");
@@ -754,8 +690,9 @@ fn a_hostile_image_is_refused_never_a_panic() {
 // The documentation's commands.
 
 /// The sh block after `<!-- provision-walkthrough -->` in docs/update.md, run as written by
-/// bash in a scratch directory with this build's `nrtucode` first on the PATH and `REPO` the
-/// repository's root: every command must succeed, and its image boot slot A confirmed.
+/// bash with this build's `nrtucode` first on the PATH, `REPO` the repository's root and
+/// `WORK` a scratch directory (also the working directory): every command must succeed, its
+/// image boot slot A confirmed, and every file it writes lands in `WORK`.
 #[test]
 fn the_provisioning_commands_of_docs_update_md_run_as_written() {
     let doc = std::fs::read_to_string(root().join("docs/update.md")).unwrap();
@@ -783,6 +720,7 @@ fn the_provisioning_commands_of_docs_update_md_run_as_written() {
         .current_dir(tmp.path())
         .env("PATH", path)
         .env("REPO", root())
+        .env("WORK", tmp.path())
         .env_remove("NEURON_UCODE_FLAVOR")
         .output()
         .unwrap();
@@ -798,4 +736,17 @@ fn the_provisioning_commands_of_docs_update_md_run_as_written() {
         "{said}"
     );
     assert!(said.contains("B on trial"), "{said}");
+    for written in [
+        "v1.part",
+        "v2.part",
+        "pub.pem",
+        "board.layout",
+        "factory.bin",
+        "trial.bin",
+    ] {
+        assert!(
+            tmp.path().join(written).is_file(),
+            "{written} is not in WORK"
+        );
+    }
 }

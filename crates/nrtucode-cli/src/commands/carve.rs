@@ -5,16 +5,17 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use nrtucode_carve::{
-    Carve, CarveError, FileError, Found, NamedBy, PublishError, carve_into_dir_cancellable,
-    compare, known_build,
+    Carve, FileError, Found, NamedBy, PublishError, carve_into_dir_cancellable, compare,
+    known_build,
 };
 
-use crate::commands::carve_diagnosis::Holds;
-use crate::commands::exit::{self, Exit};
-use crate::commands::interrupt::{clean_up_on_signals, interruptible};
-use crate::commands::output::{err_line, fail, out_fmt, out_line};
-use crate::commands::output_file::{note_input_path, refuse_input};
-use crate::commands::text_table;
+use crate::shared::carve_diagnosis::not_the_vendors;
+use crate::shared::error::Error;
+use crate::shared::exit::{self, Exit};
+use crate::shared::interrupt::{clean_up_on_signals, interruptible};
+use crate::shared::output::{err_line, fail, out_fmt, out_line};
+use crate::shared::output_file::{note_input_path, refuse_input};
+use crate::shared::text_table;
 
 fn found(f: &Found) -> String {
     match f {
@@ -78,30 +79,12 @@ pub(crate) fn carve_summary(carve: &Carve, out: &Path) -> String {
     text_table::render(&["carve", "result"], &rows)
 }
 
-/// For a carve that failed on what the library holds (not on its ELF form), the message when
-/// the library is not the vendor's: the diagnosis, a hint, and the carve's error with
-/// `verbose`.
-fn not_the_vendors(e: &FileError, verbose: bool) -> Option<String> {
-    let FileError::Carve { path, error } = e else {
-        return None;
-    };
-    if matches!(
-        error,
-        CarveError::Empty
-            | CarveError::NotElf { .. }
-            | CarveError::WrongClass { .. }
-            | CarveError::WrongEndian { .. }
-            | CarveError::WrongMachine { .. }
-            | CarveError::NotSharedObject { .. }
-            | CarveError::Truncated { .. }
-            | CarveError::Malformed { .. }
-    ) {
-        return None; // already one line about the file's form
-    }
-    let data = std::fs::read(path).ok()?;
-    let what = Holds::of(&data)?.not_the_vendors()?;
+/// For a carve that failed on what the library holds, the message when the library is not the
+/// vendor's ([`not_the_vendors`]): the diagnosis, a hint, and the carve's error with `verbose`.
+fn not_the_vendors_message(e: &FileError, verbose: bool) -> Option<String> {
+    let (path, what, tried) = not_the_vendors(e)?;
     let details = if verbose {
-        format!("\nnrtucode: note: what carve tried: {error}")
+        format!("\nnrtucode: note: what carve tried: {tried}")
     } else {
         " (-v: what carve tried)".to_owned()
     };
@@ -133,16 +116,16 @@ fn with_flags(e: &FileError) -> String {
 /// disagreement with the facts, `verbose` prints the carve's details behind a diagnosis.
 pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool, verbose: bool) -> ExitCode {
     if let Err(e) = clean_up_on_signals() {
-        return fail(
+        return fail(Error::new(
             Exit::IoErr,
-            format!("cannot handle interrupts (SIGINT, SIGTERM, SIGHUP, Ctrl-C): {e}"),
-        );
+            format_args!("cannot handle interrupts (SIGINT, SIGTERM, SIGHUP, Ctrl-C): {e}"),
+        ));
     }
     // The destination may not be the library, nor a directory holding it (a carve replaces
     // the directory's content).
     note_input_path(lib);
-    if let Err((exit, message)) = refuse_input(out, "--out", true) {
-        return fail(exit, message);
+    if let Err(e) = refuse_input(out, "--out", true) {
+        return fail(e);
     }
     let carve = match interruptible(|cancel| carve_into_dir_cancellable(lib, out, cancel)) {
         Ok((carve, leftovers)) => {
@@ -161,11 +144,11 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool, verbose: boo
                 // A kind of failure added to the library later: its input, most likely.
                 _ => Exit::DataErr,
             };
-            if let Some(message) = not_the_vendors(&e, verbose) {
-                crate::commands::output::write_err(&message);
+            if let Some(message) = not_the_vendors_message(&e, verbose) {
+                crate::shared::output::write_err(&message);
                 return exit.into();
             }
-            return fail(exit, with_flags(&e));
+            return fail(Error::new(exit, with_flags(&e)).caused_by(e));
         }
     };
     out_fmt!("{}", carve_summary(&carve, out));
@@ -209,10 +192,10 @@ pub(crate) fn run(lib: &Path, out: &Path, list: bool, strict: bool, verbose: boo
         } else {
             "getters disagree"
         };
-        fail(
+        fail(Error::new(
             Exit::DataErr,
-            format!("{mismatches} {getters} with the facts"),
-        )
+            format_args!("{mismatches} {getters} with the facts"),
+        ))
     } else {
         ExitCode::SUCCESS
     }

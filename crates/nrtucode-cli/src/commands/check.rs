@@ -7,16 +7,22 @@ use std::process::ExitCode;
 
 use nrtucode_carve::{CheckProblem, check_dir};
 
-use crate::commands::exit::{self, Exit};
-use crate::commands::output::{err_line, fail, out_line};
+use crate::shared::error::Error;
+use crate::shared::exit::Exit;
+use crate::shared::output::{err_line, fail, out_line};
 
 /// Checks the blob directory `dir`, printing warnings and problems; exit code 66 when the directory or its
 /// manifest cannot be read, 65 when there is a problem with the data.
 pub(crate) fn run(dir: &Path) -> ExitCode {
     match std::fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => {}
-        Ok(_) => return fail(Exit::NoInput, format!("{}: not a directory", dir.display())),
-        Err(e) => return fail(exit::reading(&e), format!("{}: {e}", dir.display())),
+        Ok(_) => {
+            return fail(Error::new(
+                Exit::NoInput,
+                format_args!("{}: not a directory", dir.display()),
+            ));
+        }
+        Err(e) => return fail(Error::reading(dir, e)),
     }
     let report = check_dir(dir);
     for w in &report.warnings {

@@ -5,24 +5,27 @@
 //! every other failure uses a sysexits code outside those: 64 usage, 65 bad data, 66 no input,
 //! 73 cannot create, 74 I/O error. Help texts are plain text: no Markdown.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 use nrtucode::Request;
 
-use crate::commands::exit::{EXIT_CODES_HELP, Exit};
-use crate::commands::flash_image::{LayoutArgs, parse_number};
-use crate::commands::inventory::Trust;
 use crate::commands::key::KeyFormat;
 use crate::commands::resolve::Show;
-use crate::commands::tables::PartitionArgs;
-use crate::commands::values::{FLAVOR, GenerationArg, KIND, REGION, parse_raw_index};
 use crate::commands::{
-    carve, check, diff, flash_file, inspect, inspect_image, key, list, output, pack, prof,
-    provision, resolve, sbom,
+    carve, check, diff, inspect, inspect_image, key, list, pack, prof, provision, resolve, sbom,
 };
+use crate::shared::exit::EXIT_CODES_HELP;
+use crate::shared::flash_image::{LayoutArgs, parse_number};
+use crate::shared::output::Mode;
+use crate::shared::tables::PartitionArgs;
+use crate::shared::trust::TrustArgs;
+use crate::shared::values::{
+    ClassArg, CodecArg, FLAVOR, GenerationArg, KIND, REGION, parse_raw_index,
+};
+use crate::shared::{flash_file, output};
 
 /// Carve the firmware blobs out of a vendor library, check blob directories, pack and inspect
 /// signed partitions, list and resolve.
@@ -81,8 +84,8 @@ pub(crate) enum Command {
         #[arg(long, value_name = "DIR")]
         blob_dir: Option<PathBuf>,
         /// The built-in fixture set of the full or the front tables.
-        #[arg(long, value_name = "CLASS", value_parser = ["full", "front"])]
-        fixtures: Option<String>,
+        #[arg(long, value_name = "CLASS", value_enum)]
+        fixtures: Option<ClassArg>,
         /// The partition file to write (atomically: a failure leaves it as it was).
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: PathBuf,
@@ -98,10 +101,10 @@ pub(crate) enum Command {
         security_counter: u32,
         /// Compress each blob: deflate keeps raw deflate where it saves space (a 16-byte
         /// unit), stored otherwise, and prints the ratio; none stores every blob.
-        #[arg(long, value_name = "CODEC", value_parser = ["none", "deflate"], default_value = "none")]
-        compress: String,
+        #[arg(long, value_name = "CODEC", value_enum, default_value = "none")]
+        compress: CodecArg,
         /// The output's form: bin (the bytes), ihex (Intel HEX), elf (one PT_LOAD segment at
-        /// the address, no code) or uf2 (256-byte blocks; see --uf2-family). All but bin carry
+        /// the address, no code; see --machine) or uf2 (256-byte blocks; needs --uf2-family). All but bin carry
         /// the address: give --memory-map or --base-address.
         #[arg(long, value_enum, default_value = "bin", help_heading = "Flashing")]
         format: flash_file::Format,
@@ -122,6 +125,10 @@ pub(crate) enum Command {
         /// rp2xxx-absolute, nrf52840, samd51, stm32f4 (the bootloader refuses other families).
         #[arg(long, value_name = "ID", value_parser = flash_file::uf2_families::parse, help_heading = "Flashing")]
         uf2_family: Option<u32>,
+        /// The ELF's machine, for --format elf: arm (EM_ARM, a Cortex-M: the bare-metal
+        /// template's) or riscv (EM_RISCV, a riscv32 target), so that objcopy and GDB read it.
+        #[arg(long, value_enum, default_value = "arm", help_heading = "Flashing")]
+        machine: flash_file::Machine,
     },
     /// Write the factory image of a device's update region (docs/update.md, Provisioning): both
     /// partition slots and the state, for a given layout, as the device's own update code
@@ -131,6 +138,9 @@ pub(crate) enum Command {
     #[command(
         after_help = "Layout file (--layout), offsets from the start of the NorFlash the firmware hands to Slots::new:\n  slot_a = 0x000000\n  slot_b = 0x100000\n  slot_len = 1M\n  state = 0x200000\n  erase_size = 4K\n  write_size = 4\n  read_size = 1            (optional, default 1)\n  flash_base = 0x90000000  (optional: the CPU address of offset 0, for the programming hint)\n\nExit codes: 0 written; 64 bad arguments or a layout given by flags that does not hold; 65 a\npartition refused or too large for its slot, a bad layout file or key; 66 an input missing;\n73 the output cannot be created or is one of the inputs; 74 I/O error."
     )]
+    // One --public-key, required (the firmware's key); --insecure-skip-signature then
+    // conflicts with it: an unsigned partition is never provisioned.
+    #[command(mut_arg("public_key", |a| a.required(true).action(clap::ArgAction::Set)))]
     Provision {
         /// Slot A's partition (nrtucode pack wrote it): what the device boots first.
         #[arg(long, value_name = "A.part")]
@@ -139,12 +149,11 @@ pub(crate) enum Command {
         /// (--first-boot b-trial). Without it, slot B is erased.
         #[arg(long, value_name = "B.part")]
         slot_b: Option<PathBuf>,
-        /// The SPKI PEM public key every partition must verify with (the firmware's key).
-        #[arg(long, value_name = "PUB.pem")]
-        public_key: PathBuf,
-        /// The table class the firmware was built for (default: slot A's).
-        #[arg(long, value_enum)]
-        class: Option<ClassArg>,
+        /// How each partition is trusted: --public-key (required: the firmware's key, one)
+        /// and --class (default: slot A's) are used; --min-security-counter refuses a slot
+        /// below it; an unsigned partition is never provisioned.
+        #[command(flatten)]
+        trust: TrustArgs,
         /// What the first boot does: a (slot A, confirmed; the state erased, the factory
         /// default) or b-trial (slot B installed as the candidate: the first boot tries it).
         #[arg(long, value_enum, default_value = "a")]
@@ -164,7 +173,10 @@ pub(crate) enum Command {
     },
     /// Show a partition's header, tables and table of contents, and check its structure, its
     /// signature (with --public-key), its security counter (with --min-security-counter) and
-    /// every blob's digest. Exit 0 only when all hold, 65 with the reason otherwise. FILE may
+    /// every blob's digests: with --public-key, once the signature holds, each blob's stored
+    /// bytes, then each compressed blob decoded; without --public-key, the stored bytes only
+    /// (nothing is decoded, nothing vouched for: a compressed blob may not decode). Exit 0 only
+    /// when every check made holds, 65 with the reason otherwise. FILE may
     /// be any form pack --format writes (Intel HEX, ELF, UF2: read back strictly first); with
     /// --memory-map, its address and length are checked against the firmware's memory map.
     ///
@@ -173,22 +185,31 @@ pub(crate) enum Command {
     /// (the active slot, confirmed or on trial, trial boots left, the minimum security counter)
     /// and checks each slot and the next boot as the device would (format
     /// nrtucode-inspect-image/2 with --json).
+    ///
+    /// FILE may also be a C library built from nrtucode-capi (libnrtucode.so): its library
+    /// record says what it answers from and trusts (blob source, the key built into it and its
+    /// ID, the build; format nrtucode-inspect-library/1 with --json).
+    // What a partition and an image take, said by clap: `LayoutArgs` is the group of every
+    // layout flag. An image's slots are verified with the (first) --public-key.
+    #[command(
+        mut_arg("class", |a| a.requires("LayoutArgs")),
+        mut_arg("min_security_counter", |a| a.conflicts_with("LayoutArgs")),
+        mut_arg("insecure_skip_signature", |a| a.conflicts_with("LayoutArgs"))
+    )]
     Inspect {
-        /// The partition file: bin, ihex, elf or uf2 (or, with a layout, the flash image).
+        /// The partition file: bin, ihex, elf or uf2 (or, with a layout, the flash image; or a
+        /// C library built from nrtucode-capi).
         file: PathBuf,
-        /// The SPKI PEM public key its signature must verify with (needed for an image).
-        #[arg(long, value_name = "PUB.pem")]
-        public_key: Option<PathBuf>,
-        /// Refuse a security counter below N (not for an image: its state holds the minimum).
-        #[arg(long, value_name = "N")]
-        min_security_counter: Option<u32>,
-        /// An image's table class, as the firmware was built (default: the first slot's).
-        #[arg(long, value_enum)]
-        class: Option<ClassArg>,
+        /// How the partition is trusted: --public-key (needed for an image),
+        /// --min-security-counter (not for an image: its state holds the minimum), --class
+        /// (for an image: a partition's class is in its header), --insecure-skip-signature (an
+        /// unsigned partition's blobs decoded too, as list reads them).
+        #[command(flatten)]
+        trust: TrustArgs,
         /// Check the placement against the memory map the firmware is linked with (not for an
         /// image): a HEX, ELF or UF2 file's address is its __nrtucode_partition_start, and the
         /// partition ends by its __nrtucode_partition_end.
-        #[arg(long, value_name = "MAP.x")]
+        #[arg(long, value_name = "MAP.x", conflicts_with = "LayoutArgs")]
         memory_map: Option<PathBuf>,
         /// JSON output (format nrtucode-inspect/3; for an image nrtucode-inspect-image/2).
         #[arg(long)]
@@ -292,7 +313,7 @@ pub(crate) enum Command {
         /// it the BOM has no time, so that it is reproducible.
         #[arg(long)]
         timestamp: bool,
-        /// A partition's trust.
+        /// How a partition input is trusted (a library or blob directory needs nothing).
         #[command(flatten)]
         trust: TrustArgs,
     },
@@ -313,49 +334,10 @@ pub(crate) enum Command {
         /// JSON output (format nrtucode-diff/1).
         #[arg(long)]
         json: bool,
-        /// A partition's trust.
+        /// How a partition input is trusted (a library or blob directory needs nothing).
         #[command(flatten)]
         trust: TrustArgs,
     },
-}
-
-/// How `sbom` and `diff` trust a partition input (a library or blob directory needs neither).
-#[derive(Clone, Debug, Default, clap::Args)]
-pub(crate) struct TrustArgs {
-    /// The SPKI PEM public key a partition input must verify with. Repeat it for partitions
-    /// signed by different keys: each verifies with the key whose ID its header names.
-    #[arg(long, value_name = "PUB.pem")]
-    public_key: Vec<PathBuf>,
-    /// Read an unsigned partition (nrtucode pack --unsigned) without any signature check.
-    #[arg(long, conflicts_with = "public_key")]
-    insecure_skip_signature: bool,
-}
-
-impl From<TrustArgs> for Trust {
-    fn from(t: TrustArgs) -> Trust {
-        Trust {
-            public_keys: t.public_key,
-            insecure_skip_signature: t.insecure_skip_signature,
-        }
-    }
-}
-
-/// A table class, as `provision --class` and `inspect --class` take it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum ClassArg {
-    /// The full library's tables.
-    Full,
-    /// The front library's.
-    Front,
-}
-
-impl From<ClassArg> for nrtucode::partition::TableClass {
-    fn from(c: ClassArg) -> Self {
-        match c {
-            ClassArg::Full => nrtucode::partition::TableClass::Full,
-            ClassArg::Front => nrtucode::partition::TableClass::Front,
-        }
-    }
 }
 
 /// `nrtucode key` subcommands.
@@ -382,9 +364,11 @@ pub(crate) enum KeyCommand {
 }
 
 /// The tables `args` name, or the exit code of why not.
-fn tables_or_fail(args: &PartitionArgs) -> Result<crate::commands::tables::Tables, ExitCode> {
-    args.load()
-        .map_err(|(exit, message)| output::fail(exit, message))
+fn tables_or_fail(
+    args: &PartitionArgs,
+    mode: Mode,
+) -> Result<Option<&'static nrtucode::partition::LoadedPartition>, ExitCode> {
+    args.load().map_err(|e| mode.fail(e))
 }
 
 /// Parses the process arguments and runs the command.
@@ -422,19 +406,12 @@ fn dispatch() -> ExitCode {
                     .skip(1)
                     .take_while(|a| a != "--")
                     .any(|a| a == "--json");
-                return output::usage_failure(&message, json);
+                return output::usage_failure(&message, Mode::json(json));
             }
             output::write_out(&e.render().to_string());
             return ExitCode::SUCCESS;
         }
     };
-    output::set_json(match &cli.command {
-        Command::Inspect { json, .. }
-        | Command::List { json, .. }
-        | Command::Prof { json, .. }
-        | Command::Diff { json, .. } => *json,
-        _ => false,
-    });
     match cli.command {
         Command::Carve {
             lib,
@@ -457,30 +434,28 @@ fn dispatch() -> ExitCode {
             memory_map,
             base_address,
             uf2_family,
+            machine,
         } => {
-            let input = match (lib, blob_dir, fixtures.as_deref()) {
+            // The "input" group requires exactly one of the three.
+            let input = match (lib, blob_dir, fixtures) {
                 (Some(lib), _, _) => pack::Input::Library(lib),
                 (_, Some(dir), _) => pack::Input::BlobDir(dir),
-                (_, _, Some("front")) => {
-                    pack::Input::Fixtures(nrtucode::partition::TableClass::Front)
-                }
-                _ => pack::Input::Fixtures(nrtucode::partition::TableClass::Full),
-            };
-            let compression = match compress.as_str() {
-                "deflate" => nrtucode_pack::Compression::Deflate,
-                _ => nrtucode_pack::Compression::Stored,
+                (_, _, class) => pack::Input::Fixtures(
+                    class.map_or(nrtucode::partition::TableClass::Full, Into::into),
+                ),
             };
             pack::run(
                 &input,
                 &output,
                 key.as_deref(),
                 security_counter,
-                compression,
+                compress.into(),
                 &pack::Target {
                     format,
                     base_address,
                     memory_map,
                     uf2_family,
+                    machine,
                 },
             )
         }
@@ -495,61 +470,39 @@ fn dispatch() -> ExitCode {
         Command::Provision {
             slot_a,
             slot_b,
-            public_key,
-            class,
+            trust,
             first_boot,
             output,
             layout,
         } => provision::run(&provision::Options {
             slot_a: &slot_a,
             slot_b: slot_b.as_deref(),
-            public_key: &public_key,
-            class: class.map(Into::into),
+            // clap requires one --public-key (see the command's mut_arg).
+            public_key: trust
+                .public_key
+                .first()
+                .map_or(Path::new(""), PathBuf::as_path),
+            min_security_counter: trust.min_security_counter.unwrap_or(0),
+            class: trust.class.map(Into::into),
             first_boot,
             layout: &layout,
             out: &output,
         }),
         Command::Inspect {
             file,
-            public_key,
-            min_security_counter,
-            class,
+            trust,
             memory_map,
             json,
             layout,
         } => {
             if !layout.given() {
-                if class.is_some() {
-                    return output::fail(
-                        Exit::Usage,
-                        "--class is for a flash image (with --layout): a partition's class is in its header",
-                    );
-                }
-                return inspect::run(
-                    &file,
-                    public_key.as_deref(),
-                    min_security_counter,
-                    memory_map.as_deref(),
-                    json,
-                );
-            }
-            if memory_map.is_some() {
-                return output::fail(
-                    Exit::Usage,
-                    "--memory-map is for a partition: an image's placement is its layout",
-                );
-            }
-            if min_security_counter.is_some() {
-                return output::fail(
-                    Exit::Usage,
-                    "--min-security-counter is for a partition: an image's state holds its minimum",
-                );
+                return inspect::run(&file, &trust, memory_map.as_deref(), json);
             }
             inspect_image::run(
                 &file,
                 &layout,
-                public_key.as_deref(),
-                class.map(Into::into),
+                trust.public_key.first().map(PathBuf::as_path),
+                trust.class.map(Into::into),
                 json,
             )
         }
@@ -557,8 +510,9 @@ fn dispatch() -> ExitCode {
             generation,
             json,
             partition,
-        } => match tables_or_fail(&partition) {
-            Ok(tables) => list::run(&tables, generation.map(|g| g.0), json),
+        } => match tables_or_fail(&partition, Mode::json(json)) {
+            Ok(None) => list::run(&nrtucode::Embedded, generation.map(|g| g.0), json),
+            Ok(Some(partition)) => list::run(partition, generation.map(|g| g.0), json),
             Err(code) => code,
         },
         Command::Resolve {
@@ -571,7 +525,7 @@ fn dispatch() -> ExitCode {
             sha256,
             partition,
         } => {
-            let tables = match tables_or_fail(&partition) {
+            let tables = match tables_or_fail(&partition, Mode::Text) {
                 Ok(tables) => tables,
                 Err(code) => return code,
             };
@@ -579,14 +533,19 @@ fn dispatch() -> ExitCode {
                 (Some(kind), _) => Request::prof(idx, kind),
                 (None, region) => Request::image(idx, region.unwrap_or(0), flavor),
             };
-            resolve::run(&tables, request, Show { hex, sha256 }, output.as_deref())
+            let show = Show { hex, sha256 };
+            match tables {
+                None => resolve::run(&nrtucode::Embedded, request, show, output.as_deref()),
+                Some(partition) => resolve::run(partition, request, show, output.as_deref()),
+            }
         }
         Command::Prof {
             idx,
             json,
             partition,
-        } => match tables_or_fail(&partition) {
-            Ok(tables) => prof::run(&tables, &idx, json),
+        } => match tables_or_fail(&partition, Mode::json(json)) {
+            Ok(None) => prof::run(&nrtucode::Embedded, &idx, json),
+            Ok(Some(partition)) => prof::run(partition, &idx, json),
             Err(code) => code,
         },
         Command::Sbom {
@@ -595,12 +554,12 @@ fn dispatch() -> ExitCode {
             output,
             timestamp,
             trust,
-        } => sbom::run(&input, format, &trust.into(), output.as_deref(), timestamp),
+        } => sbom::run(&input, format, &trust, output.as_deref(), timestamp),
         Command::Diff {
             old,
             new,
             json,
             trust,
-        } => diff::run(&old, &new, &trust.into(), json),
+        } => diff::run(&old, &new, &trust, json),
     }
 }

@@ -37,10 +37,12 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 
-use crate::commands::inventory::{self, Inventory, Origin, Trust};
 use crate::commands::list::ListEntry;
-use crate::commands::output::{fail, json_document, out_fmt};
-use crate::commands::text_table;
+use crate::shared::inventory::{self, Inventory, Origin};
+use crate::shared::output::Mode;
+use crate::shared::output::{json_document, out_fmt};
+use crate::shared::text_table;
+use crate::shared::trust::TrustArgs;
 
 /// What a getter is on one side.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -500,11 +502,11 @@ pub(crate) fn text(doc: &DiffDoc) -> String {
 }
 
 /// Compares the inputs at `old` and `new`; exit 0 the same, 1 different.
-pub(crate) fn run(old: &Path, new: &Path, trust: &Trust, json: bool) -> ExitCode {
+pub(crate) fn run(old: &Path, new: &Path, trust: &TrustArgs, json: bool) -> ExitCode {
     let read = inventory::read(old, trust).and_then(|o| Ok((o, inventory::read(new, trust)?)));
     let (o, n) = match read {
         Ok(x) => x,
-        Err((exit, message)) => return fail(exit, message),
+        Err(e) => return Mode::json(json).fail(e),
     };
     let doc = compare(&o, &n);
     if json {

@@ -55,13 +55,19 @@ use nrtucode::partition::{Getter, Partition, Source, Tables, TrustError};
 use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 
-use crate::commands::exit::Exit;
-use crate::commands::flash_file::read::{Loaded, read};
-use crate::commands::flash_file::{Format, Placement};
-use crate::commands::memory_map::{self, PartitionRegion};
-use crate::commands::output::{err_line, out_fmt};
-use crate::commands::tables::{load_refusal, read_public_key};
-use crate::commands::text_table;
+use crate::commands::inspect_library;
+use crate::shared::error::Error;
+use crate::shared::exit::Exit;
+use crate::shared::flash_file::{Format, Placement};
+use crate::shared::memory_map::{self, PartitionRegion};
+use crate::shared::output::Mode;
+use crate::shared::output::{err_line, out_fmt};
+use crate::shared::reader::{
+    Loaded, PartitionOrLibrary, library_refusal, read_partition_or_library,
+};
+use crate::shared::tables::load_refusal;
+use crate::shared::text_table;
+use crate::shared::trust::TrustArgs;
 
 #[derive(Serialize)]
 struct Checks {
@@ -187,6 +193,8 @@ const NOT_CHECKED: &str = "not checked";
 /// The signature check's line without `--public-key`.
 const SIGNATURE_NOT_CHECKED: &str =
     "NOT CHECKED (no --public-key): nothing in this file is vouched for";
+/// The digests line under `--insecure-skip-signature` when every blob holds.
+const INSECURE_DIGESTS: &str = "stored bytes and every decoded blob match the table of contents, which nothing vouches for (--insecure-skip-signature)";
 /// The verdict without `--public-key`.
 const UNVERIFIED: &str = "signature not checked";
 /// The digests line without `--public-key`: the stored bytes were hashed, nothing decoded.
@@ -255,12 +263,23 @@ fn describe(p: &Partition<'_>, doc: &mut Doc) {
     );
 }
 
+/// How `inspect` reads a partition without a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unsigned {
+    /// The stored bytes hashed, nothing decoded, nothing vouched for.
+    StoredOnly,
+    /// `--insecure-skip-signature`: an unsigned partition read as `list` reads it, every blob
+    /// checked and every compressed blob decoded (a signed one is refused: verify it).
+    Insecure,
+}
+
 /// The inspection of the partition bytes `bytes` (named `file`).
 pub(crate) fn inspect(
     file: &str,
     bytes: &'static [u8],
     key: Option<&nrtucode::partition::PublicKey>,
     min_counter: Option<u32>,
+    unsigned: Unsigned,
 ) -> Doc {
     let mut doc = Doc {
         format: "nrtucode-inspect/3",
@@ -319,7 +338,10 @@ pub(crate) fn inspect(
     // Authenticate, then decode: the digests only after the signature held (or, with no key,
     // the stored bytes hashed in place and nothing decoded), never after it failed.
     doc.checks.digests = match &verified {
-        Some(Ok(v)) => match v.check_every_blob() {
+        Some(Ok(v)) => match v
+            .check_blobs(&mut SoftSha256::new())
+            .and_then(|checked| checked.check_decoding())
+        {
             Ok(_) => "ok".into(),
             Err(e) => {
                 let said = load_refusal(&v.tables(), e);
@@ -328,6 +350,26 @@ pub(crate) fn inspect(
             }
         },
         Some(Err(_)) => "not checked: the signature did not verify".into(),
+        None if unsigned == Unsigned::Insecure => {
+            let policy = nrtucode::partition::Policy {
+                min_security_counter: 0,
+                expected_class: p.class(),
+            };
+            let decoded = match p.insecure_trust_unsigned(&policy) {
+                Ok(u) => u
+                    .check_blobs(&mut SoftSha256::new())
+                    .and_then(|checked| checked.check_decoding())
+                    .map_err(|e| load_refusal(&p.untrusted_tables(), e)),
+                Err(e) => Err(e.to_string()),
+            };
+            match decoded {
+                Ok(_) => INSECURE_DIGESTS.into(),
+                Err(said) => {
+                    errors.push(said.clone());
+                    said
+                }
+            }
+        }
         None => match p
             .untrusted_tables()
             .check_stored_digests(&mut SoftSha256::new())
@@ -523,32 +565,60 @@ fn text(doc: &Doc) -> String {
     out
 }
 
-/// Inspects the partition at `path`.
+/// Inspects the partition at `path`, trusted as `trust` says (one key, or the key its header
+/// names of several; without one, nothing is vouched for); or, for a C library built from
+/// `nrtucode-capi`, its library record (`inspect_library`).
 pub(crate) fn run(
     path: &Path,
-    public_key: Option<&Path>,
-    min_counter: Option<u32>,
+    trust: &TrustArgs,
     memory_map: Option<&Path>,
     json: bool,
 ) -> ExitCode {
-    let loaded = read(path).and_then(|loaded| {
-        let key = public_key.map(read_public_key).transpose()?;
+    let loaded = match read_partition_or_library(path) {
+        Ok(PartitionOrLibrary::Library(content)) => {
+            let shown = path.display().to_string();
+            return match content
+                .as_deref()
+                .and_then(|c| inspect_library::read(&shown, c))
+            {
+                Some(Ok(doc)) => inspect_library::show(path, &doc, trust, memory_map, json),
+                Some(Err(e)) => {
+                    Mode::json(json).fail(Error::new(Exit::DataErr, format!("{shown}: {e}")))
+                }
+                None => Mode::json(json).fail(library_refusal(path, content.as_deref())),
+            };
+        }
+        Ok(PartitionOrLibrary::Partition(loaded)) => Ok(loaded),
+        Err(e) => Err(e),
+    };
+    let loaded = loaded.and_then(|loaded| {
+        let named = Partition::parse(&loaded.bytes)
+            .ok()
+            .filter(Partition::is_signed)
+            .map(|p| p.key_id());
+        let key = trust.key_named(path, named)?;
         let region = memory_map.map(memory_map::read).transpose()?;
         Ok((loaded, key, region))
     });
     let (Loaded { bytes, flashed }, key, region) = match loaded {
         Ok(x) => x,
-        Err((exit, message)) => return crate::commands::output::fail(exit, message),
+        Err(e) => return Mode::json(json).fail(e),
+    };
+    let unsigned = if trust.insecure_skip_signature {
+        Unsigned::Insecure
+    } else {
+        Unsigned::StoredOnly
     };
     let mut doc = inspect(
         &path.display().to_string(),
-        bytes,
+        Box::leak(bytes),
         key.as_ref(),
-        min_counter,
+        trust.min_security_counter,
+        unsigned,
     );
     check_placement(&mut doc, flashed, region);
     if json {
-        let s = crate::commands::output::json_document(&doc);
+        let s = crate::shared::output::json_document(&doc);
         out_fmt!("{s}");
     } else {
         out_fmt!("{}", text(&doc));

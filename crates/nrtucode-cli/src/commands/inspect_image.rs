@@ -1,9 +1,9 @@
 //! `nrtucode inspect IMAGE --layout FILE --public-key PUB.pem [--class C] [--json]`: a flash
 //! image of an update region (`provision` writes one; a dump read back from a device is one
-//! too), read as the device reads it, by the core's own `nrtucode::update::Slots` over the
-//! bytes in memory: the state (the newest valid record, or the factory default), every record
+//! too), read as the device reads it, by the core's own code over the bytes in memory
+//! (`nrtucode::update::image::FlashImage`, for the layout's geometry): the state (the newest valid record, or the factory default), every record
 //! place of the two state sectors, each slot's full check with the state's minimum security
-//! counter, and what the next boot does (`Slots::boot` over a copy: the file is never written).
+//! counter, and what the next boot does (`Slots::boot_checked`'s decision, nothing written).
 //!
 //! The image is read bounded: a regular file (opened non-blocking) of exactly the layout's
 //! length; any other length is refused from its metadata before a byte is read.
@@ -38,16 +38,21 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use nrtucode::partition::{Partition, PublicKey, TableClass};
-use nrtucode::update::{Config, MAX_TRIAL_BOOTS, Record, Slot, Slots, State, Status};
+use nrtucode::update::image::{BootRecord, FlashImage};
+use nrtucode::update::record::Record;
+use nrtucode::update::{Config, MAX_TRIAL_BOOTS, Slot, State, Status};
 use serde::Serialize;
 
-use crate::commands::exit::{self, Exit};
-use crate::commands::flash_image::{FlashMap, Image, Job, LayoutArgs, with_geometry};
-use crate::commands::inspect::{Doc, inspect};
-use crate::commands::output::{err_line, fail, out_fmt};
+use crate::commands::inspect::{Doc, Unsigned, inspect};
 use crate::commands::provision::status_text;
-use crate::commands::tables::read_public_key;
-use crate::commands::text_table;
+use crate::shared::error::Error;
+use crate::shared::exit::Exit;
+use crate::shared::flash_image::{FlashMap, LayoutArgs, boot_error};
+use crate::shared::input;
+use crate::shared::output::Mode;
+use crate::shared::output::{err_line, out_fmt};
+use crate::shared::reader::read_public_key;
+use crate::shared::text_table;
 
 #[derive(Serialize)]
 struct LayoutDoc {
@@ -139,96 +144,79 @@ struct Facts {
     boot: Result<(Slot, bool, &'static str), String>,
 }
 
-struct Read(Config);
-
-impl Job for Read {
-    type Output = Result<Facts, String>;
-
-    fn run<F: Image>(self, flash: F) -> Self::Output {
-        let mut slots = Slots::new(flash, self.0).map_err(|e| e.to_string())?;
-        let state = slots.state().map_err(|e| e.to_string())?;
-        let (mut valid, mut invalid) = (0, Vec::new());
-        for sector in 0..2 {
-            for index in 0..slots.records_per_sector() {
-                match slots.record(sector, index).map_err(|e| e.to_string())? {
-                    Some(Record::Valid(_)) => valid += 1,
-                    Some(Record::Invalid) => invalid.push((sector, index)),
-                    Some(Record::Erased) | None => {}
-                }
+/// What the core reads from `image`, as the device reads it.
+fn read(image: &FlashImage<'_>) -> Facts {
+    let state = image.state();
+    // Each record place, as every read of the state classifies it (the core's codec over
+    // the image's bytes).
+    let records = image.records();
+    let sectors = image.state_bytes();
+    let (mut valid, mut invalid) = (0, Vec::new());
+    for sector in 0..2 {
+        for index in 0..records.per_sector() {
+            let place = (records.offset(sector, index))
+                .and_then(|at| sectors.get(at..at.saturating_add(records.record_len())));
+            match place.map(|bytes| records.decode(bytes)) {
+                Some(Record::Valid(_)) => valid += 1,
+                Some(Record::Invalid) | None => invalid.push((sector, index)),
+                Some(Record::Erased) => {}
             }
         }
-        let min = state.min_security_counter;
-        let checks = [Slot::A, Slot::B].map(|slot| {
-            slots
-                .check_slot(slot, min)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        });
-        let mut copy = Slots::new(slots.flash().clone(), self.0).map_err(|e| e.to_string())?;
-        let boot = copy
-            .boot()
-            .map(|b| {
-                let writes = match state.status {
-                    Status::Confirmed => "nothing",
-                    Status::Trial { boots } if boots >= MAX_TRIAL_BOOTS => "the revert",
-                    Status::Trial { .. } => "a trial count",
-                };
-                (b.slot, b.fell_back, writes)
-            })
-            .map_err(|e| e.to_string());
-        Ok(Facts {
-            state,
-            record_len: slots.record_len(),
-            per_sector: slots.records_per_sector(),
-            valid,
-            invalid,
-            checks,
-            boot,
+    }
+    let min = state.min_security_counter;
+    let checks = [Slot::A, Slot::B].map(|slot| {
+        image
+            .check_slot(slot, min)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    });
+    // The device's boot, with every blob of its slot hashed too (`boot_checked`): an image
+    // whose slot fails anywhere is not reported as booting.
+    let boot = image
+        .next_boot_checked()
+        .map(|next| {
+            let writes = match next.writes {
+                BootRecord::Nothing => "nothing",
+                BootRecord::TrialCount => "a trial count",
+                BootRecord::Revert => "the revert",
+            };
+            (next.boot.slot, next.boot.fell_back, writes)
         })
+        .map_err(|e| boot_error(image, &e));
+    Facts {
+        state,
+        record_len: records.record_len(),
+        per_sector: records.per_sector(),
+        valid,
+        invalid,
+        checks,
+        boot,
     }
 }
 
-/// Reads the image at `path`: a regular file of exactly `map.image_len()` bytes.
-fn read_image(path: &Path, map: &FlashMap) -> Result<&'static [u8], (Exit, String)> {
-    use nrtucode_facts::input_file::{Links, kind_of, open_nonblocking};
-    use std::io::Read as _;
+/// Reads the image at `path`: a regular file of exactly `map.image_len()` bytes, its size
+/// compared from the open descriptor before a byte is read or a buffer allocated.
+fn read_image(path: &Path, map: &FlashMap) -> Result<Vec<u8>, Error> {
     let shown = path.display();
-    let (file, meta) = open_nonblocking(path, Links::Follow)
-        .map_err(|e| (exit::reading(&e), format!("{shown}: {e}")))?;
-    if !meta.is_file() {
-        return Err((
-            Exit::NoInput,
-            format!(
-                "{shown}: is {}, not a regular file; nothing was read from it",
-                kind_of(&meta)
-            ),
-        ));
-    }
+    let image = input::open(path, input::FLASH_IMAGE)?;
     let want = map.image_len();
     let (start, end) = map.span();
     let wrong = |len: String| {
-        (
+        Error::new(
             Exit::DataErr,
             format!(
                 "{shown}: {len}, but the layout's image (flash offsets {start:#x} to {end:#x}) is {want} bytes: a truncated image, or another layout; nothing was checked"
             ),
         )
     };
-    if meta.len() != want {
-        return Err(wrong(format!("{} bytes", meta.len())));
+    if image.len() != want {
+        return Err(wrong(format!("{} bytes", image.len())));
     }
-    let mut bytes = Vec::new();
-    bytes
-        .try_reserve_exact(usize::try_from(want).unwrap_or(usize::MAX))
-        .map_err(|_| wrong("too large to read".into()))?;
-    file.take(want + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| (exit::reading(&e), format!("{shown}: {e}")))?;
+    let bytes = image.read_all()?;
     if bytes.len() as u64 != want {
         return Err(wrong(format!("{} bytes read", bytes.len())));
     }
-    crate::commands::output_file::note_input(path, &meta);
-    Ok(Box::leak(bytes.into_boxed_slice()))
+    Ok(bytes)
 }
 
 /// Inspects the flash image at `path`.
@@ -240,10 +228,10 @@ pub(crate) fn run(
     json: bool,
 ) -> ExitCode {
     match run_inner(path, layout, public_key, class) {
-        Err((exit, message)) => fail(exit, message),
+        Err(e) => Mode::json(json).fail(e),
         Ok(doc) => {
             if json {
-                out_fmt!("{}", crate::commands::output::json_document(&doc));
+                out_fmt!("{}", crate::shared::output::json_document(&doc));
             } else {
                 out_fmt!("{}", text(&doc));
             }
@@ -263,10 +251,12 @@ fn run_inner(
     layout: &LayoutArgs,
     public_key: Option<&Path>,
     class: Option<TableClass>,
-) -> Result<ImageDoc, (Exit, String)> {
-    let map = layout.load()?;
+) -> Result<ImageDoc, Error> {
+    // The layout's shape first, then the image's size against it, then the core's check
+    // over the image read: nothing is allocated for the layout beyond the image's own bytes.
+    let map = layout.load_with(FlashMap::shape)?;
     let Some(public_key) = public_key else {
-        return Err((
+        return Err(Error::new(
             Exit::Usage,
             format!(
                 "{}: a flash image is checked as the device checks it: give --public-key PUB.pem",
@@ -276,9 +266,12 @@ fn run_inner(
     };
     let key: PublicKey = read_public_key(public_key)?;
     let bytes = read_image(path, &map)?;
-    let rebased = map
-        .rebased()
-        .ok_or((Exit::DataErr, "the layout does not rebase".to_owned()))?;
+    map.check_layout().map_err(|e| layout.fault(e))?;
+    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+    let rebased = map.rebased().ok_or(Error::new(
+        Exit::DataErr,
+        "the layout does not rebase".to_owned(),
+    ))?;
     let slot_bytes = |slot: Slot| -> &'static [u8] {
         let at = match slot {
             Slot::A => rebased.slot_a,
@@ -301,9 +294,9 @@ fn run_inner(
         key,
         class,
     };
-    let facts = with_geometry(&map, bytes.to_vec(), Read(config))
-        .ok_or((Exit::DataErr, "unsupported geometry".to_owned()))?
-        .map_err(|e| (Exit::DataErr, format!("{}: {e}", path.display())))?;
+    let image = FlashImage::new(bytes, config, map.geometry())
+        .map_err(|e| Error::new(Exit::DataErr, format!("{}: {e}", path.display())))?;
+    let facts = read(&image);
     let l = map.layout;
     let mut doc = ImageDoc {
         format: "nrtucode-inspect-image/2",
@@ -397,7 +390,16 @@ fn run_inner(
             ("erased", None)
         } else if Partition::parse(bytes).is_ok() {
             let shown = format!("{} slot {}", path.display(), name(slot));
-            ("partition", Some(inspect(&shown, bytes, Some(&key), None)))
+            (
+                "partition",
+                Some(inspect(
+                    &shown,
+                    bytes,
+                    Some(&key),
+                    None,
+                    Unsigned::StoredOnly,
+                )),
+            )
         } else {
             ("not a partition", None)
         };

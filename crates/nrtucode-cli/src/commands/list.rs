@@ -32,9 +32,9 @@ use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::commands::output::{err_line, out_fmt};
-use crate::commands::tables::Tables;
-use crate::commands::text_table;
+use crate::shared::output::{err_line, out_fmt};
+use crate::shared::tables::TableSource;
+use crate::shared::text_table;
 
 /// One listed getter.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -77,7 +77,10 @@ pub(crate) struct ListDoc {
 }
 
 /// The entries of `tables`, optionally only of generation `gen_filter`.
-pub(crate) fn entries(tables: &Tables, gen_filter: Option<Generation>) -> Vec<ListEntry> {
+pub(crate) fn entries<T: TableSource>(
+    tables: &'static T,
+    gen_filter: Option<Generation>,
+) -> Vec<ListEntry> {
     let names = Names::new();
     let wanted = |generation: Generation| gen_filter.is_none_or(|g| g == generation);
     let mut hashes: HashMap<(usize, usize), String> = HashMap::new();
@@ -143,11 +146,15 @@ pub(crate) fn entries(tables: &Tables, gen_filter: Option<Generation>) -> Vec<Li
 
 /// `list` output: an aligned table, or the JSON document.
 pub fn render(gen_filter: Option<Generation>, json: bool) -> String {
-    render_from(&Tables::Embedded, gen_filter, json)
+    render_from(&nrtucode::Embedded, gen_filter, json)
 }
 
 /// [`render`] of `tables` (the embedded ones or a partition's).
-pub fn render_from(tables: &Tables, gen_filter: Option<Generation>, json: bool) -> String {
+pub fn render_from<T: TableSource>(
+    tables: &'static T,
+    gen_filter: Option<Generation>,
+    json: bool,
+) -> String {
     let entries = entries(tables, gen_filter);
     if json {
         let doc = ListDoc {
@@ -155,7 +162,7 @@ pub fn render_from(tables: &Tables, gen_filter: Option<Generation>, json: bool) 
             blob_source: tables.blob_source(),
             entries,
         };
-        return crate::commands::output::json_document(&doc);
+        return crate::shared::output::json_document(&doc);
     }
     let rows: Vec<Vec<String>> = entries
         .iter()
@@ -186,7 +193,11 @@ pub fn render_from(tables: &Tables, gen_filter: Option<Generation>, json: bool) 
 }
 
 /// Prints the listing (see [`render`]).
-pub(crate) fn run(tables: &Tables, gen_filter: Option<Generation>, json: bool) -> ExitCode {
+pub(crate) fn run<T: TableSource>(
+    tables: &'static T,
+    gen_filter: Option<Generation>,
+    json: bool,
+) -> ExitCode {
     out_fmt!("{}", render_from(tables, gen_filter, json));
     if let Some(note) = tables.fixtures_note().filter(|_| !json) {
         err_line!("{note}");

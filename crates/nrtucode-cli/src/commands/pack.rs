@@ -11,12 +11,14 @@ use std::process::ExitCode;
 use nrtucode::partition::{Partition, TableClass};
 use nrtucode_pack::{Blobs, Compression, PackError, PackOptions, pack_with};
 
-use crate::commands::exit::{self, Exit};
-use crate::commands::flash_file::{self, Format, Placement};
 use crate::commands::key::read_signing_key;
-use crate::commands::memory_map::{self, PartitionRegion};
-use crate::commands::output::{fail, out_line};
-use crate::commands::output_file::{Mode, note_input_path, refuse_input, write_output};
+use crate::shared::carve_diagnosis::library_refusal;
+use crate::shared::error::Error;
+use crate::shared::exit::{self, Exit};
+use crate::shared::flash_file::{self, Format, Machine, Placement};
+use crate::shared::memory_map::{self, PartitionRegion};
+use crate::shared::output::{fail, out_line};
+use crate::shared::output_file::{Mode, note_input_path, refuse_input, write_output};
 
 /// What to pack.
 #[derive(Clone, Debug)]
@@ -41,21 +43,27 @@ pub(crate) struct Target {
     pub memory_map: Option<PathBuf>,
     /// `--uf2-family`.
     pub uf2_family: Option<u32>,
+    /// `--machine` (the ELF form's).
+    pub machine: Machine,
 }
 
 /// The region of `--memory-map`, and the placement: checked for the usage errors (a form
 /// with an address and none given, a family for a form other than UF2) before anything is
 /// read or packed.
-fn placement(
-    target: &Target,
-) -> Result<(Option<PartitionRegion>, Option<Placement>), (Exit, String)> {
+fn placement(target: &Target) -> Result<(Option<PartitionRegion>, Option<Placement>), Error> {
     if target.uf2_family.is_some() && target.format != Format::Uf2 {
-        return Err((
+        return Err(Error::new(
             Exit::Usage,
             format!(
                 "--uf2-family is for --format uf2, not {}",
                 target.format.name()
             ),
+        ));
+    }
+    if target.format == Format::Uf2 && target.uf2_family.is_none() {
+        return Err(Error::new(
+            Exit::Usage,
+            "--format uf2 needs --uf2-family ID (rp2040, rp2350-arm-s, nrf52840, a number, …): a boot ROM that filters on the family, as RP2040's does, ignores blocks without one".to_owned(),
         ));
     }
     let region = target
@@ -67,7 +75,7 @@ fn placement(
     let Some(base) = base else {
         return match target.format {
             Format::Bin => Ok((None, None)),
-            other => Err((
+            other => Err(Error::new(
                 Exit::Usage,
                 format!(
                     "--format {} writes the address into the file: give --memory-map MAP (the memory map the firmware is linked with) or --base-address ADDR",
@@ -77,7 +85,7 @@ fn placement(
         };
     };
     let Ok(base_address) = u32::try_from(base) else {
-        return Err((
+        return Err(Error::new(
             Exit::Usage,
             format!("--base-address {base:#x} is beyond the 32-bit address space"),
         ));
@@ -91,13 +99,16 @@ fn placement(
     ))
 }
 
-fn pack_error(e: PackError) -> (Exit, String) {
+fn pack_error(e: PackError) -> Error {
     let exit = match &e {
         PackError::Io { source, .. } => exit::reading(source),
         PackError::Carve(nrtucode_carve::FileError::Io { source, .. }) => exit::reading(source),
         _ => Exit::DataErr,
     };
-    (exit, e.to_string())
+    match &e {
+        PackError::Carve(carve) => Error::new(exit, library_refusal(carve)),
+        _ => Error::new(exit, &e).caused_by(e),
+    }
 }
 
 fn run_inner(
@@ -107,7 +118,7 @@ fn run_inner(
     security_counter: u32,
     compression: Compression,
     target: &Target,
-) -> Result<String, (Exit, String)> {
+) -> Result<String, Error> {
     let (region, placement) = placement(target)?;
     let key = key.map(read_signing_key).transpose()?;
     if let Input::Library(lib) = input {
@@ -134,7 +145,7 @@ fn run_inner(
     )
     .map_err(pack_error)?;
     let parsed = Partition::parse(&bytes).map_err(|e| {
-        (
+        Error::new(
             Exit::DataErr,
             format!("the packed partition does not parse: {e}"),
         )
@@ -142,7 +153,7 @@ fn run_inner(
     if let Some(region) = region
         && bytes.len() as u64 > region.len()
     {
-        return Err((
+        return Err(Error::new(
             Exit::DataErr,
             format!(
                 "the partition is {} bytes; the memory map's region {:#x}..{:#x} holds {}",
@@ -153,14 +164,15 @@ fn run_inner(
             ),
         ));
     }
-    let file = flash_file::encode(target.format, &bytes, placement).map_err(|e| {
-        let exit = if target.memory_map.is_some() {
-            Exit::DataErr
-        } else {
-            Exit::Usage
-        };
-        (exit, format!("--format {}: {e}", target.format.name()))
-    })?;
+    let file =
+        flash_file::encode(target.format, &bytes, placement, target.machine).map_err(|e| {
+            let exit = if target.memory_map.is_some() {
+                Exit::DataErr
+            } else {
+                Exit::Usage
+            };
+            (exit, format!("--format {}: {e}", target.format.name()))
+        })?;
     write_output(out, &file, Mode::Replace)?;
     let signed = match &key {
         Some(k) => format!(
@@ -217,6 +229,6 @@ pub(crate) fn run(
             out_line!("{summary}");
             ExitCode::SUCCESS
         }
-        Err((exit, message)) => fail(exit, message),
+        Err(e) => fail(e),
     }
 }

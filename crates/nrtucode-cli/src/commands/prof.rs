@@ -54,11 +54,11 @@ use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::commands::exit::Exit;
-use crate::commands::output::{err_fmt, out_fmt};
-use crate::commands::tables::Tables;
-use crate::commands::text_table;
-use crate::commands::values::parse_raw_index;
+use crate::shared::exit::Exit;
+use crate::shared::output::{err_fmt, out_fmt};
+use crate::shared::tables::TableSource;
+use crate::shared::text_table;
+use crate::shared::values::parse_raw_index;
 
 /// Size and hash of one blob.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -168,11 +168,11 @@ pub(crate) struct ProfUsageDoc {
 /// word that is neither an integer nor a slot name, a usage error (exit 64). As JSON with
 /// `json`.
 pub fn render_arg(text: &str, json: bool) -> ProfOutput {
-    render_arg_from(&Tables::Embedded, text, json)
+    render_arg_from(&nrtucode::Embedded, text, json)
 }
 
 /// [`render_arg`] over `tables` (the embedded ones or a partition's).
-pub fn render_arg_from(tables: &Tables, text: &str, json: bool) -> ProfOutput {
+pub fn render_arg_from<T: TableSource>(tables: &'static T, text: &str, json: bool) -> ProfOutput {
     let message = match parse_raw_index(text) {
         Ok(raw) => match ImageIndex::from_raw(raw) {
             Some(idx) => return render_from(tables, idx, json),
@@ -188,7 +188,7 @@ pub fn render_arg_from(tables: &Tables, text: &str, json: bool) -> ProfOutput {
             error: message.clone(),
             exit_code: Exit::Usage.code(),
         };
-        crate::commands::output::json_document(&doc)
+        crate::shared::output::json_document(&doc)
     } else {
         String::new()
     };
@@ -242,7 +242,7 @@ fn failure_output(
             resolver_code,
             exit_code: code,
         };
-        crate::commands::output::json_document(&doc)
+        crate::shared::output::json_document(&doc)
     } else {
         String::new()
     };
@@ -270,7 +270,10 @@ pub struct ProfOutput {
 pub(crate) type DecodeError = (u8, Option<i32>, String);
 
 /// Decodes the profiler pair of `idx`.
-pub(crate) fn decode(tables: &Tables, idx: ImageIndex) -> Result<ProfDoc, DecodeError> {
+pub(crate) fn decode<T: TableSource>(
+    tables: &'static T,
+    idx: ImageIndex,
+) -> Result<ProfDoc, DecodeError> {
     let fetch = |kind: ProfKind| {
         tables
             .resolve_hwdecode(idx, kind)
@@ -341,11 +344,11 @@ pub(crate) fn decode(tables: &Tables, idx: ImageIndex) -> Result<ProfDoc, Decode
 
 /// `prof` output for slot `idx`.
 pub fn render(idx: ImageIndex, json: bool) -> ProfOutput {
-    render_from(&Tables::Embedded, idx, json)
+    render_from(&nrtucode::Embedded, idx, json)
 }
 
 /// [`render`] over `tables` (the embedded ones or a partition's).
-pub fn render_from(tables: &Tables, idx: ImageIndex, json: bool) -> ProfOutput {
+pub fn render_from<T: TableSource>(tables: &'static T, idx: ImageIndex, json: bool) -> ProfOutput {
     let doc = match decode(tables, idx) {
         Ok(d) => d,
         Err(e) => return failure_output(idx.raw(), Some(idx), e, json),
@@ -362,7 +365,7 @@ pub fn render_from(tables: &Tables, idx: ImageIndex, json: bool) -> ProfOutput {
         })
         .unwrap_or_default();
     if json {
-        let stdout = crate::commands::output::json_document(&doc);
+        let stdout = crate::shared::output::json_document(&doc);
         return ProfOutput {
             stdout,
             stderr,
@@ -447,7 +450,7 @@ pub fn render_from(tables: &Tables, idx: ImageIndex, json: bool) -> ProfOutput {
 
 /// Prints the decoded pair of the slot `idx` names (see [`render_arg`]) and exits with its
 /// code.
-pub(crate) fn run(tables: &Tables, idx: &str, json: bool) -> ExitCode {
+pub(crate) fn run<T: TableSource>(tables: &'static T, idx: &str, json: bool) -> ExitCode {
     let out = render_arg_from(tables, idx, json);
     out_fmt!("{}", out.stdout);
     err_fmt!("{}", out.stderr);

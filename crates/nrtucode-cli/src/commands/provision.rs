@@ -4,26 +4,30 @@
 //! erased (`0xff`), and the state as the device's own `nrtucode::update::Slots` leaves it.
 //!
 //! Each partition is verified with the public key first (structure, signature, class, every
-//! blob's digest, compressed blobs decoded) and must fit its slot. The image is then built by
-//! the core itself over an in-memory NOR flash ([`flash_image`](crate::commands::flash_image)):
-//! slot A written as a programmer writes a partition (its bytes, then erased flash), slot B
-//! either the same (`--first-boot a`: a spare the device falls back to) or installed through
-//! `Slots::install` and `Install::finish` (`--first-boot b-trial`: the record the device writes
-//! for a candidate). Before anything is written, `Slots::boot` over a copy of the image must
-//! boot the slot asked for, fully verified, without falling back.
+//! blob's digest, compressed blobs decoded) and must fit its slot. The image is then built with
+//! the core's own code over its bytes ([`FlashImage`], for the layout's geometry): slot A
+//! written as a programmer writes a partition (its bytes, then erased flash, as an install
+//! leaves a slot too), slot B either the same (`--first-boot a`: a spare the device falls back
+//! to) or also given the record `Install::finish` appends for a candidate
+//! ([`FlashImage::candidate_record`], `--first-boot b-trial`). Before anything is written, the
+//! device's `Slots::boot_checked` over the image ([`FlashImage::next_boot_checked`]) must boot
+//! the slot asked for, fully verified, without falling back.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use nrtucode::partition::{Partition, Policy, PublicKey, TableClass};
-use nrtucode::update::{Config, Layout, MAX_TRIAL_BOOTS, Slot, Slots, State, Status};
+use nrtucode::update::image::FlashImage;
+use nrtucode::update::{Config, Layout, MAX_TRIAL_BOOTS, Slot, State, Status};
 
-use crate::commands::exit::Exit;
-use crate::commands::flash_image::{FlashMap, Image, Job, LayoutArgs, with_geometry};
-use crate::commands::output::{fail, out_line};
-use crate::commands::output_file::{Mode, refuse_input, write_output};
-use crate::commands::tables::{load_refusal, read_partition, read_public_key};
+use crate::shared::error::Error;
+use crate::shared::exit::Exit;
+use crate::shared::flash_image::{FlashMap, LayoutArgs, boot_error};
+use crate::shared::output::{fail, out_line};
+use crate::shared::output_file::{Mode, refuse_input, write_output};
+use crate::shared::reader::{read_partition, read_public_key};
+use crate::shared::tables::load_refusal;
 
 /// What the device's first boot does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -46,6 +50,8 @@ pub(crate) struct Options<'a> {
     pub slot_b: Option<&'a Path>,
     /// The key every partition must be signed with.
     pub public_key: &'a Path,
+    /// The lowest security counter a slot's partition may have.
+    pub min_security_counter: u32,
     /// The class the program was built for (default: slot A's).
     pub class: Option<TableClass>,
     /// What the first boot does.
@@ -122,6 +128,13 @@ impl fmt::Display for ProvisionError {
     }
 }
 
+impl From<Error> for ProvisionError {
+    fn from(e: Error) -> Self {
+        ProvisionError::Input(e.kind(), e.to_string())
+    }
+}
+
+/// The layout reader's `(kind, message)`.
 impl From<(Exit, String)> for ProvisionError {
     fn from((exit, message): (Exit, String)) -> Self {
         ProvisionError::Input(exit, message)
@@ -141,7 +154,7 @@ fn check_partition(
     slot: Slot,
     path: &Path,
     key: &PublicKey,
-    class: Option<TableClass>,
+    (min_security_counter, class): (u32, Option<TableClass>),
     slot_len: u32,
 ) -> Result<Checked, ProvisionError> {
     let refused = |reason: String| ProvisionError::Refused {
@@ -149,7 +162,8 @@ fn check_partition(
         path: path.to_owned(),
         reason,
     };
-    let bytes = read_partition(path)?;
+    // Any form `inspect` reads; kept for the life of the process, as the image is built from it.
+    let bytes: &'static [u8] = Box::leak(read_partition(path)?.bytes);
     let parsed = Partition::parse(bytes).map_err(|e| refused(e.to_string()))?;
     let len = parsed.bytes().len();
     if u32::try_from(len).map_or(true, |n| n > slot_len) {
@@ -162,14 +176,15 @@ fn check_partition(
     }
     let expected_class = class.unwrap_or(parsed.class());
     let policy = Policy {
-        min_security_counter: 0,
+        min_security_counter,
         expected_class,
     };
     let verified = parsed
         .verify(key, &policy)
         .map_err(|e| refused(e.to_string()))?;
     verified
-        .check_every_blob()
+        .check_blobs(&mut nrtucode::digest::SoftSha256::new())
+        .and_then(|checked| checked.check_decoding())
         .map_err(|e| refused(load_refusal(&verified.tables(), e)))?;
     Ok(Checked {
         path: path.to_owned(),
@@ -180,15 +195,6 @@ fn check_partition(
     })
 }
 
-/// The core's part: the image built and booted.
-struct Build<'a> {
-    config: Config,
-    /// Slot B's partition to install as the candidate (`--first-boot b-trial`).
-    install: Option<&'a [u8]>,
-    /// The slot the first boot must use.
-    expect: Slot,
-}
-
 /// What the core built.
 struct Built {
     image: Vec<u8>,
@@ -197,47 +203,69 @@ struct Built {
     recorded: bool,
 }
 
-impl Job for Build<'_> {
-    type Output = Result<Built, String>;
-
-    fn run<F: Image>(self, flash: F) -> Self::Output {
-        let mut slots = Slots::new(flash, self.config).map_err(|e| e.to_string())?;
-        let recorded = if let Some(partition) = self.install {
-            let mut install = slots.install().map_err(|e| e.to_string())?;
-            if install.target() != Slot::B {
-                return Err(format!(
-                    "the install targets slot {:?}, not B",
-                    install.target()
-                ));
-            }
-            // Chunks as a radio would deliver them; any size gives the same bytes.
-            for chunk in partition.chunks(4096) {
-                install.write(chunk).map_err(|e| e.to_string())?;
-            }
-            install.finish().map_err(|e| e.to_string())?;
+/// `bytes` written into `image` at `at` (a programmer's write, or an install's: the bytes, then
+/// erased flash); `false` if they do not fit.
+fn place(image: &mut [u8], at: usize, bytes: &[u8]) -> bool {
+    match at
+        .checked_add(bytes.len())
+        .and_then(|end| image.get_mut(at..end))
+    {
+        Some(place) => {
+            place.copy_from_slice(bytes);
             true
-        } else {
-            false
-        };
-        let state = slots.state().map_err(|e| e.to_string())?;
-        // The first boot, on a copy: what the device will do with these bytes.
-        let mut first =
-            Slots::new(slots.flash().clone(), self.config).map_err(|e| e.to_string())?;
-        let boot = first.boot().map_err(|e| format!("the first boot: {e}"))?;
-        if boot.slot != self.expect || boot.fell_back {
-            return Err(format!(
-                "the first boot uses slot {:?}{}, not {:?}",
-                boot.slot,
-                if boot.fell_back { " (fell back)" } else { "" },
-                self.expect
-            ));
         }
-        Ok(Built {
-            image: slots.into_flash().into_bytes(),
-            state,
-            recorded,
-        })
+        None => false,
     }
+}
+
+/// The core's part over `image` (slot A, and a spare slot B, already placed): with `install`,
+/// slot B's partition placed and the candidate's record appended as `Install::finish` appends
+/// it; then the device's first boot (`boot_checked`: every blob hashed too), which must use
+/// `expect` without falling back.
+fn build(
+    map: &FlashMap,
+    config: Config,
+    mut image: Vec<u8>,
+    install: Option<&[u8]>,
+    expect: Slot,
+) -> Result<Built, String> {
+    let geometry = map.geometry();
+    let recorded = if let Some(partition) = install {
+        if !place(&mut image, config.layout.slot_b as usize, partition) {
+            return Err("slot B lies beyond the image".into());
+        }
+        let append = FlashImage::new(&image, config, geometry)?
+            .candidate_record(Slot::B)
+            .map_err(|e| e.to_string())?;
+        if let Some(sector) = append.erase.and_then(|r| image.get_mut(r)) {
+            sector.fill(0xff);
+        }
+        if !place(&mut image, append.offset, append.bytes.record()) {
+            return Err("the state lies beyond the image".into());
+        }
+        true
+    } else {
+        false
+    };
+    let region = FlashImage::new(&image, config, geometry)?;
+    let state = region.state();
+    let first = region
+        .next_boot_checked()
+        .map_err(|e| format!("the first boot: {}", boot_error(&region, &e)))?
+        .boot;
+    if first.slot != expect || first.fell_back {
+        return Err(format!(
+            "the first boot uses slot {:?}{}, not {:?}",
+            first.slot,
+            if first.fell_back { " (fell back)" } else { "" },
+            expect
+        ));
+    }
+    Ok(Built {
+        image,
+        state,
+        recorded,
+    })
 }
 
 fn hex(n: u64) -> String {
@@ -248,10 +276,24 @@ fn run_inner(o: &Options<'_>) -> Result<String, ProvisionError> {
     let map: FlashMap = o.layout.load()?;
     let key = read_public_key(o.public_key)?;
     let slot_len = map.layout.slot_len;
-    let a = check_partition(Slot::A, o.slot_a, &key, o.class, slot_len)?;
+    let a = check_partition(
+        Slot::A,
+        o.slot_a,
+        &key,
+        (o.min_security_counter, o.class),
+        slot_len,
+    )?;
     let b = o
         .slot_b
-        .map(|path| check_partition(Slot::B, path, &key, Some(a.class), slot_len))
+        .map(|path| {
+            check_partition(
+                Slot::B,
+                path,
+                &key,
+                (o.min_security_counter, Some(a.class)),
+                slot_len,
+            )
+        })
         .transpose()?;
     // Early, before the image is built; `write_output` checks again.
     refuse_input(o.out, "-o", false)?;
@@ -262,17 +304,17 @@ fn run_inner(o: &Options<'_>) -> Result<String, ProvisionError> {
         .map_err(|_| ProvisionError::Core("the image is too large for this host".into()))?;
     let mut image = vec![0xffu8; len];
     // A slot as a programmer writes a partition: its bytes from the slot's first, then the
-    // erased flash (docs/update.md, "The byte layout").
-    let mut place = |at: u32, bytes: &[u8]| {
-        let at = at as usize;
-        if let Some(slot) = image.get_mut(at..at + bytes.len()) {
-            slot.copy_from_slice(bytes);
-        }
-    };
-    place(rebased.slot_a, a.bytes);
+    // erased flash (docs/update.md, "The byte layout"). `check_partition` checked that each
+    // fits its slot, and the layout that each slot lies in the image.
+    let beyond = || ProvisionError::Core("a slot lies beyond the image".into());
+    if !place(&mut image, rebased.slot_a as usize, a.bytes) {
+        return Err(beyond());
+    }
     let install = match (o.first_boot, &b) {
         (FirstBoot::A, Some(b)) => {
-            place(rebased.slot_b, b.bytes);
+            if !place(&mut image, rebased.slot_b as usize, b.bytes) {
+                return Err(beyond());
+            }
             None
         }
         (FirstBoot::BTrial, Some(b)) => Some(b.bytes),
@@ -284,18 +326,13 @@ fn run_inner(o: &Options<'_>) -> Result<String, ProvisionError> {
         }
         (FirstBoot::A, None) => None,
     };
-    let build = Build {
-        config: Config {
-            layout: rebased,
-            key,
-            class: a.class,
-        },
-        install,
-        expect: if install.is_some() { Slot::B } else { Slot::A },
+    let config = Config {
+        layout: rebased,
+        key,
+        class: a.class,
     };
-    let built = with_geometry(&map, image, build)
-        .ok_or_else(|| ProvisionError::Core("unsupported geometry".into()))?
-        .map_err(ProvisionError::Core)?;
+    let expect = if install.is_some() { Slot::B } else { Slot::A };
+    let built = build(&map, config, image, install, expect).map_err(ProvisionError::Core)?;
     write_output(o.out, &built.image, Mode::Replace)?;
 
     let (start, end) = map.span();
@@ -386,6 +423,6 @@ pub(crate) fn run(o: &Options<'_>) -> ExitCode {
             out_line!("{summary}");
             ExitCode::SUCCESS
         }
-        Err(e) => fail(e.exit(), e),
+        Err(e) => fail(Error::new(e.exit(), e)),
     }
 }

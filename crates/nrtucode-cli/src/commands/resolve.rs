@@ -20,9 +20,9 @@ use nrtucode::{Env, FLAVOR_VAR, Request};
 use nrtucode_facts::hex::lower_hex;
 use sha2::{Digest, Sha256};
 
-use crate::commands::output::{err_fmt, err_line, exit_code, fail, out_fmt, write_out_bytes};
-use crate::commands::output_file::{Mode, write_output};
-use crate::commands::tables::Tables;
+use crate::shared::output::{err_fmt, err_line, exit_code, fail, out_fmt, write_out_bytes};
+use crate::shared::output_file::{Mode, write_output};
+use crate::shared::tables::TableSource;
 
 /// How to show the bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -85,12 +85,12 @@ fn auto_note<E: Env + ?Sized>(env: &E) -> String {
 
 /// Makes the resolver call `request` describes with `env` and renders the result.
 pub fn resolve<E: Env + ?Sized>(request: Request, show: Show, env: &E) -> Resolved {
-    resolve_from(&Tables::Embedded, request, show, env)
+    resolve_from(&nrtucode::Embedded, request, show, env)
 }
 
 /// [`resolve`] over `tables` (the embedded ones or a partition's).
-pub fn resolve_from<E: Env + ?Sized>(
-    tables: &Tables,
+pub fn resolve_from<T: TableSource, E: Env + ?Sized>(
+    tables: &'static T,
     request: Request,
     show: Show,
     env: &E,
@@ -136,7 +136,8 @@ pub fn resolve_from<E: Env + ?Sized>(
                 summary: String::new(),
                 error: format!(
                     "nrtucode: error: {call}: {}{note}: {}\n",
-                    failure.request, failure.error
+                    failure.request(),
+                    failure.error()
                 ),
                 code: failure.code(),
             }
@@ -147,8 +148,8 @@ pub fn resolve_from<E: Env + ?Sized>(
 /// Resolves `request` with the process environment, prints the result and, on success, writes
 /// the bytes to `output` (`-`: stdout, and the summary to stderr); the exit code is the
 /// resolver's code, or 73/74 when the output cannot be written.
-pub(crate) fn run(
-    tables: &Tables,
+pub(crate) fn run<T: TableSource>(
+    tables: &'static T,
     request: Request,
     show: Show,
     output: Option<&Path>,
@@ -164,8 +165,8 @@ pub(crate) fn run(
             write_out_bytes(r.bytes);
         }
         Some(path) => {
-            if let Err((exit, message)) = write_output(path, r.bytes, Mode::Replace) {
-                return fail(exit, message);
+            if let Err(e) = write_output(path, r.bytes, Mode::Replace) {
+                return fail(e);
             }
             out_fmt!("{}", r.summary);
         }

@@ -1,27 +1,29 @@
 //! `nrtucode sbom PART|LIB|DIR [--format cyclonedx|spdx] [-o FILE] [--timestamp]`: a bill of
 //! materials of what a partition, a vendor library or a blob directory carries
-//! ([`inventory`]): CycloneDX 1.6 JSON ([`sbom_cyclonedx`], the default) or SPDX 2.3 JSON
-//! ([`sbom_spdx`]), from the same [`FirmwareBlob`]s: one per getter with bytes (not a cursor or
+//! (`inventory`): CycloneDX 1.6 JSON ([`cyclonedx`], the default) or SPDX 2.3 JSON
+//! ([`spdx`]), from the same [`FirmwareBlob`](blobs::FirmwareBlob)s ([`blobs`]): one per getter with bytes (not a cursor or
 //! NULL), by vendor symbol, with where the tables use it.
 //!
 //! Reproducible: the same input gives the same bytes. Blobs are sorted by name, the input is
 //! named by its file name only, and there is no serial number and no time unless `--timestamp`
 //! asks (then `SOURCE_DATE_EPOCH` if set, else the current time, in UTC). SPDX requires a
 //! creation time: without `--timestamp` it is the Unix epoch, `1970-01-01T00:00:00Z`.
-//!
-//! [`sbom_cyclonedx`]: crate::commands::sbom_cyclonedx
-//! [`sbom_spdx`]: crate::commands::sbom_spdx
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::commands::exit::Exit;
-use crate::commands::inventory::{self, Inventory, Trust};
-use crate::commands::list::ListEntry;
-use crate::commands::output::{fail, json_document, out_fmt, out_line};
-use crate::commands::output_file::{Mode, refuse_input, write_output};
-use crate::commands::{sbom_cyclonedx, sbom_spdx};
+use crate::shared::error::Error;
+use crate::shared::exit::Exit;
+use crate::shared::inventory;
+use crate::shared::output::{fail, json_document, out_fmt, out_line};
+use crate::shared::output_file::{Mode, refuse_input, write_output};
+use crate::shared::trust::TrustArgs;
+
+pub(crate) mod blobs;
+pub(crate) mod cyclonedx;
+pub(crate) mod spdx;
+
+use blobs::firmware;
 
 /// The document `sbom` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -30,58 +32,6 @@ pub(crate) enum Format {
     Cyclonedx,
     /// SPDX 2.3 JSON.
     Spdx,
-}
-
-/// One blob of the input, as both formats list it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct FirmwareBlob {
-    /// The getter's vendor symbol (or, for a getter without one, its place).
-    pub name: String,
-    /// The SHA-256 of its bytes (decoded), hex.
-    pub sha256: String,
-    /// Its size in bytes.
-    pub size: usize,
-    /// `generation`, `class`, `engine`, `flavor` (the key of its first use), `variant`,
-    /// `region`, as far as known.
-    pub identity: Vec<(&'static str, String)>,
-    /// Every place the tables use it, in table order (`image_list slot 3 flavor 1 IRAM`).
-    pub uses: Vec<String>,
-}
-
-/// Where an entry sits in the tables, as `nrtucode:use` says it.
-fn use_of(e: &ListEntry) -> String {
-    match e.flavor {
-        Some(flavor) => format!("{} slot {} flavor {flavor} {}", e.table, e.slot, e.region),
-        None => format!("{} slot {} {}", e.table, e.slot, e.region),
-    }
-}
-
-/// The blobs of `inv`, one per getter symbol with bytes, sorted by name.
-pub(crate) fn firmware(inv: &Inventory) -> Vec<FirmwareBlob> {
-    let mut by_name: BTreeMap<String, FirmwareBlob> = BTreeMap::new();
-    for e in inv.entries.iter().filter(|e| e.state == "real") {
-        let (Some(hex), Some(size)) = (&e.sha256, e.size) else {
-            continue; // never: a real getter has bytes
-        };
-        let name = e.symbol.clone().unwrap_or_else(|| use_of(e));
-        let blob = by_name.entry(name.clone()).or_insert_with(|| {
-            let mut identity = vec![("generation", e.generation.to_owned())];
-            identity.extend(e.class.map(|c| ("class", c.to_owned())));
-            identity.extend(e.engine.map(|c| ("engine", c.to_owned())));
-            identity.extend(e.flavor.map(|f| ("flavor", f.to_string())));
-            identity.push(("variant", e.variant.to_owned()));
-            identity.push(("region", e.region.to_owned()));
-            FirmwareBlob {
-                name,
-                sha256: hex.clone(),
-                size,
-                identity,
-                uses: Vec::new(),
-            }
-        });
-        blob.uses.push(use_of(e));
-    }
-    by_name.into_values().collect()
 }
 
 /// `seconds` since the Unix epoch as RFC 3339 UTC (`2026-12-03T07:45:00Z`).
@@ -107,10 +57,10 @@ pub(crate) fn rfc3339(seconds: u64) -> String {
 }
 
 /// The time `--timestamp` records: `SOURCE_DATE_EPOCH` (seconds) if set, else now.
-fn timestamp() -> Result<String, (Exit, String)> {
+fn timestamp() -> Result<String, Error> {
     let seconds = match std::env::var("SOURCE_DATE_EPOCH") {
         Ok(text) => text.trim().parse::<u64>().map_err(|_| {
-            (
+            Error::new(
                 Exit::Usage,
                 format!("SOURCE_DATE_EPOCH={text:?}: not a number of seconds"),
             )
@@ -125,10 +75,10 @@ fn timestamp() -> Result<String, (Exit, String)> {
 fn run_inner(
     input: &Path,
     format: Format,
-    trust: &Trust,
+    trust: &TrustArgs,
     out: Option<&Path>,
     with_timestamp: bool,
-) -> Result<Option<String>, (Exit, String)> {
+) -> Result<Option<String>, Error> {
     // `-o -` is standard output, as for `resolve`.
     let out = out.filter(|p| *p != Path::new("-"));
     if let Some(out) = out {
@@ -140,11 +90,11 @@ fn run_inner(
     let blobs = firmware(&inv);
     let (text, format_name) = match format {
         Format::Cyclonedx => (
-            json_document(&sbom_cyclonedx::bom(&inv, &blobs, stamp)),
+            json_document(&cyclonedx::bom(&inv, &blobs, stamp)),
             "CycloneDX 1.6",
         ),
         Format::Spdx => (
-            json_document(&sbom_spdx::document(&inv, &blobs, stamp)),
+            json_document(&spdx::document(&inv, &blobs, stamp)),
             "SPDX 2.3",
         ),
     };
@@ -167,7 +117,7 @@ fn run_inner(
 pub(crate) fn run(
     input: &Path,
     format: Format,
-    trust: &Trust,
+    trust: &TrustArgs,
     out: Option<&Path>,
     with_timestamp: bool,
 ) -> ExitCode {
@@ -177,7 +127,7 @@ pub(crate) fn run(
             ExitCode::SUCCESS
         }
         Ok(None) => ExitCode::SUCCESS,
-        Err((exit, message)) => fail(exit, message),
+        Err(e) => fail(e),
     }
 }
 

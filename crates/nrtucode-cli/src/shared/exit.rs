@@ -46,8 +46,11 @@ Exit codes:
        to the resolver)
   65   bad data: malformed library, failed blob-directory check, invalid profiler pair, --strict disagreement,
        a partition refused (structure, signature, key, security counter, class, digest), a bad key file
-       (not a regular file, over 16 KiB, not UTF-8, not an ed25519 PEM)
-  66   no input: a file or directory is missing or unreadable
+       (over 16 KiB, not UTF-8, not an ed25519 PEM), a layout or memory map that is not UTF-8 (its
+       line and column said) or larger than its bound, a flashable file that does not read back
+  66   no input: a file or directory is missing or unreadable, or not the kind of file read (a
+       directory; a FIFO, device or socket where a regular file is read: only a key is read from a
+       pipe or a character device)
   73   cannot create an output file or directory, or the output is one of the inputs (the key, the
        partition, the library, a blob directory's file): refused before anything is written
   74   I/O error while reading or writing (also: standard output cannot be written; a reader

@@ -3,6 +3,9 @@
 //! C library, which exports the resolvers over none of the vendor's tables), so the carve error
 //! says that first and keeps the carve's own details for `-v`.
 
+use std::path::Path;
+
+use nrtucode_carve::{CarveError, FileError};
 use object::{Object, ObjectSection, ObjectSymbol};
 
 /// What a library holds, as far as telling the vendor's from another matters.
@@ -61,6 +64,44 @@ impl Holds {
              nrtucode_get_memory_image"
                 .to_owned(),
         )
+    }
+}
+
+/// For a carve of a library that failed on what the library holds (not on its ELF form): the
+/// library, why it is not the vendor's (one line), and what carve tried (its error). `carve`,
+/// `pack` and the readers of `sbom` and `diff` say it the same way.
+pub(crate) fn not_the_vendors(e: &FileError) -> Option<(&Path, String, &CarveError)> {
+    let FileError::Carve { path, error } = e else {
+        return None;
+    };
+    if matches!(
+        error,
+        CarveError::Empty
+            | CarveError::NotElf { .. }
+            | CarveError::WrongClass { .. }
+            | CarveError::WrongEndian { .. }
+            | CarveError::WrongMachine { .. }
+            | CarveError::NotSharedObject { .. }
+            | CarveError::Truncated { .. }
+            | CarveError::Malformed { .. }
+    ) {
+        return None; // already one line about the file's form
+    }
+    let data = std::fs::read(path).ok()?;
+    let what = Holds::of(&data)?.not_the_vendors()?;
+    Some((path, what, error))
+}
+
+/// A library the tool reads (`pack`, `sbom`, `diff`) refused by the carve: when it is not the
+/// vendor's, `path: not the vendor's library: why; hint`, else the carve's own message.
+pub(crate) fn library_refusal(e: &FileError) -> String {
+    match not_the_vendors(e) {
+        Some((path, what, _)) => format!(
+            "{}: not the vendor's library: {what}; the vendor's libnrtucode_internal.so or \
+             libnrtucode.so (or a blob directory carve wrote) is read",
+            path.display()
+        ),
+        None => e.to_string(),
     }
 }
 

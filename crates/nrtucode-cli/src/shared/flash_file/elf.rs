@@ -5,7 +5,7 @@ use object::elf;
 use object::read::elf::{ElfFile32, FileHeader as _, ProgramHeader as _};
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Writer};
 
-use super::{FlashFileError, Pieces};
+use super::{FlashFileError, Machine, Pieces};
 
 /// The section over the partition.
 pub(crate) const SECTION: &[u8] = b".nrtucode_partition";
@@ -19,9 +19,9 @@ fn writer_error(e: object::write::Error) -> FlashFileError {
 }
 
 /// `bytes` at `base` (16-aligned and below 4 GiB, checked by the caller) as an ELF32
-/// little-endian `EXEC` file with no entry point: one read-only `PT_LOAD` segment (virtual and
+/// little-endian `EXEC` file for `machine` with no entry point: one read-only `PT_LOAD` segment (virtual and
 /// physical address `base`), the section `.nrtucode_partition` over it, and `.shstrtab`.
-pub(super) fn encode(base: u32, bytes: &[u8]) -> Result<Vec<u8>, FlashFileError> {
+pub(super) fn encode(base: u32, bytes: &[u8], machine: Machine) -> Result<Vec<u8>, FlashFileError> {
     let mut out = Vec::new();
     let mut w = Writer::new(Endianness::Little, false, &mut out);
     w.reserve_file_header();
@@ -38,9 +38,9 @@ pub(super) fn encode(base: u32, bytes: &[u8]) -> Result<Vec<u8>, FlashFileError>
         os_abi: elf::ELFOSABI_NONE,
         abi_version: 0,
         e_type: elf::ET_EXEC,
-        e_machine: elf::EM_NONE,
+        e_machine: machine.e_machine(),
         e_entry: 0,
-        e_flags: Default::default(),
+        e_flags: machine.e_flags(),
     })
     .map_err(writer_error)?;
     w.write_align_program_headers();
@@ -123,10 +123,13 @@ mod tests {
     #[test]
     fn the_elf_has_one_read_only_load_segment_and_a_named_section() {
         let bytes: Vec<u8> = (0..100u8).collect();
-        let file = encode(0x9000_0000, &bytes).unwrap();
+        let file = encode(0x9000_0000, &bytes, Machine::Arm).unwrap();
         let parsed = object::File::parse(&*file).unwrap();
         assert_eq!(parsed.entry(), 0);
-        assert_eq!(parsed.architecture(), object::Architecture::Unknown);
+        assert_eq!(parsed.architecture(), object::Architecture::Arm);
+        let riscv = encode(0x9000_0000, &bytes, Machine::Riscv).unwrap();
+        let riscv = object::File::parse(&*riscv).unwrap();
+        assert_eq!(riscv.architecture(), object::Architecture::Riscv32);
         let loads: Vec<_> = parsed.segments().collect();
         assert_eq!(loads.len(), 1);
         let segment = object::ObjectSegment::data(&loads[0]).unwrap();
@@ -153,7 +156,7 @@ mod tests {
 
     #[test]
     fn a_zero_fill_or_a_truncated_segment_is_refused() {
-        let file = encode(0x1000, &[7; 64]).unwrap();
+        let file = encode(0x1000, &[7; 64], Machine::Arm).unwrap();
         let parsed = ElfFile32::<Endianness>::parse(&*file).unwrap();
         let phoff = parsed.elf_header().e_phoff(Endianness::Little) as usize;
         // p_memsz is at 20 in an Elf32_Phdr, p_filesz at 16.

@@ -11,9 +11,9 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::commands::exit::Exit;
+use crate::shared::error::Error;
+use crate::shared::exit::Exit;
 
 /// `doc` as the `--json` output prints it: pretty JSON and a newline. (Our documents are
 /// plain structs of strings and numbers, which always serialize; the empty string is the
@@ -126,13 +126,13 @@ pub(crate) fn finish(code: ExitCode) -> ExitCode {
 }
 
 /// `print!` to stdout through [`write_out`].
-macro_rules! out_fmt { ($($a:tt)*) => { $crate::commands::output::write_out(&format!($($a)*)) } }
+macro_rules! out_fmt { ($($a:tt)*) => { $crate::shared::output::write_out(&format!($($a)*)) } }
 /// `println!` to stdout through [`write_out`].
-macro_rules! out_line { ($($a:tt)*) => { $crate::commands::output::write_out(&format!("{}\n", format_args!($($a)*))) } }
+macro_rules! out_line { ($($a:tt)*) => { $crate::shared::output::write_out(&format!("{}\n", format_args!($($a)*))) } }
 /// `eprint!` through [`write_err`].
-macro_rules! err_fmt { ($($a:tt)*) => { $crate::commands::output::write_err(&format!($($a)*)) } }
+macro_rules! err_fmt { ($($a:tt)*) => { $crate::shared::output::write_err(&format!($($a)*)) } }
 /// `eprintln!` through [`write_err`].
-macro_rules! err_line { ($($a:tt)*) => { $crate::commands::output::write_err(&format!("{}\n", format_args!($($a)*))) } }
+macro_rules! err_line { ($($a:tt)*) => { $crate::shared::output::write_err(&format!("{}\n", format_args!($($a)*))) } }
 
 pub(crate) use {err_fmt, err_line, out_fmt, out_line};
 
@@ -208,13 +208,34 @@ pub(crate) fn usage_error(rendered: &str, command: &str) -> String {
     out
 }
 
-/// Whether the command was given `--json`: then every failure also prints a JSON error
-/// object on stdout ([`fail`], [`usage_failure`]).
-static JSON: AtomicBool = AtomicBool::new(false);
+/// How a command reports: plain text, or JSON (`--json`), where every failure also prints a
+/// JSON error object on stdout ([`Mode::fail`], [`usage_failure`]). Passed as a value to each
+/// command that has `--json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Text on stdout, the error on stderr.
+    Text,
+    /// `--json`: a JSON document on stdout, also for a failure.
+    Json,
+}
 
-/// Records that the command was given `--json` (before anything can fail).
-pub(crate) fn set_json(json: bool) {
-    JSON.store(json, Ordering::Relaxed);
+impl Mode {
+    /// `Json` when `json`.
+    pub(crate) fn json(json: bool) -> Mode {
+        if json { Mode::Json } else { Mode::Text }
+    }
+
+    /// Prints `nrtucode: error: {error}` to stderr (and, in JSON mode, the JSON error object
+    /// on stdout) and returns the error's exit code. Every failure before a command has a
+    /// document of its own goes through here.
+    pub(crate) fn fail(self, error: impl Into<Error>) -> ExitCode {
+        let error = error.into();
+        err_line!("nrtucode: error: {error}");
+        if self == Mode::Json {
+            json_error(&error.to_string(), error.kind());
+        }
+        error.kind().into()
+    }
 }
 
 /// The JSON error object a failure under `--json` prints on stdout (format
@@ -230,34 +251,28 @@ struct ErrorDoc<'a> {
 }
 
 fn json_error(message: &str, exit: Exit) {
-    if JSON.load(Ordering::Relaxed) {
-        write_out(&json_document(&ErrorDoc {
-            format: "nrtucode-error/1",
-            error: message,
-            exit_code: exit.code(),
-        }));
-    }
+    write_out(&json_document(&ErrorDoc {
+        format: "nrtucode-error/1",
+        error: message,
+        exit_code: exit.code(),
+    }));
 }
 
-/// Prints `nrtucode: error: {message}` to stderr (and, under `--json`, the JSON error object
-/// on stdout) and returns the exit code of `exit`. Every failure before a command has a
-/// document of its own goes through here.
-pub(crate) fn fail(exit: Exit, message: impl std::fmt::Display) -> ExitCode {
-    let message = message.to_string();
-    err_line!("nrtucode: error: {message}");
-    json_error(&message, exit);
-    exit.into()
+/// [`Mode::fail`] of a command without `--json`: the error on stderr, its exit code.
+pub(crate) fn fail(error: impl Into<Error>) -> ExitCode {
+    Mode::Text.fail(error)
 }
 
 /// A usage error, rendered by [`usage_error`]: to stderr, and under `--json` (found in the
 /// raw arguments, as parsing failed) the JSON error object with its first line on stdout.
-pub(crate) fn usage_failure(rendered: &str, json: bool) -> ExitCode {
+pub(crate) fn usage_failure(rendered: &str, mode: Mode) -> ExitCode {
     write_err(rendered);
-    set_json(json);
-    let first = rendered.lines().next().unwrap_or_default();
-    json_error(
-        first.strip_prefix("nrtucode: error: ").unwrap_or(first),
-        Exit::Usage,
-    );
+    if mode == Mode::Json {
+        let first = rendered.lines().next().unwrap_or_default();
+        json_error(
+            first.strip_prefix("nrtucode: error: ").unwrap_or(first),
+            Exit::Usage,
+        );
+    }
     Exit::Usage.into()
 }

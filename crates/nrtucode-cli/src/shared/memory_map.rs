@@ -15,15 +15,14 @@
 use std::fmt;
 use std::path::Path;
 
-use crate::commands::exit::{self, Exit};
+use crate::shared::error::Error;
+use crate::shared::exit::Exit;
+use crate::shared::input;
 
 /// The symbol at the partition's first byte.
 pub(crate) const START_SYMBOL: &str = "__nrtucode_partition_start";
 /// The symbol one past the last byte the partition may fill.
 pub(crate) const END_SYMBOL: &str = "__nrtucode_partition_end";
-
-/// The largest memory map read.
-const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 /// The partition's flash region, as a memory map defines it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -393,20 +392,11 @@ pub(crate) fn parse(text: &str) -> Result<PartitionRegion, MemoryMapError> {
     Ok(PartitionRegion { start, end })
 }
 
-/// Reads the memory map at `path` (UTF-8, at most 256 KiB) and its partition region.
-pub(crate) fn read(path: &Path) -> Result<PartitionRegion, (Exit, String)> {
-    let shown = path.display();
-    let io = |e: std::io::Error| (exit::reading(&e), format!("{shown}: {e}"));
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        return Err((
-            Exit::DataErr,
-            format!("{shown}: not a memory map (a regular file of at most 256 KiB)"),
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(io)?;
-    crate::commands::output_file::note_input_path(path);
-    parse(&text).map_err(|e| (Exit::DataErr, format!("{shown}: {e}")))
+/// Reads the memory map at `path` (UTF-8, at most 256 KiB: [`input::MEMORY_MAP`]) and its
+/// partition region.
+pub(crate) fn read(path: &Path) -> Result<PartitionRegion, Error> {
+    let text = input::read_text(path, input::MEMORY_MAP)?;
+    parse(&text).map_err(|e| Error::new(Exit::DataErr, format!("{}: {e}", path.display())))
 }
 
 #[cfg(test)]

@@ -1,6 +1,12 @@
 //! Intel HEX: writing a partition at an address, and reading every record back strictly.
+//!
+//! Each record line is written and parsed by the `ihex` crate (its byte count, type, payload
+//! and checksum); what is ours is the file around the records: the 16-byte records and the
+//! extended linear address before each 64 KiB, line numbers in every refusal, `\n` or `\r\n`
+//! line endings, nothing after the end-of-file record, the bound on the bytes decoded and on
+//! the runs of data, and the addresses put together (`assemble`, in the parent module).
 
-use std::fmt::Write as _;
+use ihex::{ReaderError, Record};
 
 use super::{FlashFileError, MAX_PARTITION_BYTES};
 
@@ -10,29 +16,15 @@ const MAX_RUNS: usize = 1 << 16;
 /// Data bytes per record written (as binutils' objcopy writes them).
 const RECORD_DATA: usize = 16;
 
-const DATA: u8 = 0x00;
-const END_OF_FILE: u8 = 0x01;
-const EXTENDED_SEGMENT_ADDRESS: u8 = 0x02;
-const START_SEGMENT_ADDRESS: u8 = 0x03;
-const EXTENDED_LINEAR_ADDRESS: u8 = 0x04;
-const START_LINEAR_ADDRESS: u8 = 0x05;
-
 /// Each data record's (address, start in the data bytes, length).
 type Spans = Vec<(u64, usize, usize)>;
 
-/// One record line: `:`, count, address, type, data, checksum (two's complement of the sum).
-fn record(out: &mut String, kind: u8, address: u16, data: &[u8]) {
-    let [hi, lo] = address.to_be_bytes();
-    let count = data.len() as u8;
-    let sum = data.iter().fold(
-        count.wrapping_add(hi).wrapping_add(lo).wrapping_add(kind),
-        |s, &b| s.wrapping_add(b),
-    );
-    let _ = write!(out, ":{count:02X}{address:04X}{kind:02X}");
-    for b in data {
-        let _ = write!(out, "{b:02X}");
+/// One record line, `\n`-terminated. (A record of at most 16 data bytes always formats.)
+fn record(out: &mut String, record: &Record) {
+    if let Ok(line) = record.to_record_string() {
+        out.push_str(&line);
+        out.push('\n');
     }
-    let _ = writeln!(out, "{:02X}", sum.wrapping_neg());
 }
 
 /// `bytes` at `base` (checked by the caller to end at or below 4 GiB) as Intel HEX.
@@ -47,23 +39,50 @@ pub(super) fn encode(base: u32, bytes: &[u8]) -> Vec<u8> {
         let (now, later) = rest.split_at(rest.len().min(RECORD_DATA).min(room));
         let hi = (address >> 16) as u16;
         if upper != Some(hi) {
-            record(&mut out, EXTENDED_LINEAR_ADDRESS, 0, &hi.to_be_bytes());
+            record(&mut out, &Record::ExtendedLinearAddress(hi));
             upper = Some(hi);
         }
-        record(&mut out, DATA, address as u16, now);
+        record(
+            &mut out,
+            &Record::Data {
+                offset: address as u16,
+                value: now.to_vec(),
+            },
+        );
         address += now.len() as u64;
         rest = later;
     }
-    record(&mut out, END_OF_FILE, 0, &[]);
+    record(&mut out, &Record::EndOfFile);
     out.into_bytes()
 }
 
-fn hex_byte(pair: &[u8]) -> Option<u8> {
-    let text = std::str::from_utf8(pair).ok()?;
-    if text.len() != 2 || !text.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
+/// Why the record `line` (hex digit pairs after its `:`) was refused, as the tool says it.
+fn reason(line: &str, error: &ReaderError) -> String {
+    // The byte count and the type, when the digits hold them (the crate checked they are hex).
+    let byte = |at: usize| {
+        line.get(at..at + 2)
+            .and_then(|h| u8::from_str_radix(h, 16).ok())
+    };
+    let (count, kind) = (byte(1).unwrap_or(0), byte(7).unwrap_or(0));
+    let payload = (line.len().saturating_sub(1) / 2).saturating_sub(5);
+    match error {
+        ReaderError::MissingStartCode => "does not start with ':'".to_owned(),
+        ReaderError::ContainsInvalidCharacters => "not a hex digit".to_owned(),
+        ReaderError::RecordTooShort
+        | ReaderError::RecordTooLong
+        | ReaderError::RecordNotEvenLength => "not a whole record of hex digit pairs".to_owned(),
+        ReaderError::ChecksumMismatch(..) => "checksum mismatch".to_owned(),
+        ReaderError::PayloadLengthMismatch => {
+            format!("byte count {count} but {payload} data bytes")
+        }
+        ReaderError::UnsupportedRecordType(kind) => format!("unknown record type {kind:02X}"),
+        ReaderError::InvalidLengthForType => {
+            format!("record type {kind:02X} with {count} bytes")
+        }
+        // A kind of refusal added to the crate later.
+        #[allow(unreachable_patterns)]
+        _ => error.to_string(),
     }
-    u8::from_str_radix(text, 16).ok()
 }
 
 /// The data bytes of every record of `file`, one after the other, and each data record's
@@ -80,9 +99,9 @@ pub(super) fn records(file: &[u8]) -> Result<(Vec<u8>, Spans), FlashFileError> {
     let mut last_line = 0;
     for (n, line) in file.split(|&b| b == b'\n').enumerate() {
         let line_no = n + 1;
-        let bad = |reason: &str| FlashFileError::Ihex {
+        let bad = |reason: String| FlashFileError::Ihex {
             line: line_no,
-            reason: reason.to_owned(),
+            reason,
         };
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.is_empty() {
@@ -90,41 +109,27 @@ pub(super) fn records(file: &[u8]) -> Result<(Vec<u8>, Spans), FlashFileError> {
         }
         last_line = line_no;
         if ended {
-            return Err(bad("a record after the end-of-file record"));
+            return Err(bad("a record after the end-of-file record".to_owned()));
         }
-        let Some(hex) = line.strip_prefix(b":") else {
-            return Err(bad("does not start with ':'"));
+        let Ok(line) = std::str::from_utf8(line) else {
+            return Err(bad(if line.first() == Some(&b':') {
+                "not a hex digit".to_owned()
+            } else {
+                "does not start with ':'".to_owned()
+            }));
         };
-        if hex.len() % 2 != 0 || hex.len() < 10 {
-            return Err(bad("not a whole record of hex digit pairs"));
-        }
-        let mut raw = Vec::with_capacity(hex.len() / 2);
-        for pair in hex.chunks(2) {
-            raw.push(hex_byte(pair).ok_or_else(|| bad("not a hex digit"))?);
-        }
-        let count = usize::from(raw[0]);
-        if raw.len() != count + 5 {
-            return Err(bad(&format!(
-                "byte count {count} but {} data bytes",
-                raw.len() - 5
-            )));
-        }
-        if raw.iter().fold(0u8, |s, &b| s.wrapping_add(b)) != 0 {
-            return Err(bad("checksum mismatch"));
-        }
-        let offset = u64::from(u16::from_be_bytes([raw[1], raw[2]]));
-        let kind = raw[3];
-        let data = &raw[4..4 + count];
-        match kind {
-            DATA => {
-                let address = upper + offset;
+        match Record::from_record_string(line).map_err(|e| bad(reason(line, &e)))? {
+            Record::Data { offset, value } => {
+                let address = upper + u64::from(offset);
+                let count = value.len();
                 let start = decoded.len();
                 if (start + count) as u64 > MAX_PARTITION_BYTES {
                     return Err(FlashFileError::TooLarge {
                         len: (start + count) as u64,
+                        max: MAX_PARTITION_BYTES,
                     });
                 }
-                decoded.extend_from_slice(data);
+                decoded.extend_from_slice(&value);
                 // A record that continues the previous one extends its span: a file as
                 // written here is one span per contiguous run, whatever its record count.
                 let runs = spans.len();
@@ -132,27 +137,15 @@ pub(super) fn records(file: &[u8]) -> Result<(Vec<u8>, Spans), FlashFileError> {
                     Some((a, _, len)) if *a + *len as u64 == address => *len += count,
                     _ if count == 0 => {}
                     _ if runs == MAX_RUNS => {
-                        return Err(bad(&format!("more than {MAX_RUNS} separate runs of data")));
+                        return Err(bad(format!("more than {MAX_RUNS} separate runs of data")));
                     }
                     _ => spans.push((address, start, count)),
                 }
             }
-            END_OF_FILE if count == 0 => ended = true,
-            EXTENDED_SEGMENT_ADDRESS if count == 2 => {
-                upper = u64::from(u16::from_be_bytes([data[0], data[1]])) << 4;
-            }
-            EXTENDED_LINEAR_ADDRESS if count == 2 => {
-                upper = u64::from(u16::from_be_bytes([data[0], data[1]])) << 16;
-            }
-            START_SEGMENT_ADDRESS | START_LINEAR_ADDRESS if count == 4 => {}
-            END_OF_FILE
-            | EXTENDED_SEGMENT_ADDRESS
-            | EXTENDED_LINEAR_ADDRESS
-            | START_SEGMENT_ADDRESS
-            | START_LINEAR_ADDRESS => {
-                return Err(bad(&format!("record type {kind:02X} with {count} bytes")));
-            }
-            _ => return Err(bad(&format!("unknown record type {kind:02X}"))),
+            Record::EndOfFile => ended = true,
+            Record::ExtendedSegmentAddress(segment) => upper = u64::from(segment) << 4,
+            Record::ExtendedLinearAddress(linear) => upper = u64::from(linear) << 16,
+            Record::StartSegmentAddress { .. } | Record::StartLinearAddress(_) => {}
         }
     }
     if !ended {

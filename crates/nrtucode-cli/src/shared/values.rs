@@ -194,6 +194,42 @@ pub const KIND: CInt<KindArg> = CInt {
     what: "a profiler table kind",
 };
 
+/// A table class, as `--class` and `pack --fixtures` take it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ClassArg {
+    /// The full library's tables.
+    Full,
+    /// The front library's.
+    Front,
+}
+
+impl From<ClassArg> for nrtucode::partition::TableClass {
+    fn from(c: ClassArg) -> Self {
+        match c {
+            ClassArg::Full => nrtucode::partition::TableClass::Full,
+            ClassArg::Front => nrtucode::partition::TableClass::Front,
+        }
+    }
+}
+
+/// How `pack --compress` stores each blob.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum CodecArg {
+    /// Every blob stored as it is.
+    None,
+    /// Raw deflate where it saves space, stored otherwise.
+    Deflate,
+}
+
+impl From<CodecArg> for nrtucode_pack::Compression {
+    fn from(c: CodecArg) -> Self {
+        match c {
+            CodecArg::None => nrtucode_pack::Compression::Stored,
+            CodecArg::Deflate => nrtucode_pack::Compression::Deflate,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

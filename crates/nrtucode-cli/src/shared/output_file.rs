@@ -24,13 +24,22 @@
 //! by device and inode after following links, is refused before anything is written, exit 73:
 //! [`note_input`] records each input as it is read, [`write_output`] and [`refuse_input`]
 //! check against them.
+//!
+//! The temporary file is made here, not with the `tempfile` crate (a test dependency): it is
+//! created and registered with the signal handler under one lock, so that a signal finds it
+//! registered or not yet made, and a signal exit runs no destructor, which is when
+//! `NamedTempFile` would remove it; and its publication is two `std` calls (`rename`, or for a
+//! new private key `hard_link` then `remove_file`, which never replaces a file). `tempfile`
+//! would take over only the random name and the exclusive open, about fifteen lines, as a
+//! runtime dependency.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use crate::commands::exit::{self, Exit};
-use crate::commands::interrupt;
+use crate::shared::error::Error;
+use crate::shared::exit::{self, Exit};
+use crate::shared::interrupt;
 
 /// How long a write into a FIFO waits for a reader before it is refused (Unix: elsewhere a
 /// FIFO is opened blocking).
@@ -89,7 +98,7 @@ fn input_named(meta: &std::fs::Metadata, path: &Path) -> Option<PathBuf> {
 
 /// Refuses (exit 73) an output `path` that is, after following links, one of the inputs
 /// noted, or (`contains`) a directory holding one of them: `what` names the option.
-pub(crate) fn refuse_input(path: &Path, what: &str, contains: bool) -> Result<(), (Exit, String)> {
+pub(crate) fn refuse_input(path: &Path, what: &str, contains: bool) -> Result<(), Error> {
     let Ok(meta) = std::fs::metadata(path) else {
         return Ok(());
     };
@@ -107,7 +116,7 @@ pub(crate) fn refuse_input(path: &Path, what: &str, contains: bool) -> Result<()
                 .then_some(input)
         });
         if let Some(input) = held {
-            return Err((
+            return Err(Error::new(
                 Exit::CantCreate,
                 format!(
                     "{}: holds the input {}; {what} would replace it: name another directory",
@@ -120,8 +129,8 @@ pub(crate) fn refuse_input(path: &Path, what: &str, contains: bool) -> Result<()
     Ok(())
 }
 
-fn same_file(path: &Path, input: &Path, what: &str) -> (Exit, String) {
-    (
+fn same_file(path: &Path, input: &Path, what: &str) -> Error {
+    Error::new(
         Exit::CantCreate,
         format!(
             "{}: is the input {} (the same file); {what} names a file to write, not one the command reads: nothing was written",
@@ -143,19 +152,19 @@ pub(crate) enum Mode {
 
 /// Writes `bytes` to `path` as the module documentation says; `mode` says how a regular file
 /// is created. The error is the exit code and the message.
-pub(crate) fn write_output(path: &Path, bytes: &[u8], mode: Mode) -> Result<(), (Exit, String)> {
+pub(crate) fn write_output(path: &Path, bytes: &[u8], mode: Mode) -> Result<(), Error> {
     let shown = path.display();
     refuse_input(path, "-o", false)?;
     let meta = match std::fs::symlink_metadata(path) {
         Ok(meta) => Some(meta),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err((exit::creating(&e), format!("{shown}: {e}"))),
+        Err(e) => return Err(Error::new(exit::creating(&e), format!("{shown}: {e}"))),
     };
     let Some(meta) = meta else {
         return replace_regular(path, path, bytes, mode);
     };
     if mode == Mode::NewPrivate {
-        return Err((
+        return Err(Error::new(
             Exit::CantCreate,
             format!("{shown}: exists; not replacing it"),
         ));
@@ -164,7 +173,7 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8], mode: Mode) -> Result<(), 
         match std::fs::metadata(path) {
             Ok(target) => target,
             Err(e) => {
-                return Err((
+                return Err(Error::new(
                     exit::creating(&e),
                     format!(
                         "{shown}: is a symbolic link to a file that cannot be reached ({e}); -o writes through a link but does not create its target"
@@ -176,7 +185,7 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8], mode: Mode) -> Result<(), 
         meta
     };
     if meta.is_dir() {
-        return Err((
+        return Err(Error::new(
             Exit::CantCreate,
             format!("{shown}: is a directory; -o names the file to write"),
         ));
@@ -184,7 +193,7 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8], mode: Mode) -> Result<(), 
     if meta.is_file() {
         // Through a link: replace its target, in the target's directory, keeping the link.
         let target = std::fs::canonicalize(path)
-            .map_err(|e| (exit::creating(&e), format!("{shown}: {e}")))?;
+            .map_err(|e| Error::new(exit::creating(&e), format!("{shown}: {e}")))?;
         return replace_regular(path, &target, bytes, mode);
     }
     write_through(path, bytes)
@@ -193,10 +202,10 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8], mode: Mode) -> Result<(), 
 /// Opens the device, FIFO, socket or terminal `path` for writing. On Unix without blocking
 /// (a FIFO with no reader answers at once; it is tried again until [`FIFO_WAIT`] has passed),
 /// refusing what is a regular file by then, and made blocking again for the writes.
-fn open_through(path: &Path) -> Result<std::fs::File, (Exit, String)> {
+fn open_through(path: &Path) -> Result<std::fs::File, Error> {
     let shown = path.display();
     let cannot = |e: std::io::Error| {
-        (
+        Error::new(
             exit::creating(&e),
             format!("cannot open {shown} for writing: {e}"),
         )
@@ -213,7 +222,7 @@ fn open_through(path: &Path) -> Result<std::fs::File, (Exit, String)> {
                     std::thread::sleep(std::time::Duration::from_millis(10));
                 }
                 Err(rustix::io::Errno::NXIO) => {
-                    return Err((
+                    return Err(Error::new(
                         Exit::CantCreate,
                         format!(
                             "{shown}: is a FIFO that no process read within {} s; nothing was written",
@@ -227,7 +236,7 @@ fn open_through(path: &Path) -> Result<std::fs::File, (Exit, String)> {
         let file = std::fs::File::from(fd);
         let meta = file.metadata().map_err(cannot)?;
         if meta.is_file() {
-            return Err((
+            return Err(Error::new(
                 Exit::CantCreate,
                 format!(
                     "{shown}: became a regular file while it was opened; not writing into it in place"
@@ -248,31 +257,26 @@ fn open_through(path: &Path) -> Result<std::fs::File, (Exit, String)> {
 }
 
 /// Writes into the device, FIFO, socket or terminal `path`, as `cp` and `dd` do.
-fn write_through(path: &Path, bytes: &[u8]) -> Result<(), (Exit, String)> {
+fn write_through(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let mut file = open_through(path)?;
     file.write_all(bytes)
         .and_then(|()| file.flush())
-        .map_err(|e| (Exit::IoErr, format!("{}: {e}", path.display())))
+        .map_err(|e| Error::new(Exit::IoErr, format!("{}: {e}", path.display())))
 }
 
 /// Writes `bytes` to the regular (or absent) file `target` through a temporary file beside it,
 /// renamed into place once complete (with [`Mode::NewPrivate`], linked into place, which fails
 /// if the name appeared meanwhile); `shown` names it in messages. The temporary file is
 /// registered with `interrupt` while it exists.
-fn replace_regular(
-    shown: &Path,
-    target: &Path,
-    bytes: &[u8],
-    mode: Mode,
-) -> Result<(), (Exit, String)> {
+fn replace_regular(shown: &Path, target: &Path, bytes: &[u8], mode: Mode) -> Result<(), Error> {
     if target.file_name().is_none() {
-        return Err((
+        return Err(Error::new(
             Exit::CantCreate,
             format!("{}: not a file name", shown.display()),
         ));
     }
     interrupt::clean_up_on_signals().map_err(|e| {
-        (
+        Error::new(
             Exit::IoErr,
             format!("cannot handle interrupts (SIGINT, SIGTERM, SIGHUP, Ctrl-C): {e}"),
         )
@@ -312,7 +316,7 @@ fn replace_regular(
                 attempt += 1;
             }
             Err(e) => {
-                return Err((
+                return Err(Error::new(
                     exit::creating(&e),
                     format!("cannot create {}: {e}", shown.display()),
                 ));
@@ -339,7 +343,9 @@ fn replace_regular(
     }
     temps.retain(|t| *t != temp);
     drop(temps);
-    done.map_err(|(exit, e)| (exit, format!("{}: {e}", shown.display())))?;
+    done.map_err(|(exit, e)| {
+        Error::new(exit, format_args!("{}: {e}", shown.display())).caused_by(e)
+    })?;
     sync_dir(target);
     Ok(())
 }

@@ -12,8 +12,8 @@
 
 use serde::Serialize;
 
-use crate::commands::inventory::{InputKind, Inventory};
-use crate::commands::sbom::FirmwareBlob;
+use crate::commands::sbom::blobs::FirmwareBlob;
+use crate::shared::inventory::{InputKind, Inventory};
 
 /// The CycloneDX specification version written.
 pub(crate) const SPEC_VERSION: &str = "1.6";

@@ -12,19 +12,21 @@
 //! checked against its digest, as `list --partition` does: nothing is reported from bytes that
 //! were not checked.
 
-use std::io::Read as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use nrtucode::partition::{CheckedPartition, OpenError, PartitionFile, Policy, PublicKey, Source};
+use nrtucode::partition::{LoadedPartition, PartitionFile, Policy, Source};
 use nrtucode_facts::hex::lower_hex;
-use nrtucode_facts::input_file::{Links, kind_of, open_nonblocking};
 use nrtucode_pack::{Blobs, PackOptions, pack};
 use serde::Serialize;
 use sha2::{Digest as _, Sha256};
 
-use crate::commands::exit::{self, Exit};
 use crate::commands::list::{self, ListEntry};
-use crate::commands::tables::{Tables, read_partition, read_public_key, refused};
+use crate::shared::carve_diagnosis::library_refusal;
+use crate::shared::error::Error;
+use crate::shared::exit::{self, Exit};
+use crate::shared::reader::{What, read_partition, what_is};
+use crate::shared::tables::refused;
+use crate::shared::trust::TrustArgs;
 
 /// Which of the three inputs a path is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -83,16 +85,6 @@ pub(crate) struct Inventory {
     pub entries: Vec<ListEntry>,
 }
 
-/// How to trust a partition input: the `--public-key`s it may verify with (the one whose key ID
-/// its header names), or `--insecure-skip-signature` for an unsigned one.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Trust {
-    /// The SPKI PEM public keys (`diff` of two partitions signed by different keys takes both).
-    pub public_keys: Vec<PathBuf>,
-    /// Read an unsigned partition without a signature check.
-    pub insecure_skip_signature: bool,
-}
-
 /// The file name `path` ends in (the whole path if it has none, as `.` or `/`).
 fn file_name(path: &Path) -> String {
     path.file_name().map_or_else(
@@ -101,48 +93,9 @@ fn file_name(path: &Path) -> String {
     )
 }
 
-/// What `path` is: a blob directory, or a library or partition by its first bytes. Links are
-/// followed here (as `carve` and `check` follow a link to their input); the readers then open
-/// the input as they always do.
-fn kind(path: &Path) -> Result<InputKind, (Exit, String)> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| (exit::reading(&e), format!("{shown}: {e}")))?;
-    if meta.is_dir() {
-        return Ok(InputKind::BlobDir);
-    }
-    // Without blocking: a FIFO is refused, not waited on.
-    let (file, meta) = open_nonblocking(path, Links::Follow)
-        .map_err(|e| (exit::reading(&e), format!("{shown}: {e}")))?;
-    if !meta.is_file() {
-        return Err((
-            Exit::NoInput,
-            format!(
-                "{shown}: is {}, not a library, a blob directory or a partition",
-                kind_of(&meta)
-            ),
-        ));
-    }
-    let mut magic = Vec::with_capacity(8);
-    file.take(8)
-        .read_to_end(&mut magic)
-        .map_err(|e| (exit::reading(&e), format!("{shown}: {e}")))?;
-    if magic.starts_with(b"\x7fELF") {
-        Ok(InputKind::Library)
-    } else if magic == nrtucode::partition::format::MAGIC {
-        Ok(InputKind::Partition)
-    } else {
-        Err((
-            Exit::DataErr,
-            format!(
-                "{shown}: neither a library (no ELF header), a blob directory nor a partition (no NRTUPART header)"
-            ),
-        ))
-    }
-}
-
 /// The getters of a partition the tool laid out itself, in memory, from `blobs` (unsigned:
 /// nothing to vouch for beyond the blobs just read), through the partition reader.
-fn tables_of(blobs: &Blobs, path: &Path) -> Result<Tables, (Exit, String)> {
+fn tables_of(blobs: &Blobs, path: &Path) -> Result<&'static LoadedPartition, Error> {
     let shown = path.display();
     let bytes = pack(
         blobs,
@@ -151,86 +104,22 @@ fn tables_of(blobs: &Blobs, path: &Path) -> Result<Tables, (Exit, String)> {
             key: None,
         },
     )
-    .map_err(|e| (Exit::DataErr, format!("{shown}: {e}")))?;
+    .map_err(|e| Error::new(Exit::DataErr, format!("{shown}: {e}")))?;
     let file = PartitionFile::from_bytes(bytes);
-    let (policy, _) = any_class(&file, path)?;
+    let policy = any_class(&file, path)?;
     let checked = file
         .insecure_trust_unsigned(&policy)
-        .map_err(|e| (Exit::DataErr, format!("{shown}: its blobs laid out: {e}")))?;
-    Ok(Tables::Partition(Box::leak(Box::new(checked))))
+        .map_err(|e| Error::new(Exit::DataErr, format!("{shown}: its blobs laid out: {e}")))?;
+    Ok(Box::leak(Box::new(checked)))
 }
 
-/// What the tool reads a partition with: the policy (any counter, the class the partition says
-/// it has) and the key ID its header names (`None`: unsigned).
-type ReadAs = (Policy, Option<[u8; 8]>);
-
-/// [`ReadAs`] for `file`.
-fn any_class(file: &PartitionFile, path: &Path) -> Result<ReadAs, (Exit, String)> {
+/// The policy the tool reads a partition it laid out itself with: any counter, its own class.
+fn any_class(file: &PartitionFile, path: &Path) -> Result<Policy, Error> {
     let parsed = file.parse().map_err(|e| refused(path, e))?;
-    let policy = Policy {
+    Ok(Policy {
         min_security_counter: 0,
         expected_class: parsed.class(),
-    };
-    Ok((policy, parsed.is_signed().then(|| parsed.key_id())))
-}
-
-/// Of the `--public-key` files `paths` (at least one), the key whose ID is `named`. None of them,
-/// or an unsigned partition: with one key given, that key (verifying with it says why); with
-/// several, a refusal naming every key ID.
-fn key_named(
-    path: &Path,
-    paths: &[PathBuf],
-    named: Option<[u8; 8]>,
-) -> Result<PublicKey, (Exit, String)> {
-    let keys = (paths.iter())
-        .map(|p| read_public_key(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let found = keys.iter().find(|k| Some(k.key_id()) == named);
-    match (found, &keys[..], named) {
-        (Some(key), _, _) | (None, [key], _) | (None, [key, ..], None) => Ok(*key),
-        (None, _, Some(named)) => {
-            let ids: Vec<String> = keys.iter().map(|k| lower_hex(&k.key_id())).collect();
-            Err((
-                Exit::DataErr,
-                format!(
-                    "{}: signed by key ID {}, which none of the {} --public-key keys has ({})",
-                    path.display(),
-                    lower_hex(&named),
-                    ids.len(),
-                    ids.join(", ")
-                ),
-            ))
-        }
-        (None, [], None) => Err((Exit::Usage, "no --public-key given".into())),
-    }
-}
-
-/// The partition `bytes` (read from `path`) checked whole, through the path a Rust host opens
-/// a partition with ([`PartitionFile::verify`]), trusted as `trust` says: verified with the
-/// public key, or, unsigned, read under `--insecure-skip-signature`; with neither, refused
-/// (exit 64), as `list --partition` refuses it.
-fn trusted(
-    path: &Path,
-    bytes: &[u8],
-    trust: &Trust,
-) -> Result<&'static CheckedPartition, (Exit, String)> {
-    let file = PartitionFile::from_bytes(bytes.to_vec());
-    let (policy, named) = any_class(&file, path)?;
-    let checked = match (&trust.public_keys[..], trust.insecure_skip_signature) {
-        ([], true) => file.insecure_trust_unsigned(&policy),
-        ([], false) => {
-            return Err((
-                Exit::Usage,
-                format!(
-                    "{}: a partition needs --public-key PUB.pem (or, for an unsigned pack only, --insecure-skip-signature)",
-                    path.display()
-                ),
-            ));
-        }
-        (keys, _) => file.verify(&key_named(path, keys, named)?, &policy),
-    }
-    .map_err(|e: OpenError| (Exit::DataErr, format!("{}: {e}", path.display())))?;
-    Ok(Box::leak(Box::new(checked)))
+    })
 }
 
 /// `Some(hex)` unless the manifest's or carve's `unknown` (or empty).
@@ -238,28 +127,28 @@ fn known(text: &str) -> Option<String> {
     (!text.is_empty() && text != "unknown").then(|| text.to_owned())
 }
 
-fn pack_refusal(path: &Path, e: nrtucode_pack::PackError) -> (Exit, String) {
+fn pack_refusal(path: &Path, e: nrtucode_pack::PackError) -> Error {
     let exit = match &e {
         nrtucode_pack::PackError::Io { source, .. } => exit::reading(source),
         _ => Exit::DataErr,
     };
-    (exit, format!("{}: {e}", path.display()))
+    Error::new(exit, format_args!("{}: {e}", path.display())).caused_by(e)
 }
 
 /// Reads the input at `path`, whichever of the three it is. A partition is trusted as `trust`
 /// says (a `--public-key` it must verify with, or `--insecure-skip-signature` for an unsigned
 /// one); without either it is refused (exit 64), as `list --partition` refuses it.
-pub(crate) fn read(path: &Path, trust: &Trust) -> Result<Inventory, (Exit, String)> {
+pub(crate) fn read(path: &Path, trust: &TrustArgs) -> Result<Inventory, Error> {
     let name = file_name(path);
-    let (origin, tables) = match kind(path)? {
-        InputKind::Library => {
+    let (origin, tables) = match what_is(path)? {
+        What::Library => {
             let (carve, data) = nrtucode_carve::carve_file(path).map_err(|e| match &e {
                 nrtucode_carve::FileError::Io { source, .. } => {
-                    (exit::reading(source), e.to_string())
+                    Error::new(exit::reading(source), e.to_string())
                 }
-                _ => (Exit::DataErr, e.to_string()),
+                _ => Error::new(Exit::DataErr, library_refusal(&e)),
             })?;
-            crate::commands::output_file::note_input_path(path);
+            crate::shared::output_file::note_input_path(path);
             let blobs =
                 Blobs::from_carve(path, &carve, &data).map_err(|e| pack_refusal(path, e))?;
             let origin = Origin {
@@ -274,7 +163,7 @@ pub(crate) fn read(path: &Path, trust: &Trust) -> Result<Inventory, (Exit, Strin
             };
             (origin, tables_of(&blobs, path)?)
         }
-        InputKind::BlobDir => {
+        What::BlobDir => {
             // One reading: the manifest's header and the blobs packed are those checked.
             let read = nrtucode_facts::blob_dir::read_checked_blob_dir(path).map_err(|e| {
                 let problems: Vec<String> = e.problems.iter().map(ToString::to_string).collect();
@@ -287,7 +176,7 @@ pub(crate) fn read(path: &Path, trust: &Trust) -> Result<Inventory, (Exit, Strin
             })?;
             let blobs = Blobs::from_checked_dir(path, &read).map_err(|e| pack_refusal(path, e))?;
             for input in blobs.inputs() {
-                crate::commands::output_file::note_input_path(input);
+                crate::shared::output_file::note_input_path(input);
             }
             let manifest = &read.dir.manifest.header;
             let origin = Origin {
@@ -302,12 +191,13 @@ pub(crate) fn read(path: &Path, trust: &Trust) -> Result<Inventory, (Exit, Strin
             };
             (origin, tables_of(&blobs, path)?)
         }
-        InputKind::Partition => {
-            // Read once: the digest reported is of the bytes verified.
-            let bytes = read_partition(path)?;
-            let checked = trusted(path, bytes, trust)?;
-            let verified = checked.verified();
-            let p = verified.partition();
+        What::Partition => {
+            // Read once, in any form `inspect` reads: the digest reported is of the partition's
+            // bytes verified (a partition file's own; a flashable form's put back together).
+            let bytes = read_partition(path)?.bytes;
+            let checked: &'static LoadedPartition =
+                Box::leak(Box::new(trust.open(path, bytes.into_vec())?));
+            let p = checked.partition();
             let (source, build_id) = match p.source() {
                 Source::BuildId(id) => ("build-id", Some(lower_hex(id))),
                 Source::NoBuildId => ("no-build-id", None),
@@ -316,18 +206,18 @@ pub(crate) fn read(path: &Path, trust: &Trust) -> Result<Inventory, (Exit, Strin
             let origin = Origin {
                 kind: InputKind::Partition,
                 name,
-                sha256: Some(lower_hex(&Sha256::digest(bytes))),
+                sha256: Some(lower_hex(&Sha256::digest(p.bytes()))),
                 build_id,
                 class: p.class().name(),
                 key_id: p.is_signed().then(|| lower_hex(&p.key_id())),
                 security_counter: Some(p.security_counter()),
                 source: Some(source),
             };
-            (origin, Tables::Partition(checked))
+            (origin, checked)
         }
     };
     Ok(Inventory {
         origin,
-        entries: list::entries(&tables, None),
+        entries: list::entries(tables, None),
     })
 }

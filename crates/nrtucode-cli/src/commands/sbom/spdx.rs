@@ -12,8 +12,8 @@
 use serde::Serialize;
 use sha2::{Digest as _, Sha256};
 
-use crate::commands::inventory::{InputKind, Inventory};
-use crate::commands::sbom::FirmwareBlob;
+use crate::commands::sbom::blobs::FirmwareBlob;
+use crate::shared::inventory::{InputKind, Inventory};
 use nrtucode_facts::hex::lower_hex;
 
 /// An SPDX 2.3 document (the fields written).

@@ -4,13 +4,16 @@
 //! * `bin`: the partition's bytes as they are (no address: the flashing tool is told it);
 //! * `ihex`: Intel HEX, 16 data bytes a record, an extended linear address record (type 04)
 //!   before each 64 KiB, the end-of-file record last; no start address (there is no code);
-//! * `elf`: a 32-bit little-endian ELF of type `EXEC`, machine `EM_NONE`, no entry point, one
+//! * `elf`: a 32-bit little-endian ELF of type `EXEC`, machine the target's ([`Machine`]:
+//!   `EM_ARM` for a Cortex-M, the default, or `EM_RISCV`), so that binutils' `objcopy` and
+//!   GDB's `load` (one BFD) recognise it, no entry point, one
 //!   read-only `PT_LOAD` segment at the address (virtual = physical) and one allocated,
 //!   non-executable `PROGBITS` section `.nrtucode_partition` over it (plus `.shstrtab`), written
 //!   with the `object` crate's ELF writer;
 //! * `uf2`: 512-byte UF2 blocks of 256 payload bytes each at 256-byte aligned addresses (what
-//!   the RP2040/RP2350 boot ROMs and the UF2 bootloaders expect), the family ID flag set when a
-//!   family is given; the last block's payload is filled up to 256 bytes with `0xFF`, erased
+//!   the RP2040/RP2350 boot ROMs and the UF2 bootloaders expect), the family ID flag set in
+//!   every block (`pack` refuses UF2 without a family: a boot ROM that filters on it, as
+//!   RP2040's does, ignores blocks without one); the last block's payload is filled up to 256 bytes with `0xFF`, erased
 //!   flash, which a partition reader ignores (it reads `total_len` bytes).
 //!
 //! An address is a 32-bit one: the partition must lie below 4 GiB, and start on a multiple of
@@ -22,7 +25,6 @@
 
 mod elf;
 mod ihex;
-pub(crate) mod read;
 mod uf2;
 pub(crate) mod uf2_families;
 
@@ -74,6 +76,36 @@ impl Format {
     }
 }
 
+/// The ELF form's machine: the target's architecture, which binutils and GDB read to choose
+/// their back end (an `EM_NONE` file is "an unrecognised format" to them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Machine {
+    // EM_ARM: a Cortex-M (thumbv6m/v7m/v7em/v8m), the bare-metal template's.
+    #[default]
+    Arm,
+    // EM_RISCV: a riscv32 target (the riscv-virt example's).
+    Riscv,
+}
+
+impl Machine {
+    /// The ELF header's `e_machine`.
+    pub(crate) const fn e_machine(self) -> object::elf::Machine {
+        match self {
+            Machine::Arm => object::elf::EM_ARM,
+            Machine::Riscv => object::elf::EM_RISCV,
+        }
+    }
+
+    /// The ELF header's `e_flags`: the ARM EABI version 5 (what `arm-none-eabi-gcc` writes),
+    /// none for RISC-V (no code: no float ABI or compressed-instruction flag to state).
+    pub(crate) const fn e_flags(self) -> object::elf::FileFlags {
+        match self {
+            Machine::Arm => object::elf::EF_ARM_EABI_VER5,
+            Machine::Riscv => object::elf::FileFlags(0),
+        }
+    }
+}
+
 /// Where and how a partition is flashed: its start address, and for UF2 the family ID.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Placement {
@@ -105,10 +137,12 @@ pub(crate) enum FlashFileError {
         /// The form read.
         format: Format,
     },
-    /// The data would be larger than a partition may be.
+    /// The data would be larger than a partition may be, or than the file that holds it.
     TooLarge {
         /// The size the file's data spans (at least).
         len: u64,
+        /// The bound: [`MAX_PARTITION_BYTES`], or the file's length when smaller.
+        max: u64,
     },
     /// Two pieces of data cover the same address.
     Overlap {
@@ -157,9 +191,9 @@ impl fmt::Display for FlashFileError {
             FlashFileError::Empty { format } => {
                 write!(f, "the {} file holds no data", format.name())
             }
-            FlashFileError::TooLarge { len } => write!(
+            FlashFileError::TooLarge { len, max } => write!(
                 f,
-                "the data spans {len} bytes, more than a partition may be ({MAX_PARTITION_BYTES})"
+                "the data spans {len} bytes, more than the file's {max} (a partition is at most {MAX_PARTITION_BYTES}, and every byte flashed is in the file)"
             ),
             FlashFileError::Overlap { address } => {
                 write!(f, "two records cover address {address:#x}")
@@ -189,11 +223,13 @@ pub(crate) fn check_placement(format: Format, base: u64, len: u64) -> Result<(),
     Ok(())
 }
 
-/// The partition `bytes` in `format`, placed as `placement` says (`None`: only for `bin`).
+/// The partition `bytes` in `format`, placed as `placement` says (`None`: only for `bin`), an
+/// ELF for `machine`.
 pub(crate) fn encode(
     format: Format,
     bytes: &[u8],
     placement: Option<Placement>,
+    machine: Machine,
 ) -> Result<Vec<u8>, FlashFileError> {
     let Some(placement) = placement else {
         return Ok(bytes.to_vec());
@@ -206,7 +242,7 @@ pub(crate) fn encode(
     Ok(match format {
         Format::Bin => bytes.to_vec(),
         Format::Ihex => ihex::encode(placement.base_address, bytes),
-        Format::Elf => elf::encode(placement.base_address, bytes)?,
+        Format::Elf => elf::encode(placement.base_address, bytes, machine)?,
         Format::Uf2 => uf2::encode(placement.base_address, placement.uf2_family, bytes),
     })
 }
@@ -235,9 +271,14 @@ pub(crate) fn detect(head: &[u8]) -> Format {
     }
 }
 
-/// Reads the flashable `file` back (its form detected from its first bytes).
+/// Reads the flashable `file` back (its form detected from its first bytes). Every byte a
+/// form flashes is in the file, so the partition is never larger than the file: the bound
+/// [`assemble`] is given is the smaller of the file's length and [`MAX_PARTITION_BYTES`]
+/// (an ELF's segments may all name the same bytes of the file: their sum is refused, not
+/// allocated).
 pub(crate) fn decode(file: &[u8]) -> Result<Decoded, FlashFileError> {
     let format = detect(file);
+    let max = MAX_PARTITION_BYTES.min(file.len() as u64);
     let (placement, bytes) = match format {
         Format::Bin => (None, file.to_vec()),
         Format::Ihex => {
@@ -246,16 +287,16 @@ pub(crate) fn decode(file: &[u8]) -> Result<Decoded, FlashFileError> {
                 .iter()
                 .map(|&(address, start, len)| (address, &data[start..start + len]))
                 .collect();
-            let (base, bytes) = assemble(format, pieces)?;
+            let (base, bytes) = assemble(format, pieces, max)?;
             (Some(plain(base)), bytes)
         }
         Format::Elf => {
-            let (base, bytes) = assemble(format, elf::segments(file)?)?;
+            let (base, bytes) = assemble(format, elf::segments(file)?, max)?;
             (Some(plain(base)), bytes)
         }
         Format::Uf2 => {
             let (family, pieces) = uf2::blocks(file)?;
-            let (base, bytes) = assemble(format, pieces)?;
+            let (base, bytes) = assemble(format, pieces, max)?;
             (
                 Some(Placement {
                     base_address: base,
@@ -280,8 +321,13 @@ const fn plain(base_address: u32) -> Placement {
 }
 
 /// Puts `pieces` (address, bytes) together: sorted by address, no overlap, no gap, below
-/// 4 GiB, at most [`MAX_PARTITION_BYTES`]; the start address and the bytes.
-fn assemble(format: Format, mut pieces: Pieces<'_>) -> Result<(u32, Vec<u8>), FlashFileError> {
+/// 4 GiB, at most `max` bytes (checked before anything is allocated); the start address and
+/// the bytes.
+fn assemble(
+    format: Format,
+    mut pieces: Pieces<'_>,
+    max: u64,
+) -> Result<(u32, Vec<u8>), FlashFileError> {
     pieces.retain(|(_, data)| !data.is_empty());
     pieces.sort_by_key(|&(address, _)| address);
     let Some(&(base, _)) = pieces.first() else {
@@ -305,11 +351,14 @@ fn assemble(format: Format, mut pieces: Pieces<'_>) -> Result<(u32, Vec<u8>), Fl
                 len: data.len() as u64,
             });
         }
-        if next - base > MAX_PARTITION_BYTES {
-            return Err(FlashFileError::TooLarge { len: next - base });
+        if next - base > max {
+            return Err(FlashFileError::TooLarge {
+                len: next - base,
+                max,
+            });
         }
     }
-    // Bounded above: contiguous, at most MAX_PARTITION_BYTES.
+    // Bounded above: contiguous, at most `max`.
     let mut bytes = Vec::with_capacity((next - base) as usize);
     for (_, data) in pieces {
         bytes.extend_from_slice(data);
@@ -339,7 +388,7 @@ mod tests {
                         base_address: base,
                         uf2_family: (format == Format::Uf2).then_some(0xe48b_ff56),
                     };
-                    let file = encode(format, &bytes, Some(placement)).unwrap();
+                    let file = encode(format, &bytes, Some(placement), Machine::Arm).unwrap();
                     let back = decode(&file).unwrap();
                     assert_eq!(back.format, format, "{format:?} {len}");
                     assert_eq!(back.placement, Some(placement), "{format:?} {len}");
@@ -359,7 +408,10 @@ mod tests {
     #[test]
     fn bin_is_the_bytes_and_detected_last() {
         let bytes = b"NRTUPART and the rest".to_vec();
-        assert_eq!(encode(Format::Bin, &bytes, None).unwrap(), bytes);
+        assert_eq!(
+            encode(Format::Bin, &bytes, None, Machine::Arm).unwrap(),
+            bytes
+        );
         let back = decode(&bytes).unwrap();
         assert_eq!((back.format, back.placement), (Format::Bin, None));
         assert_eq!(back.bytes, bytes);
@@ -375,27 +427,27 @@ mod tests {
             })
         };
         assert_eq!(
-            encode(Format::Elf, &bytes, at(0x1008)),
+            encode(Format::Elf, &bytes, at(0x1008), Machine::Arm),
             Err(FlashFileError::Misaligned {
                 base: 0x1008,
                 align: 16
             })
         );
         assert_eq!(
-            encode(Format::Uf2, &bytes, at(0x1010)),
+            encode(Format::Uf2, &bytes, at(0x1010), Machine::Arm),
             Err(FlashFileError::Misaligned {
                 base: 0x1010,
                 align: 256
             })
         );
         assert_eq!(
-            encode(Format::Ihex, &bytes, at(0xffff_fff0)),
+            encode(Format::Ihex, &bytes, at(0xffff_fff0), Machine::Arm),
             Err(FlashFileError::BeyondAddressSpace {
                 base: 0xffff_fff0,
                 len: 64
             })
         );
-        assert!(encode(Format::Ihex, &bytes, at(0xffff_ffc0)).is_ok());
+        assert!(encode(Format::Ihex, &bytes, at(0xffff_ffc0), Machine::Arm).is_ok());
     }
 
     /// xorshift64: a fixed sequence, so that a failure repeats.
@@ -415,7 +467,7 @@ mod tests {
                 base_address: 0x2100_0000,
                 uf2_family: None,
             };
-            let good = encode(format, &bytes, Some(placement)).unwrap();
+            let good = encode(format, &bytes, Some(placement), Machine::Arm).unwrap();
             let (mut read, mut refused) = (0, 0);
             for _ in 0..3000 {
                 let mut file = good.clone();
@@ -457,24 +509,37 @@ mod tests {
         let a = [1u8; 16];
         let b = [2u8; 16];
         assert_eq!(
-            assemble(Format::Ihex, vec![(0x100, &a[..]), (0x120, &b[..])]),
+            assemble(
+                Format::Ihex,
+                vec![(0x100, &a[..]), (0x120, &b[..])],
+                MAX_PARTITION_BYTES
+            ),
             Err(FlashFileError::Gap {
                 from: 0x110,
                 to: 0x120
             })
         );
         assert_eq!(
-            assemble(Format::Ihex, vec![(0x100, &a[..]), (0x108, &b[..])]),
+            assemble(
+                Format::Ihex,
+                vec![(0x100, &a[..]), (0x108, &b[..])],
+                MAX_PARTITION_BYTES
+            ),
             Err(FlashFileError::Overlap { address: 0x108 })
         );
         assert_eq!(
-            assemble(Format::Ihex, vec![]),
+            assemble(Format::Ihex, vec![], MAX_PARTITION_BYTES),
             Err(FlashFileError::Empty {
                 format: Format::Ihex
             })
         );
         // Out of order in the file is fine: sorted by address.
-        let (base, bytes) = assemble(Format::Ihex, vec![(0x110, &b[..]), (0x100, &a[..])]).unwrap();
+        let (base, bytes) = assemble(
+            Format::Ihex,
+            vec![(0x110, &b[..]), (0x100, &a[..])],
+            MAX_PARTITION_BYTES,
+        )
+        .unwrap();
         assert_eq!(base, 0x100);
         assert_eq!(&bytes[..16], &a);
         assert_eq!(&bytes[16..], &b);
