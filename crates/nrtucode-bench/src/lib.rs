@@ -44,14 +44,15 @@ impl Code for nrtucode::ResolveErr {
     }
 }
 
-/// Converts a partition resolver's result to an [`Answer`]: the handle's bytes in place (the
-/// partition's blobs were all checked once, when it was loaded: a lookup is what is measured).
+/// Converts a partition resolver's result to an [`Answer`]: the handle's bytes in place (a
+/// `CheckedPartition`'s: its blobs were all checked once, when it was loaded; a lookup is what
+/// is measured).
 #[cfg(feature = "partition")]
 #[inline(always)]
 pub fn blob_answer(
     result: Result<nrtucode::partition::Blob<'static>, nrtucode::ResolveErr>,
 ) -> Answer {
-    match result.map(|b| b.unchecked_in_place()) {
+    match result.map(|b| b.bytes()) {
         Ok(Some(bytes)) => (0, bytes.as_ptr() as usize, bytes.len()),
         Ok(None) => (-1, 0, 0),
         Err(e) => (e.code(), 0, 0),

@@ -14,7 +14,7 @@
 //!   pointer aliasing against the look-alike's and ours),
 //! * the same packed with `--compress deflate` (blobs kept as raw deflate where that saves
 //!   space), answered into a buffer through the resolvers' `Blob::load_into`
-//!   (decode-verify for a deflate blob, copy-verify for a stored one): its code, length and
+//!   (decode-check for a deflate blob, copy-check for a stored one): its code, length and
 //!   bytes against ours,
 //!
 //! * the C ABI of the partition-backed library, `nrtucode_capi`'s partition handles
@@ -43,11 +43,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use nrtucode::partition::{
-    Blob, BlobId, Codec, LoadError, Loader, Partition, PartitionError, Policy, TableClass,
-    VerifiedPartition,
+    Blob, BlobId, CheckedPartition, Codec, LoadError, Loader, Partition, Policy, TableClass,
 };
 use nrtucode::{EnvSnapshot, Flavor, ImageIndex, ProfKind, Region, ResolveErr};
 use nrtucode::{FLAVOR_VAR, REMOVED_FLAG_VAR};
+use nrtucode_capi::from_env::{UNAVAILABLE_IMAGE_CODE, UNAVAILABLE_TABLE_CODE};
 use nrtucode_conformance::{
     EnvCase, KIND_VALUES, LIBRARY, LOOKALIKE_PREFIX, SplitMix64, Tally, build_matches_library,
     env_matrix, flavor_values, idx_values, region_values,
@@ -165,7 +165,9 @@ impl CPartition {
                 };
                 Answer { rc, ptr, len }
             }
-            CSource::Env(p) => Answer::of_code(p.memory_image(idx, region, flavor)),
+            CSource::Env(p) => Answer::of_code(p.answer(UNAVAILABLE_IMAGE_CODE, |p| {
+                p.get_memory_image(idx, region, flavor, &nrtucode::StdEnv)
+            })),
         }
     }
 
@@ -181,7 +183,9 @@ impl CPartition {
                 };
                 Answer { rc, ptr, len }
             }
-            CSource::Env(p) => Answer::of_code(p.hwdecode_table(idx, kind)),
+            CSource::Env(p) => Answer::of_code(
+                p.answer(UNAVAILABLE_TABLE_CODE, |p| p.get_hwdecode_table(idx, kind)),
+            ),
         }
     }
 }
@@ -206,7 +210,7 @@ struct Oracle {
     /// C (pointer, length) -> our pointer: equal C answers must be equal answers of ours.
     alias: HashMap<(usize, usize), usize>,
     /// The signed partition packed from the carve of the look-alike, when it takes part.
-    partition: Option<VerifiedPartition<'static>>,
+    partition: Option<CheckedPartition<'static>>,
     /// Answers compared over the partition.
     partition_answers: u64,
     /// C (pointer, length) -> the partition's pointer.
@@ -214,7 +218,7 @@ struct Oracle {
     /// (our pointer, partition pointer, length) whose bytes were already compared.
     partition_verified: HashSet<(usize, usize, usize)>,
     /// The same look-alike packed with deflate compression, when it takes part.
-    compressed: Option<VerifiedPartition<'static>>,
+    compressed: Option<CheckedPartition<'static>>,
     /// Answers compared over the compressed partition.
     compressed_answers: u64,
     /// Blobs of the compressed partition already resolved into a buffer and byte-compared
@@ -545,11 +549,11 @@ impl Oracle {
             }
         }
         if let Some(p) = self.partition {
-            // In place: `signed_partition_of` checked every blob's digest once, so the
-            // unchecked bytes are the signed ones (the check itself is `check_blobs`'s).
+            // In place: `signed_partition_of` checked every blob's digest once (`check_blobs`),
+            // so a stored blob's bytes are the signed ones.
             let in_place = |region: i32| {
                 p.get_memory_image(idx, region, flavor, env)
-                    .and_then(|b| b.unchecked_in_place().ok_or(ResolveErr::NullGetter))
+                    .and_then(|b| b.bytes().ok_or(ResolveErr::NullGetter))
             };
             let part = in_place(region);
             let place_of = match (raw, part) {
@@ -651,7 +655,7 @@ impl Oracle {
         if let Some(p) = self.partition {
             let part = p
                 .get_hwdecode_table(idx, kind)
-                .and_then(|b| b.unchecked_in_place().ok_or(ResolveErr::NullGetter));
+                .and_then(|b| b.bytes().ok_or(ResolveErr::NullGetter));
             self.partition_answer(&what, c, raw, part, None);
         }
         if let Some(q) = self.compressed {
@@ -673,7 +677,7 @@ impl Oracle {
 fn signed_partition_of(
     so: &Path,
     compression: nrtucode_pack::Compression,
-) -> Result<(&'static [u8], VerifiedPartition<'static>), String> {
+) -> Result<(&'static [u8], CheckedPartition<'static>), String> {
     let key = nrtucode_pack::SigningKey::from_pem(include_str!("../../../keys/test-ed25519.pem"))
         .map_err(|e| e.to_string())?;
     let blobs = nrtucode_pack::Blobs::from_library(so).map_err(|e| e.to_string())?;
@@ -696,10 +700,10 @@ fn signed_partition_of(
         expected_class: expected,
     };
     let partition = Partition::parse(bytes)
-        .map_err(PartitionError::from)
-        .and_then(|p| Ok(p.verify(&key.public_key(), &policy)?))
+        .map_err(|e| e.to_string())?
+        .verify(&key.public_key(), &policy)
         .map_err(|e| e.to_string())?;
-    partition
+    let partition = partition
         .check_blobs(&mut nrtucode::digest::SoftSha256::new())
         .map_err(|e| e.to_string())?;
     Ok((bytes, partition))

@@ -1,4 +1,4 @@
-//! The race of issue 9, as a host-runtime author would write it in edition 2021 without any
+//! `StdEnv` racing `set_var`, as a host-runtime author would write it in edition 2021 without any
 //! `unsafe`: one thread keeps adding new variables with `std::env::set_var` (so the C library
 //! reallocates and frees `environ`) and changes `NEURON_UCODE_FLAVOR`, while other threads
 //! resolve flavor 0 through [`nrtucode::StdEnv`] (and capture [`nrtucode::EnvSnapshot`]s).

@@ -1,4 +1,4 @@
-//! `StdEnv` under `std::env::set_var` from another thread (issue 9): no crash, no freed memory,
+//! `StdEnv` under `std::env::set_var` from another thread: no crash, no freed memory,
 //! every answer one the environment could have given. Bounded to 3 seconds (natively); under
 //! miri, which checks every access of the race for undefined behaviour and data races, a short
 //! run of the same program.

@@ -1,87 +1,72 @@
-//! `nrtucode-lookalike`: writes the C look-alike of the vendor library and optionally builds it.
-//!
-//! ```text
-//! nrtucode-lookalike --library full|front --out DIR [--opt O0|O1|O2|O3|Os|Og] [--prefix P]
-//!                    [--build] [--strip] [--condition NAME] [--no-section-headers]
-//! ```
-//!
-//! `--condition NAME` builds under one of the look-alike's build conditions (`O0`,
-//! `stack-protector-all`, `pg`, `mcmodel-large`, ...; it replaces `--opt`);
-//! `--no-section-headers` strips the library and removes its section header table.
-//!
-//! Writes `DIR/nrtucode_lookalike_<library>.c` and `DIR/nrtucode_lookalike_<library>.truth.tsv`;
-//! with `--build` also `DIR/libnrtucode_internal.so` (full) or `DIR/libnrtucode.so` (front).
+//! `nrtucode-lookalike`: writes the C look-alike of the vendor library and optionally builds it
+//! (`--help` says what it writes; the crate's README.md says what it is for).
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::Parser;
 use nrtucode_lookalike::{
     CONDITIONS, Condition, LibraryBuild, OptLevel, Options, Stripping, build_shared_object,
     build_with_condition, strip_to, write_sources,
 };
 
-const USAGE: &str = "usage: nrtucode-lookalike --library full|front --out DIR [--opt O0|O1|O2|O3|Os|Og] [--prefix PREFIX] [--build] [--strip] [--condition NAME] [--no-section-headers]";
-
+/// Writes a C copy of the vendor library's structure (the same tables, getters and resolvers,
+/// named like the vendor's symbols) over the workspace's fixture bytes, never real firmware,
+/// and with --build compiles it with gcc: the stand-in for the vendor library that the carve
+/// tests, the differential oracle and the bare-metal walkthrough use.
+///
+/// Into DIR (created if missing; files of the same name are replaced), each path printed on
+/// its own line, in this order: nrtucode_lookalike_<full|front>.c (the C source),
+/// nrtucode_lookalike_<full|front>.truth.tsv (what every linked getter returns: its symbol,
+/// slot, region, size and sha256) and, with --build, libnrtucode_internal.so (full) or libnrtucode.so (front). The
+/// output is a pure function of the options: no timestamps, no paths.
+#[derive(Parser)]
+#[command(name = "nrtucode-lookalike", version)]
 struct Args {
+    /// Which vendor library to copy: full (libnrtucode_internal.so) or front (the reduced
+    /// libnrtucode.so).
+    #[arg(long, value_name = "full|front", value_parser = parse_library)]
     library: LibraryBuild,
+    /// The directory the files are written into.
+    #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// gcc's optimisation level for --build.
+    #[arg(long, value_name = "O0|O1|O2|O3|Os|Og", default_value = "O2", value_parser = parse_opt)]
     opt: OptLevel,
+    /// Export the two resolvers as PREFIXget_memory_image and PREFIXget_hwdecode_table
+    /// instead of the vendor's nrtucode_ prefix (so several builds link into one program).
+    #[arg(long, value_name = "PREFIX")]
     prefix: Option<String>,
+    /// Also compile the source into the shared library (needs gcc).
+    #[arg(long)]
     build: bool,
+    /// With --build: strip the library (as the vendor ships libnrtucode.so).
+    #[arg(long)]
     strip: bool,
+    /// With --build: one of the look-alike's build conditions (O0, stack-protector-all, pg,
+    /// mcmodel-large, ...; an unknown name lists them); it replaces --opt.
+    #[arg(long, value_name = "NAME", value_parser = parse_condition)]
     condition: Option<Condition>,
+    /// With --build: strip the library and remove its section header table.
+    #[arg(long)]
     no_section_headers: bool,
 }
 
-fn parse(mut argv: impl Iterator<Item = String>) -> Result<Args, String> {
-    let mut library = None;
-    let mut out = None;
-    let mut opt = OptLevel::O2;
-    let mut prefix = None;
-    let mut build = false;
-    let mut strip = false;
-    let mut condition = None;
-    let mut no_section_headers = false;
-    while let Some(arg) = argv.next() {
-        let mut value = |name: &str| argv.next().ok_or(format!("{name} needs a value"));
-        match arg.as_str() {
-            "--library" => {
-                let v = value("--library")?;
-                library =
-                    Some(LibraryBuild::from_name(&v).ok_or(format!("unknown library {v:?}"))?);
-            }
-            "--out" => out = Some(PathBuf::from(value("--out")?)),
-            "--opt" => {
-                let v = value("--opt")?;
-                opt = OptLevel::from_name(&v).ok_or(format!("unknown optimisation {v:?}"))?;
-            }
-            "--prefix" => prefix = Some(value("--prefix")?),
-            "--build" => build = true,
-            "--strip" => strip = true,
-            "--condition" => {
-                let v = value("--condition")?;
-                let names: Vec<&str> = CONDITIONS.iter().map(|c| c.name).collect();
-                condition = Some(Condition::named(&v).ok_or(format!(
-                    "unknown condition {v:?} (known: {})",
-                    names.join(", ")
-                ))?);
-            }
-            "--no-section-headers" => no_section_headers = true,
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unknown argument {other:?}")),
-        }
-    }
-    Ok(Args {
-        library: library.ok_or("--library is required")?,
-        out: out.ok_or("--out is required")?,
-        opt,
-        prefix,
-        build,
-        strip,
-        condition,
-        no_section_headers,
-    })
+fn parse_library(v: &str) -> Result<LibraryBuild, String> {
+    LibraryBuild::from_name(v).ok_or(format!("unknown library {v:?} (full or front)"))
+}
+
+fn parse_opt(v: &str) -> Result<OptLevel, String> {
+    OptLevel::from_name(v).ok_or(format!("unknown optimisation {v:?}"))
+}
+
+fn parse_condition(v: &str) -> Result<Condition, String> {
+    let names: Vec<&str> = CONDITIONS.iter().map(|c| c.name).collect();
+    Condition::named(v).ok_or(format!(
+        "unknown condition {v:?} (known: {})",
+        names.join(", ")
+    ))
 }
 
 fn run(args: Args) -> Result<(), String> {
@@ -124,15 +109,11 @@ fn run(args: Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match parse(std::env::args().skip(1)).and_then(run) {
+    match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(msg) if msg.is_empty() => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
-        }
         Err(msg) => {
-            eprintln!("nrtucode-lookalike: {msg}\n{USAGE}");
-            ExitCode::from(2)
+            eprintln!("nrtucode-lookalike: {msg}");
+            ExitCode::FAILURE
         }
     }
 }

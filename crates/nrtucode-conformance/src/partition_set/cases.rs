@@ -102,6 +102,30 @@ pub fn cases() -> Vec<Case> {
         "format version 1",
     );
     case(
+        "short-erased.part",
+        vec![0xff; 7],
+        parse("FormatError::Truncated", "-"),
+        "7 bytes of 0xff: too short for the magic, so not Erased",
+    );
+    case(
+        "magic-only.part",
+        MAGIC.to_vec(),
+        parse("FormatError::Truncated", "-"),
+        "the 8 bytes of the magic and nothing more: the version (bytes 8..10) is missing",
+    );
+    case(
+        "magic-and-version-1.part",
+        [&MAGIC[..], &1u16.to_le_bytes()].concat(),
+        parse("FormatError::UnsupportedVersion", "-"),
+        "10 bytes, the magic and version 1: the version is checked before the 96-byte header",
+    );
+    case(
+        "magic-and-version-2.part",
+        [&MAGIC[..], &VERSION.to_le_bytes()].concat(),
+        parse("FormatError::Truncated", "-"),
+        "10 bytes, the magic and version 2: the header (96 bytes) is missing",
+    );
+    case(
         "truncated.part",
         good[..good.len() - 16].to_vec(),
         parse("FormatError::Truncated", "-"),
@@ -224,6 +248,39 @@ pub fn cases() -> Vec<Case> {
         "a deflate blob whose decoded_len is 1 MiB + 1",
     );
     case(
+        "blob-of-1-mib.part",
+        respec(&|s| {
+            s.blobs.push(BlobSpec {
+                decoded: text_blob("exactly 1 MiB decoded", MAX_BLOB_LEN),
+                deflate: true,
+            });
+            s.slots[0][2].1[1] = whole(7);
+        }),
+        Verdict::Accept,
+        "entry 7, a deflate blob of exactly 1 MiB (1,048,576 bytes) decoded: the bound is inclusive",
+    );
+    case(
+        "toc-reserved.part",
+        changed(&|b| {
+            let e = toc_entry(b, 0);
+            b[e + T_CODEC + 2] = 1;
+        }),
+        parse("FormatError::Table", "table of contents"),
+        "a reserved byte of entry 0 (at +14) not 0",
+    );
+    case(
+        "decoded-total-64-mib.part",
+        sixty_four_mib(&key, 0),
+        refuse(Step::Blobs, "LoadError::Decode", "TooShort"),
+        "decoded lengths adding up to exactly 64 MiB (allowed: it parses and verifies); entry 7 records 1 MiB, its stream decodes to 1,100 bytes",
+    );
+    case(
+        "decoded-total-over-64-mib.part",
+        sixty_four_mib(&key, 1),
+        parse("FormatError::Table", "table of contents"),
+        "decoded lengths adding up to 64 MiB + 1 byte (entry 70 takes the sum past)",
+    );
+    case(
         "blob-offset.part",
         changed(&|b| {
             let e = toc_entry(b, 1);
@@ -273,6 +330,18 @@ pub fn cases() -> Vec<Case> {
         parse("FormatError::CursorOntoCompressed", "-"),
         "a cursor onto the deflate blob 5",
     );
+    case(
+        "named-by-a-cursor-only.part",
+        respec(&|s| {
+            s.blobs.push(BlobSpec {
+                decoded: text_blob("named by a cursor only", 24),
+                deflate: false,
+            });
+            s.slots[0][0].1[2] = (GETTER_CURSOR_START, 7);
+        }),
+        Verdict::Accept,
+        "entry 7, which only a cursor (slot 0's SRAM, key 1) names: a cursor names its entry",
+    );
     let front = tiny(true).signed(&key);
     let mut front_case = |name, bytes, verdict, about| {
         cases.push(Case {
@@ -309,6 +378,16 @@ pub fn cases() -> Vec<Case> {
         },
         parse("FormatError::ClassContradicted", "hwdecode_table_list"),
         "class front, and a MAVERICK (slot 37) profiler getter",
+    );
+    front_case(
+        "front-null-getters-outside.part",
+        {
+            let mut s = tiny(true);
+            s.slots[37] = vec![(2, [NULL; 4])];
+            s.signed(&key)
+        },
+        Verdict::Accept,
+        "class front, and a MAVERICK (slot 37) DEBUG descriptor whose getters are all NULL: only a non-NULL getter contradicts the class",
     );
     let mut cases_verify = |name, bytes, verdict, about| {
         cases.push(Case {
@@ -403,5 +482,94 @@ pub fn cases() -> Vec<Case> {
         refuse(Step::Blobs, "LoadError::Decode", "TooShort"),
         "deflate blob 5 records 401 decoded bytes; its stream decodes to 400",
     );
+    let literals = b"nrtucode";
+    let (stream, unused) = fixed_huffman_literals(literals);
+    assert_eq!((stream.len(), unused), (10, 6), "3 + 8 x 8 + 7 bits");
+    let hand = |flip: u8| {
+        let mut s = tiny(false);
+        s.blobs.push(BlobSpec {
+            decoded: literals.to_vec(),
+            deflate: true,
+        });
+        s.slots[0][2].1[1] = whole(7);
+        let mut stream = stream.clone();
+        let last = stream.len() - 1;
+        s = s.with_stream(7, stream.clone());
+        let mut bytes = s.signed(&key);
+        // The change is made after signing, to the blob's bytes (outside the signed bytes).
+        stream[last] ^= flip;
+        let at = blob_at(&bytes, 7) + last;
+        bytes[at] = stream[last];
+        bytes
+    };
+    cases_verify(
+        "hand-written-stream.part",
+        hand(0),
+        Verdict::Accept,
+        "entry 7: a deflate stream written by hand (one fixed-Huffman block, 8 literals, 6 unused bits after the end code, 0)",
+    );
+    cases_verify(
+        "stream-end-bits.part",
+        hand(0x80),
+        refuse(Step::Blobs, "LoadError::StoredDigestMismatch", "-"),
+        "entry 7's last stream byte with an unused bit after the end code set: it decodes the same, and the signed stored_sha256 refuses it",
+    );
     cases
+}
+
+/// `len` bytes that deflate cannot shrink (xorshift32 from `seed`).
+fn noise(seed: u32, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x.to_le_bytes()[0]
+        })
+        .collect()
+}
+
+/// The hand-built tables plus 64 deflate blobs of 1,100 noisy bytes each (entries 7 to 70,
+/// named by 16 descriptors of slot 10), whose recorded decoded lengths are then set so that
+/// all 71 add up to 64 MiB + `over` bytes: entries 7 to 69 record 1 MiB, entry 70 the rest.
+/// Signed after the change. Every recorded length is within the entry's own bounds (1 MiB,
+/// 1032 per stored byte), so only the sum can refuse it.
+fn sixty_four_mib(key: &SigningKey, over: usize) -> Vec<u8> {
+    let mut spec = tiny(false);
+    let first = spec.blobs.len();
+    let small: usize = spec.blobs.iter().map(|b| b.decoded.len()).sum();
+    for n in 0..64u16 {
+        spec.blobs.push(BlobSpec {
+            decoded: noise(u32::from(n) + 1, 1100),
+            deflate: true,
+        });
+    }
+    spec.slots[10] = (0..16u16)
+        .map(|d| {
+            let n = |r: u16| whole(first as u16 + d * 4 + r);
+            (100 + i32::from(d), [n(0), n(1), n(2), n(3)])
+        })
+        .collect();
+    let mut bytes = spec.build();
+    let last = first + 63;
+    for n in first..=last {
+        let e = toc_entry(&bytes, n);
+        let decoded = if n == last {
+            MAX_DECODED_TOTAL - 63 * MAX_BLOB_LEN - small + over
+        } else {
+            MAX_BLOB_LEN
+        };
+        assert!(
+            decoded <= le32(&bytes, e + T_STORED_LEN) * DEFLATE_MAX_RATIO,
+            "entry {n}'s stream is long enough for 1 MiB"
+        );
+        put(
+            &mut bytes,
+            e + T_DECODED_LEN,
+            &(decoded as u32).to_le_bytes(),
+        );
+    }
+    sign(&mut bytes, key);
+    bytes
 }

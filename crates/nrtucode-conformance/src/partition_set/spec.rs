@@ -22,6 +22,36 @@ pub(super) struct BlobSpec {
     pub(super) deflate: bool,
 }
 
+impl BlobSpec {
+    /// The bytes as stored: the decoded bytes, or the encoder's deflate stream of them.
+    fn stored(&self) -> Vec<u8> {
+        match self.deflate {
+            true => nrtucode_deflate::compress_deflate(&self.decoded),
+            false => self.decoded.clone(),
+        }
+    }
+}
+
+/// A raw-deflate stream written by hand, bit by bit: one final block with the fixed Huffman
+/// codes (RFC 1951, 3.2.6) holding `literals` (each below 144: an 8-bit code), then the
+/// end-of-block code (7 zero bits). Returns the stream and the number of bits of its last
+/// byte that follow the end code (never read by a decoder; written 0).
+pub(super) fn fixed_huffman_literals(literals: &[u8]) -> (Vec<u8>, u32) {
+    let mut bits: Vec<bool> = vec![true, true, false]; // BFINAL 1, BTYPE 01 (LSB first)
+    for &lit in literals {
+        assert!(lit < 144, "a literal with an 8-bit fixed code");
+        let code = 0x30 + u32::from(lit);
+        bits.extend((0..8).rev().map(|i| code >> i & 1 == 1)); // Huffman codes: MSB first
+    }
+    bits.extend([false; 7]); // end of block: code 256 is 0000000
+    let unused = (8 - bits.len() % 8) % 8;
+    let mut out = vec![0u8; bits.len().div_ceil(8)];
+    for (i, bit) in bits.iter().enumerate() {
+        out[i / 8] |= u8::from(*bit) << (i % 8);
+    }
+    (out, unused as u32)
+}
+
 /// The tables of a hand-built partition, laid out canonically by [`Spec::build`].
 #[derive(Clone, Debug)]
 pub(super) struct Spec {
@@ -32,6 +62,9 @@ pub(super) struct Spec {
     /// Per slot (38): PROF_CAM and PROF_TABLE.
     pub(super) prof: Vec<[RawGetter; 2]>,
     pub(super) blobs: Vec<BlobSpec>,
+    /// The stored bytes of every blob, when some are written by hand ([`Spec::with_stream`]);
+    /// `None`: each blob's [`BlobSpec::stored`].
+    pub(super) streams: Option<Vec<Vec<u8>>>,
 }
 
 pub(super) fn sha256(bytes: &[u8]) -> [u8; 32] {
@@ -88,14 +121,10 @@ impl Spec {
         let desc_count: usize = self.slots.iter().map(Vec::len).sum();
         let [prof_off, toc_off, _, blobs_off] =
             layout(desc_count, self.blobs.len()).expect("a small partition");
-        let stored: Vec<Vec<u8>> = self
-            .blobs
-            .iter()
-            .map(|b| match b.deflate {
-                true => nrtucode_deflate::compress_deflate(&b.decoded),
-                false => b.decoded.clone(),
-            })
-            .collect();
+        let stored: Vec<Vec<u8>> = match &self.streams {
+            Some(streams) => streams.clone(),
+            None => self.blobs.iter().map(BlobSpec::stored).collect(),
+        };
         let mut at = blobs_off;
         let mut places = Vec::new();
         for s in &stored {
@@ -170,6 +199,18 @@ impl Spec {
             put(&mut out, *place, s);
         }
         out
+    }
+
+    /// The spec with blob `n`'s stored bytes replaced by `stream` (a deflate blob written by
+    /// hand); its decoded bytes stay what the stream must decode to.
+    pub(super) fn with_stream(mut self, n: usize, stream: Vec<u8>) -> Spec {
+        let mut streams: Vec<Vec<u8>> = match self.streams.take() {
+            Some(streams) => streams,
+            None => self.blobs.iter().map(BlobSpec::stored).collect(),
+        };
+        streams[n] = stream;
+        self.streams = Some(streams);
+        self
     }
 
     /// Built and signed with the test key.
@@ -270,6 +311,7 @@ pub(super) fn tiny(front: bool) -> Spec {
         slots,
         prof,
         blobs,
+        streams: None,
     }
 }
 
@@ -333,5 +375,70 @@ pub(super) fn fixture_shape(class: nrtucode::partition::TableClass, deflate: boo
         slots,
         prof,
         blobs,
+        streams: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nrtucode::deflate::{Inflater, decode_checked};
+    use nrtucode::partition::{Loader, Policy, TableClass};
+
+    const LITERALS: &[u8] = b"nrtucode";
+
+    /// The hand-written stream decodes to its literals whatever its unused bits hold, and not
+    /// when a bit of its end code changes: so the bits `fixed_huffman_literals` calls unused
+    /// are those a decoder never reads.
+    #[test]
+    fn the_unused_bits_after_the_end_code_change_nothing_decoded() {
+        let (stream, unused) = fixed_huffman_literals(LITERALS);
+        let mut inflater = Box::new(Inflater::new());
+        let last = stream.len() - 1;
+        for bit in 0..8u32 {
+            let mut changed = stream.clone();
+            changed[last] ^= 1 << bit;
+            let mut out = [0u8; 8];
+            let decodes = decode_checked(
+                &changed,
+                LITERALS.len(),
+                &sha256(LITERALS),
+                &mut out,
+                &mut inflater,
+            )
+            .is_ok();
+            assert_eq!(decodes, bit >= 8 - unused, "bit {bit} of the last byte");
+        }
+    }
+
+    /// Unsigned, nothing vouches for a stream's unused bits: changed, with `stored_sha256`
+    /// written for the changed bytes, the partition reads as before (docs/partition.md, "The
+    /// bits after a deflate stream's end code").
+    #[test]
+    fn an_unsigned_partition_is_read_whatever_its_unused_stream_bits_hold() {
+        let (mut stream, _) = fixed_huffman_literals(LITERALS);
+        let last = stream.len() - 1;
+        stream[last] ^= 0x80;
+        let mut spec = tiny(false);
+        spec.blobs.push(BlobSpec {
+            decoded: LITERALS.to_vec(),
+            deflate: true,
+        });
+        spec.slots[0][2].1[1] = whole(7);
+        let bytes = spec.with_stream(7, stream).build();
+        let policy = Policy {
+            min_security_counter: 1,
+            expected_class: TableClass::Full,
+        };
+        let v = Partition::parse(&bytes)
+            .expect("parses")
+            .insecure_trust_unsigned(&policy)
+            .expect("unsigned, as expected");
+        let mut loader = Box::new(Loader::new());
+        let mut out = [0u8; 64];
+        let blob = v
+            .blob(nrtucode::partition::BlobId::new(7))
+            .expect("entry 7");
+        assert_eq!(blob.load_into(&mut out, &mut loader).ok(), Some(LITERALS));
     }
 }
