@@ -4,9 +4,10 @@
 //! the linker would find that one first, whatever the feature.)
 //!
 //! With feature `partition`: reads the partition's public key from the PEM file named by
-//! `NRTUCODE_PARTITION_KEY` (an absolute path; default: `keys/test-ed25519.pub.pem`, the
-//! repository's test key) and writes it as a `nrtucode::partition::PublicKey` const for
-//! `src/part.rs`.
+//! `NRTUCODE_PARTITION_KEY` (an absolute path, or `test` for the repository's test key
+//! `keys/test-ed25519.pub.pem`, whose private half is committed: the boot log then warns) and
+//! writes it as a `nrtucode::partition::PublicKey` const for `src/part.rs`. Nothing is trusted
+//! by default: with no key named, the build fails, saying how to name one.
 use std::path::{Path, PathBuf};
 use std::{env, fs};
 
@@ -36,6 +37,7 @@ fn main() {
 fn partition_key(out: &Path) {
     println!("cargo::rerun-if-env-changed=NRTUCODE_PARTITION_KEY");
     let (path, test_key) = match env::var_os("NRTUCODE_PARTITION_KEY") {
+        Some(name) if name == "test" => (PathBuf::from("keys/test-ed25519.pub.pem"), true),
         Some(path) if !path.is_empty() => {
             let path = PathBuf::from(path);
             if !path.is_absolute() {
@@ -47,7 +49,7 @@ fn partition_key(out: &Path) {
             }
             (path, false)
         }
-        _ => (PathBuf::from("keys/test-ed25519.pub.pem"), true),
+        _ => fail(NO_KEY),
     };
     println!("cargo::rerun-if-changed={}", path.display());
     let pem = fs::read_to_string(&path).unwrap_or_else(|e| {
@@ -56,17 +58,12 @@ fn partition_key(out: &Path) {
             path.display()
         ))
     });
-    if pem.contains("PRIVATE KEY") {
+    // The one PEM reader (nrtucode_facts::pem_key): a private key, a certificate or another
+    // PEM is named for what it is.
+    let key = nrtucode_facts::pem_key::public_key_from_pem(&pem).unwrap_or_else(|e| {
         fail(&format!(
-            "NRTUCODE_PARTITION_KEY names a private key ({}); give its public key: \
-             nrtucode key public KEY.pem -o KEY.pub.pem",
-            path.display()
-        ));
-    }
-    let key = ed25519_compact::PublicKey::from_pem(&pem).unwrap_or_else(|e| {
-        fail(&format!(
-            "NRTUCODE_PARTITION_KEY: {} is not an ed25519 public key in SPKI PEM \
-             (nrtucode key public writes one): {e}",
+            "NRTUCODE_PARTITION_KEY ({}): {e} (nrtucode key public KEY.pem -o KEY.pub.pem \
+             writes a public key)",
             path.display()
         ))
     });
@@ -80,12 +77,18 @@ fn partition_key(out: &Path) {
         "/// The key the partition must be signed with (from {source}).\n\
          pub const PARTITION_KEY: nrtucode::partition::PublicKey =\n    \
          nrtucode::partition::PublicKey::from_bytes([{}]);\n\
-         /// `true` when it is the repository's test key (the default).\n\
+         /// `true` when it is the repository's test key (`NRTUCODE_PARTITION_KEY=test`).\n\
          pub const TEST_KEY: bool = {test_key};\n",
         bytes.join(", ")
     );
     fs::write(out.join("partition_key.rs"), code).expect("write partition_key.rs");
 }
+
+/// Why a build with feature `partition` and no key named stops.
+const NO_KEY: &str = "feature `partition` trusts only the key you name: set \
+NRTUCODE_PARTITION_KEY to the absolute path of your public key (nrtucode key public KEY.pem -o \
+KEY.pub.pem), or to `test` for the repository's test key (tests only: its private half is \
+committed, so anyone can sign a partition it accepts)";
 
 /// Stops the build with a message cargo shows.
 fn fail(message: &str) -> ! {

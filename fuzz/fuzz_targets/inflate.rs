@@ -1,4 +1,4 @@
-//! Fuzzes the device-side deflate decoder (`nrtucode::deflate::decode_verified`) two ways:
+//! Fuzzes the device-side deflate decoder (`nrtucode::deflate::decode_checked`) two ways:
 //!
 //! - the input as a stored blob, with a decoded length, a buffer length and a digest taken
 //!   from its first bytes: whatever the bytes, a typed error or the claimed bytes, never a
@@ -10,7 +10,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nrtucode::deflate::{Inflater, decode_verified};
+use nrtucode::deflate::{Inflater, decode_checked};
 use sha2::{Digest, Sha256};
 
 const GUARD: u8 = 0xa5;
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
             (Some(bytes), 1) => Sha256::digest(bytes).into(),
             _ => [*selector; 32],
         };
-        match decode_verified(stream, decoded_len, &digest, &mut out, &mut inflater) {
+        match decode_checked(stream, decoded_len, &digest, &mut out, &mut inflater) {
             Ok(bytes) => {
                 assert_eq!(bytes.len(), decoded_len);
                 assert_eq!(Some(bytes), reference.as_deref());
@@ -51,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
     let encoded = nrtucode_deflate::encode_blob(data).expect("the packer's stream decodes back");
     if encoded.codec() == nrtucode_deflate::Codec::Deflate {
         let mut out = vec![0u8; data.len()];
-        let bytes = decode_verified(
+        let bytes = decode_checked(
             encoded.stored(data),
             data.len(),
             encoded.sha256(),

@@ -2,8 +2,8 @@
 //! seeds are signed with it, so mutations of their blob bytes reach the resolvers through the
 //! signature) or the unsigned test door, then every resolver over a grid of arguments and
 //! environments, the digest check of every blob and a verified copy, and every resolver into a
-//! buffer (`Blob::load_into`: copy-verify, or check then decode-verify a deflate blob). Nothing may panic; every
-//! refusal must be a typed `PartitionError`. Properties: every decoded length `parse` lets
+//! buffer (`Blob::load_into`: copy-check, or check then decode-check a deflate blob). Nothing may panic; every
+//! refusal must be a typed `FormatError`, `TrustError` or `LoadError`. Properties: every decoded length `parse` lets
 //! through is within the format's bounds (1 MiB a blob, deflate's 1032:1, 64 MiB in all), so
 //! sizing a buffer from it is safe; and once the signature and the stored digests hold (a
 //! mutated stored byte under a valid signature must fail `check_blobs`), every blob decodes
@@ -54,70 +54,78 @@ fuzz_target!(|data: &[u8]| {
         let _ = untrusted.first_use(n);
     }
     assert!(decoded_total <= format::MAX_DECODED_TOTAL);
-    let verified = match parsed.verify(&TEST_KEY, &policy) {
-        Ok(v) => v,
+    // The same calls over a verified partition and over an unsigned one (two types, one body).
+    macro_rules! exercise {
+        ($verified:expr) => {{
+            let verified = $verified;
+        let envs: [&[(&str, &str)]; 3] = [
+            &[],
+            &[("NEURON_UCODE_FLAVOR", "debug")],
+            &[("NRTUCODE_MPLUS_ON_MARIANA", "1")],
+        ];
+        let mut hasher = SoftSha256::new();
+        for idx in [0, 4, 7, 13, 21, 31, 36, 37, 38, u32::MAX] {
+            for region in [-1, 0, 1, 2, 3, 4] {
+                for flavor in [0, 1, 2, 3, 17, 19, -1] {
+                    if let Ok(blob) = verified.get_memory_image(idx, region, flavor, &envs[0]) {
+                        let _ = blob.check(&mut hasher);
+                        let _ = blob.bytes();
+                    }
+                }
+            }
+            for env in envs {
+                let _ = verified.get_memory_image(idx, 1, 0, env);
+            }
+            for kind in [-1, 0, 1, 2] {
+                let _ = verified.get_hwdecode_table(idx, kind);
+            }
+            let _ = verified.tables().descriptors(idx).count();
+            let _ = verified.tables().prof_getters(idx);
+        }
+        // Authenticated stored bytes decode: a blob whose stream matches its signed digest is the
+        // packer's, so it decodes and verifies; a changed one never reaches the inflater.
+        let mut loader = Box::new(Loader::new());
+        if let Ok(checked) = verified.check_blobs(&mut hasher)
+            && parsed.is_signed()
+        {
+            for n in checked.tables().blob_ids() {
+                let blob = checked.blob(n).expect("every entry");
+                let mut out = vec![0u8; blob.len()];
+                blob.load_into(&mut out, &mut loader)
+                    .expect("signed, stored digest held: the blob decodes and verifies");
+            }
+        }
+        // Into a buffer (stored: copy-check; deflate: check, then decode-check), never past the
+        // blob, nothing left behind on a refusal.
+        let mut out = vec![0xa5u8; 0x1000];
+        for idx in [0, 7, 13, 37] {
+            for region in 0..4 {
+                let Ok(blob) = verified.get_memory_image(idx, region, 1, &NoEnv) else {
+                    continue;
+                };
+                match blob.load_into(&mut out, &mut loader) {
+                    Ok(bytes) => {
+                        let n = bytes.len();
+                        assert!(out[n..].iter().all(|&b| b == 0xa5), "written past the blob");
+                    }
+                    Err(_) => assert!(out.iter().all(|&b| b == 0 || b == 0xa5)),
+                }
+                out.fill(0xa5);
+            }
+            for kind in [0, 1] {
+                if let Ok(blob) = verified.get_hwdecode_table(idx, kind) {
+                    let _ = blob.load_into(&mut out, &mut loader);
+                }
+                out.fill(0xa5);
+            }
+        }
+        }};
+    }
+    match parsed.verify(&TEST_KEY, &policy) {
+        Ok(v) => exercise!(v),
         Err(_) => match parsed.insecure_trust_unsigned(&policy) {
-            Ok(v) => v,
-            Err(_) => return,
+            Ok(v) => exercise!(v),
+            Err(_) => {}
         },
-    };
-    let envs: [&[(&str, &str)]; 3] = [
-        &[],
-        &[("NEURON_UCODE_FLAVOR", "debug")],
-        &[("NRTUCODE_MPLUS_ON_MARIANA", "1")],
-    ];
-    let mut hasher = SoftSha256::new();
-    for idx in [0, 4, 7, 13, 21, 31, 36, 37, 38, u32::MAX] {
-        for region in [-1, 0, 1, 2, 3, 4] {
-            for flavor in [0, 1, 2, 3, 17, 19, -1] {
-                if let Ok(blob) = verified.get_memory_image(idx, region, flavor, &envs[0]) {
-                    let _ = blob.check(&mut hasher);
-                    let _ = blob.unchecked_in_place();
-                }
-            }
-        }
-        for env in envs {
-            let _ = verified.get_memory_image(idx, 1, 0, env);
-        }
-        for kind in [-1, 0, 1, 2] {
-            let _ = verified.get_hwdecode_table(idx, kind);
-        }
-        let _ = verified.tables().descriptors(idx).count();
-        let _ = verified.tables().prof_getters(idx);
-    }
-    // Authenticated stored bytes decode: a blob whose stream matches its signed digest is the
-    // packer's, so it decodes and verifies; a changed one never reaches the inflater.
-    let mut loader = Box::new(Loader::new());
-    if verified.check_blobs(&mut hasher).is_ok() && parsed.is_signed() {
-        for n in verified.tables().blob_ids() {
-            let blob = verified.blob(n).expect("every entry");
-            let mut out = vec![0u8; blob.len()];
-            blob.load_into(&mut out, &mut loader)
-                .expect("signed, stored digest held: the blob decodes and verifies");
-        }
-    }
-    // Into a buffer (stored: copy-verify; deflate: check, then decode-verify), never past the
-    // blob, nothing left behind on a refusal.
-    let mut out = vec![0xa5u8; 0x1000];
-    for idx in [0, 7, 13, 37] {
-        for region in 0..4 {
-            let Ok(blob) = verified.get_memory_image(idx, region, 1, &NoEnv) else {
-                continue;
-            };
-            match blob.load_into(&mut out, &mut loader) {
-                Ok(bytes) => {
-                    let n = bytes.len();
-                    assert!(out[n..].iter().all(|&b| b == 0xa5), "written past the blob");
-                }
-                Err(_) => assert!(out.iter().all(|&b| b == 0 || b == 0xa5)),
-            }
-            out.fill(0xa5);
-        }
-        for kind in [0, 1] {
-            if let Ok(blob) = verified.get_hwdecode_table(idx, kind) {
-                let _ = blob.load_into(&mut out, &mut loader);
-            }
-            out.fill(0xa5);
-        }
     }
 });

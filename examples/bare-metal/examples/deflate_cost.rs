@@ -7,8 +7,8 @@
 //! divided by the difference in decoded bytes, is the cost per output byte without the fixed
 //! cost of a call.
 //!
-//! The ways: a plain copy of the stored bytes, `copy_checked` (copy-verify of a stored blob),
-//! `decode_verified` (inflate and SHA-256 of the output), `decode_verified_with` a hasher
+//! The ways: a plain copy of the stored bytes, `copy_checked` (copy-check of a stored blob),
+//! `decode_checked` (inflate and SHA-256 of the output), `decode_checked_with` a hasher
 //! that hashes nothing (the inflater alone), and, for comparison, zune-inflate's
 //! `decode_deflate` (another safe-Rust inflater, which needs an allocator: it returns a `Vec`,
 //! here on an embedded-alloc heap, then copied into the window). Exit status 0 when every way
@@ -22,7 +22,7 @@ mod board;
 use core::hint::black_box;
 
 use cortex_m_rt::entry;
-use nrtucode::deflate::{Inflater, decode_verified, decode_verified_with};
+use nrtucode::deflate::{Inflater, decode_checked, decode_checked_with};
 use nrtucode::digest::{Sha256Digest, Sha256Hasher, SoftSha256, copy_checked};
 
 use crate::board::Outcome;
@@ -37,7 +37,7 @@ include!(env!("NRTUCODE_DEFLATE_COST_INPUTS"));
 const WAYS: [&str; 5] = [
     "copy",
     "copy_checked",
-    "decode_verified",
+    "decode_checked",
     "inflate only",
     "zune-inflate",
 ];
@@ -86,7 +86,7 @@ extern "C" fn cost_end(ok: bool) {
     black_box(ok);
 }
 
-/// miniz_oxide's inflater through `decode_verified_with` and a hasher that hashes nothing. Not
+/// miniz_oxide's inflater through `decode_checked_with` and a hasher that hashes nothing. Not
 /// inlined, so that `cargo xtask deflate-cost` counts its code (with what it inlines) apart.
 #[inline(never)]
 fn inflate_miniz(
@@ -96,7 +96,7 @@ fn inflate_miniz(
     window: &mut [u8],
     inflater: &mut Inflater,
 ) -> bool {
-    decode_verified_with(
+    decode_checked_with(
         deflated,
         len,
         sha256,
@@ -142,7 +142,7 @@ fn run(
             None => false,
         },
         1 => copy_checked(stored, window, &sha256, &mut SoftSha256::new()).is_ok(),
-        2 => decode_verified(deflated, len, &sha256, window, inflater).is_ok(),
+        2 => decode_checked(deflated, len, &sha256, window, inflater).is_ok(),
         3 => inflate_miniz(deflated, len, &sha256, window, inflater),
         _ => inflate_zune(deflated, len, window),
     }

@@ -179,10 +179,12 @@ fn measure() -> Option<[Sums; 4]> {
     let partition = Partition::parse(black_box(partition_bytes()?))
         .ok()?
         .verify(&PARTITION_KEY, &policy)
+        .ok()?
+        .check_blobs(&mut nrtucode::digest::SoftSha256::new())
         .ok()?;
-    // The bytes in place, as a host that checked the whole partition once reads them (the
-    // partition is packed stored, so every blob has them).
-    let in_place = |blob: Blob<'_>| blob.unchecked_in_place().map_or((0, 0), parts);
+    // The bytes in place, as the checked partition answers them (the partition is packed
+    // stored, so every blob has them).
+    let in_place = |blob: Blob<'_>| blob.bytes().map_or((0, 0), parts);
     Some(passes(
         |idx, region, flavor| {
             partition

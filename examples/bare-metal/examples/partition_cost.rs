@@ -2,9 +2,9 @@
 //! (`cargo xtask partition-cost`, which loads a fixtures partition packed with
 //! `--compress deflate` at 0x21000000): each step runs once between the markers `cost_begin`
 //! and `cost_end`, as a boot runs it: parse the structure, verify (the ed25519 signature over
-//! the tables, then the policy), resolve one image (its handle), copy-verify it into its window
+//! the tables, then the policy), resolve one image (its handle), copy-check it into its window
 //! (`load_into`), and load the engine's deflate-compressed PROF_TABLE (its stream checked,
-//! then decode-verified). Feature `deflate`
+//! then decode-checked). Feature `deflate`
 //! (with `partition` and `qemu`), `--no-default-features`.
 #![no_std]
 #![no_main]
@@ -29,8 +29,8 @@ const STEPS: [&str; 5] = [
     "parse",
     "verify (signature, policy)",
     "resolve_image",
-    "load_into (stored: copy-verify)",
-    "resolve_hwdecode, load_into (deflate: check, decode-verify)",
+    "load_into (stored: copy-check)",
+    "resolve_hwdecode, load_into (deflate: check, decode-check)",
 ];
 
 /// Marks the start of a measured step (QEMU's exec log shows the symbol).

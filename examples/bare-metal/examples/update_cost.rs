@@ -21,6 +21,7 @@ use core::hint::black_box;
 use cortex_m_rt::entry;
 use embedded_storage::nor_flash::{NorFlash, ReadNorFlash};
 use nrtucode::partition::TableClass;
+use nrtucode::update::record::Geometry;
 use nrtucode::update::{Config, Layout, Slot, Slots, UpdateError};
 
 use crate::board::Outcome;
@@ -43,14 +44,17 @@ const LINK_2: usize = 0x21c0_0000;
 const CHUNKS: [usize; 8] = [1, 7, 300, 4096, 13, 255, 2, 1021];
 
 /// The steps, in order.
-const STEPS: [&str; 9] = [
+const STEPS: [&str; 12] = [
     "`state()`, factory flash (no record; slot A's signature read for the minimum)",
-    "`install()` (the active slot checked whole first)",
+    "`boot()`, factory flash: slot A confirmed (A's signature; the scan known from `state()`)",
+    "`install()`, after the boot (the running slot is known: nothing checked)",
     "`Install::write`, the stored update in odd chunks",
     "`finish()`, stored update: the full check, then the candidate's record",
-    "`boot()`, B on trial: the state scan, a record, B checked whole",
-    "`confirm(B)`",
-    "`state()`, three records (the scan that chooses the slot)",
+    "`boot()`, B on trial: a record, B's signature",
+    "`confirm(B)` (the counter the boot read)",
+    "`state()`, three records, a new `Slots` (the scan that chooses the slot)",
+    "`boot()`, B confirmed, a new `Slots`: the scan, B's signature",
+    "`boot_checked()`, B confirmed: B hashed whole",
     "`Install::write`, the deflate update in odd chunks",
     "`finish()`, deflate update: the full check, then the candidate's record",
 ];
@@ -155,35 +159,66 @@ fn main() -> ! {
     ok[0] = state.is_ok();
     flash[0] = delta(before, counts(&slots));
 
-    let installed = install(&mut slots, link, 2, true);
-    ok[1..4].fill(installed.is_ok());
-    [flash[2], flash[3]] = installed.unwrap_or_default();
-
     let mut at = counts(&slots);
-    cost_begin(4);
+    cost_begin(1);
     let booted = slots.boot().map(|b| (b.slot, b.state.is_trial()));
     cost_end(booted.is_ok());
-    ok[4] = booted == Ok((Slot::B, true));
-    flash[4] = delta(at, counts(&slots));
+    ok[1] = booted == Ok((Slot::A, false));
+    flash[1] = delta(at, counts(&slots));
+
+    let installed = install(&mut slots, link, 3, true);
+    ok[2..5].fill(installed.is_ok());
+    [flash[3], flash[4]] = installed.unwrap_or_default();
 
     at = counts(&slots);
     cost_begin(5);
-    let confirmed = slots.confirm(Slot::B);
-    cost_end(confirmed.is_ok());
-    ok[5] = confirmed.is_ok_and(|s| !s.is_trial() && s.min_security_counter == 2);
+    let booted = slots.boot().map(|b| (b.slot, b.state.is_trial()));
+    cost_end(booted.is_ok());
+    ok[5] = booted == Ok((Slot::B, true));
     flash[5] = delta(at, counts(&slots));
 
     at = counts(&slots);
     cost_begin(6);
-    let state = slots.state();
-    cost_end(state.is_ok());
-    ok[6] = state.is_ok_and(|s| s.active == Slot::B && s.seq == 3);
+    let confirmed = slots.confirm(Slot::B);
+    cost_end(confirmed.is_ok());
+    ok[6] = confirmed.is_ok_and(|s| !s.is_trial() && s.min_security_counter == 2);
     flash[6] = delta(at, counts(&slots));
 
-    let installed = install(&mut slots, link_2, 7, false);
-    ok[7..9].fill(installed.is_ok());
-    [flash[7], flash[8]] = installed.unwrap_or_default();
+    // A power-on: a new `Slots` over the same flash, with nothing known.
+    let Ok(mut slots) = Slots::new(slots.into_flash(), config) else {
+        board::finish(Outcome::Failed);
+    };
+    at = counts(&slots);
+    cost_begin(7);
+    let state = slots.state();
+    cost_end(state.is_ok());
+    ok[7] = state.is_ok_and(|s| s.active == Slot::B && s.seq == 3);
+    flash[7] = delta(at, counts(&slots));
 
+    let Ok(mut slots) = Slots::new(slots.into_flash(), config) else {
+        board::finish(Outcome::Failed);
+    };
+    at = counts(&slots);
+    cost_begin(8);
+    let booted = slots.boot().map(|b| (b.slot, b.fell_back));
+    cost_end(booted.is_ok());
+    ok[8] = booted == Ok((Slot::B, false));
+    flash[8] = delta(at, counts(&slots));
+
+    at = counts(&slots);
+    cost_begin(9);
+    let booted = slots.boot_checked().map(|b| (b.slot, b.fell_back));
+    cost_end(booted.is_ok());
+    ok[9] = booted == Ok((Slot::B, false));
+    flash[9] = delta(at, counts(&slots));
+
+    let installed = install(&mut slots, link_2, 10, false);
+    ok[10..12].fill(installed.is_ok());
+    [flash[10], flash[11]] = installed.unwrap_or_default();
+
+    let Ok(records) = Geometry::of::<RamFlash>().records() else {
+        board::finish(Outcome::Failed);
+    };
     for (i, (step, ok)) in STEPS.iter().zip(ok).enumerate() {
         let f = flash[i];
         defmt::info!(
@@ -199,8 +234,8 @@ fn main() -> ! {
         "sizes: stored update {} bytes, deflate update {} bytes, record {} bytes, {} records per {}-byte sector, 2 sectors",
         link.len(),
         link_2.len(),
-        slots.record_len(),
-        slots.records_per_sector(),
+        records.record_len(),
+        records.per_sector(),
         RamFlash::ERASE_SIZE
     );
     board::finish(if ok.iter().all(|&ok| ok) {

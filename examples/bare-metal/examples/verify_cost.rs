@@ -5,9 +5,9 @@
 //! instructions executed between the markers. The difference between the two images, divided
 //! by the difference in bytes, is the cost per byte without the fixed cost of a call.
 //!
-//! The ways: a plain copy (`copy_from_slice`), `verify_blob` (SHA-256 in place, no copy),
-//! `copy_verified` (RustCrypto sha2, whichever software backend the build selects), and
-//! `copy_verified_with` the `hmac-sha256` crate's SHA-256.
+//! The ways: a plain copy (`copy_from_slice`), `check_blob` (SHA-256 in place, no copy),
+//! `copy_blob_checked` (RustCrypto sha2, whichever software backend the build selects), and
+//! `copy_blob_checked_with` the `hmac-sha256` crate's SHA-256.
 #![no_std]
 #![no_main]
 
@@ -18,7 +18,7 @@ use core::hint::black_box;
 
 use cortex_m_rt::entry;
 use nrtucode::digest::{
-    Sha256Digest, Sha256Hasher, copy_verified, copy_verified_with, verify_blob,
+    Sha256Digest, Sha256Hasher, check_blob, copy_blob_checked, copy_blob_checked_with,
 };
 use nrtucode::{Flavor, ImageIndex, NoEnv, Region, resolve_image};
 
@@ -27,9 +27,9 @@ use crate::board::Outcome;
 /// The ways of loading measured, in the order run; the number is the marker's argument.
 const WAYS: [&str; 4] = [
     "copy",
-    "verify_blob",
-    "copy_verified",
-    "copy_verified_with hmac-sha256",
+    "check_blob",
+    "copy_blob_checked",
+    "copy_blob_checked_with hmac-sha256",
 ];
 
 /// Device memory the images are copied into: holds the largest.
@@ -78,9 +78,11 @@ fn run(way: usize, image: &[u8], window: &mut [u8]) -> bool {
             }
             None => false,
         },
-        1 => verify_blob(image).is_ok(),
-        2 => copy_verified(image, window).is_ok(),
-        _ => copy_verified_with(image, window, &mut HmacSha256(hmac_sha256::Hash::new())).is_ok(),
+        1 => check_blob(image).is_ok(),
+        2 => copy_blob_checked(image, window).is_ok(),
+        _ => {
+            copy_blob_checked_with(image, window, &mut HmacSha256(hmac_sha256::Hash::new())).is_ok()
+        }
     }
 }
 

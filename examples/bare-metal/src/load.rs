@@ -2,7 +2,7 @@
 //! compare the digest with the one recorded at build time, then read the copy back. Every
 //! outcome is logged with the image's name (`CAYMAN_NX_ACT PERF IRAM`).
 
-use nrtucode::digest::VerifyError;
+use nrtucode::digest::CheckError;
 use nrtucode::{Flavor, ImageIndex, Region};
 
 use crate::Loaded;
@@ -17,7 +17,7 @@ pub fn load(
     flavor: Flavor,
     window: &mut [u8],
 ) -> Result<Loaded, ()> {
-    use nrtucode::digest::copy_verified;
+    use nrtucode::digest::copy_blob_checked;
     use nrtucode::{NoEnv, resolve_image};
 
     // The name of the engine built in; a loader taking requests from a host logs engine.raw().
@@ -49,7 +49,7 @@ pub fn load(
         );
         return Ok(Loaded::Nothing);
     }
-    let result = copy_verified(image, window);
+    let result = copy_blob_checked(image, window);
     let expected = nrtucode::digest::expected_sha256(image).ok();
     report(name, flavor, region, image, window, result, expected)
 }
@@ -106,7 +106,7 @@ pub fn load(_: ImageIndex, region: Region, _: Flavor, window: &mut [u8]) -> Resu
     report(name, FLAVOR, region, image, window, result, Some(digest))
 }
 
-/// Logs the outcome of a copy-verify and reads a verified copy back: the bytes in device
+/// Logs the outcome of a copy-check and reads a checked copy back: the bytes in device
 /// memory must be the image's (a write that did not land, or a window that aliases another,
 /// shows here). On a mismatch it shows both digests: `expected`, the recorded one it checked
 /// against, and the image's own, hashed again in place (the window was zeroed).
@@ -116,12 +116,12 @@ fn report(
     region: Region,
     image: &[u8],
     window: &[u8],
-    result: Result<usize, VerifyError>,
+    result: Result<usize, CheckError>,
     expected: Option<&nrtucode::digest::Sha256Digest>,
 ) -> Result<Loaded, ()> {
     let n = match result {
         Ok(n) => n,
-        Err(VerifyError::Mismatch) => {
+        Err(CheckError::Mismatch) => {
             use nrtucode::digest::{Sha256Hasher, SoftSha256};
             let mut hasher = SoftSha256::new();
             hasher.update(image);

@@ -9,14 +9,14 @@
 //! - The "device memory" here is RAM buffers; on a real board write the engine's memory windows
 //!   or DMA buffers instead.
 //! - Default: resolve at run time (any engine, any flavor, chosen by integers that could come
-//!   from a host) and copy-verify. Feature `const-resolve`: resolve at compile time with
+//!   from a host) and copy-check. Feature `const-resolve`: resolve at compile time with
 //!   `nrtucode::image!` and look the digests up at compile time, so only the named blobs are
-//!   linked; copy-verify the same way.
+//!   linked; copy-check the same way.
 //! - An image is a region's non-empty blob; a region without one (a boundary cursor, zero
 //!   bytes) has nothing to load. The loader succeeds only when every image verified.
 //! - Feature `partition` (with `--no-default-features`): no blob is linked. The images come
 //!   from a signed partition flashed on its own (`src/part.rs`): its signature is checked once,
-//!   then each image is copy-verified (or, with `deflate`, decode-verified) into its window.
+//!   then each image is copy-checked (or, with `deflate`, decode-checked) into its window.
 #![no_std]
 #![no_main]
 
@@ -196,7 +196,7 @@ fn load_engine(
             Err(()) => failed += 1,
         }
     }
-    // From a partition, the engine's hwdecode tables too (compressed ones decode-verified).
+    // From a partition, the engine's hwdecode tables too (compressed ones decode-checked).
     #[cfg(feature = "partition")]
     for (kind, window) in nrtucode::ProfKind::ALL.into_iter().zip(&mut memory.tables) {
         match part::load(

@@ -1,7 +1,7 @@
 //! Feature `partition`: the engine's images come from a signed partition (`nrtucode pack`),
 //! flashed on its own at the memory map's `__nrtucode_partition_start`, not from blobs linked
 //! into the program. Its structure and signature are checked once, at boot ([`open`]); each
-//! image is then copy-verified (stored) or decode-verified (deflate, feature `deflate`) into its
+//! image is then copy-checked (stored) or decode-checked (deflate, feature `deflate`) into its
 //! window against the SHA-256 in the signed table of contents ([`load`]).
 
 use nrtucode::partition::{Blob, LoadError, Loader, VerifiedPartition};
@@ -176,7 +176,7 @@ pub fn load(
 }
 
 /// Resolves the item, then loads it into `window` through its checked way (stored:
-/// copy-verified; deflate: its stream checked, then decode-verified, or refused without the
+/// copy-checked; deflate: its stream checked, then decode-checked, or refused without the
 /// `deflate` feature): the bytes written and the blob.
 fn read<'p>(
     partition: &VerifiedPartition<'p>,

@@ -5,13 +5,16 @@
 //! Each boot, from the reset vector:
 //!
 //! 1. `Slots::boot` chooses the slot (the state record: confirmed, on trial, or reverting) and
-//!    checks it whole; the engine's images are loaded from it, as without `update`;
-//! 2. on trial: the application's self-test is that load; it passed, so the slot is confirmed
+//!    checks its signature (every slot the state names was checked whole when installed); the
+//!    engine's images are loaded from it, as without `update`, each blob checked as it loads;
+//! 2. the engine did not load (a blob damaged since its install): `Slots::reject` records the
+//!    other slot, checked whole, and resets into it; with none to go back to, the program ends;
+//! 3. on trial: the application's self-test is that load; it passed, so the slot is confirmed
 //!    (which raises the minimum security counter), then a reset;
-//! 3. confirmed, and the link offers an update not yet tried in this power cycle: it is
+//! 4. confirmed, and the link offers an update not yet tried in this power cycle: it is
 //!    streamed into the inactive slot in chunks of odd sizes (`Install::write`), checked whole
 //!    (`Install::finish`), then a reset, whether it was accepted or refused;
-//! 4. otherwise the program ends: status 0 when it runs the update (or none was offered), 4
+//! 5. otherwise the program ends: status 0 when it runs the update (or none was offered), 4
 //!    when the update was refused and the previous partition runs, 1 when the engine failed.
 //!
 //! The mailbox (four words of RAM kept across a reset: magic, boot number, update tried) tells
@@ -20,7 +23,7 @@
 
 use embedded_storage::nor_flash::{NorFlash, ReadNorFlash};
 use nrtucode::partition::TableClass;
-use nrtucode::update::{Config, Layout, Slots, State, UpdateError};
+use nrtucode::update::{Config, Layout, MappedFlash, Slots, State, UpdateError};
 
 use crate::board::{self, Outcome};
 use crate::flash;
@@ -79,7 +82,7 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
         board::finish(Outcome::Failed);
     };
     let mut nor = RamFlash::new(mem);
-    if power_on {
+    if power_on && slot_a_only(&nor) {
         // A new board's flash reads 0xFF except where the programmer wrote (slot A); QEMU's RAM
         // reads 0 at power-on. On a board this erase is the production programmer's.
         let slot_b = LAYOUT.slot_len;
@@ -89,6 +92,8 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
             board::finish(Outcome::Failed);
         }
         defmt::info!("flash as a new board's: slot A programmed, the rest erased");
+    } else if power_on {
+        defmt::info!("flash as programmed: the whole region (a factory image from provision)");
     }
     if TEST_KEY {
         defmt::warn!("partition key: the repository's test key, never for real firmware");
@@ -107,7 +112,8 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
     };
     let link = flash::link();
 
-    // 1. Choose the slot, check it whole, load the engine from it.
+    // 1. Choose the slot (its signature: it was checked whole when installed), load the
+    // engine from it (each blob checked as it is loaded).
     let (slot, state, loaded, runs_update) = {
         let boot = match slots.boot() {
             Ok(boot) => boot,
@@ -132,27 +138,40 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
         (boot.slot, boot.state, loaded, runs_update)
     };
 
-    // 2. A trial whose engine loaded is confirmed.
-    if state.is_trial() {
-        if loaded {
-            match slots.confirm(slot) {
-                Ok(s) => defmt::info!(
-                    "confirmed slot {}: minimum security counter {}; reset",
+    // 2. A slot whose engine did not load (a blob failed its check on use: damaged since
+    // its install, as the boot checks the signature only) is rejected: the other slot,
+    // checked whole, is recorded and boots after the reset. With none, the device stops.
+    if !loaded {
+        match slots.reject() {
+            Ok(back) => {
+                defmt::warn!(
+                    "slot {} rejected: its engine did not load; slot {} next; reset",
                     slot,
-                    s.min_security_counter
-                ),
-                Err(e) => defmt::error!("confirm: {}", e),
+                    back.slot
+                );
+                board::reset();
             }
-        } else {
-            defmt::warn!(
-                "slot {} on trial not confirmed: its engine did not load",
-                slot
-            );
+            Err(e) => {
+                defmt::error!("slot {}: its engine did not load, and {}", slot, e);
+                board::finish(Outcome::Failed);
+            }
+        }
+    }
+
+    // 3. A trial whose engine loaded is confirmed.
+    if state.is_trial() {
+        match slots.confirm(slot) {
+            Ok(s) => defmt::info!(
+                "confirmed slot {}: minimum security counter {}; reset",
+                slot,
+                s.min_security_counter
+            ),
+            Err(e) => defmt::error!("confirm: {}", e),
         }
         board::reset();
     }
 
-    // 3. An update the link offers, once per power cycle.
+    // 4. An update the link offers, once per power cycle.
     if !link.is_empty() && mailbox[2] == 0 && !runs_update {
         mailbox[2] = 1;
         flash::set_mailbox(mailbox);
@@ -175,10 +194,7 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
         board::reset();
     }
 
-    // 4. Nothing left to do.
-    if !loaded {
-        board::finish(Outcome::Failed);
-    }
+    // 5. Nothing left to do.
     if runs_update {
         defmt::info!("running the update from slot {}, confirmed", slot);
     } else if !link.is_empty() {
@@ -188,6 +204,17 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
         defmt::info!("no update offered: running slot {}", slot);
     }
     board::finish(Outcome::Loaded)
+}
+
+/// Whether the programmer wrote slot A only, at power-on: the state sectors read as QEMU's RAM
+/// at power-on (all 0), as no flash a programmer wrote does (erased reads 0xFF, a record starts
+/// with its magic `NRUS`). A factory image (`nrtucode provision`, README.md) writes the whole region: its slot
+/// B and state are kept as written.
+fn slot_a_only(nor: &RamFlash) -> bool {
+    let state = usize::try_from(LAYOUT.state).unwrap_or(usize::MAX);
+    nor.mapped()
+        .get(state..)
+        .is_some_and(|sectors| sectors.iter().all(|b| *b == 0))
 }
 
 /// Streams `update` into the inactive slot as the link delivers it: each chunk copied into a

@@ -1,5 +1,5 @@
 //! A minimal RISC-V loader for QEMU's `virt` machine: resolves CAYMAN NX ACT's PERF images at
-//! run time, copy-verifies each non-empty one into a RAM window, reads the copy back, prints a
+//! run time, copy-checks each non-empty one into a RAM window, reads the copy back, prints a
 //! line per region through semihosting and exits with status 0 only when every image loaded
 //! (1 otherwise, 2 on a panic).
 #![no_std]
@@ -7,7 +7,7 @@
 
 use core::hint::black_box;
 
-use nrtucode::digest::copy_verified;
+use nrtucode::digest::copy_blob_checked;
 use nrtucode::{Flavor, ImageIndex, NoEnv, Region, resolve_image};
 use riscv_rt::entry;
 use semihosting::{println, process::exit};
@@ -34,7 +34,7 @@ fn main() -> ! {
             println!("{} {}: none, nothing to load", engine, region.name());
             continue;
         }
-        match copy_verified(image, &mut window) {
+        match copy_blob_checked(image, &mut window) {
             Ok(n) if window.get(..n) == Some(image) => {
                 let from = image.as_ptr() as usize;
                 println!(
