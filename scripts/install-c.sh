@@ -10,8 +10,9 @@
 #   --partition                        none: the drop-in without firmware, whose two functions
 #                                      answer from the signed partition file named at run time by
 #                                      NRTUCODE_PARTITION, verified with the public key named at
-#                                      build time by NRTUCODE_PARTITION_KEY (an absolute path;
-#                                      default keys/test-ed25519.pub.pem, a test key);
+#                                      build time by NRTUCODE_PARTITION_KEY (an absolute path, or
+#                                      `test` for keys/test-ed25519.pub.pem, the repository's test
+#                                      key, for tests only; none named: refused, nothing changed);
 #   --fixtures                         the built-in fixture bytes (each image begins
 #                                      "NRTUCODE FIXTURE"): for tests only, never for a device.
 #
@@ -94,13 +95,16 @@ fi
 # The firmware bytes of the build, said with the install.
 if ((partition)); then
   key=${NRTUCODE_PARTITION_KEY:-}
-  [[ -z $key || $key == /* ]] || die "NRTUCODE_PARTITION_KEY must be an absolute path, not '$key'" 64
-  key_name=${key:-keys/test-ed25519.pub.pem, the TEST key of the repository}
+  [[ -n $key ]] || die "--partition: the library trusts only the key you name: set NRTUCODE_PARTITION_KEY to the absolute path of your public key (nrtucode key public KEY.pem -o KEY.pub.pem), or to 'test' for the repository's test key (tests only: its private half is committed); nothing was changed" 64
+  [[ $key == test || $key == /* ]] || die "NRTUCODE_PARTITION_KEY must be an absolute path (or 'test'), not '$key'" 64
+  key_name=$key
+  [[ $key != test ]] || key_name="keys/test-ed25519.pub.pem, the TEST key of the repository (anyone can sign for it)"
   blob_source="none: partition-backed, reads the signed partition named by NRTUCODE_PARTITION at run time (public key $key_name)"
 elif ((fixtures)); then
   blob_source="fixtures: the built-in test bytes (each image begins 'NRTUCODE FIXTURE'), for tests only, never for a device"
-else
-  build_id=$(sed -n 's/^# build_id\t//p' "$blob_dir/manifest.tsv" 2>/dev/null | sed -n 1p)
+elif ((!uninstall)); then
+  # A blob directory without a readable manifest says "unknown", not a silent exit.
+  build_id=$({ sed -n 's/^# build_id\t//p' "$blob_dir/manifest.tsv" 2>/dev/null || true; } | sed -n 1p)
   blob_source="carved blobs from $blob_dir (BuildID ${build_id:-unknown})"
 fi
 under_prefix() { [[ $1 == /* ]] && echo "$1" || echo "$prefix/$1"; }

@@ -79,15 +79,11 @@ type Way = (&'static str, &'static str, &'static str);
 /// on the big one).
 const DEVICE_WAYS: [Way; 4] = [
     ("copy", "plain copy (copy_from_slice)", "none"),
+    ("check_blob", "check_blob (hash in place, no copy)", "sha2"),
+    ("copy_blob_checked", "copy_blob_checked", "sha2"),
     (
-        "verify_blob",
-        "verify_blob (hash in place, no copy)",
-        "sha2",
-    ),
-    ("copy_verified", "copy_verified", "sha2"),
-    (
-        "copy_verified_with hmac-sha256",
-        "copy_verified_with hmac-sha256",
+        "copy_blob_checked_with hmac-sha256",
+        "copy_blob_checked_with hmac-sha256",
         "hmac-sha256 1.1",
     ),
 ];
@@ -99,15 +95,15 @@ const DEFLATE_WAYS: [Way; 5] = [
         "plain copy of the stored bytes (`copy_from_slice`)",
         "none",
     ),
-    ("", "`copy_checked` (stored blob: copy-verify)", "sha2"),
+    ("", "`copy_checked` (stored blob: copy-check)", "sha2"),
     (
         "",
-        "`decode_verified` (deflate: inflate + SHA-256 of the output)",
+        "`decode_checked` (deflate: inflate + SHA-256 of the output)",
         "sha2",
     ),
     (
         "",
-        "`decode_verified_with` a hasher that hashes nothing (miniz_oxide's inflater alone)",
+        "`decode_checked_with` a hasher that hashes nothing (miniz_oxide's inflater alone)",
         "none",
     ),
     (
@@ -314,7 +310,7 @@ fn partition(meta: &Metadata, _: &bool) -> Result<(), String> {
     let args = "--fixtures full --security-counter 1 --compress deflate";
     qemu::pack(nrtucode, &key, args, &part)?;
     let template = Separate::template(meta);
-    let env = [("NRTUCODE_PARTITION_KEY", OsStr::new(""))];
+    let env = [("NRTUCODE_PARTITION_KEY", OsStr::new("test"))];
     let build = |args: &str, name: &str| {
         template.build(&args.split_whitespace().collect::<Vec<_>>(), &env, name)
     };
@@ -350,11 +346,11 @@ fn partition(meta: &Metadata, _: &bool) -> Result<(), String> {
         ),
         (
             partition,
-            "`--no-default-features --features partition` (copy-verify)",
+            "`--no-default-features --features partition` (copy-check)",
         ),
         (
             "--no-default-features --features partition,deflate",
-            "`--no-default-features --features partition,deflate` (decode-verify)",
+            "`--no-default-features --features partition,deflate` (decode-check)",
         ),
     ] {
         let board = elf::read(&build(args, "nrtucode-bare-metal")?)?;
@@ -442,7 +438,7 @@ fn lookup(meta: &Metadata, _: &bool) -> Result<(), String> {
     {
         let elf = template.build(
             &args.split(' ').collect::<Vec<_>>(),
-            &[("NRTUCODE_PARTITION_KEY", OsStr::new(""))],
+            &[("NRTUCODE_PARTITION_KEY", OsStr::new("test"))],
             "lookup_cost",
         )?;
         let log_file = work.join(format!("{lane}.log"));
@@ -578,7 +574,7 @@ fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
         );
     }
     // What feature `deflate` adds to a binary: the no_std consumer with its digest entry
-    // points, without and with its deflate ones (decode_verified and decode_verified_with, each
+    // points, without and with its deflate ones (decode_checked and decode_checked_with, each
     // inlined into check_deflate): .text and .rodata (miniz_oxide's tables have no symbol).
     let (text0, rodata0) = consumer(meta, "panic-loop,digest")?;
     let (text1, rodata1) = consumer(meta, "panic-loop,digest,deflate")?;
@@ -605,7 +601,7 @@ fn update(meta: &Metadata, _: &bool) -> Result<(), String> {
     let args = "--no-default-features --features update --example update_cost";
     let elf = Separate::template(meta).build(
         &args.split(' ').collect::<Vec<_>>(),
-        &[("NRTUCODE_PARTITION_KEY", OsStr::new(""))],
+        &[("NRTUCODE_PARTITION_KEY", OsStr::new("test"))],
         "update_cost",
     )?;
     let len = |p: &Path| {
@@ -621,7 +617,7 @@ fn update(meta: &Metadata, _: &bool) -> Result<(), String> {
     let rows: Vec<(&str, [u64; 3])> = (steps(&log).into_iter())
         .filter_map(|(step, n)| Some((step, n.try_into().ok()?)))
         .collect();
-    if status != 0 || rows.len() != 9 || counts.len() != 9 {
+    if status != 0 || rows.len() != 12 || counts.len() != 12 {
         eprintln!("{log}");
         return Err(format!(
             "a step failed (exit {status}, {} counts)",
@@ -636,8 +632,8 @@ fn update(meta: &Metadata, _: &bool) -> Result<(), String> {
     println!("|---|---:|---:|---:|---:|---:|");
     for (i, ((step, [e, w, b]), n)) in rows.iter().zip(&counts).enumerate() {
         let per_byte = match i {
-            2 | 3 => format!("{:.2}", *n as f64 / stored as f64),
-            7 | 8 => format!("{:.2}", *n as f64 / deflate as f64),
+            3 | 4 | 9 => format!("{:.2}", *n as f64 / stored as f64),
+            10 | 11 => format!("{:.2}", *n as f64 / deflate as f64),
             _ => String::new(),
         };
         println!(
@@ -653,12 +649,12 @@ fn update(meta: &Metadata, _: &bool) -> Result<(), String> {
     println!();
     println!(
         "Bytes written per byte installed: {:.5} stored, {:.5} deflate (the stage's last write padded to the word, the candidate's record); bytes erased per byte installed: {:.4} and {:.4}; a confirm: {} erases, {} writes.",
-        written(2, 3) as f64 / stored as f64,
-        written(7, 8) as f64 / deflate as f64,
-        (rows[2].1[0] * 4096) as f64 / stored as f64,
-        (rows[7].1[0] * 4096) as f64 / deflate as f64,
-        rows[5].1[0],
-        rows[5].1[1]
+        written(3, 4) as f64 / stored as f64,
+        written(10, 11) as f64 / deflate as f64,
+        (rows[3].1[0] * 4096) as f64 / stored as f64,
+        (rows[10].1[0] * 4096) as f64 / deflate as f64,
+        rows[6].1[0],
+        rows[6].1[1]
     );
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
@@ -691,9 +687,9 @@ mod tests {
             rows,
             [
                 "| plain copy (copy_from_slice) | none | 1.06 | 11,209 | 86,485 |",
-                "| verify_blob (hash in place, no copy) | sha2 compact | 66.75 | 705,607 | 5,434,705 |",
-                "| copy_verified | sha2 compact | 67.94 | 718,153 | 5,531,703 |",
-                "| copy_verified_with hmac-sha256 | hmac-sha256 1.1 | 45.61 | 482,755 | 3,714,184 |",
+                "| check_blob (hash in place, no copy) | sha2 compact | 66.75 | 705,607 | 5,434,705 |",
+                "| copy_blob_checked | sha2 compact | 67.94 | 718,153 | 5,531,703 |",
+                "| copy_blob_checked_with hmac-sha256 | hmac-sha256 1.1 | 45.61 | 482,755 | 3,714,184 |",
             ]
         );
         assert_eq!(

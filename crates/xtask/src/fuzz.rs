@@ -1,7 +1,8 @@
 //! `cargo xtask fuzz [--seconds N] [TARGET…]`: seeds the fuzz corpora and runs the fuzz
-//! targets (`fuzz/`, cargo-fuzz on nightly) for a bounded time each. The corpora are generated
-//! under `fuzz/corpus/` (ignored, never committed); the fuzz build goes to `fuzz/` under the
-//! target directory.
+//! targets (`fuzz/`, cargo-fuzz on nightly) for a bounded time each, two at a time (each
+//! libFuzzer process uses one core). The corpora are generated under `fuzz/corpus/` (ignored,
+//! never committed); the fuzz build and each run's log (`TARGET.log`, printed when the run
+//! fails) go to `fuzz/` under the target directory.
 //!
 //! - `carve`: seeds from the `fuzz_seeds` example of the dev-only crate nrtucode-test-elf
 //!   (`TinyElf`): shared objects of a few KB (ELF header, program headers, a dynamic section
@@ -17,9 +18,13 @@
 //!   checks.
 //! - `inflate`: raw-deflate streams the packer writes (the `inflate_fuzz_seeds` example of
 //!   nrtucode-deflate: stored, fixed and dynamic Huffman blocks, long matches, each behind the
-//!   target's 4-byte header); it fuzzes `nrtucode::deflate::decode_verified` over them, and the
+//!   target's 4-byte header); it fuzzes `nrtucode::deflate::decode_checked` over them, and the
 //!   packer's encode/decode round trip over any input.
+//! - `flash_file`, `layout`, `memory_map`: the CLI's readers of a partition's flashable forms
+//!   (Intel HEX, ELF, UF2; seeded by the `flash_fuzz_seeds` example of nrtucode-cli), of a
+//!   layout file (seeded with one) and of a GNU ld memory map (the template's maps).
 
+use std::fs::File;
 use std::path::Path;
 use std::process::Stdio;
 
@@ -34,7 +39,7 @@ type Target = (
 );
 
 /// The fuzz targets, in the order they run by default.
-pub const TARGETS: [Target; 5] = [
+pub const TARGETS: [Target; 8] = [
     ("carve", 16384, |_, corpus| {
         example("nrtucode-test-elf", "fuzz_seeds", corpus, false)
     }),
@@ -53,7 +58,26 @@ pub const TARGETS: [Target; 5] = [
                 crate::files::copy(&meta.root.join("keys").join(key), &corpus.join(key))
             })
     }),
+    // A small partition-like file in each flashable form (a few KB: mutations reach the
+    // records, blocks and program headers).
+    ("flash_file", 16384, |_, corpus| {
+        example("nrtucode-cli", "flash_fuzz_seeds", corpus, false)
+    }),
+    // The layout reader's bound is 16 KiB.
+    ("layout", 16400, |_, corpus| {
+        crate::files::write(&corpus.join("qspi.layout"), LAYOUT_SEED)
+    }),
+    // The template's memory maps (a few KB; the reader's bound is 256 KiB).
+    ("memory_map", 16384, |meta, corpus| {
+        ["board.x", "mps2-an386.x"].into_iter().try_for_each(|map| {
+            let from = meta.root.join("examples/bare-metal/memory").join(map);
+            crate::files::copy(&from, &corpus.join(map))
+        })
+    }),
 ];
+
+/// The `layout` target's seed: every key a layout file takes.
+const LAYOUT_SEED: &str = "# QSPI NOR\nslot_a = 0x000000\nslot_b = 0x100000\nslot_len = 1M\nstate = 0x200000\nerase_size = 4K\nwrite_size = 4\nread_size = 1\nstate_len = 8K\nerased = 0xff\nflash_base = 0x90000000\n";
 
 /// `cargo xtask fuzz`: each of `targets` (all when empty) for `seconds`.
 pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), String> {
@@ -83,23 +107,69 @@ pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), Stri
         build.arg(name);
     }
     status(&mut build)?;
-    for &(target, max_len, seed) in targets {
+    for &(target, _, seed) in &targets {
         let corpus = meta.root.join("fuzz/corpus").join(target);
         crate::files::create_dir(&corpus)?;
         seed(meta, &corpus)?;
-        let mut run = cmd("cargo", "+nightly fuzz run --target-dir");
-        run.current_dir(meta.root.join("fuzz"))
-            .arg(&target_dir)
-            .arg(target);
-        let limits = format!("-max_total_time={seconds} -max_len={max_len} -rss_limit_mb=2048");
-        status(
-            run.arg(Path::new("corpus").join(target))
-                .arg("--")
-                .args(limits.split(' ')),
-        )?;
+    }
+    for batch in targets.chunks(SIDE_BY_SIDE) {
+        let runs: Vec<_> = batch
+            .iter()
+            .map(|&&(target, max_len, _)| {
+                let log = target_dir.join(format!("{target}.log"));
+                let mut run = cmd("cargo", "+nightly fuzz run --target-dir");
+                run.current_dir(meta.root.join("fuzz"))
+                    .arg(&target_dir)
+                    .arg(target);
+                let limits =
+                    format!("-max_total_time={seconds} -max_len={max_len} -rss_limit_mb=2048");
+                run.arg(Path::new("corpus").join(target))
+                    .arg("--")
+                    .args(limits.split(' '));
+                let spawned = File::create(&log)
+                    .and_then(|out| Ok((out.try_clone()?, out)))
+                    .and_then(|(out, err)| run.stdout(out).stderr(err).spawn());
+                (
+                    target,
+                    log,
+                    spawned.map_err(|e| format!("cannot run {run:?}: {e}")),
+                )
+            })
+            .collect();
+        // Every run started is waited for, whatever the others did.
+        let mut failed = None;
+        for (target, log, spawned) in runs {
+            let result = spawned
+                .and_then(|mut child| child.wait().map_err(|e| format!("fuzz {target}: {e}")));
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            match result {
+                Ok(exit) if exit.success() => {
+                    let done = text.lines().rev().find(|l| l.starts_with("Done "));
+                    println!("fuzz {target}: {}", done.unwrap_or("done"));
+                }
+                Ok(exit) => {
+                    let tail: Vec<&str> = text.lines().rev().take(80).collect();
+                    let tail: Vec<&str> = tail.into_iter().rev().collect();
+                    println!(
+                        "fuzz {target}: failed ({exit}); the end of {}:",
+                        log.display()
+                    );
+                    println!("{}", tail.join("\n"));
+                    failed = failed.or(Some(format!("fuzz {target}: failed ({exit})")));
+                }
+                Err(e) => failed = failed.or(Some(e)),
+            }
+        }
+        if let Some(e) = failed {
+            return Err(e);
+        }
     }
     Ok(())
 }
+
+/// Fuzz targets run side by side, each a single libFuzzer process on one core: each still
+/// gets its `--seconds`, and on 2 cores the runs take half the wall time.
+const SIDE_BY_SIDE: usize = 2;
 
 /// `cargo run -q -p PACKAGE --example EXAMPLE -- DIR`.
 fn example(package: &str, example: &str, dir: &Path, quiet: bool) -> Result<(), String> {

@@ -10,6 +10,7 @@
 //! by hand, is a script.
 
 mod bare_metal;
+mod bench;
 mod build;
 mod ci;
 mod cost;
@@ -100,6 +101,9 @@ enum Task {
     },
     /// The core's tests and the StdEnv race under miri (nightly).
     Miri,
+    /// The informative benchmarks (figures nothing asserts; not run by CI): the lookups and
+    /// the carve against `cat | sha256sum` and binutils.
+    Bench,
 }
 
 /// One case of a task: its name, its `--help` line, and what runs it with the task's options.
@@ -172,5 +176,6 @@ fn run(task: Task) -> Result<(), String> {
         Task::Cost { what, flash_only } => run_cases(&cost::CASES, &what, meta, &flash_only),
         Task::Fuzz { seconds, targets } => fuzz::run(meta, seconds, &targets),
         Task::Miri => miri::run(),
+        Task::Bench => bench::run(),
     }
 }

@@ -12,16 +12,18 @@
 //! - `partition`: the template with feature `partition`, no blob in the program: `nrtucode pack`
 //!   writes a signed partition of the fixtures, QEMU loads it at 0x21000000 (`-device loader`,
 //!   as a probe writes it on a board), the firmware checks its signature once, then
-//!   copy-verifies (stored) or decode-verifies (deflate) two images and two hwdecode tables.
+//!   copy-checks (stored) or decode-checks (deflate) two images and two hwdecode tables.
 //!   Every tamper case is refused (a row of [`partition_cases`]); the build refuses a private key
-//!   as `NRTUCODE_PARTITION_KEY`; then the template README's three commands ("A partition apart
+//!   as `NRTUCODE_PARTITION_KEY`, and no key named (the test key is built in only as `test`); then the template README's three commands ("A partition apart
 //!   from the program") run as written, the look-alike standing in for the vendor library.
 //! - `walkthrough`: examples/bare-metal/README.md's walkthrough ("From the vendor library to a
 //!   running device") as written, with `LOADER` in a fresh scratch directory: the boot log names
 //!   the GNU BuildID the carve recorded, every image verified, the engine ready.
 //! - `update`: the template with feature `update`: an update installed into slot B, on trial,
 //!   confirmed and booted again across resets; a changed, a cut-off and a downgraded update
-//!   refused, slot A booting on ([`update`]); then the README's update block as written.
+//!   refused, slot A booting on ([`update`]); a factory image `nrtucode provision` writes for
+//!   the template's layout (update.layout) boots slot A; then the README's two update blocks as
+//!   written.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -57,7 +59,7 @@ pub const CASES: [crate::Case<()>; 5] = [
     (
         "update",
         "The template with feature `update`: install, trial, confirm across resets; a changed, \
-         a cut-off and a downgraded update refused",
+         a cut-off and a downgraded update refused; a factory image from `nrtucode provision`",
         update,
     ),
 ];
@@ -476,8 +478,8 @@ pub fn pack(nrtucode: &Path, key: &Path, args: &str, out: &Path) -> Result<(), S
     status(command.arg("-o").arg(out).stdout(Stdio::null()))
 }
 
-/// The partition cases ([`partition_cases`]), after the build's refusal of a private key as
-/// `NRTUCODE_PARTITION_KEY`; then the README's partition block.
+/// The partition cases ([`partition_cases`]), after the build's refusals of a private key as
+/// `NRTUCODE_PARTITION_KEY` and of no key named; then the README's partition block.
 pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
     device::require("gcc", "gcc")?;
     let (nrtucode, decoder) = &device::arm_tools()?;
@@ -487,10 +489,23 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
     let mut private = template.command(&["--no-default-features", "--features", "qemu,partition"]);
     let (_, out) = build::output(private.env("NRTUCODE_PARTITION_KEY", &key))?;
     let err = String::from_utf8_lossy(&out.stderr);
-    if out.status.success() || !err.contains("names a private key") {
+    if out.status.success() || !err.contains("a private key (PKCS#8 PEM") {
         eprintln!("{err}");
         return Err(
             "the build took a private key as NRTUCODE_PARTITION_KEY, or said nothing clear".into(),
+        );
+    }
+    // Fail closed: with no key named, no key is trusted (the test key only as `test`).
+    let mut unnamed = template.command(&["--no-default-features", "--features", "qemu,partition"]);
+    let (_, out) = build::output(unnamed.env_remove("NRTUCODE_PARTITION_KEY"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.success()
+        || !err.contains("trusts only the key you name: set NRTUCODE_PARTITION_KEY")
+    {
+        eprintln!("{err}");
+        return Err(
+            "the build with no NRTUCODE_PARTITION_KEY named did not fail saying how to name one"
+                .into(),
         );
     }
 
@@ -566,10 +581,10 @@ pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
 }
 
 /// The template's run-time build without blobs (`--no-default-features --features FEATURES`,
-/// the test key's public half), copied to `fw`; no loadable segment in XFLASH, where the
+/// the test key's public half, named: `NRTUCODE_PARTITION_KEY=test`), copied to `fw`; no loadable segment in XFLASH, where the
 /// partition goes.
 fn build_partition_fw(template: &Separate, features: &str, fw: &Path) -> Result<(), String> {
-    let env = [("NRTUCODE_PARTITION_KEY", OsStr::new(""))];
+    let env = [("NRTUCODE_PARTITION_KEY", OsStr::new("test"))];
     let elf = template.build(
         &["--no-default-features", "--features", features],
         &env,
@@ -583,15 +598,15 @@ fn build_partition_fw(template: &Separate, features: &str, fw: &Path) -> Result<
 }
 
 /// Runs the sh block after `marker` in examples/bare-metal/README.md as written
-/// (`bash -euo pipefail -c BLOCK`, [`readme_block`]) with `env`, from the repository's root
-/// (without `CARGO_TARGET_DIR`: the commands name `target/…` and run where the README says they
-/// do); prints its output (on failure, the last 30 lines of its stderr), checks it against
-/// `want` and returns it.
+/// (`bash -euo pipefail -c BLOCK`, [`readme_block`]) with `env`, as a user elsewhere runs it:
+/// from a fresh directory outside the repository, with `REPO` naming the repository, `WORK`
+/// the directory the block writes into (`work`) and `CARGO_TARGET_DIR` set (the workspace's
+/// target directory); prints its output (on failure, the last 30 lines of its stderr), checks
+/// it against `want` and returns it.
 ///
-/// The partition and update blocks name `target/release/nrtucode` and `target/bare-metal/…` (a
-/// reader's shell in the repository, no `CARGO_TARGET_DIR`) and the tools "the walkthrough above
-/// built": when the workspace's target directory is elsewhere, those are built there first
-/// (`tools`).
+/// The blocks run the tools with `cargo run` and take the firmware's path from cargo's build
+/// messages, wherever the target directory is; with `tools`, the tools are built first, so
+/// that the block's own `cargo run` does not build them inside its boot pipeline.
 fn readme(
     meta: &Metadata,
     (marker, tools): (&str, bool),
@@ -599,10 +614,14 @@ fn readme(
     work: &Path,
     want: &Want,
 ) -> Result<String, String> {
-    if tools && meta.target_dir != meta.root.join("target") {
+    if tools {
         let tools = "build --quiet --release --locked -p nrtucode-cli -p nrtucode-defmt";
-        status(build::cargo(tools).env_remove("CARGO_TARGET_DIR"))?;
+        status(build::cargo(tools).env("CARGO_TARGET_DIR", &meta.target_dir))?;
     }
+    // Outside the repository: nothing the block does may depend on where it is run from.
+    let outside = std::env::temp_dir().join(format!("nrtucode-readme-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&outside);
+    files::create_dir(&outside)?;
     let readme = meta.root.join("examples/bare-metal/README.md");
     let block = readme_block(&files::read_text(&readme)?, marker)
         .map_err(|e| format!("{}: {e}", readme.display()))?;
@@ -614,11 +633,16 @@ fn readme(
     let err = work.join("block.err");
     let mut bash = Command::new("bash");
     bash.args(["-euo", "pipefail", "-c", &block])
-        .env_remove("CARGO_TARGET_DIR")
+        .current_dir(&outside)
+        .env("REPO", &meta.root)
+        .env("WORK", work)
+        .env("CARGO_TARGET_DIR", &meta.target_dir)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stderr(files::output(&err)?.0);
-    let out = bash.output().map_err(|e| format!("cannot run bash: {e}"))?;
+    let out = bash.output().map_err(|e| format!("cannot run bash: {e}"));
+    let _ = std::fs::remove_dir_all(&outside);
+    let out = out?;
     let log = String::from_utf8_lossy(&out.stdout).into_owned();
     for line in log.lines() {
         println!("    [walkthrough] {line}");
@@ -759,7 +783,8 @@ pub fn pack_front(
 /// chunks, resets (`SYSRESETREQ`: QEMU keeps the RAM the flash is emulated over), boots B on
 /// trial, confirms it, resets and boots B again. A changed byte of a blob, a download cut off
 /// halfway and a downgrade (counter 1 over 2) are refused (exit 4), and slot A boots after the
-/// reset. Then the template README's update block, as written.
+/// reset. A factory image from `nrtucode provision` boots slot A ([`factory`]). Then the
+/// template README's update block and its factory image block, as written.
 pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
     let work = build::scratch(meta, "qemu-update")?;
@@ -769,7 +794,7 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     println!("== examples/bare-metal --no-default-features --features update");
     let elf = Separate::template(meta).build(
         &["--no-default-features", "--features", "update"],
-        &[("NRTUCODE_PARTITION_KEY", OsStr::new(""))],
+        &[("NRTUCODE_PARTITION_KEY", OsStr::new("test"))],
         "nrtucode-bare-metal",
     )?;
     let boots = Boots {
@@ -842,6 +867,8 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     let rollback = kept("Trust(Rollback { found: 1, minimum: 2 })");
     boots.boot("downgrade", &[&p2, &p1], &rollback)?;
 
+    factory(&boots, nrtucode, (meta, &p1))?;
+
     println!("== the template README's update commands, as written");
     let (old, new) = (work.join("old.part"), work.join("new.part"));
     let env = [("OLD", old.as_os_str()), ("NEW", new.as_os_str())];
@@ -856,10 +883,68 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
         &work,
         &confirmed,
     )?;
+    println!("== the template README's factory image commands, as written");
+    let factory_work = work.join("factory");
+    files::create_dir(&factory_work)?;
+    let env = [("WORK", factory_work.as_os_str())];
+    readme(
+        meta,
+        ("<!-- provision-boot:", true),
+        &env,
+        &work,
+        &factory_confirmed(),
+    )?;
     let _ = std::fs::remove_dir_all(&work);
     println!(
-        "qemu-update: the update installs, boots on trial, is confirmed and boots again across resets; a changed byte, a download cut off halfway and a downgrade are refused and slot A keeps booting"
+        "qemu-update: a factory image from `nrtucode provision` boots slot A, confirmed; the update installs, boots on trial, is confirmed and boots again across resets; a changed byte, a download cut off halfway and a downgrade are refused and slot A keeps booting"
     );
+    Ok(())
+}
+
+/// What a boot of a factory image with slot A alone logs: the whole region kept as
+/// programmed, slot A booted, confirmed (no record: the factory default), the engine loaded.
+fn factory_confirmed() -> Want {
+    Want::exit(0)
+        .count("INFO  boot ", 1)
+        .count("booted slot B", 0)
+        .count("engine not loaded", 0)
+        .in_order(&[
+            "INFO  boot 0: power-on",
+            "INFO  flash as programmed: the whole region",
+            "INFO  booted slot A: 2860384 bytes, class front, security counter 1, fell back false; state State { seq: 0, active: A, status: Confirmed, previous: None, min_security_counter: 1 }",
+            "INFO  engine ready: 4 of 4 images loaded",
+            "INFO  no update offered: running slot A",
+        ])
+}
+
+/// A factory image `nrtucode provision` writes for the template's own layout
+/// (examples/bare-metal/update.layout), slot A alone, loaded whole at the flash's start as a
+/// programmer writes it: slot A boots, confirmed. (Not `--first-boot b-trial`: QEMU's
+/// `-device loader` writes its file again at every reset, so the state the firmware records
+/// before its reset, the trial counted, then confirmed, would be put back to the image's.)
+fn factory(boots: &Boots, nrtucode: &Path, (meta, p1): (&Metadata, &Path)) -> Result<(), String> {
+    let public = boots.work.join("pub.pem");
+    let mut key = Command::new(nrtucode);
+    key.arg("key")
+        .arg("public")
+        .arg(meta.root.join("keys/test-ed25519.pem"))
+        .arg("-o")
+        .arg(&public);
+    status(key.stdout(Stdio::null()))?;
+    let image = boots.work.join("factory.bin");
+    let mut provision = Command::new(nrtucode);
+    provision
+        .arg("provision")
+        .arg("--layout")
+        .arg(meta.root.join("examples/bare-metal/update.layout"))
+        .arg("--public-key")
+        .arg(&public)
+        .arg("--slot-a")
+        .arg(p1)
+        .arg("-o")
+        .arg(&image);
+    status(provision.stdout(Stdio::null()))?;
+    boots.boot("factory", &[&image], &factory_confirmed())?;
     Ok(())
 }
 

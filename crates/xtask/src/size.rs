@@ -55,7 +55,7 @@ fn core(meta: &Metadata, _: &()) -> Result<(), String> {
         "--cfg sha2_backend_soft=\"compact\"",
     );
     // (label, target directory, features, blob directory, more environment): the fixtures and
-    // the look-alike's blobs; the fixtures calling nrtucode::digest (in place, copy-verify, a
+    // the look-alike's blobs; the fixtures calling nrtucode::digest (in place, copy-check, a
     // custom hasher), what the feature adds with sha2's default (unrolled) and compact loops.
     let builds = [
         ("fixtures", "nopanic-check", "", "", None),

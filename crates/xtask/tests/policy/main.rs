@@ -2,7 +2,7 @@
 //! command (`cargo test --workspace`; this was `cargo xtask policy`, and before that integration
 //! tests of the core, which linked the blob set for them). One row of [`CHECKS`] each:
 //!
-//! * README's Layout table matches the tree: every path it names exists, and every crate under
+//! * docs/layout.md's Layout table matches the tree: every path it names exists, and every crate under
 //!   `crates/` and every top-level directory is named in it;
 //! * every relative link of README, blobs/README.md, docs/*.md and the crates' READMEs resolves,
 //!   ([`links`]);
@@ -34,7 +34,7 @@ type Check = fn(&Path, &mut Vec<String>) -> Result<(), String>;
 
 /// Every rule, in the order its messages are listed. A new rule is one more row.
 const CHECKS: [(&str, Check); 7] = [
-    ("README's layout table", layout),
+    ("docs/layout.md's layout table", layout),
     ("relative links", links::repository),
     ("what the crates package", packaged),
     ("the front feature", front_feature),
@@ -89,12 +89,12 @@ fn kept_equal(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
     Ok(())
 }
 
-/// The first-column paths of the table under `## Layout` in `readme`, without a trailing `/`.
-fn layout_paths(readme: &str) -> Result<Vec<String>, String> {
-    let section = readme
+/// The first-column paths of the table under `## Layout` in `page`, without a trailing `/`.
+fn layout_paths(page: &str) -> Result<Vec<String>, String> {
+    let section = page
         .split("\n## Layout\n")
         .nth(1)
-        .ok_or("README has no `## Layout` section")?;
+        .ok_or("docs/layout.md has no `## Layout` section")?;
     let section = section.split("\n## ").next().unwrap_or(section);
     Ok(section
         .lines()
@@ -118,15 +118,15 @@ fn dirs(dir: &Path, prefix: &str) -> Result<Vec<String>, String> {
 }
 
 fn layout(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
-    let readme =
-        std::fs::read_to_string(root.join("README.md")).map_err(|e| format!("README.md: {e}"))?;
-    let paths = layout_paths(&readme)?;
+    let page = std::fs::read_to_string(root.join("docs/layout.md"))
+        .map_err(|e| format!("docs/layout.md: {e}"))?;
+    let paths = layout_paths(&page)?;
     if paths.len() < 10 {
         problems.push(format!("the Layout table lists only {paths:?}"));
     }
     for p in paths.iter().filter(|p| !root.join(p).exists()) {
         problems.push(format!(
-            "README's Layout table names {p}, which does not exist"
+            "docs/layout.md's Layout table names {p}, which does not exist"
         ));
     }
     let listed: BTreeSet<&String> = paths.iter().collect();
@@ -137,7 +137,7 @@ fn layout(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
             .filter(|d| d != "target" && d != "crates"),
     );
     for d in expected.iter().filter(|d| !listed.contains(d)) {
-        problems.push(format!("{d} is missing from README's Layout table"));
+        problems.push(format!("{d} is missing from docs/layout.md's Layout table"));
     }
     Ok(())
 }
