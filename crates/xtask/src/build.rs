@@ -64,7 +64,7 @@ pub fn executable(command: &mut Command, name: &str) -> Result<PathBuf, String> 
 
 /// The executables named `names` that `command` just built, in that order: it runs with
 /// `--message-format=json-render-diagnostics` and then `after` (`--` and rustc's arguments, for
-/// `cargo rustc`), diagnostics going to stderr as usual. Fails when the build fails.
+/// `cargo rustc`). Fails when the build fails, with cargo's diagnostics (its standard error).
 pub fn executables(
     command: &mut Command,
     names: &[&str],
@@ -74,9 +74,11 @@ pub fn executables(
         .arg("--message-format=json-render-diagnostics")
         .args(after)
         .stdout(Stdio::piped());
-    let (shown, out) = output(command)?;
+    let (shown, out) = output(command.stderr(Stdio::piped()))?;
     if !out.status.success() {
-        return Err(format!("{shown} failed ({})", out.status));
+        // The diagnostics went to the captured stderr: the failure carries them.
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!("{shown} failed ({}): {}", out.status, err.trim()));
     }
     let text = String::from_utf8_lossy(&out.stdout);
     names
