@@ -14,7 +14,6 @@ use std::process::ExitCode;
 use nrtucode_pack::{SigningKey, public_key_pem, public_key_rust};
 
 use crate::shared::error::Error;
-use crate::shared::exit::Exit;
 use crate::shared::input;
 use crate::shared::output::{fail, out_fmt, out_line};
 use crate::shared::output_file::{Mode, write_output};
@@ -29,8 +28,7 @@ pub(crate) fn read_key_file(path: &Path, what: &str) -> Result<String, Error> {
 /// Reads the PKCS#8 PEM private key at `path` (bounded: see the module documentation).
 pub(crate) fn read_signing_key(path: &Path) -> Result<SigningKey, Error> {
     let text = read_key_file(path, "private")?;
-    SigningKey::from_pem(&text)
-        .map_err(|e| Error::new(Exit::DataErr, format!("{}: {e}", path.display())))
+    SigningKey::from_pem(&text).map_err(|e| Error::bad_data(path, e))
 }
 
 /// Writes a new random key to `out` (readable by its owner only; never replacing a file).

@@ -171,7 +171,7 @@ fn run_inner(
             } else {
                 Exit::Usage
             };
-            (exit, format!("--format {}: {e}", target.format.name()))
+            Error::new(exit, format_args!("--format {}: {e}", target.format.name())).caused_by(e)
         })?;
     write_output(out, &file, Mode::Replace)?;
     let signed = match &key {

@@ -66,8 +66,8 @@ pub(crate) struct Options<'a> {
 #[derive(Debug)]
 pub(crate) enum ProvisionError {
     /// An input could not be read or was refused (a key file, a partition file's header, the
-    /// layout): its exit code and message.
-    Input(Exit, String),
+    /// layout): the reader's error (its kind is the exit code).
+    Input(Error),
     /// A partition larger than its slot.
     DoesNotFit {
         /// The slot.
@@ -95,7 +95,7 @@ pub(crate) enum ProvisionError {
 impl ProvisionError {
     fn exit(&self) -> Exit {
         match self {
-            ProvisionError::Input(exit, _) => *exit,
+            ProvisionError::Input(e) => e.kind(),
             _ => Exit::DataErr,
         }
     }
@@ -104,7 +104,7 @@ impl ProvisionError {
 impl fmt::Display for ProvisionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ProvisionError::Input(_, message) => f.write_str(message),
+            ProvisionError::Input(e) => fmt::Display::fmt(e, f),
             ProvisionError::DoesNotFit {
                 slot,
                 path,
@@ -130,14 +130,7 @@ impl fmt::Display for ProvisionError {
 
 impl From<Error> for ProvisionError {
     fn from(e: Error) -> Self {
-        ProvisionError::Input(e.kind(), e.to_string())
-    }
-}
-
-/// The layout reader's `(kind, message)`.
-impl From<(Exit, String)> for ProvisionError {
-    fn from((exit, message): (Exit, String)) -> Self {
-        ProvisionError::Input(exit, message)
+        ProvisionError::Input(e)
     }
 }
 
@@ -319,10 +312,10 @@ fn run_inner(o: &Options<'_>) -> Result<String, ProvisionError> {
         }
         (FirstBoot::BTrial, Some(b)) => Some(b.bytes),
         (FirstBoot::BTrial, None) => {
-            return Err(ProvisionError::Input(
+            return Err(ProvisionError::Input(Error::new(
                 Exit::Usage,
-                "--first-boot b-trial needs --slot-b B.part".into(),
-            ));
+                "--first-boot b-trial needs --slot-b B.part",
+            )));
         }
         (FirstBoot::A, None) => None,
     };

@@ -46,6 +46,11 @@ impl Error {
         Error::new(Exit::DataErr, format_args!("{}: {error}", path.display())).caused_by(error)
     }
 
+    /// `path: message`, bad data (65), for a refusal that is text (no typed error under it).
+    pub(crate) fn bad_data(path: &Path, message: impl fmt::Display) -> Self {
+        Error::new(Exit::DataErr, format_args!("{}: {message}", path.display()))
+    }
+
     /// The same failure, with `source` as the error underneath.
     pub(crate) fn caused_by(
         mut self,
@@ -78,14 +83,6 @@ impl std::error::Error for Error {
         self.source
             .as_deref()
             .map(|e| e as &(dyn std::error::Error + 'static))
-    }
-}
-
-/// The `(kind, message)` pairs of the modules that still return them (the flash image's
-/// layout reader).
-impl From<(Exit, String)> for Error {
-    fn from((kind, message): (Exit, String)) -> Self {
-        Error::new(kind, message)
     }
 }
 

@@ -20,6 +20,7 @@ use nrtucode::update::image::FlashImage;
 use nrtucode::update::record::Geometry;
 use nrtucode::update::{Layout, Slot, UpdateError};
 
+use crate::shared::error::Error;
 use crate::shared::exit::Exit;
 use crate::shared::input;
 
@@ -81,7 +82,7 @@ impl LayoutArgs {
 
     /// The layout these options give, checked ([`FlashMap::check`]). A layout file's faults
     /// are bad data (65), the flags' bad arguments (64).
-    pub(crate) fn load(&self) -> Result<FlashMap, (Exit, String)> {
+    pub(crate) fn load(&self) -> Result<FlashMap, Error> {
         self.load_with(FlashMap::check)
     }
 
@@ -90,7 +91,7 @@ impl LayoutArgs {
     pub(crate) fn load_with(
         &self,
         check: impl FnOnce(RawMap) -> Result<FlashMap, String>,
-    ) -> Result<FlashMap, (Exit, String)> {
+    ) -> Result<FlashMap, Error> {
         let Some(path) = &self.layout else {
             let mut keys = Keys::default();
             let flags = [
@@ -108,9 +109,9 @@ impl LayoutArgs {
                 .map(|(_, _, flag)| *flag)
                 .collect();
             if !missing.is_empty() {
-                return Err((
+                return Err(Error::new(
                     Exit::Usage,
-                    format!(
+                    format_args!(
                         "the layout needs {} too (or --layout FILE)",
                         missing.join(", ")
                     ),
@@ -131,10 +132,10 @@ impl LayoutArgs {
 
     /// A fault of the layout these options give: in a layout file, bad data (65); in the
     /// flags, a bad argument (64).
-    pub(crate) fn fault(&self, e: String) -> (Exit, String) {
+    pub(crate) fn fault(&self, e: String) -> Error {
         match &self.layout {
-            Some(path) => (Exit::DataErr, format!("{}: {e}", path.display())),
-            None => (Exit::Usage, format!("layout: {e}")),
+            Some(path) => Error::new(Exit::DataErr, format_args!("{}: {e}", path.display())),
+            None => Error::new(Exit::Usage, format_args!("layout: {e}")),
         }
     }
 }
@@ -164,8 +165,8 @@ pub(crate) fn parse_number(text: &str) -> Result<u64, String> {
 
 /// Reads the layout file at `path`: at most 16 KiB of UTF-8 ([`input::LAYOUT`]), noted as an
 /// input (no output may overwrite it).
-fn read_layout_file(path: &Path) -> Result<String, (Exit, String)> {
-    input::read_text(path, input::LAYOUT).map_err(|e| (e.kind(), e.to_string()))
+fn read_layout_file(path: &Path) -> Result<String, Error> {
+    input::read_text(path, input::LAYOUT)
 }
 
 /// The keys of a layout, as given.

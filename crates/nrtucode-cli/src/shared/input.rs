@@ -86,7 +86,7 @@ pub(crate) struct Input {
 
 /// `path: message`, bad data (65).
 fn bad(path: &Path, message: impl std::fmt::Display) -> Error {
-    Error::new(Exit::DataErr, format!("{}: {message}", path.display()))
+    Error::bad_data(path, message)
 }
 
 /// Opens `path` once (following links, non-blocking) and checks the descriptor: a regular

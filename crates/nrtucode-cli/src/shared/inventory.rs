@@ -25,7 +25,6 @@ use crate::shared::carve_diagnosis::library_refusal;
 use crate::shared::error::Error;
 use crate::shared::exit::{self, Exit};
 use crate::shared::reader::{What, read_partition, what_is};
-use crate::shared::tables::refused;
 use crate::shared::trust::TrustArgs;
 
 /// Which of the three inputs a path is.
@@ -115,7 +114,7 @@ fn tables_of(blobs: &Blobs, path: &Path) -> Result<&'static LoadedPartition, Err
 
 /// The policy the tool reads a partition it laid out itself with: any counter, its own class.
 fn any_class(file: &PartitionFile, path: &Path) -> Result<Policy, Error> {
-    let parsed = file.parse().map_err(|e| refused(path, e))?;
+    let parsed = file.parse().map_err(|e| Error::refused(path, e))?;
     Ok(Policy {
         min_security_counter: 0,
         expected_class: parsed.class(),
@@ -172,7 +171,10 @@ pub(crate) fn read(path: &Path, trust: &TrustArgs) -> Result<Inventory, Error> {
                     [nrtucode_facts::blob_dir::BlobDirProblem::NoManifest(_)] => Exit::NoInput,
                     _ => Exit::DataErr,
                 };
-                (exit, format!("{}: {}", path.display(), problems.join("\n")))
+                Error::new(
+                    exit,
+                    format_args!("{}: {}", path.display(), problems.join("\n")),
+                )
             })?;
             let blobs = Blobs::from_checked_dir(path, &read).map_err(|e| pack_refusal(path, e))?;
             for input in blobs.inputs() {

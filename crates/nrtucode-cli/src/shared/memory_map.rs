@@ -16,7 +16,6 @@ use std::fmt;
 use std::path::Path;
 
 use crate::shared::error::Error;
-use crate::shared::exit::Exit;
 use crate::shared::input;
 
 /// The symbol at the partition's first byte.
@@ -396,7 +395,7 @@ pub(crate) fn parse(text: &str) -> Result<PartitionRegion, MemoryMapError> {
 /// partition region.
 pub(crate) fn read(path: &Path) -> Result<PartitionRegion, Error> {
     let text = input::read_text(path, input::MEMORY_MAP)?;
-    parse(&text).map_err(|e| Error::new(Exit::DataErr, format!("{}: {e}", path.display())))
+    parse(&text).map_err(|e| Error::bad_data(path, e))
 }
 
 #[cfg(test)]

@@ -84,8 +84,7 @@ pub(crate) fn read_partition_or_library(path: &Path) -> Result<PartitionOrLibrar
 /// after its first bytes `head`, and puts the partition back together.
 fn read_flashable(path: &Path, input: Input, head: &[u8]) -> Result<Loaded, Error> {
     let content = input.read_rest(head)?;
-    let decoded = decode(&content)
-        .map_err(|e| Error::new(Exit::DataErr, format!("{}: {e}", path.display())))?;
+    let decoded = decode(&content).map_err(|e| Error::refused(path, e))?;
     Ok(Loaded {
         bytes: decoded.bytes.into_boxed_slice(),
         flashed: decoded.placement.map(|p| (decoded.format, p)),

@@ -13,7 +13,7 @@
 //! memory the [`LoadedPartition`] holds ([`Blob::load_into`](nrtucode::partition::Blob::load_into)). Every answer comes from those
 //! checked bytes.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 use nrtucode::catalog::{
@@ -126,11 +126,6 @@ impl TableSource for LoadedPartition {
     fn is_fixtures(&self) -> bool {
         self.source() == Source::Fixtures
     }
-}
-
-/// A partition refusal: exit 65 with the file and the reason.
-pub(crate) fn refused(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::new(Exit::DataErr, format!("{}: {e}", path.display()))
 }
 
 /// A blob's refusal as the tool says it: the blob named with its first user, as in

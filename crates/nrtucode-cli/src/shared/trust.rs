@@ -41,11 +41,6 @@ pub(crate) struct TrustArgs {
     pub insecure_skip_signature: bool,
 }
 
-/// `path: message`, a refusal (65).
-fn refused(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::new(Exit::DataErr, format!("{}: {e}", path.display()))
-}
-
 impl TrustArgs {
     /// Whether any trust option was given.
     pub(crate) fn given(&self) -> bool {
@@ -81,7 +76,7 @@ impl TrustArgs {
             (Some(key), _, _) | (None, [key], _) | (None, [key, ..], None) => Ok(Some(*key)),
             (None, _, Some(named)) => {
                 let ids: Vec<String> = keys.iter().map(|k| lower_hex(&k.key_id())).collect();
-                Err(refused(
+                Err(Error::bad_data(
                     path,
                     format_args!(
                         "signed by key ID {}, which none of the {} --public-key keys has ({})",
@@ -100,7 +95,7 @@ impl TrustArgs {
     pub(crate) fn open(&self, path: &Path, bytes: Vec<u8>) -> Result<LoadedPartition, Error> {
         let file = PartitionFile::from_bytes(bytes);
         let (policy, named) = {
-            let parsed: Partition<'_> = file.parse().map_err(|e| refused(path, e))?;
+            let parsed: Partition<'_> = file.parse().map_err(|e| Error::refused(path, e))?;
             (
                 self.policy(parsed.class()),
                 parsed.is_signed().then(|| parsed.key_id()),
@@ -119,6 +114,6 @@ impl TrustArgs {
                 ));
             }
         };
-        opened.map_err(|e: OpenError| refused(path, e))
+        opened.map_err(|e: OpenError| Error::refused(path, e))
     }
 }
