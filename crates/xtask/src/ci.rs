@@ -37,7 +37,7 @@ const STEPS: &[(&str, &[&str])] = &[
         ],
     ),
     // Includes crates/nrtucode-env-stress (StdEnv racing std::env::set_var on another thread in
-    // an edition-2021 safe program, 3 s: issue 9), the repository policy
+    // an edition-2021 safe program, 3 s), the repository policy
     // (crates/xtask/tests/policy), the generated tables up to date
     // (crates/nrtucode-codegen/tests/up_to_date.rs) and the carve bench's self-check.
     (WORKSPACE_TESTS, &["cargo test --workspace"]),

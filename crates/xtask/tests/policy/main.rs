@@ -14,8 +14,10 @@
 //!   attribute in one definition;
 //! * every Markdown table renders whole ([`md_tables`]);
 //! * what is kept in two places is the same in both: the template's copy of the test key's
-//!   public half, the facts crate's `rust-version` (the core's build-dependency) and the core's.
+//!   public half, the facts crate's `rust-version` (the core's build-dependency) and the core's;
+//! * no tracked file but CHANGELOG.md names one of the project's issues by number ([`history`]).
 
+mod history;
 mod html;
 mod links;
 mod md_tables;
@@ -33,7 +35,7 @@ use nrtucode_facts::facts::FRONT_FEATURES;
 type Check = fn(&Path, &mut Vec<String>) -> Result<(), String>;
 
 /// Every rule, in the order its messages are listed. A new rule is one more row.
-const CHECKS: [(&str, Check); 7] = [
+const CHECKS: [(&str, Check); 8] = [
     ("docs/layout.md's layout table", layout),
     ("relative links", links::repository),
     ("what the crates package", packaged),
@@ -41,6 +43,7 @@ const CHECKS: [(&str, Check); 7] = [
     ("the core's unsafe budget", unsafe_audit::check),
     ("Markdown tables", markdown_tables),
     ("copies kept equal", kept_equal),
+    ("no history in code or docs", history::check),
 ];
 
 /// Every Markdown table renders whole ([`md_tables::check`]).
