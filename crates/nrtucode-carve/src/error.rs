@@ -255,6 +255,24 @@ pub enum CarveError {
 /// The largest library `carve` reads (the vendor's is about 10 MB).
 pub(crate) const MAX_LIBRARY_BYTES: u64 = 4 << 30;
 
+/// The bytes of a library a carve refused ([`FileError::Carve`]), as it read them: derefs to
+/// `[u8]`; its `Debug` gives the length, not the bytes.
+#[derive(Clone, PartialEq, Eq)]
+pub struct LibraryBytes(pub Vec<u8>);
+
+impl std::ops::Deref for LibraryBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for LibraryBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LibraryBytes({} bytes)", self.0.len())
+    }
+}
+
 /// A [`CarveError`] in a named file, or an I/O failure.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -291,6 +309,9 @@ pub enum FileError {
         path: PathBuf,
         /// The error.
         error: CarveError,
+        /// The bytes the carve read from it (opened once): a caller that says more about what
+        /// the file is reads them here, never the path again.
+        data: LibraryBytes,
     },
     /// The blob directory could not be written; the destination is as it was.
     #[error(transparent)]

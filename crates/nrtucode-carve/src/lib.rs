@@ -124,7 +124,7 @@ pub use cancel::Cancel;
 pub use check::{CheckProblem, CheckReport, check_dir};
 pub use compare::{Finding, compare, known_build};
 pub use elf::Elf;
-pub use error::{CarveError, FileError};
+pub use error::{CarveError, FileError, LibraryBytes};
 pub use locate::{Found, Tables};
 pub use naming::{GetterName, Names};
 pub use pipeline::{Carve, CarvedGetter, NamedBy, carve_bytes, carve_file};

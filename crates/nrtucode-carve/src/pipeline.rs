@@ -9,7 +9,7 @@ use nrtucode_facts::{Manifest, ManifestHeader, ManifestRow};
 use sha2::{Digest, Sha256};
 
 use crate::elf::Elf;
-use crate::error::{CarveError, FileError, MAX_LIBRARY_BYTES};
+use crate::error::{CarveError, FileError, LibraryBytes, MAX_LIBRARY_BYTES};
 use crate::locate::{Tables, locate};
 use crate::naming::{GetterName, Names};
 use crate::reloc::RelocMap;
@@ -368,11 +368,14 @@ pub(crate) fn read_library(path: &Path) -> Result<Vec<u8>, FileError> {
 /// Reads and carves the file at `path`.
 pub fn carve_file(path: &Path) -> Result<(Carve, Vec<u8>), FileError> {
     let data = read_library(path)?;
-    let carve = carve_bytes(&data, &source_name(path)).map_err(|error| FileError::Carve {
-        path: path.to_owned(),
-        error,
-    })?;
-    Ok((carve, data))
+    match carve_bytes(&data, &source_name(path)) {
+        Ok(carve) => Ok((carve, data)),
+        Err(error) => Err(FileError::Carve {
+            path: path.to_owned(),
+            error,
+            data: LibraryBytes(data),
+        }),
+    }
 }
 
 impl Carve {

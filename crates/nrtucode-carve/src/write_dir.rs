@@ -104,6 +104,8 @@ fn carve_into(
                     FileError::Carve {
                         path: lib.to_owned(),
                         error,
+                        // A failed carve only: the bytes are shared with the digest thread.
+                        data: crate::error::LibraryBytes(data.clone()),
                     }
                 })?;
             cancelled()?;

@@ -303,3 +303,30 @@ fn corrupted_bytes_never_panic() {
         let _ = carve(&m);
     }
 }
+
+/// A refused library's error carries the bytes the carve read, so that a caller diagnosing it
+/// never opens the file again (the file may have changed since, or be a device by now).
+#[test]
+fn a_refused_file_hands_back_the_bytes_it_was_read_as() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lib.so");
+    let mut d = front();
+    // Cut in half: its sections run past its end.
+    d.truncate(d.len() / 2);
+    std::fs::write(&path, &d).unwrap();
+    let Err(nrtucode_carve::FileError::Carve { data, .. }) = nrtucode_carve::carve_file(&path)
+    else {
+        panic!("a truncated library is refused by the carve");
+    };
+    assert_eq!(&*data, d.as_slice());
+    std::fs::write(&path, b"changed since").unwrap();
+    assert_eq!(
+        &*data,
+        d.as_slice(),
+        "the bytes are the ones read, not the file's now"
+    );
+    assert_eq!(
+        format!("{data:?}"),
+        format!("LibraryBytes({} bytes)", d.len())
+    );
+}

@@ -71,7 +71,7 @@ impl Holds {
 /// library, why it is not the vendor's (one line), and what carve tried (its error). `carve`,
 /// `pack` and the readers of `sbom` and `diff` say it the same way.
 pub(crate) fn not_the_vendors(e: &FileError) -> Option<(&Path, String, &CarveError)> {
-    let FileError::Carve { path, error } = e else {
+    let FileError::Carve { path, error, data } = e else {
         return None;
     };
     if matches!(
@@ -87,8 +87,8 @@ pub(crate) fn not_the_vendors(e: &FileError) -> Option<(&Path, String, &CarveErr
     ) {
         return None; // already one line about the file's form
     }
-    let data = std::fs::read(path).ok()?;
-    let what = Holds::of(&data)?.not_the_vendors()?;
+    // The bytes the carve read: the file is not opened again.
+    let what = Holds::of(data)?.not_the_vendors()?;
     Some((path, what, error))
 }
 
