@@ -161,14 +161,24 @@ impl<'a> VerifiedPartition<'a> {
 }
 
 #[cfg(feature = "insecure-unsigned")]
-impl<'a> UnsignedPartition<'a> {
-    /// [`VerifiedPartition::check_blobs`] over the unsigned tables.
-    pub fn check_blobs<H: Sha256Hasher + ?Sized>(
-        &self,
-        hasher: &mut H,
-    ) -> Result<CheckedPartition<'a>, LoadError> {
-        self.0.check_blobs(hasher)?;
-        Ok(CheckedPartition(self.0))
+impl UnsignedPartition<'_> {
+    /// Every blob's stored bytes hashed in place against the digests its unsigned table of
+    /// contents records, as [`VerifiedPartition::check_blobs`] does; the first mismatch. It
+    /// gives no [`CheckedPartition`]: those digests are signed by nobody, so a match says the
+    /// bytes are the ones the tables describe, not that anyone vouched for them.
+    pub fn check_blobs<H: Sha256Hasher + ?Sized>(&self, hasher: &mut H) -> Result<(), LoadError> {
+        self.0.check_blobs(hasher)
+    }
+
+    /// [`check_blobs`](Self::check_blobs), then every compressed blob decoded and its output
+    /// hashed against its recorded digest, keeping nothing (feature `std`), as
+    /// [`CheckedPartition::check_decoding`] does for a signed partition: what an inspection
+    /// tool reports of an unsigned partition. The first refusal.
+    #[cfg(feature = "std")]
+    pub fn check_decoding(&self) -> Result<(), LoadError> {
+        self.check_blobs(&mut SoftSha256::new())?;
+        // Never handed out: the checked type only lends its decoding check here.
+        CheckedPartition(self.0).check_decoding()
     }
 }
 

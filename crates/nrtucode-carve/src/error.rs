@@ -258,7 +258,7 @@ pub(crate) const MAX_LIBRARY_BYTES: u64 = 4 << 30;
 /// The bytes of a library a carve refused ([`FileError::Carve`]), as it read them: derefs to
 /// `[u8]`; its `Debug` gives the length, not the bytes.
 #[derive(Clone, PartialEq, Eq)]
-pub struct LibraryBytes(pub Vec<u8>);
+pub struct LibraryBytes(pub Box<Vec<u8>>);
 
 impl std::ops::Deref for LibraryBytes {
     type Target = [u8];
@@ -307,8 +307,8 @@ pub enum FileError {
     Carve {
         /// The file.
         path: PathBuf,
-        /// The error.
-        error: CarveError,
+        /// The error (boxed, as the bytes are, so that the error stays small).
+        error: Box<CarveError>,
         /// The bytes the carve read from it (opened once): a caller that says more about what
         /// the file is reads them here, never the path again.
         data: LibraryBytes,

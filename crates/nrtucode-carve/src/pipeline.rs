@@ -372,8 +372,8 @@ pub fn carve_file(path: &Path) -> Result<(Carve, Vec<u8>), FileError> {
         Ok(carve) => Ok((carve, data)),
         Err(error) => Err(FileError::Carve {
             path: path.to_owned(),
-            error,
-            data: LibraryBytes(data),
+            error: Box::new(error),
+            data: LibraryBytes(Box::new(data)),
         }),
     }
 }

@@ -103,9 +103,9 @@ fn carve_into(
                 carve_with(&data, &source_name(lib), String::new, false).map_err(|error| {
                     FileError::Carve {
                         path: lib.to_owned(),
-                        error,
+                        error: Box::new(error),
                         // A failed carve only: the bytes are shared with the digest thread.
-                        data: crate::error::LibraryBytes(data.clone()),
+                        data: crate::error::LibraryBytes(Box::new(data.clone())),
                     }
                 })?;
             cancelled()?;

@@ -281,7 +281,7 @@ fn a_flipped_byte_of_a_compressed_blob_is_refused_naming_it() {
         let message = got.unwrap_err().to_string();
         assert!(message.starts_with(&format!("{n}: ")), "{message}");
         assert_eq!(
-            p.check_blobs(&mut SoftSha256::new()).map(|_| ()),
+            p.check_blobs(&mut SoftSha256::new()),
             Err(LoadError::StoredDigestMismatch { blob: n }),
             "byte {at}"
         );

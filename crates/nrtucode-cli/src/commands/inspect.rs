@@ -357,8 +357,7 @@ pub(crate) fn inspect(
             };
             let decoded = match p.insecure_trust_unsigned(&policy) {
                 Ok(u) => u
-                    .check_blobs(&mut SoftSha256::new())
-                    .and_then(|checked| checked.check_decoding())
+                    .check_decoding()
                     .map_err(|e| load_refusal(&p.untrusted_tables(), e)),
                 Err(e) => Err(e.to_string()),
             };

@@ -75,7 +75,7 @@ pub(crate) fn not_the_vendors(e: &FileError) -> Option<(&Path, String, &CarveErr
         return None;
     };
     if matches!(
-        error,
+        **error,
         CarveError::Empty
             | CarveError::NotElf { .. }
             | CarveError::WrongClass { .. }
@@ -89,7 +89,7 @@ pub(crate) fn not_the_vendors(e: &FileError) -> Option<(&Path, String, &CarveErr
     }
     // The bytes the carve read: the file is not opened again.
     let what = Holds::of(data)?.not_the_vendors()?;
-    Some((path, what, error))
+    Some((path, what, &**error))
 }
 
 /// A library the tool reads (`pack`, `sbom`, `diff`) refused by the carve: when it is not the
