@@ -42,7 +42,11 @@ pub fn check(root: &Path, problems: &mut Vec<String>) -> Result<(), String> {
     for name in out.stdout.split(|b| *b == 0).filter(|n| !n.is_empty()) {
         let name = String::from_utf8_lossy(name);
         let kind = name.rsplit('.').next().unwrap_or("");
-        if name.ends_with("CHANGELOG.md") || !KINDS.contains(&kind) {
+        // This file spells the pattern in its own examples.
+        if name.ends_with("CHANGELOG.md")
+            || name.ends_with("tests/policy/history.rs")
+            || !KINDS.contains(&kind)
+        {
             continue;
         }
         let Ok(text) = std::fs::read_to_string(root.join(name.as_ref())) else {
