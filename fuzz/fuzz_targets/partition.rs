@@ -58,55 +58,55 @@ fuzz_target!(|data: &[u8]| {
     macro_rules! exercise {
         ($verified:expr) => {{
             let verified = $verified;
-        let envs: [&[(&str, &str)]; 3] = [
-            &[],
-            &[("NEURON_UCODE_FLAVOR", "debug")],
-            &[("NRTUCODE_MPLUS_ON_MARIANA", "1")],
-        ];
-        let mut hasher = SoftSha256::new();
-        for idx in [0, 4, 7, 13, 21, 31, 36, 37, 38, u32::MAX] {
-            for region in [-1, 0, 1, 2, 3, 4] {
-                for flavor in [0, 1, 2, 3, 17, 19, -1] {
-                    if let Ok(blob) = verified.get_memory_image(idx, region, flavor, &envs[0]) {
-                        let _ = blob.check(&mut hasher);
-                        let _ = blob.bytes();
+            let envs: [&[(&str, &str)]; 3] = [
+                &[],
+                &[("NEURON_UCODE_FLAVOR", "debug")],
+                &[("NRTUCODE_MPLUS_ON_MARIANA", "1")],
+            ];
+            let mut hasher = SoftSha256::new();
+            for idx in [0, 4, 7, 13, 21, 31, 36, 37, 38, u32::MAX] {
+                for region in [-1, 0, 1, 2, 3, 4] {
+                    for flavor in [0, 1, 2, 3, 17, 19, -1] {
+                        if let Ok(blob) = verified.get_memory_image(idx, region, flavor, &envs[0]) {
+                            let _ = blob.check(&mut hasher);
+                            let _ = blob.bytes();
+                        }
                     }
                 }
+                for env in envs {
+                    let _ = verified.get_memory_image(idx, 1, 0, env);
+                }
+                for kind in [-1, 0, 1, 2] {
+                    let _ = verified.get_hwdecode_table(idx, kind);
+                }
+                let _ = verified.tables().descriptors(idx).count();
+                let _ = verified.tables().prof_getters(idx);
             }
-            for env in envs {
-                let _ = verified.get_memory_image(idx, 1, 0, env);
-            }
-            for kind in [-1, 0, 1, 2] {
-                let _ = verified.get_hwdecode_table(idx, kind);
-            }
-            let _ = verified.tables().descriptors(idx).count();
-            let _ = verified.tables().prof_getters(idx);
-        }
-        let mut loader = Box::new(Loader::new());
-        // Into a buffer (stored: copy-check; deflate: check, then decode-check), never past the
-        // blob, nothing left behind on a refusal.
-        let mut out = vec![0xa5u8; 0x1000];
-        for idx in [0, 7, 13, 37] {
-            for region in 0..4 {
-                let Ok(blob) = verified.get_memory_image(idx, region, 1, &NoEnv) else {
-                    continue;
-                };
-                match blob.load_into(&mut out, &mut loader) {
-                    Ok(bytes) => {
-                        let n = bytes.len();
-                        assert!(out[n..].iter().all(|&b| b == 0xa5), "written past the blob");
+            let mut loader = Box::new(Loader::new());
+            // Into a buffer (stored: copy-check; deflate: check, then decode-check), never past the
+            // blob, nothing left behind on a refusal.
+            let mut out = vec![0xa5u8; 0x1000];
+            for idx in [0, 7, 13, 37] {
+                for region in 0..4 {
+                    let Ok(blob) = verified.get_memory_image(idx, region, 1, &NoEnv) else {
+                        continue;
+                    };
+                    match blob.load_into(&mut out, &mut loader) {
+                        Ok(bytes) => {
+                            let n = bytes.len();
+                            assert!(out[n..].iter().all(|&b| b == 0xa5), "written past the blob");
+                        }
+                        Err(_) => assert!(out.iter().all(|&b| b == 0 || b == 0xa5)),
                     }
-                    Err(_) => assert!(out.iter().all(|&b| b == 0 || b == 0xa5)),
+                    out.fill(0xa5);
                 }
-                out.fill(0xa5);
-            }
-            for kind in [0, 1] {
-                if let Ok(blob) = verified.get_hwdecode_table(idx, kind) {
-                    let _ = blob.load_into(&mut out, &mut loader);
+                for kind in [0, 1] {
+                    if let Ok(blob) = verified.get_hwdecode_table(idx, kind) {
+                        let _ = blob.load_into(&mut out, &mut loader);
+                    }
+                    out.fill(0xa5);
                 }
-                out.fill(0xa5);
             }
-        }
         }};
     }
     match parsed.verify(&TEST_KEY, &policy) {
