@@ -9,6 +9,8 @@
 //! however many crates use these tables.
 
 use crate::table::BlobDebug;
+#[cfg(feature = "digest")]
+use crate::table::Hex;
 use crate::{
     Flavor::{self, DklDebug, DklPerf, DklTest},
     ImageIndex, ProfKind, Region, SlotId,
@@ -84,8 +86,45 @@ pub const BLOB_SECTION_PREFIX: &str = embed_blob!(@section_prefix);
 
 /// The distinct embedded blobs with their digests (feature `digest`).
 #[cfg(feature = "digest")]
-pub(crate) const fn blob_table() -> &'static [crate::digest::EmbeddedBlob] {
+pub(crate) const fn blob_table() -> &'static [EmbeddedBlob] {
     &EMBEDDED
+}
+
+/// One distinct embedded blob and the SHA-256 the build computed from its source file.
+#[cfg(feature = "digest")]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddedBlob {
+    bytes: &'static [u8],
+    sha256: [u8; 32],
+}
+
+#[cfg(feature = "digest")]
+impl EmbeddedBlob {
+    /// Used by the generated blob module only.
+    #[allow(dead_code)] // unused when features deselect every blob
+    pub(crate) const fn new(bytes: &'static [u8], sha256: [u8; 32]) -> Self {
+        Self { bytes, sha256 }
+    }
+
+    /// The embedded bytes.
+    pub const fn bytes(&self) -> &'static [u8] {
+        self.bytes
+    }
+
+    /// Their SHA-256, as recorded at build time.
+    pub const fn sha256(&self) -> &[u8; 32] {
+        &self.sha256
+    }
+}
+
+#[cfg(feature = "digest")]
+impl fmt::Debug for EmbeddedBlob {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EmbeddedBlob")
+            .field("bytes", &BlobDebug(Some(self.bytes)))
+            .field("sha256", &Hex(&self.sha256))
+            .finish()
+    }
 }
 
 /// Where the embedded bytes come from.

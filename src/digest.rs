@@ -38,56 +38,7 @@ use crate::catalog::blob_table;
 /// A SHA-256 digest.
 pub type Sha256Digest = [u8; 32];
 
-/// One distinct embedded blob and the SHA-256 the build computed from its source file.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct EmbeddedBlob {
-    bytes: &'static [u8],
-    sha256: Sha256Digest,
-}
-
-impl EmbeddedBlob {
-    /// Used by the generated blob module only.
-    #[allow(dead_code)] // unused when features deselect every blob
-    pub(crate) const fn new(bytes: &'static [u8], sha256: Sha256Digest) -> Self {
-        Self { bytes, sha256 }
-    }
-
-    /// The embedded bytes.
-    pub const fn bytes(&self) -> &'static [u8] {
-        self.bytes
-    }
-
-    /// Their SHA-256, as recorded at build time.
-    pub const fn sha256(&self) -> &Sha256Digest {
-        &self.sha256
-    }
-}
-
-impl fmt::Debug for EmbeddedBlob {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EmbeddedBlob")
-            .field("bytes", &crate::table::BlobDebug(Some(self.bytes)))
-            .field("sha256", &Hex(&self.sha256))
-            .finish()
-    }
-}
-
-/// Prints bytes (a digest, a key, a key ID) in lower-case hex: the core's one hex printer. (The
-/// std side's `nrtucode_facts::hex::lower_hex` cannot serve here: the facts crate is the core's
-/// build dependency and allocates; this one allocates nothing.)
-pub(crate) struct Hex<'a>(pub(crate) &'a [u8]);
-
-impl fmt::Debug for Hex<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-impl fmt::Display for Hex<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
-    }
-}
+pub use crate::catalog::EmbeddedBlob;
 
 /// SHA-256 of zero bytes: what an empty blob (a boundary cursor) is checked against.
 pub const EMPTY_SHA256: Sha256Digest = [
@@ -198,8 +149,8 @@ pub fn expected_sha256(blob: &[u8]) -> Result<&'static Sha256Digest, CheckError>
     }
     blob_table()
         .iter()
-        .find(|e| core::ptr::eq(e.bytes.as_ptr(), blob.as_ptr()) && e.bytes.len() == blob.len())
-        .map(|e| &e.sha256)
+        .find(|e| core::ptr::eq(e.bytes().as_ptr(), blob.as_ptr()) && e.bytes().len() == blob.len())
+        .map(|e| e.sha256())
         .ok_or(CheckError::NotEmbedded { len: blob.len() })
 }
 
@@ -228,8 +179,8 @@ pub const fn expected_sha256_const(blob: &[u8]) -> Option<Sha256Digest> {
     let table = blob_table();
     let mut i = 0;
     while i < table.len() {
-        if same_bytes(table[i].bytes, blob) {
-            return Some(table[i].sha256);
+        if same_bytes(table[i].bytes(), blob) {
+            return Some(*table[i].sha256());
         }
         i += 1;
     }

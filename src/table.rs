@@ -108,6 +108,26 @@ impl fmt::Debug for BlobDebug {
     }
 }
 
+/// Prints bytes (a digest, a key, a key ID) in lower-case hex: the core's one hex printer,
+/// beside [`BlobDebug`]. (The std side's `nrtucode_facts::hex::lower_hex` cannot serve here: the
+/// facts crate is the core's build dependency and allocates; this one allocates nothing.)
+#[cfg(feature = "digest")]
+pub(crate) struct Hex<'a>(pub(crate) &'a [u8]);
+
+#[cfg(feature = "digest")]
+impl fmt::Debug for Hex<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+#[cfg(feature = "digest")]
+impl fmt::Display for Hex<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
 /// One `image_list` slot: what occupies it and its descriptors in the vendor's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImageSlot {

@@ -16,7 +16,7 @@ use core::fmt;
 
 use super::entry::{BlobId, Codec};
 use super::header::TableClass;
-use crate::digest::Hex;
+use crate::table::Hex;
 use crate::{ProfKind, Region};
 
 /// A table of the partition, named in [`FormatError::Table`].

@@ -9,7 +9,8 @@ use super::header::TableClass;
 use super::index::Index;
 use super::parse::Partition;
 use super::tables::Tables;
-use crate::digest::{Hex, Sha256Hasher, SoftSha256};
+use crate::digest::{Sha256Hasher, SoftSha256};
+use crate::table::Hex;
 
 /// An ed25519 public key (32 bytes), the one a partition's signature must verify with.
 ///

@@ -307,7 +307,7 @@ pub fn render(tables: &Tables, source_name: &str) -> String {
                 .collect();
             writeln!(
                 entries,
-                "    crate::digest::EmbeddedBlob::new(&{}.0, [{digest}]),",
+                "    crate::catalog::EmbeddedBlob::new(&{}.0, [{digest}]),",
                 blob.stem
             )
             .unwrap();
@@ -316,7 +316,7 @@ pub fn render(tables: &Tables, source_name: &str) -> String {
             code,
             "/// Every distinct embedded blob with its SHA-256, in emission order.\n\
              #[cfg(feature = \"digest\")]\n\
-             pub(crate) static EMBEDDED: [crate::digest::EmbeddedBlob; {}] = [\n{entries}];",
+             pub(crate) static EMBEDDED: [crate::catalog::EmbeddedBlob; {}] = [\n{entries}];",
             blobs.len()
         )
         .unwrap();
