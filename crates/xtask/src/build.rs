@@ -5,8 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::metadata::Metadata;
-
 /// `PROGRAM ARGS`, the arguments split at whitespace (none of them holds any).
 pub fn cmd(program: &str, args: &str) -> Command {
     let mut command = Command::new(program);
@@ -114,14 +112,6 @@ fn last_executable(messages: &str, name: &str) -> Result<Option<PathBuf>, String
         }
     }
     Ok(found)
-}
-
-/// A scratch directory `xtask/NAME` under the target directory, emptied first.
-pub fn scratch(meta: &Metadata, name: &str) -> Result<PathBuf, String> {
-    let dir = meta.target_dir.join("xtask").join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    crate::files::create_dir(&dir)?;
-    Ok(dir)
 }
 
 /// `p` as UTF-8, for command lines that need a `&str`.

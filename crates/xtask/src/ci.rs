@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::build::{cmd, path_str, scratch, status};
+use crate::build::{cmd, path_str, status};
 use crate::metadata::Metadata;
 
 /// The title of the step that runs README's test command (`--skip-workspace-tests` leaves it
@@ -248,7 +248,7 @@ pub fn run(meta: &Metadata, fuzz_seconds: u64, skip_workspace_tests: bool) -> Re
         println!("\n==> [{:4}s] {title}", started.elapsed().as_secs());
         let t = Instant::now();
         let cpu = cpu_seconds();
-        let work = scratch(meta, "ci")?;
+        let work = meta.scratch("ci")?;
         let fill = |line: &str| -> Result<String, String> {
             Ok(line
                 .replace("{work}", path_str(&work)?)

@@ -167,7 +167,7 @@ fn counted(
 /// `cargo xtask cost --what device`: the two backends' tables, then the flash line.
 fn device(meta: &Metadata, _: &bool) -> Result<(), String> {
     let decoder = device::host_tools(&["nrtucode-defmt"], &["nrtucode-defmt"])?.remove(0);
-    let work = build::scratch(meta, "device-cost")?;
+    let work = meta.scratch("device-cost")?;
     println!("{HEADER}; instructions executed\n");
     println!("| way | SHA-256 | instructions per byte | 10,496 B image | 81,344 B image |");
     println!("|---|---|---:|---:|---:|");
@@ -304,7 +304,7 @@ pub fn overhead(json: &str) -> Result<String, String> {
 /// `cargo xtask cost --what partition`: the measurement, the flash tables and the overhead.
 fn partition(meta: &Metadata, _: &bool) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
-    let work = build::scratch(meta, "partition-cost")?;
+    let work = meta.scratch("partition-cost")?;
     let part = work.join("fixtures.part");
     let key = meta.root.join("keys/test-ed25519.pem");
     let args = "--fixtures full --security-counter 1 --compress deflate";
@@ -414,7 +414,7 @@ fn lookup_answers(log: &str) -> Option<&str> {
 /// `examples/lookup_cost.rs`, counted over the same mixes.
 fn lookup(meta: &Metadata, _: &bool) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
-    let work = build::scratch(meta, "lookup-cost")?;
+    let work = meta.scratch("lookup-cost")?;
     let part = work.join("fixtures.part");
     let key = meta.root.join("keys/test-ed25519.pem");
     qemu::pack(
@@ -517,7 +517,7 @@ fn consumer(meta: &Metadata, features: &str) -> Result<(u64, u64), String> {
 
 /// `cargo xtask cost --what deflate`: the measurement (unless `flash_only`) and the flash lines.
 fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
-    let work = build::scratch(meta, "deflate-cost")?;
+    let work = meta.scratch("deflate-cost")?;
     let inputs = work.join("in");
     let ratios = build::stdout(
         build::cargo("run --quiet -p nrtucode-deflate --example cost_inputs --").arg(&inputs),
@@ -594,7 +594,7 @@ fn deflate(meta: &Metadata, flash_only: &bool) -> Result<(), String> {
 /// The steps run hundreds of millions of instructions (each full check hashes 2.9 MB).
 fn update(meta: &Metadata, _: &bool) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
-    let work = build::scratch(meta, "update-cost")?;
+    let work = meta.scratch("update-cost")?;
     let part = |row| qemu::pack_front(meta, nrtucode, &work, row);
     let (p1, p2) = (part(("p1.part", 1, ""))?, part(("p2.part", 2, ""))?);
     let p3 = part(("p3.part", 3, "--compress deflate"))?;

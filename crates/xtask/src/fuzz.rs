@@ -184,7 +184,7 @@ fn example(package: &str, example: &str, dir: &Path, quiet: bool) -> Result<(), 
 /// Writes the `blob_dir` seed into `corpus`: the manifest of a carve of the first carve seed
 /// the CLI carves.
 fn carved_manifest(meta: &Metadata, corpus: &Path) -> Result<(), String> {
-    let work = build::scratch(meta, "fuzz-blob-dir")?;
+    let work = meta.scratch("fuzz-blob-dir")?;
     let result = (|| {
         let elves = work.join("elf");
         crate::files::create_dir(&elves)?;

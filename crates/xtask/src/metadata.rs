@@ -15,6 +15,14 @@ pub struct Metadata {
 }
 
 impl Metadata {
+    /// A scratch directory `xtask/NAME` under the target directory, emptied first.
+    pub fn scratch(&self, name: &str) -> Result<PathBuf, String> {
+        let dir = self.target_dir.join("xtask").join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        crate::files::create_dir(&dir)?;
+        Ok(dir)
+    }
+
     /// Runs `cargo metadata --format-version 1 --no-deps` and keeps what the tasks need.
     pub fn load() -> Result<Self, String> {
         let out = crate::build::stdout(&mut crate::build::cargo(

@@ -221,7 +221,7 @@ pub fn arm(meta: &Metadata, _: &()) -> Result<(), String> {
     device::require("qemu-system-arm", "qemu-system-arm")?;
     device::rustup_target(device::THUMB);
     let decoder = Some(device::host_tools(&["nrtucode-defmt"], &["nrtucode-defmt"])?.remove(0));
-    let work = build::scratch(meta, "qemu")?;
+    let work = meta.scratch("qemu")?;
     let template = Separate::template(meta);
     for features in ["qemu", "qemu,const-resolve"] {
         println!("== examples/bare-metal --features {features}");
@@ -279,7 +279,7 @@ pub fn riscv(meta: &Metadata, _: &()) -> Result<(), String> {
         &[],
         "nrtucode-riscv-virt",
     )?;
-    let work = build::scratch(meta, "qemu-riscv")?;
+    let work = meta.scratch("qemu-riscv")?;
     let mut boots = Boots {
         work: work.clone(),
         decoder: None,
@@ -483,7 +483,7 @@ pub fn pack(nrtucode: &Path, key: &Path, args: &str, out: &Path) -> Result<(), S
 pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
     device::require("gcc", "gcc")?;
     let (nrtucode, decoder) = &device::arm_tools()?;
-    let work = build::scratch(meta, "qemu-partition")?;
+    let work = meta.scratch("qemu-partition")?;
     let template = Separate::template(meta);
     let key = meta.root.join("keys/test-ed25519.pem");
     let mut private = template.command(&["--no-default-features", "--features", "qemu,partition"]);
@@ -726,7 +726,7 @@ pub fn hex_field<'t>(text: &'t str, before: &str, digits: usize) -> Option<&'t s
 pub fn walkthrough(meta: &Metadata, _: &()) -> Result<(), String> {
     device::require("qemu-system-arm", "qemu-system-arm")?;
     device::require("gcc", "gcc")?;
-    let work = build::scratch(meta, "walkthrough")?;
+    let work = meta.scratch("walkthrough")?;
     let started = Instant::now();
     let loader = work.join("my-loader");
     let env = [("LOADER", loader.as_os_str())];
@@ -787,7 +787,7 @@ pub fn pack_front(
 /// template README's update block and its factory image block, as written.
 pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     let (nrtucode, decoder) = &device::arm_tools()?;
-    let work = build::scratch(meta, "qemu-update")?;
+    let work = meta.scratch("qemu-update")?;
     let p1 = pack_front(meta, nrtucode, &work, ("p1.part", 1, ""))?;
     let p2 = pack_front(meta, nrtucode, &work, ("p2.part", 2, ""))?;
 

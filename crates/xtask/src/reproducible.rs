@@ -36,7 +36,7 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     let files: Vec<String> = (listed.split('\0').filter(|p| !p.is_empty()))
         .map(str::to_string)
         .collect();
-    let work = build::scratch(meta, "reproducible")?;
+    let work = meta.scratch("reproducible")?;
     let mut elves = Vec::new();
     for dir in [work.join("a"), work.join("another/checkout")] {
         copy_tree(&meta.root, &files, &dir)?;

@@ -46,7 +46,7 @@ const VENDOR_METADATA: u64 = 38 * 16 + 38 * 16 + 102 * 40 + 386 * 32;
 fn core(meta: &Metadata, _: &()) -> Result<(), String> {
     crate::device::rustup_target(THUMB);
     crate::device::require("gcc", "gcc")?; // the look-alike
-    let work = &build::scratch(meta, "size")?;
+    let work = &meta.scratch("size")?;
     eprintln!("building the look-alike and carving it...");
     // The workspace's own look-alike and CLI: a failure here is a failure of the report.
     let blobs = build::carved_lookalike(work)?;
@@ -208,7 +208,7 @@ fn check(key: &[u8; 32], bytes: &'static [u8]) -> i32 {
 /// `cargo xtask size --what partition`.
 pub fn partition(meta: &Metadata, _: &()) -> Result<(), String> {
     crate::device::rustup_target(THUMB);
-    let work = &build::scratch(meta, "partition-size")?;
+    let work = &meta.scratch("partition-size")?;
     let root = serde_json::to_string(build::path_str(&meta.root)?)
         .map_err(|e| format!("cannot quote the workspace root: {e}"))?;
     let crates = [
