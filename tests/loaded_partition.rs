@@ -7,8 +7,8 @@ use std::sync::OnceLock;
 
 use nrtucode::digest::SoftSha256;
 use nrtucode::partition::{
-    BlobUse, LoadError, LoadedPartition, OpenError, PartitionFile, Policy, TableClass, TrustError,
-    format,
+    BlobUse, LoadError, LoadedPartition, OpenError, PartitionFile, Policy, TableClass, Trust,
+    TrustError, format,
 };
 use nrtucode::{ImageIndex, NoEnv, ResolveErr};
 use nrtucode_pack::{Blobs, Compression, PackOptions, SigningKey, pack_with};
@@ -40,7 +40,7 @@ fn write(path: &Path, compression: Compression) -> Vec<u8> {
 /// Every answer of `p` against the embedded tables (the same fixtures), to the byte: image
 /// lookups over every slot, region and raw flavor that matters, and every profiler lookup.
 /// The number of answers that were bytes.
-fn every_answer_is_embedded(p: &LoadedPartition) -> usize {
+fn every_answer_is_embedded<T: Trust>(p: &LoadedPartition<T>) -> usize {
     let mut hits = 0;
     for idx in (0..ImageIndex::ALL.len() as u32 + 1).chain([u32::MAX]) {
         for flavor in [1, 2, 3, 17, 18, 19, 4, -1] {
@@ -276,4 +276,53 @@ fn check_blobs_and_decoding_refuse_what_verify_refuses() {
         refused += 1;
     }
     assert!(refused > 10, "{refused}");
+}
+
+/// An unsigned pack opened through the insecure door is its own type, `LoadedPartition<Unverified>`
+/// (a function taking `LoadedPartition` refuses it at compile time: the doc test of
+/// `Unverified`), says so when printed, and answers the embedded bytes; the door refuses a
+/// signed file (that one is verified), and a verified partition turned unverified answers the same.
+#[cfg(feature = "insecure-unsigned")]
+#[test]
+fn an_unsigned_partition_is_loaded_as_unverified_and_never_as_verified() {
+    use nrtucode::partition::Unverified;
+
+    let (unsigned, _) = pack_with(
+        &Blobs::fixtures(TableClass::Full),
+        &PackOptions {
+            security_counter: 2,
+            key: None,
+        },
+        Compression::Deflate,
+    )
+    .expect("pack the fixtures unsigned");
+    let p: LoadedPartition<Unverified> = PartitionFile::from_bytes(unsigned.clone())
+        .insecure_trust_unsigned(&POLICY)
+        .expect("an unsigned pack, trusted by choice");
+    let printed = format!("{p:?}");
+    assert!(
+        printed.starts_with("LoadedPartition<Unverified>("),
+        "{printed}"
+    );
+    let hits = every_answer_is_embedded(&p);
+    assert!(hits > 0);
+
+    let public = key().public_key();
+    assert!(matches!(
+        PartitionFile::from_bytes(unsigned).verify(&public, &POLICY),
+        Err(OpenError::Trust(TrustError::Unsigned))
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("signed.part");
+    let signed = write(&path, Compression::Stored);
+    assert!(matches!(
+        PartitionFile::from_bytes(signed.clone()).insecure_trust_unsigned(&POLICY),
+        Err(OpenError::Trust(TrustError::Signed))
+    ));
+    let verified = PartitionFile::from_bytes(signed)
+        .verify(&public, &POLICY)
+        .expect("verifies");
+    assert!(format!("{verified:?}").starts_with("LoadedPartition("));
+    let forgotten: LoadedPartition<Unverified> = verified.into();
+    assert_eq!(every_answer_is_embedded(&forgotten), hits);
 }

@@ -1,6 +1,7 @@
 //! [`LoadedPartition`]: a partition file read, verified, every blob checked once and every
 //! compressed blob decoded, owned, for a host that keeps it for its life and resolves from any
-//! thread (features `partition` and `std`).
+//! thread (features `partition` and `std`). Its type says how it came to be trusted
+//! ([`Verified`], or [`Unverified`] behind feature `insecure-unsigned`).
 
 extern crate std;
 
@@ -9,6 +10,7 @@ use std::path::Path;
 use std::vec::Vec;
 
 use core::fmt;
+use core::marker::PhantomData;
 use core::ops::Range;
 
 use super::aligned::AlignedBytes;
@@ -64,7 +66,14 @@ use crate::digest::SoftSha256;
 /// Its memory: the file's bytes, the decoded compressed blobs
 /// ([`decoded_len`](Self::decoded_len)), the lookup index of packed getters (2,242 bytes) and a
 /// range per blob.
-pub struct LoadedPartition {
+///
+/// The type parameter says how it came to be trusted: [`Verified`] (the default, the only kind
+/// [`PartitionFile::verify`] and [`verify_copy`](Self::verify_copy) give) or, with feature
+/// `insecure-unsigned`, [`Unverified`] ([`PartitionFile::insecure_trust_unsigned`]). A function
+/// that must only see signed firmware takes `LoadedPartition` and an unverified one does not
+/// fit; a tool that serves both takes `LoadedPartition<Unverified>`, into which a verified one
+/// converts (forgetting the signature never makes anything trusted).
+pub struct LoadedPartition<T: Trust = Verified> {
     /// The file's bytes, as read and verified, aligned.
     bytes: AlignedBytes,
     /// The decoded bytes of every compressed blob, each at an aligned offset.
@@ -75,6 +84,77 @@ pub struct LoadedPartition {
     index: Index<()>,
     /// Every blob's checked bytes, by table-of-contents number.
     blobs: Box<[Checked]>,
+    /// How it came to be trusted.
+    trust: PhantomData<T>,
+}
+
+/// How a [`LoadedPartition`] came to be trusted: [`Verified`] or [`Unverified`] (sealed).
+pub trait Trust: sealed::Sealed + 'static {
+    /// The type's name, as `Debug` prints it.
+    const NAME: &'static str;
+}
+
+/// Its signature verified with the caller's key, and its policy held.
+#[derive(Debug)]
+pub enum Verified {}
+
+/// **Insecure**: trusted without a signature check (the policy held), by the caller's explicit
+/// choice, or a verified one whose verification was forgotten (feature `insecure-unsigned`).
+///
+/// What takes a verified partition does not take one of these:
+///
+/// ```compile_fail,E0308
+/// use nrtucode::partition::{LoadedPartition, PartitionFile, Policy, Unverified};
+///
+/// fn boot(_: &LoadedPartition) {}
+///
+/// fn bring_up(file: PartitionFile, policy: &Policy) {
+///     let p: LoadedPartition<Unverified> = file.insecure_trust_unsigned(policy).unwrap();
+///     boot(&p); // an unverified partition is not a verified one
+/// }
+/// ```
+#[cfg(feature = "insecure-unsigned")]
+#[derive(Debug)]
+pub enum Unverified {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Verified {}
+    #[cfg(feature = "insecure-unsigned")]
+    impl Sealed for super::Unverified {}
+}
+
+impl Trust for Verified {
+    const NAME: &'static str = "LoadedPartition";
+}
+
+#[cfg(feature = "insecure-unsigned")]
+impl Trust for Unverified {
+    const NAME: &'static str = "LoadedPartition<Unverified>";
+}
+
+#[cfg(feature = "insecure-unsigned")]
+impl From<LoadedPartition<Verified>> for LoadedPartition<Unverified> {
+    /// The same partition, its verification forgotten: for a tool that serves verified and
+    /// unsigned partitions alike.
+    fn from(p: LoadedPartition<Verified>) -> Self {
+        let LoadedPartition {
+            bytes,
+            decoded,
+            layout,
+            index,
+            blobs,
+            trust: _,
+        } = p;
+        Self {
+            bytes,
+            decoded,
+            layout,
+            index,
+            blobs,
+            trust: PhantomData,
+        }
+    }
 }
 
 /// Where a blob's checked bytes lie.
@@ -111,7 +191,10 @@ impl PartitionFile {
     /// **Insecure**: [`verify`](Self::verify) for an **unsigned** partition, trusted without
     /// any signature ([`Partition::insecure_trust_unsigned`]); for tests and bring-up only.
     #[cfg(feature = "insecure-unsigned")]
-    pub fn insecure_trust_unsigned(self, policy: &Policy) -> Result<LoadedPartition, OpenError> {
+    pub fn insecure_trust_unsigned(
+        self,
+        policy: &Policy,
+    ) -> Result<LoadedPartition<Unverified>, OpenError> {
         let bytes = AlignedBytes::from_vec(self.into_bytes().into_vec())?;
         LoadedPartition::new(bytes, |p| match p.is_signed() {
             true => Err(TrustError::Signed),
@@ -120,7 +203,7 @@ impl PartitionFile {
     }
 }
 
-impl LoadedPartition {
+impl LoadedPartition<Verified> {
     /// [`PartitionFile::verify`] of a copy of `bytes` (made fallibly, into aligned memory this
     /// value owns): the caller's buffer is free to reuse as soon as this returns.
     pub fn verify_copy(bytes: &[u8], key: &PublicKey, policy: &Policy) -> Result<Self, OpenError> {
@@ -129,7 +212,9 @@ impl LoadedPartition {
             p.check_policy(policy)
         })
     }
+}
 
+impl<T: Trust> LoadedPartition<T> {
     /// `bytes` parsed, trusted by `trust`, every blob's stored bytes checked (the one
     /// whole-partition check), every compressed blob decoded, and the index built: each once.
     fn new(
@@ -155,6 +240,7 @@ impl LoadedPartition {
             layout,
             index,
             blobs: blobs.into_boxed_slice(),
+            trust: PhantomData,
         })
     }
 
@@ -207,7 +293,7 @@ impl LoadedPartition {
 }
 
 crate::resolve::resolver_api!(
-    impl[] LoadedPartition,
+    impl[T: Trust] LoadedPartition<T>,
     's => &'s [u8],
     |this| this,
     |bytes| bytes,
@@ -216,7 +302,7 @@ crate::resolve::resolver_api!(
 
 /// The loaded partition's index, its getters alone: the answer is the getter's checked bytes
 /// ([`Getter::answer_in`], the cursor rule).
-impl Indexed for LoadedPartition {
+impl<T: Trust> Indexed for LoadedPartition<T> {
     type Stored = ();
     type Answer<'s> = &'s [u8];
 
@@ -238,11 +324,9 @@ impl Indexed for LoadedPartition {
     }
 }
 
-impl fmt::Debug for LoadedPartition {
+impl<T: Trust> fmt::Debug for LoadedPartition<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("LoadedPartition")
-            .field(&self.partition())
-            .finish()
+        f.debug_tuple(T::NAME).field(&self.partition()).finish()
     }
 }
 

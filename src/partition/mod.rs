@@ -88,8 +88,10 @@ pub use error::{BlobUse, FormatError, LoadError, TableName, TrustError};
 pub use file::{OpenError, PartitionFile};
 pub use header::{Source, TableClass};
 pub use load::Loader;
+#[cfg(all(feature = "std", feature = "insecure-unsigned"))]
+pub use loaded::Unverified;
 #[cfg(feature = "std")]
-pub use loaded::LoadedPartition;
+pub use loaded::{LoadedPartition, Trust, Verified};
 pub use parse::Partition;
 pub use tables::Tables;
 #[cfg(feature = "insecure-unsigned")]

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 use nrtucode::Request;
+use nrtucode::partition::{LoadedPartition, Unverified};
 
 use crate::commands::key::KeyFormat;
 use crate::commands::resolve::Show;
@@ -367,7 +368,7 @@ pub(crate) enum KeyCommand {
 fn tables_or_fail(
     args: &PartitionArgs,
     mode: Mode,
-) -> Result<Option<&'static nrtucode::partition::LoadedPartition>, ExitCode> {
+) -> Result<Option<&'static LoadedPartition<Unverified>>, ExitCode> {
     args.load().map_err(|e| mode.fail(e))
 }
 

@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use nrtucode::partition::{LoadedPartition, PartitionFile, Policy, Source};
+use nrtucode::partition::{LoadedPartition, PartitionFile, Policy, Source, Unverified};
 use nrtucode_facts::hex::lower_hex;
 use nrtucode_pack::{Blobs, PackOptions, pack};
 use serde::Serialize;
@@ -94,7 +94,7 @@ fn file_name(path: &Path) -> String {
 
 /// The getters of a partition the tool laid out itself, in memory, from `blobs` (unsigned:
 /// nothing to vouch for beyond the blobs just read), through the partition reader.
-fn tables_of(blobs: &Blobs, path: &Path) -> Result<&'static LoadedPartition, Error> {
+fn tables_of(blobs: &Blobs, path: &Path) -> Result<&'static LoadedPartition<Unverified>, Error> {
     let shown = path.display();
     let bytes = pack(
         blobs,
@@ -197,7 +197,7 @@ pub(crate) fn read(path: &Path, trust: &TrustArgs) -> Result<Inventory, Error> {
             // Read once, in any form `inspect` reads: the digest reported is of the partition's
             // bytes verified (a partition file's own; a flashable form's put back together).
             let bytes = read_partition(path)?.bytes;
-            let checked: &'static LoadedPartition =
+            let checked: &'static LoadedPartition<Unverified> =
                 Box::leak(Box::new(trust.open(path, bytes.into_vec())?));
             let p = checked.partition();
             let (source, build_id) = match p.source() {

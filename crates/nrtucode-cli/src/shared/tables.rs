@@ -11,7 +11,9 @@
 //! to skip it; then every blob is checked once, at open: a stored blob hashed in place
 //! ([`Blob::check`](nrtucode::partition::Blob::check)), a compressed (deflate) one's stream checked and decoded while hashing into
 //! memory the [`LoadedPartition`] holds ([`Blob::load_into`](nrtucode::partition::Blob::load_into)). Every answer comes from those
-//! checked bytes.
+//! checked bytes. The tool holds a verified partition and an unsigned one alike, as
+//! `LoadedPartition<Unverified>`: nothing it does needs to know a signature held, and the type
+//! never claims one did.
 
 use std::path::PathBuf;
 
@@ -19,7 +21,7 @@ use clap::Args;
 use nrtucode::catalog::{
     BLOB_SOURCE, BlobSource, ImageEntry, ProfEntry, image_entries, prof_entries,
 };
-use nrtucode::partition::{LoadError, LoadedPartition, Source};
+use nrtucode::partition::{LoadError, LoadedPartition, Source, Unverified};
 use nrtucode::{Embedded, Flavor, ImageIndex, ProfKind, Region, Resolver};
 
 use crate::shared::error::Error;
@@ -42,7 +44,7 @@ pub struct PartitionArgs {
 /// What `list`, `resolve` and `prof` need of the tables they answer from beyond the core's
 /// resolvers ([`Resolver`], through which every answer comes): the descriptors in table order
 /// and where the blobs come from. Implemented for the core's two storages, the tables embedded
-/// in this build ([`Embedded`]) and a partition read, verified and checked whole
+/// in this build ([`Embedded`]) and a partition read, trusted and checked whole
 /// ([`LoadedPartition`]); a command is generic over it.
 pub trait TableSource: for<'s> Resolver<Answer<'s> = &'s [u8]> + 'static {
     /// Every (slot, descriptor, region) of the `image_list`, in table order.
@@ -99,7 +101,7 @@ impl TableSource for Embedded {
     }
 }
 
-impl TableSource for LoadedPartition {
+impl TableSource for LoadedPartition<Unverified> {
     fn image_entries(&'static self) -> Vec<ImageEntry> {
         let mut out = Vec::new();
         for index in ImageIndex::ALL {
@@ -144,7 +146,7 @@ pub(crate) fn load_refusal(tables: &nrtucode::partition::Tables<'_>, e: LoadErro
 impl PartitionArgs {
     /// The partition these arguments name, verified and every blob checked, held for the life
     /// of the process; `None` without `--partition` (the embedded tables answer); or why not.
-    pub(crate) fn load(&self) -> Result<Option<&'static LoadedPartition>, Error> {
+    pub(crate) fn load(&self) -> Result<Option<&'static LoadedPartition<Unverified>>, Error> {
         let Some(path) = &self.partition else {
             if self.trust.given() {
                 return Err(Error::new(

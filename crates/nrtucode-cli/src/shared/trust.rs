@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use nrtucode::partition::{
-    LoadedPartition, OpenError, Partition, PartitionFile, Policy, PublicKey, TableClass,
+    LoadedPartition, OpenError, Partition, PartitionFile, Policy, PublicKey, TableClass, Unverified,
 };
 use nrtucode_facts::hex::lower_hex;
 
@@ -91,8 +91,13 @@ impl TrustArgs {
 
     /// The partition `bytes` (read from `path`) opened whole as these options say: verified
     /// with the key its header names, or, unsigned, under `--insecure-skip-signature`; with
-    /// neither, refused (exit 64). Then the policy, then every blob checked.
-    pub(crate) fn open(&self, path: &Path, bytes: Vec<u8>) -> Result<LoadedPartition, Error> {
+    /// neither, refused (exit 64). Then the policy, then every blob checked. The tool serves
+    /// both alike, so it holds either as [`Unverified`]: nothing it does needs a verified type.
+    pub(crate) fn open(
+        &self,
+        path: &Path,
+        bytes: Vec<u8>,
+    ) -> Result<LoadedPartition<Unverified>, Error> {
         let file = PartitionFile::from_bytes(bytes);
         let (policy, named) = {
             let parsed: Partition<'_> = file.parse().map_err(|e| Error::refused(path, e))?;
@@ -102,7 +107,7 @@ impl TrustArgs {
             )
         };
         let opened = match (self.key_named(path, named)?, self.insecure_skip_signature) {
-            (Some(key), _) => file.verify(&key, &policy),
+            (Some(key), _) => file.verify(&key, &policy).map(LoadedPartition::into),
             (None, true) => file.insecure_trust_unsigned(&policy),
             (None, false) => {
                 return Err(Error::new(
