@@ -18,9 +18,37 @@ use crate::metadata::Metadata;
 /// out: `.ci/run` runs it itself, in so many words, first).
 const WORKSPACE_TESTS: &str = "tests: cargo test --workspace (README's test command)";
 
-/// Every step: its title and its command lines.
-const STEPS: &[(&str, &[&str])] = &[
+/// Which of the two processes `.ci/run` starts runs a step (`cargo xtask ci` without `--lane`
+/// runs every step, in order).
+///
+/// `.ci/run` starts the lane beside first, in the background, then runs README's test command
+/// and the main lane: the two run at once. The steps beside build in target directories of
+/// their own (nightly's docs.rs build, the oldest Rust, miri, the fuzz targets; only the fuzz
+/// seeds' two small tools are built in the workspace's, waiting for its lock), so they do not
+/// change what the main lane builds, and much of their time uses one core (miri's interpreter,
+/// a toolchain download) while the main lane's tests and emulators leave the other idle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lane {
+    /// README's test command's companions: every step not beside.
+    Main,
+    /// The steps with target directories of their own.
+    Beside,
+}
+
+impl Lane {
+    /// Its name on the command line and in scratch directories.
+    fn name(self) -> &'static str {
+        match self {
+            Lane::Main => "main",
+            Lane::Beside => "beside",
+        }
+    }
+}
+
+/// Every step: its lane, its title and its command lines.
+const STEPS: &[(Lane, &str, &[&str])] = &[
     (
+        Lane::Main,
         "format",
         &[
             "cargo fmt --all -- --check",
@@ -31,6 +59,7 @@ const STEPS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        Lane::Main,
         "clippy (-D warnings, all targets, all features)",
         &[
             "NRTUCODE_PARTITION_KEY=test cargo clippy --workspace --all-targets --all-features -- -D warnings",
@@ -40,8 +69,9 @@ const STEPS: &[(&str, &[&str])] = &[
     // an edition-2021 safe program, 3 s), the repository policy
     // (crates/xtask/tests/policy), the generated tables up to date
     // (crates/nrtucode-codegen/tests/up_to_date.rs) and the carve bench's self-check.
-    (WORKSPACE_TESTS, &["cargo test --workspace"]),
+    (Lane::Main, WORKSPACE_TESTS, &["cargo test --workspace"]),
     (
+        Lane::Main,
         "the CLI's tests ignored where they cannot run, run here as root: tmpfs mounts, carving as nobody, resolve, pack and key -o onto device nodes made with mknod",
         // Every test file with `#[ignore = "needs root…"]` cases (a unit test below checks).
         &[
@@ -50,14 +80,17 @@ const STEPS: &[(&str, &[&str])] = &[
     ),
     // cyclonedx-python-lib (with its json-validation extra) and spdx-tools: .ci/run installs them.
     (
+        Lane::Main,
         "nrtucode sbom's BOMs: CycloneDX against the official 1.6 schema (cyclonedx-python-lib's copy, strict), SPDX 2.3 by spdx-tools",
         &["cargo test -p nrtucode-cli --test sbom -- --ignored"],
     ),
     (
+        Lane::Main,
         "README's main job: the loader example on the built-in fixtures",
         &["cargo run --quiet --example loader"],
     ),
     (
+        Lane::Main,
         "front-library feature selection: core, C ABI and differential oracle",
         // The core's doc examples assume the full set: its tests only (`--tests`).
         &[
@@ -78,6 +111,7 @@ const STEPS: &[(&str, &[&str])] = &[
     // check `partition` in the portable-hosts step. The size is informative (docs/partition.md
     // quotes it).
     (
+        Lane::Main,
         "signed partitions: the reader alone (no blob embedded) on bare metal and other hosts; a pack and its inspect; flash cost of the verifier",
         &[
             "cargo build -p nrtucode --target thumbv7em-none-eabihf --no-default-features --features partition",
@@ -89,10 +123,12 @@ const STEPS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        Lane::Main,
         "flashable partitions: Intel HEX, ELF and UF2 read back by binutils (objcopy, readelf), the adafruit-uf2 package's uf2conv and pyOCD's file readers, then inspected",
         &["cargo test -p nrtucode-cli --test flash_formats -- --ignored"],
     ),
     (
+        Lane::Main,
         "no_std cross build (thumbv7em-none-eabihf)",
         &[
             "cargo build -p nrtucode --target thumbv7em-none-eabihf --no-default-features",
@@ -107,6 +143,7 @@ const STEPS: &[(&str, &[&str])] = &[
     // digest alone is built by the partition step (partition implies it) and defmt alone for
     // thumbv7em above; src/ has no `not(feature)` code: the two ends of the matrix.
     (
+        Lane::Main,
         "more bare-metal targets: the core for RISC-V (riscv32imac) and AArch64 (aarch64-unknown-none), one generation and flavor, without and with digest and defmt",
         &[
             "cargo build -p nrtucode --target riscv32imac-unknown-none-elf --no-default-features --features gen-cayman,flavor-perf",
@@ -119,6 +156,7 @@ const STEPS: &[(&str, &[&str])] = &[
     // target, so the core is checked once, with its users' features unified in); Mach-O, COFF
     // (no per-blob link_section there) and aarch64 Linux.
     (
+        Lane::Main,
         "portable hosts: the core (with partition), the C ABI, the carve library and the CLI type-check for macOS, Windows (no per-blob link_section there) and aarch64 Linux",
         &[
             "cargo check -p nrtucode -p nrtucode-capi -p nrtucode-carve -p nrtucode-cli --features nrtucode/std,nrtucode/digest,nrtucode/defmt,nrtucode/partition --target x86_64-apple-darwin",
@@ -128,6 +166,7 @@ const STEPS: &[(&str, &[&str])] = &[
     ),
     // The StdEnv example checks flavor 0 against its environment: once more with a flavor set.
     (
+        Lane::Main,
         "doc tests and docs: the StdEnv example once more with a flavor set, rustdoc -D warnings, no link leaves the docs (README's test command runs every doc test)",
         &[
             "NEURON_UCODE_FLAVOR=test cargo test -p nrtucode --features std --doc StdEnv",
@@ -136,6 +175,7 @@ const STEPS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        Lane::Main,
         // The shipped binaries only: the repository's tools and test crates have no release
         // users (the benchmarks build their own, below).
         "release build of the CLI and the C libraries",
@@ -145,32 +185,39 @@ const STEPS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        Lane::Beside,
         "docs as docs.rs builds them (nightly, --cfg docsrs, the metadata's features, -D warnings)",
         &["xtask docs"],
     ),
     (
+        Lane::Beside,
         "the oldest Rust the core builds with (its rust-version): a fresh crate resolving and building with it, host and thumbv7em",
         &["xtask msrv"],
     ),
     (
+        Lane::Main,
         "packages: cargo package with verification, < 10 MiB, no binaries; used from fresh crates (host, thumbv7em) and the packaged CLI",
         &["xtask package"],
     ),
     // crates/nrtucode-capi/tests/install_c.rs; `--workspace` keeps README's test command's
     // features: nothing is built again.
     (
+        Lane::Main,
         "C library: scripts/install-c.sh into temporary prefixes, C programs through pkg-config (shared, then static), refusals, uninstall, hostile cases",
         &["cargo test --workspace --test install_c -- --ignored"],
     ),
     (
+        Lane::Main,
         "C library read from its file: nrtucode inspect of the partition-backed library built with the test key named and with a key of its own (blob source, key ID, build)",
         &["cargo test -p nrtucode-cli --test inspect_library -- --ignored"],
     ),
     (
+        Lane::Main,
         "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",
         &["cargo test -p nrtucode --test nopanic -- --ignored"],
     ),
     (
+        Lane::Main,
         "bare-metal template: blobs in XFLASH, internal flash < 16 KiB, gc per blob",
         &[
             "examples/bare-metal: cargo clippy --quiet --release --locked --bins --examples -- -D warnings",
@@ -179,6 +226,7 @@ const STEPS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        Lane::Main,
         "bare metal under QEMU: the template on mps2-an386 (intact, tampered, erased flash; decoded defmt log), a RISC-V loader on virt",
         &[
             "xtask qemu --case arm",
@@ -187,10 +235,12 @@ const STEPS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        Lane::Main,
         "the template README's walkthrough, as written: carve (the look-alike for the vendor library), build a copy of the template from the carve, boot it under QEMU",
         &["xtask qemu --case walkthrough"],
     ),
     (
+        Lane::Main,
         "the template with feature partition under QEMU: no blob linked, the signed partition loaded on its own at 0x21000000, every tamper case refused (decoded log, exit status), the README's three commands as written",
         &[
             "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --no-default-features --features partition,deflate -- -D warnings",
@@ -200,6 +250,7 @@ const STEPS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        Lane::Main,
         "the template with feature update under QEMU: a factory image from `nrtucode provision` for its own layout boots slot A; slot A boots, an update streamed into slot B boots on trial, is confirmed and boots again across resets; a changed, a cut-off and a downgraded update are refused and slot A keeps booting",
         &[
             "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --examples --no-default-features --features update -- -D warnings",
@@ -207,10 +258,12 @@ const STEPS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        Lane::Main,
         "reproducible firmware: the template from two checkouts puts the same bytes into flash",
         &["xtask reproducible"],
     ),
     (
+        Lane::Main,
         "deflate codec: round trips, refusals, real firmware (cyw43-firmware crate) against gzip -9, fixtures stay stored",
         &[
             "cargo test -p nrtucode-deflate -- --include-ignored",
@@ -218,6 +271,7 @@ const STEPS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        Lane::Beside,
         "miri",
         &[
             "xtask miri",
@@ -229,26 +283,37 @@ const STEPS: &[(&str, &[&str])] = &[
     // every bench target (`--all-targets`) and README's test command runs the carve bench's
     // self-check.
     (
+        Lane::Beside,
         "fuzz the carver, the blob directory check, the partition reader and the deflate decoder (bounded in all)",
         &["xtask fuzz --seconds {fuzz}"],
     ),
 ];
 
-/// Runs every step, stopping at the first that fails; prints the summary either way.
-pub fn run(meta: &Metadata, fuzz_seconds: u64, skip_workspace_tests: bool) -> Result<(), String> {
+/// Runs every step of `lane` (every step when `None`), in order, stopping at the first that
+/// fails; prints the summary either way.
+pub fn run(
+    meta: &Metadata,
+    fuzz_seconds: u64,
+    skip_workspace_tests: bool,
+    lane: Option<Lane>,
+) -> Result<(), String> {
     let per_target = (fuzz_seconds / crate::fuzz::TARGETS.len() as u64).max(1);
     let started = Instant::now();
     let cpu_started = cpu_seconds();
     let mut took: Vec<(&str, Duration, Option<f64>)> = Vec::new();
     let mut failed = None;
-    for &(title, lines) in STEPS {
-        if skip_workspace_tests && title == WORKSPACE_TESTS {
+    // One scratch directory a lane: the two lanes run at once.
+    let scratch_name = lane.map_or_else(|| "ci".to_owned(), |l| format!("ci-{}", l.name()));
+    for &(step_lane, title, lines) in STEPS {
+        if (skip_workspace_tests && title == WORKSPACE_TESTS)
+            || lane.is_some_and(|l| l != step_lane)
+        {
             continue;
         }
         println!("\n==> [{:4}s] {title}", started.elapsed().as_secs());
         let t = Instant::now();
         let cpu = cpu_seconds();
-        let work = meta.scratch("ci")?;
+        let work = meta.scratch(&scratch_name)?;
         let fill = |line: &str| -> Result<String, String> {
             Ok(line
                 .replace("{work}", path_str(&work)?)
@@ -266,7 +331,8 @@ pub fn run(meta: &Metadata, fuzz_seconds: u64, skip_workspace_tests: bool) -> Re
     }
     // Wall seconds depend on what else the machine runs; CPU seconds (user + system of the
     // step's processes) much less: both, so a run on a busy machine still shows the cost.
-    println!("\n==> summary: seconds per step (wall, then CPU: user + system)");
+    let of_lane = lane.map_or_else(String::new, |l| format!(", lane {}", l.name()));
+    println!("\n==> summary{of_lane}: seconds per step (wall, then CPU: user + system)");
     let cpu_column = |cpu: Option<f64>| cpu.map_or_else(|| "     -".into(), |c| format!("{c:6.0}"));
     for (title, d, cpu) in &took {
         println!("{:6.0} {}  {title}", d.as_secs_f64(), cpu_column(*cpu));
@@ -339,7 +405,7 @@ mod tests {
                 found.push(path.file_stem().unwrap().to_string_lossy().into_owned());
             }
         }
-        let line = (super::STEPS.iter().flat_map(|s| s.1))
+        let line = (super::STEPS.iter().flat_map(|s| s.2))
             .find(|l| l.starts_with("cargo test -p nrtucode-cli --test "))
             .unwrap();
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -371,9 +437,34 @@ mod tests {
         assert!(super::run_line("printenv CI_Y").is_err());
     }
 
+    /// The lane beside runs while the main lane builds: each of its lines is a task that builds
+    /// in a target directory of its own (or miri's, under nightly), never a plain cargo command
+    /// in the workspace's target directory, and README's test command stays in the main lane.
+    #[test]
+    fn the_lane_beside_builds_only_in_target_directories_of_its_own() {
+        use super::{Lane, STEPS, WORKSPACE_TESTS};
+        let own = [
+            "xtask docs",
+            "xtask msrv",
+            "xtask miri",
+            "xtask fuzz ",
+            "cargo +nightly miri ",
+        ];
+        let beside: Vec<&str> = (STEPS.iter())
+            .filter(|s| s.0 == Lane::Beside)
+            .flat_map(|s| s.2.iter().copied())
+            .collect();
+        assert!(!beside.is_empty());
+        for line in beside {
+            assert!(own.iter().any(|p| line.starts_with(p)), "{line}");
+        }
+        let tests = STEPS.iter().find(|s| s.1 == WORKSPACE_TESTS).unwrap();
+        assert_eq!(tests.0, Lane::Main);
+    }
+
     #[test]
     fn every_xtask_line_parses() {
-        for line in super::STEPS.iter().flat_map(|s| s.1) {
+        for line in super::STEPS.iter().flat_map(|s| s.2) {
             if let Some(task) = line.strip_prefix("xtask ") {
                 let task = task.replace("{fuzz}", "1");
                 let args = std::iter::once("cargo xtask").chain(task.split_whitespace());

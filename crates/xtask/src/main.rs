@@ -55,6 +55,9 @@ enum Task {
         /// in so many words, before this.
         #[arg(long)]
         skip_workspace_tests: bool,
+        /// Only the steps of this lane (`.ci/run` runs the two at once); every step without.
+        #[arg(long, value_enum)]
+        lane: Option<ci::Lane>,
     },
     /// `cargo package` of the published crates, checked and used from fresh consumer crates.
     Package {
@@ -158,7 +161,8 @@ fn run(task: Task) -> Result<(), String> {
         Task::Ci {
             fuzz_seconds,
             skip_workspace_tests,
-        } => ci::run(meta, fuzz_seconds, skip_workspace_tests),
+            lane,
+        } => ci::run(meta, fuzz_seconds, skip_workspace_tests, lane),
         Task::Package { args } => package::run(meta, &args),
         Task::Msrv => msrv::run(meta),
         Task::Docs => docs::run(meta),
