@@ -1,8 +1,9 @@
-//! `cargo xtask reproducible`: copies this checkout (its tracked and untracked, not ignored
-//! files) to two scratch directories of different paths and lengths, builds the bare-metal
-//! template in each from scratch with its own committed configuration and a plain `cargo build
-//! --release` (no `CARGO_TARGET_DIR`, `RUSTFLAGS` or `NRTUCODE_BLOB_DIR` from the caller: each
-//! copy builds into its own `target/bare-metal`, as its `.cargo/config.toml` says), and requires
+//! `cargo xtask reproducible`: builds the bare-metal template in this checkout and in a copy of
+//! it (its tracked and untracked, not ignored files) at a scratch directory of another path and
+//! length, each with its own committed configuration and a plain `cargo build --release` (no
+//! `CARGO_TARGET_DIR`, `RUSTFLAGS` or `NRTUCODE_BLOB_DIR` from the caller: each builds into its
+//! own `target/bare-metal`, as its `.cargo/config.toml` says; this checkout's is where CI's
+//! template step built already, so only the copy is built from scratch), and requires
 //! that both put the same bytes into flash: every loadable segment, same load address, size and
 //! contents ([`crate::elf::segments`]), and that no two of its functions or statics share a path
 //! ([`crate::elf::Elf::ordered_by_hash`]): rustc orders those by crate hash, which is what makes
@@ -37,9 +38,10 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
         .map(str::to_string)
         .collect();
     let work = meta.scratch("reproducible")?;
+    let copy = work.join("another/checkout");
+    copy_tree(&meta.root, &files, &copy)?;
     let mut elves = Vec::new();
-    for dir in [work.join("a"), work.join("another/checkout")] {
-        copy_tree(&meta.root, &files, &dir)?;
+    for dir in [&meta.root, &copy] {
         let mut command = build::cargo("build --quiet --release --locked");
         command
             .current_dir(dir.join("examples/bare-metal"))
@@ -50,8 +52,8 @@ pub fn run(meta: &Metadata) -> Result<(), String> {
     }
     println!(
         "template built in {} and {}:",
-        work.join("a").display(),
-        work.join("another/checkout").display()
+        meta.root.display(),
+        copy.display()
     );
     crate::elf::segments(&elves[0], &elves[1])?;
     // The two paths agreeing could be luck: items rustc orders by crate hash alone may happen to
