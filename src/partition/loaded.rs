@@ -1,7 +1,7 @@
 //! [`LoadedPartition`]: a partition file read, verified, every blob checked once and every
 //! compressed blob decoded, owned, for a host that keeps it for its life and resolves from any
 //! thread (features `partition` and `std`). Its type says how it came to be trusted
-//! ([`Verified`], or [`Unverified`] behind feature `insecure-unsigned`).
+//! ([`Verified`], or `Unverified` behind feature `insecure-unsigned`).
 
 extern crate std;
 
@@ -69,7 +69,7 @@ use crate::digest::SoftSha256;
 ///
 /// The type parameter says how it came to be trusted: [`Verified`] (the default, the only kind
 /// [`PartitionFile::verify`] and [`verify_copy`](Self::verify_copy) give) or, with feature
-/// `insecure-unsigned`, [`Unverified`] ([`PartitionFile::insecure_trust_unsigned`]). A function
+/// `insecure-unsigned`, `Unverified` (`PartitionFile::insecure_trust_unsigned`). A function
 /// that must only see signed firmware takes `LoadedPartition` and an unverified one does not
 /// fit; a tool that serves both takes `LoadedPartition<Unverified>`, into which a verified one
 /// converts (forgetting the signature never makes anything trusted).
@@ -88,7 +88,8 @@ pub struct LoadedPartition<T: Trust = Verified> {
     trust: PhantomData<T>,
 }
 
-/// How a [`LoadedPartition`] came to be trusted: [`Verified`] or [`Unverified`] (sealed).
+/// How a [`LoadedPartition`] came to be trusted: [`Verified`] or, with feature
+/// `insecure-unsigned`, `Unverified` (sealed).
 pub trait Trust: sealed::Sealed + 'static {
     /// The type's name, as `Debug` prints it.
     const NAME: &'static str;
