@@ -11,7 +11,7 @@
 //!
 //! The generated file names each image's region array (`CAYMAN_NX_ACT_PERF`) and profiler
 //! pair (`CAYMAN_NX_ACT_PROF`); the core's build script defines those from the blobs the cargo
-//! features select (`nrtucode_facts::codegen`). Regenerate with `cargo run -p nrtucode-codegen`;
+//! features select (`nrtucode_facts::plan`). Regenerate with `cargo run -p nrtucode-codegen`;
 //! `cargo run -p nrtucode-codegen -- --check` (and this crate's test `up_to_date`) fails when
 //! the committed file differs from what the facts give.
 
