@@ -1,5 +1,5 @@
 //! Why a partition, or one of its blobs, was refused: one error per step, each a small `Copy`
-//! enum (at most 12 bytes on a 32-bit target) with a precise message per case.
+//! enum (at most 16 bytes on a 32-bit target, asserted below) with a precise message per case.
 //!
 //! - [`FormatError`]: [`Partition::parse`](super::Partition::parse), the structure;
 //! - [`TrustError`]: [`Partition::verify`](super::Partition::verify), the signature and policy;
@@ -9,8 +9,9 @@
 //!   steps (`?` converts).
 //!
 //! Digests are not carried: the caller that wants to show one has it (the expected digests are
-//! in [`TocEntry`](super::TocEntry)). Every enum may gain a reason (`#[non_exhaustive]`), and no
-//! variant depends on a cargo feature.
+//! in [`TocEntry`](super::TocEntry)). Every enum may gain a reason (`#[non_exhaustive]`); one
+//! variant depends on a cargo feature (`LoadError::Decode`, feature `deflate`: without it a
+//! compressed blob is `LoadError::NoDecoder`).
 
 use core::fmt;
 
