@@ -1,6 +1,7 @@
 //! `cargo xtask ci`: every check of the repository in order, after the toolchains and tools are
-//! installed (`.ci/run` does that, then runs this). Each step prints its start time; the run
-//! ends with one summary of the seconds each step took, wall and CPU (user + system).
+//! installed (`.ci/run` does that, then runs this in two lanes at once: [`Lane`]). Each step
+//! prints its start time; the run ends with one summary of the seconds each step took, wall and
+//! CPU (user + system).
 //!
 //! A step is a title and its command lines ([`STEPS`]), run in order from the workspace root:
 //! `DIR: ` first runs it in the separate workspace `DIR` (the templates, fuzz, tests/no_std),
