@@ -5,7 +5,8 @@
 use super::blob::Blob;
 use super::entry::Codec;
 use super::error::LoadError;
-use crate::digest::{CheckError, Sha256Hasher, SoftSha256, copy_checked};
+use super::source::{CheckFailure, check_stored, load_stored};
+use crate::digest::{Sha256Hasher, SoftSha256};
 
 /// What loading a blob needs and keeps between blobs: a SHA-256 (`H`, the software one by
 /// default, or your hardware block) and, with feature `deflate`, the inflater's state
@@ -80,15 +81,10 @@ impl<'a> Blob<'a> {
         &self,
         hasher: &mut H,
     ) -> Result<(), LoadError> {
-        hasher.reset();
-        hasher.update(self.stored);
-        if hasher.finish() == self.stored_sha256() {
-            Ok(())
-        } else if self.codec() == Codec::Stored {
-            Err(LoadError::DigestMismatch { blob: self.id() })
-        } else {
-            Err(LoadError::StoredDigestMismatch { blob: self.id() })
-        }
+        let (mut stored, expected) = (self.stored, self.stored_sha256());
+        let at = 0..stored.len();
+        check_stored(&mut stored, at, self.id(), self.codec(), &expected, hasher)
+            .map_err(CheckFailure::into_load_error)
     }
 
     /// The blob written to the start of `out` and checked, whatever its codec: a stored blob
@@ -125,13 +121,12 @@ impl<'a> Blob<'a> {
                 None => Err(LoadError::DigestMismatch { blob: self.id() }),
             },
             Codec::Stored => {
-                match copy_checked(self.stored, out, &self.sha256(), &mut loader.hasher) {
-                    Ok(_) => Ok(out),
-                    Err(CheckError::BufferTooSmall { needed, available }) => {
-                        Err(LoadError::BufferTooSmall { needed, available })
-                    }
-                    Err(_) => Err(LoadError::DigestMismatch { blob: self.id() }),
-                }
+                let (mut stored, expected) = (self.stored, self.sha256());
+                let at = 0..stored.len();
+                let hasher = &mut loader.hasher;
+                load_stored(&mut stored, at, self.id(), out, &expected, hasher)
+                    .map_err(CheckFailure::into_load_error)?;
+                Ok(out)
             }
             Codec::Deflate => self.decode_into(out, loader),
         }

@@ -9,7 +9,10 @@
 //!
 //! 1. [`Partition::parse`] checks every bound, overlap, alignment, count and version of the
 //!    bytes, and bounds every decoded length, never trusting a length before checking it
-//!    against the input ([`FormatError`]);
+//!    against the input ([`FormatError`]). It reads the header, then the signed prefix the
+//!    header sizes, then the blob area by offset, each from its own bytes, so that the prefix
+//!    can be held in RAM and the blobs read through a flash driver (the whole-partition check
+//!    and a blob's check and load read by offset too);
 //! 2. [`Partition::verify`] checks the ed25519 signature with your [`PublicKey`], then the
 //!    [`Policy`] (minimum security counter, expected table class), and builds the lookup index
 //!    once, giving a [`VerifiedPartition`] ([`TrustError`]). An unsigned partition is read only
@@ -49,7 +52,7 @@
 //! ```
 
 // The modules below import one another without a circle: leaves first (`format`, `bytes`,
-// `entry`, `header`, `error`), then the handle, the parser, the tables, the index, the trust
+// `entry`, `header`, `error`, then `source`, the blob area read by offset), then the handle, the parser, the tables, the index, the trust
 // types and the resolvers. To check it (prints an order, or `tsort: ... loop`):
 //   for f in src/partition/*.rs; do m=$(basename $f .rs); sed '/^#\[cfg(test)\]/q' $f |
 //   grep -o 'super::[a-z_]*::' | sed "s/super::\(.*\)::/$m \1/"; done | grep -v '^mod ' | tsort
@@ -78,6 +81,7 @@ mod load;
 mod loaded;
 mod lookup;
 mod parse;
+mod source;
 mod tables;
 mod trust;
 

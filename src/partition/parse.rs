@@ -41,47 +41,25 @@ pub(super) struct Layout {
     pub(super) sig_off: usize,
 }
 
-impl fmt::Debug for Partition<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Partition")
-            .field("len", &self.bytes.len())
-            .field("class", &self.class())
-            .field("signed", &self.is_signed())
-            .field("security_counter", &self.security_counter())
-            .field("descriptors", &self.layout.desc_count)
-            .field("blobs", &self.layout.toc_count)
-            .finish()
-    }
+/// What the header says, checked ([`Head::parse`]): where the tables and the blob area are,
+/// the partition's total length, whether it is signed. Read from the header's
+/// [`HEADER_LEN`] bytes alone, so that a reader of a flash knows how much to read next (the
+/// signed prefix, `blobs_off` bytes) before it reads anything else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Head {
+    pub(super) layout: Layout,
+    pub(super) signed: bool,
+    pub(super) blobs_off: usize,
+    pub(super) total: usize,
 }
 
-fn table(table: TableName, entry: usize, reason: &'static str) -> FormatError {
-    FormatError::Table {
-        table,
-        // Entries are counted in u16 (38 slots, 1024 descriptors, 4096 blobs at most).
-        entry: u16::try_from(entry).unwrap_or(u16::MAX),
-        reason,
-    }
-}
-
-fn header(field: &'static str) -> FormatError {
-    FormatError::BadHeader { field }
-}
-
-impl<'a> Partition<'a> {
-    /// Checks `bytes` (a flash region or a file, which may be longer than the partition) and
-    /// returns the partition they start with: the header (magic, version, lengths, flags,
-    /// class, source, counts, reserved bytes), the canonical layout of the tables, every slot,
-    /// descriptor and getter (counts, kinds, references into the table of contents), every
-    /// table-of-contents entry (codec, lengths, 16-byte alignment, order, no overlap, inside
-    /// the partition) and every padding byte; then that the layout is the one `nrtucode pack`
-    /// writes: every entry named by a getter, no blob twice, cursors only onto stored blobs, a
-    /// front partition's getters only where the front tables have them. Nothing is hashed and
-    /// nothing is trusted yet.
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, FormatError> {
-        let truncated = |needed: usize| FormatError::Truncated {
-            needed,
-            available: bytes.len(),
-        };
+impl Head {
+    /// Checks the header at the start of `bytes` (only its first [`HEADER_LEN`] bytes are
+    /// read), of a partition in a region of `available` bytes: magic, version, lengths, flags,
+    /// class, source, build ID, reserved bytes, key ID, counts, and the offsets they give.
+    pub(super) fn parse(bytes: &[u8], available: usize) -> Result<Self, FormatError> {
+        let truncated = |needed: usize| FormatError::Truncated { needed, available };
+        let bytes = bytes.get(..HEADER_LEN.min(bytes.len())).unwrap_or(&[]);
         let Some(magic) = array::<8>(bytes, H_MAGIC) else {
             return Err(truncated(HEADER_LEN));
         };
@@ -102,10 +80,9 @@ impl<'a> Partition<'a> {
             return Err(header("header_len"));
         }
         let total = usize::try_from(u32_at(H_TOTAL_LEN)).map_err(|_| header("total_len"))?;
-        if total > bytes.len() {
+        if total > available {
             return Err(truncated(total));
         }
-        let bytes = bytes.get(..total).ok_or(truncated(total))?;
         if u32_at(H_FLAGS) & !FLAG_SIGNED != 0 {
             return Err(header("flags"));
         }
@@ -155,8 +132,7 @@ impl<'a> Partition<'a> {
         if blobs_off > total {
             return Err(truncated(blobs_off));
         }
-        let p = Partition {
-            bytes,
+        Ok(Head {
             layout: Layout {
                 desc_count,
                 toc_count,
@@ -164,14 +140,113 @@ impl<'a> Partition<'a> {
                 toc_off,
                 sig_off,
             },
+            signed,
+            blobs_off,
+            total,
+        })
+    }
+}
+
+impl fmt::Debug for Partition<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Partition")
+            .field("len", &self.bytes.len())
+            .field("class", &self.class())
+            .field("signed", &self.is_signed())
+            .field("security_counter", &self.security_counter())
+            .field("descriptors", &self.layout.desc_count)
+            .field("blobs", &self.layout.toc_count)
+            .finish()
+    }
+}
+
+fn table(table: TableName, entry: usize, reason: &'static str) -> FormatError {
+    FormatError::Table {
+        table,
+        // Entries are counted in u16 (38 slots, 1024 descriptors, 4096 blobs at most).
+        entry: u16::try_from(entry).unwrap_or(u16::MAX),
+        reason,
+    }
+}
+
+fn header(field: &'static str) -> FormatError {
+    FormatError::BadHeader { field }
+}
+
+impl<'a> Partition<'a> {
+    /// Checks `bytes` (a flash region or a file, which may be longer than the partition) and
+    /// returns the partition they start with: the header (magic, version, lengths, flags,
+    /// class, source, counts, reserved bytes), the canonical layout of the tables, every slot,
+    /// descriptor and getter (counts, kinds, references into the table of contents), every
+    /// table-of-contents entry (codec, lengths, 16-byte alignment, order, no overlap, inside
+    /// the partition) and every padding byte; then that the layout is the one `nrtucode pack`
+    /// writes: every entry named by a getter, no blob twice, cursors only onto stored blobs, a
+    /// front partition's getters only where the front tables have them. Nothing is hashed and
+    /// nothing is trusted yet.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, FormatError> {
+        let head = Head::parse(bytes, bytes.len())?;
+        // Head checked blobs_off <= total <= bytes.len().
+        let truncated = |needed| FormatError::Truncated {
+            needed,
+            available: bytes.len(),
         };
-        p.check_signature_block(signed, blobs_off)?;
+        let prefix = bytes
+            .get(..head.blobs_off)
+            .ok_or(truncated(head.blobs_off))?;
+        let tables = Self::parse_signed(prefix, &head)?;
+        tables.check_blob_padding(&mut &*bytes, &head)?;
+        Ok(Partition {
+            bytes: bytes.get(..head.total).ok_or(truncated(head.total))?,
+            layout: head.layout,
+        })
+    }
+
+    /// Every check of the signed prefix (`prefix`: the partition's bytes up to its blob area,
+    /// `head.blobs_off` of them) given its header: the signature block, the slots, the
+    /// descriptors, the profiler getters, the table of contents against `head.total` and the
+    /// canonical layout. Reads nothing past `prefix`: the blob area is checked apart
+    /// ([`check_blob_padding`](Self::check_blob_padding)), through a source that may be a flash
+    /// read by offset. The partition it gives lends only the prefix.
+    pub(super) fn parse_signed(prefix: &'a [u8], head: &Head) -> Result<Self, FormatError> {
+        let p = Partition {
+            bytes: prefix,
+            layout: head.layout,
+        };
+        p.check_signature_block(head.signed, head.blobs_off)?;
         p.check_slots()?;
         p.check_descriptors()?;
         p.check_prof()?;
-        p.check_toc(blobs_off, total)?;
+        p.check_toc(head.blobs_off, head.total)?;
         p.check_canonical(p.class())?;
         Ok(p)
+    }
+
+    /// The padding after each blob, up to the next 16-byte boundary or the partition's end,
+    /// is zero: read from `source` (the partition's bytes, by offset), as the whole-partition
+    /// check reads the blobs. The table of contents is this partition's (checked by
+    /// [`parse_signed`](Self::parse_signed)).
+    pub(super) fn check_blob_padding<S: super::source::ByteSource>(
+        &self,
+        source: &mut S,
+        head: &Head,
+    ) -> Result<(), FormatError> {
+        for n in 0..self.layout.toc_count {
+            let bad = |reason| table(TableName::Padding, n, reason);
+            let e = self.toc_entry_unchecked(n).ok_or(bad("truncated"))?;
+            // Parse checked that each blob lies in the partition: these cannot overflow.
+            let end = (e.offset as usize).saturating_add(e.stored_len as usize);
+            let next = align_up(end).unwrap_or(end).min(head.total);
+            let mut zero = true;
+            source
+                .read_pieces(end, next.saturating_sub(end), |piece| {
+                    zero &= piece.iter().all(|&b| b == 0);
+                })
+                .map_err(|_| bad("the padding after a blob cannot be read"))?;
+            if !zero {
+                return Err(bad("padding after a blob is not zero"));
+            }
+        }
+        Ok(())
     }
 
     fn check_signature_block(&self, signed: bool, blobs_off: usize) -> Result<(), FormatError> {
@@ -366,16 +441,8 @@ impl<'a> Partition<'a> {
             if end > total {
                 return Err(bad("the blob runs past total_len"));
             }
-            let next = align_up(end).ok_or(bad("stored_len"))?;
-            let pad = self.bytes.get(end..next.min(total)).unwrap_or(&[1]);
-            if pad.iter().any(|&b| b != 0) {
-                return Err(table(
-                    TableName::Padding,
-                    n,
-                    "padding after a blob is not zero",
-                ));
-            }
-            expected_at = next;
+            // The padding up to `next` lies in the blob area: `check_blob_padding` reads it.
+            expected_at = align_up(end).ok_or(bad("stored_len"))?;
         }
         let end = if self.layout.toc_count == 0 {
             blobs_off

@@ -15,6 +15,7 @@ use super::entry::{BlobId, Codec, TocEntry};
 use super::error::{BlobUse, LoadError};
 use super::format::*;
 use super::parse::Partition;
+use super::source::{ByteSource, CheckFailure, check_stored};
 use crate::digest::Sha256Hasher;
 use crate::{ProfKind, Region};
 
@@ -168,11 +169,27 @@ impl<'a> Tables<'a> {
         &self,
         hasher: &mut H,
     ) -> Result<(), LoadError> {
-        self.blob_ids()
-            .try_for_each(|n| match self.blob(Getter::Blob(n)) {
-                Some(blob) => blob.check_stored(hasher),
-                None => Err(LoadError::DigestMismatch { blob: n }), // never: parse checked it
-            })
+        let mut bytes = self.p.bytes;
+        self.check_stored_digests_in(&mut bytes, hasher)
+            .map_err(CheckFailure::into_load_error)
+    }
+
+    /// [`check_stored_digests`](Self::check_stored_digests) with the blobs read from
+    /// `source` by the offsets in the table of contents: the partition's own slice, or a flash
+    /// read through `ReadNorFlash::read` (`super::source`).
+    pub(super) fn check_stored_digests_in<S: ByteSource, H: Sha256Hasher + ?Sized>(
+        &self,
+        source: &mut S,
+        hasher: &mut H,
+    ) -> Result<(), CheckFailure<S::Error>> {
+        self.blob_ids().try_for_each(|blob| {
+            // Parse checked every entry: its codec, and that its bytes lie in the partition.
+            let e = (self.toc_entry(blob))
+                .ok_or(CheckFailure::Refused(LoadError::DigestMismatch { blob }))?;
+            let start = e.offset as usize;
+            let at = start..start.saturating_add(e.stored_len as usize);
+            check_stored(source, at, blob, e.codec, &e.stored_sha256, hasher)
+        })
     }
 }
 
