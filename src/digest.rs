@@ -258,8 +258,26 @@ pub fn copy_checked<H: Sha256Hasher + ?Sized>(
         });
     };
     hasher.reset();
+    copy_hashing(src, dst, hasher);
+    match compare(expected, hasher.finish()) {
+        Ok(()) => Ok(src.len()),
+        Err(e) => {
+            dst.fill(0);
+            Err(e)
+        }
+    }
+}
+
+/// Copies `from` to the start of `to` (as much of it as fits) a chunk at a time, hashing each
+/// chunk as written (not as read) with `hasher`; the number of bytes copied. The one copy loop
+/// of every checked copy.
+pub(crate) fn copy_hashing<H: Sha256Hasher + ?Sized>(
+    from: &[u8],
+    to: &mut [u8],
+    hasher: &mut H,
+) -> usize {
     // Chunk by splitting (no division, no bounds check a small opt-level might keep).
-    let (mut from, mut to) = (src, &mut *dst);
+    let (mut from, mut to, mut copied) = (from, to, 0);
     while !from.is_empty() {
         let n = from.len().min(COPY_CHUNK);
         let (Some((chunk, from_rest)), Some((written, to_rest))) = (
@@ -270,15 +288,9 @@ pub fn copy_checked<H: Sha256Hasher + ?Sized>(
         };
         written.iter_mut().zip(chunk).for_each(|(t, f)| *t = *f);
         hasher.update(written);
-        (from, to) = (from_rest, to_rest);
+        (from, to, copied) = (from_rest, to_rest, copied + n);
     }
-    match compare(expected, hasher.finish()) {
-        Ok(()) => Ok(src.len()),
-        Err(e) => {
-            dst.fill(0);
-            Err(e)
-        }
-    }
+    copied
 }
 
 fn compare(expected: &Sha256Digest, actual: Sha256Digest) -> Result<(), CheckError> {

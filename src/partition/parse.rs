@@ -232,9 +232,15 @@ impl<'a> Partition<'a> {
     ) -> Result<(), FormatError> {
         for n in 0..self.layout.toc_count {
             let bad = |reason| table(TableName::Padding, n, reason);
-            let e = self.toc_entry_unchecked(n).ok_or(bad("truncated"))?;
-            // Parse checked that each blob lies in the partition: these cannot overflow.
-            let end = (e.offset as usize).saturating_add(e.stored_len as usize);
+            // Only the entry's placement: parse checked that each blob lies in the partition.
+            let at = self.layout.toc_off + n * TOC_LEN;
+            let (Some(offset), Some(len)) = (
+                le32(self.bytes, at + T_OFFSET),
+                le32(self.bytes, at + T_STORED_LEN),
+            ) else {
+                return Err(bad("truncated"));
+            };
+            let end = (offset as usize).saturating_add(len as usize);
             let next = align_up(end).unwrap_or(end).min(head.total);
             let mut zero = true;
             source

@@ -12,7 +12,7 @@
 
 use super::entry::{BlobId, Codec};
 use super::error::{FormatError, LoadError};
-use crate::digest::Sha256Hasher;
+use crate::digest::{Sha256Hasher, copy_hashing};
 
 /// Bytes read by offset, in pieces.
 pub(crate) trait ByteSource {
@@ -197,15 +197,10 @@ pub(crate) fn load_stored<S: ByteSource, H: Sha256Hasher + ?Sized>(
     let mut rest = &mut *out;
     let mut fits = true;
     let read = source.read_pieces(at.start, at.len(), |piece| {
-        // Split rather than index: no length to panic on (the pieces add up to `out`'s length).
-        match core::mem::take(&mut rest).split_at_mut_checked(piece.len()) {
-            Some((written, tail)) => {
-                written.iter_mut().zip(piece).for_each(|(w, p)| *w = *p);
-                hasher.update(written);
-                rest = tail;
-            }
-            None => fits = false,
-        }
+        let copied = copy_hashing(piece, rest, hasher);
+        fits &= copied == piece.len();
+        let after = core::mem::take(&mut rest).split_at_mut_checked(copied);
+        rest = after.map(|(_, tail)| tail).unwrap_or_default();
     });
     let outcome = match read {
         Err(error) => Err(CheckFailure::Read { blob, error }),
