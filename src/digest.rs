@@ -268,9 +268,9 @@ pub fn copy_checked<H: Sha256Hasher + ?Sized>(
     }
 }
 
-/// Copies `from` to the start of `to` (as much of it as fits) a chunk at a time, hashing each
-/// chunk as written (not as read) with `hasher`; the number of bytes copied. The one copy loop
-/// of every checked copy.
+/// Copies `from` to the start of `to` a chunk (at most 1 KiB) at a time, while each chunk fits
+/// whole, hashing each as written (not as read) with `hasher`; the number of bytes copied (all
+/// of `from` when `to` is at least as long). The one copy loop of every checked copy.
 pub(crate) fn copy_hashing<H: Sha256Hasher + ?Sized>(
     from: &[u8],
     to: &mut [u8],

@@ -16,7 +16,7 @@
 //! No allocation: a bit per entry (512 bytes for the 4096 entries the format allows) marks the
 //! entries named. The duplicate check compares each pair of digests, their first 8 bytes first:
 //! 15,576 pairs for the 177 blobs of the full fixtures, n(n-1)/2 in general (8,386,560 at the
-//! format's limit); on the Cortex-M4 `parse` costs 424,886 instructions over the fixtures, most
+//! format's limit); on the Cortex-M4 `parse` costs 421,338 instructions over the fixtures, most
 //! of it this (`cargo xtask cost --what partition`).
 
 use super::bytes::{byte, le16, le32};

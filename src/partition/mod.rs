@@ -52,8 +52,8 @@
 //! ```
 
 // The modules below import one another without a circle: leaves first (`format`, `bytes`,
-// `entry`, `header`, `error`, then `source`, the blob area read by offset), then the handle, the parser, the tables, the index, the trust
-// types and the resolvers. To check it (prints an order, or `tsort: ... loop`):
+// `entry`, `header`, `error`, then `source`, the blob area read by offset), then the handle,
+// the parser, the tables, the index, the trust types and the resolvers. To check it (prints an order, or `tsort: ... loop`):
 //   for f in src/partition/*.rs; do m=$(basename $f .rs); sed '/^#\[cfg(test)\]/q' $f |
 //   grep -o 'super::[a-z_]*::' | sed "s/super::\(.*\)::/$m \1/"; done | grep -v '^mod ' | tsort
 //

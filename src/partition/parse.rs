@@ -7,6 +7,7 @@ use super::entry::BlobId;
 use super::error::{FormatError, TableName};
 use super::format::*;
 use super::header::{Source, TableClass};
+use super::source::ByteSource;
 
 /// A table-of-contents entry as `parse` reads it, before its codec is known to be one.
 struct RawEntry {
@@ -59,9 +60,14 @@ impl Head {
     /// class, source, build ID, reserved bytes, key ID, counts, and the offsets they give.
     pub(super) fn parse(bytes: &[u8], available: usize) -> Result<Self, FormatError> {
         let truncated = |needed: usize| FormatError::Truncated { needed, available };
+        // A header shorter than 96 bytes: what there was of it is what was available.
+        let short_header = FormatError::Truncated {
+            needed: HEADER_LEN,
+            available: available.min(bytes.len()),
+        };
         let bytes = bytes.get(..HEADER_LEN.min(bytes.len())).unwrap_or(&[]);
         let Some(magic) = array::<8>(bytes, H_MAGIC) else {
-            return Err(truncated(HEADER_LEN));
+            return Err(short_header);
         };
         if magic == [0xff; 8] {
             return Err(FormatError::Erased);
@@ -69,11 +75,11 @@ impl Head {
         if magic != MAGIC {
             return Err(FormatError::BadMagic);
         }
-        let version = le16(bytes, H_VERSION).ok_or(truncated(HEADER_LEN))?;
+        let version = le16(bytes, H_VERSION).ok_or(short_header)?;
         if version != VERSION {
             return Err(FormatError::UnsupportedVersion { found: version });
         }
-        let head = bytes.get(..HEADER_LEN).ok_or(truncated(HEADER_LEN))?;
+        let head = bytes.get(..HEADER_LEN).ok_or(short_header)?;
         let u16_at = |at| le16(head, at).map_or(0, usize::from);
         let u32_at = |at| le32(head, at).unwrap_or(0);
         if u16_at(H_HEADER_LEN) != HEADER_LEN {
@@ -179,10 +185,11 @@ impl<'a> Partition<'a> {
     /// class, source, counts, reserved bytes), the canonical layout of the tables, every slot,
     /// descriptor and getter (counts, kinds, references into the table of contents), every
     /// table-of-contents entry (codec, lengths, 16-byte alignment, order, no overlap, inside
-    /// the partition) and every padding byte; then that the layout is the one `nrtucode pack`
-    /// writes: every entry named by a getter, no blob twice, cursors only onto stored blobs, a
-    /// front partition's getters only where the front tables have them. Nothing is hashed and
-    /// nothing is trusted yet.
+    /// the partition, the padding after its blob) and every other padding byte; then that the
+    /// layout is the one `nrtucode pack` writes: every entry named by a getter, no blob twice,
+    /// cursors only onto stored blobs, a front partition's getters only where the front tables
+    /// have them. Nothing is hashed and nothing is trusted yet. It reads the header first, then
+    /// the tables the header sizes, then only the padding of the blob area (by offset).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, FormatError> {
         let head = Head::parse(bytes, bytes.len())?;
         // Head checked blobs_off <= total <= bytes.len().
@@ -193,21 +200,25 @@ impl<'a> Partition<'a> {
         let prefix = bytes
             .get(..head.blobs_off)
             .ok_or(truncated(head.blobs_off))?;
-        let tables = Self::parse_signed(prefix, &head)?;
-        tables.check_blob_padding(&mut &*bytes, &head)?;
+        Self::parse_signed(prefix, &head, &mut &*bytes)?;
         Ok(Partition {
             bytes: bytes.get(..head.total).ok_or(truncated(head.total))?,
             layout: head.layout,
         })
     }
 
-    /// Every check of the signed prefix (`prefix`: the partition's bytes up to its blob area,
-    /// `head.blobs_off` of them) given its header: the signature block, the slots, the
-    /// descriptors, the profiler getters, the table of contents against `head.total` and the
-    /// canonical layout. Reads nothing past `prefix`: the blob area is checked apart
-    /// ([`check_blob_padding`](Self::check_blob_padding)), through a source that may be a flash
-    /// read by offset. The partition it gives lends only the prefix.
-    pub(super) fn parse_signed(prefix: &'a [u8], head: &Head) -> Result<Self, FormatError> {
+    /// Every check after the header's, given the header (`head`): the signature block, the
+    /// slots, the descriptors, the profiler getters, the table of contents against
+    /// `head.total` and the canonical layout, all read from `prefix` (the partition's first
+    /// `head.blobs_off` bytes, nothing past them), and the padding after each blob, read by
+    /// offset from `blobs` (the partition's bytes: its slice, or a flash read through its
+    /// driver), in the order `check_toc` meets it. The partition it gives lends only the prefix
+    /// (its tables; not a blob): `parse` gives the one that lends every byte.
+    pub(super) fn parse_signed<S: ByteSource>(
+        prefix: &'a [u8],
+        head: &Head,
+        blobs: &mut S,
+    ) -> Result<Self, FormatError> {
         let p = Partition {
             bytes: prefix,
             layout: head.layout,
@@ -216,43 +227,9 @@ impl<'a> Partition<'a> {
         p.check_slots()?;
         p.check_descriptors()?;
         p.check_prof()?;
-        p.check_toc(head.blobs_off, head.total)?;
+        p.check_toc(head.blobs_off, head.total, blobs)?;
         p.check_canonical(p.class())?;
         Ok(p)
-    }
-
-    /// The padding after each blob, up to the next 16-byte boundary or the partition's end,
-    /// is zero: read from `source` (the partition's bytes, by offset), as the whole-partition
-    /// check reads the blobs. The table of contents is this partition's (checked by
-    /// [`parse_signed`](Self::parse_signed)).
-    pub(super) fn check_blob_padding<S: super::source::ByteSource>(
-        &self,
-        source: &mut S,
-        head: &Head,
-    ) -> Result<(), FormatError> {
-        for n in 0..self.layout.toc_count {
-            let bad = |reason| table(TableName::Padding, n, reason);
-            // Only the entry's placement: parse checked that each blob lies in the partition.
-            let at = self.layout.toc_off + n * TOC_LEN;
-            let (Some(offset), Some(len)) = (
-                le32(self.bytes, at + T_OFFSET),
-                le32(self.bytes, at + T_STORED_LEN),
-            ) else {
-                return Err(bad("truncated"));
-            };
-            let end = (offset as usize).saturating_add(len as usize);
-            let next = align_up(end).unwrap_or(end).min(head.total);
-            let mut zero = true;
-            source
-                .read_pieces(end, next.saturating_sub(end), |piece| {
-                    zero &= piece.iter().all(|&b| b == 0);
-                })
-                .map_err(|_| bad("the padding after a blob cannot be read"))?;
-            if !zero {
-                return Err(bad("padding after a blob is not zero"));
-            }
-        }
-        Ok(())
     }
 
     fn check_signature_block(&self, signed: bool, blobs_off: usize) -> Result<(), FormatError> {
@@ -383,7 +360,12 @@ impl<'a> Partition<'a> {
         Ok(())
     }
 
-    fn check_toc(&self, blobs_off: usize, total: usize) -> Result<(), FormatError> {
+    fn check_toc<S: ByteSource>(
+        &self,
+        blobs_off: usize,
+        total: usize,
+        blobs: &mut S,
+    ) -> Result<(), FormatError> {
         let mut expected_at = blobs_off;
         let mut decoded_total = 0usize;
         for n in 0..self.layout.toc_count {
@@ -447,8 +429,17 @@ impl<'a> Partition<'a> {
             if end > total {
                 return Err(bad("the blob runs past total_len"));
             }
-            // The padding up to `next` lies in the blob area: `check_blob_padding` reads it.
-            expected_at = align_up(end).ok_or(bad("stored_len"))?;
+            let next = align_up(end).ok_or(bad("stored_len"))?;
+            // The padding lies in the blob area: read by offset, as the blobs are.
+            let mut zero = true;
+            let padding = |piece: &[u8]| zero &= piece.iter().all(|&b| b == 0);
+            let pad = |reason| table(TableName::Padding, n, reason);
+            (blobs.read_pieces(end, next.min(total).saturating_sub(end), padding))
+                .map_err(|_| pad("the padding after a blob cannot be read"))?;
+            if !zero {
+                return Err(pad("padding after a blob is not zero"));
+            }
+            expected_at = next;
         }
         let end = if self.layout.toc_count == 0 {
             blobs_off

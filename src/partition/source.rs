@@ -1,10 +1,11 @@
 //! [`ByteSource`]: where the steps that read a partition's blob area take its bytes from, by
-//! offset: the parser's padding check, the whole-partition check and a stored blob's check.
+//! offset: the parser's padding check, the whole-partition check, and a stored blob's check and
+//! load.
 //!
 //! The signed prefix (header, tables, table of contents, signature block) is parsed and
 //! verified on its own, with the partition's total length beside it (`Partition::parse` reads
-//! the header, then the prefix, then the blob area's padding through a source), so a reader
-//! holds the prefix and reads blobs by offset. Today the source is the partition's slice, read
+//! the header, then the prefix, and the padding after each blob through a source), so a reader
+//! can hold the prefix in RAM and read the blobs by offset. Today the source is the partition's slice, read
 //! in place (one piece, nothing copied). `FlashSource` reads the same bytes
 //! through `ReadNorFlash::read` into a buffer of its own, aligned to the flash's read size: the
 //! shape in which a slot on a flash that is not memory-mapped is to be read (for now built with
@@ -93,6 +94,9 @@ impl<F: embedded_storage::nor_flash::ReadNorFlash, const N: usize> ByteSource
         len: usize,
         mut each: impl FnMut(&[u8]),
     ) -> Result<(), Self::Error> {
+        if len == 0 {
+            return Ok(());
+        }
         let unit = F::READ_SIZE.max(1);
         if N == 0 || N % unit != 0 {
             return Err(FlashReadError::OutOfRange);
@@ -318,9 +322,9 @@ mod tests {
         let head = Head::parse(&header, available).map_err(|e| e.to_string())?;
         let mut prefix = std::vec![0u8; head.blobs_off];
         flash.read(base as u32, &mut prefix).unwrap();
-        let tables = Partition::parse_signed(&prefix, &head).map_err(|e| e.to_string())?;
         let mut source = FlashSource::<_, N>::new(flash, base as u32);
-        (tables.check_blob_padding(&mut source, &head)).map_err(|e| e.to_string())?;
+        let tables =
+            Partition::parse_signed(&prefix, &head, &mut source).map_err(|e| e.to_string())?;
         let view = tables.untrusted_tables();
         (view.check_stored_digests_in(&mut source, &mut SoftSha256::new())).map_err(
             |e| match e {
@@ -429,9 +433,10 @@ mod tests {
         assert!(Head::parse(&bytes[..HEADER_LEN], bytes.len()).is_ok());
         assert!(Head::parse(&bytes[..HEADER_LEN], bytes.len() - 1).is_err());
         // The prefix alone parses, and one byte short of it is refused, never read past.
-        let tables = Partition::parse_signed(&bytes[..head.blobs_off], &head).unwrap();
+        let blobs = &mut &bytes[..];
+        let tables = Partition::parse_signed(&bytes[..head.blobs_off], &head, blobs).unwrap();
         assert_eq!(tables.blob_count(), LENGTHS.len());
-        assert!(Partition::parse_signed(&bytes[..head.blobs_off - 1], &head).is_err());
+        assert!(Partition::parse_signed(&bytes[..head.blobs_off - 1], &head, blobs).is_err());
         // A flash read that runs past the flash is refused, not made.
         let mut flash = flash_with(&bytes, 0);
         let capacity = flash.capacity();
