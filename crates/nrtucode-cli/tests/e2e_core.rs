@@ -1,7 +1,7 @@
 //! End to end: carve the look-alikes, build the core crate with `NRTUCODE_BLOB_DIR` pointing at
-//! the carved directory, and run the core crate's resolver test suite against it (the full
-//! carve with feature `digest`, so every carved blob is checked against its manifest digest;
-//! the front carve with the front feature selection). Then build this tool the same way and check that
+//! the carved directory, and run the core crate's tests whose answers depend on the blobs
+//! against it (the full carve with feature `digest`, so every carved blob is checked against its
+//! manifest digest; the front carve with the front feature selection). Then build this tool the same way and check that
 //! `nrtucode list --json` reports exactly the carved hashes.
 //!
 //! The nested cargo uses the target directory every nested run of the workspace's tests shares
@@ -66,45 +66,31 @@ fn core_crate_built_from_carved_directories_passes_its_resolver_suite() {
     let front = tmp.path().join("front");
     carve_into(common::lib(LibraryBuild::Front, OptLevel::O2, true), &front);
 
-    // `blob_directories_are_embedded_or_rejected_by_name` builds its own blob directories and
-    // `an_unresolvable_request_fails_the_build_naming_it` builds with the fixtures: both ignore
-    // the carved directory, and are skipped here to save their nested builds.
-    // With `digest`: every carved blob verifies against its manifest row (tests/digest.rs).
-    cargo(
-        &full,
-        &[
-            "test",
-            "-p",
-            "nrtucode",
-            "--tests",
-            "-q",
-            "--features",
-            "digest",
-            "--",
-            "--skip",
-            "blob_directories_are_embedded_or_rejected_by_name",
-            "--skip",
-            "an_unresolvable_request_fails_the_build_naming_it",
-        ],
-    );
-    cargo(
-        &front,
-        &[
-            "test",
-            "-p",
-            "nrtucode",
-            "--tests",
-            "-q",
-            "--no-default-features",
-            "--features",
-            FRONT_FEATURES,
-            "--",
-            "--skip",
-            "blob_directories_are_embedded_or_rejected_by_name",
-            "--skip",
-            "an_unresolvable_request_fails_the_build_naming_it",
-        ],
-    );
+    // The core's test binaries whose answers depend on the embedded bytes: the unit tests,
+    // the resolvers, the model and the blob origin; with `digest`, every carved blob against
+    // its manifest row (tests/digest.rs). The others answer the same whatever the blobs are, or
+    // build blobs of their own, and run in README's test command over the fixtures:
+    // `blob_dir` and `const_macro` (nested builds of their own directories, or with
+    // NRTUCODE_BLOB_DIR removed), `blob_layout` (the alignment and section of each blob, a
+    // property of the build, not of the bytes; a nested build in a target directory of its
+    // own), `loaded_partition` (packs the fixtures), `std_env` (the environment), `nopanic`.
+    const SUITE: [&str; 7] = [
+        "--lib",
+        "--test",
+        "resolvers",
+        "--test",
+        "model",
+        "--test",
+        "blob_origin",
+    ];
+    let mut full_args = vec!["test", "-p", "nrtucode", "-q", "--features", "digest"];
+    full_args.extend(SUITE);
+    full_args.extend(["--test", "digest"]);
+    cargo(&full, &full_args);
+    let mut front_args = vec!["test", "-p", "nrtucode", "-q", "--no-default-features"];
+    front_args.extend(["--features", FRONT_FEATURES]);
+    front_args.extend(SUITE);
+    cargo(&front, &front_args);
 
     // The tool built on the carved directory lists the carved bytes.
     let out = cargo(
