@@ -197,7 +197,7 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
     ),
     (
         Lane::Main,
-        "packages: cargo package with verification, < 10 MiB, no binaries; used from fresh crates (host, thumbv7em) and the packaged CLI",
+        "packages: cargo package, < 10 MiB, no binaries; each built from its .crate: by fresh crates (host, thumbv7em), the C library alone, the packaged CLI",
         &["xtask package"],
     ),
     // crates/nrtucode-capi/tests/install_c.rs; `--workspace` keeps README's test command's

@@ -1,6 +1,8 @@
-//! `cargo xtask package`: packages the publishable crates the way `cargo publish` would (with
-//! verification: each `.crate` is unpacked and built on its own), checks what they hold, then
-//! uses them the way a registry user does: fresh crates outside the workspace that depend on
+//! `cargo xtask package`: packages the publishable crates the way `cargo publish` would, checks
+//! what they hold, then builds and uses them the way a registry user does (which is
+//! `cargo publish`'s verification and more: every `.crate` is unpacked and built from its own
+//! manifest, so cargo's own verification, building each package once more in a directory of its
+//! own, is left out): fresh crates outside the workspace that depend on
 //! `nrtucode = "<the workspace's version>"`, resolved to the unpacked `.crate`s through `[patch.crates-io]`.
 //!
 //! Checks: every `.crate` < 10 MiB (the registry's limit); a host consumer with default features
@@ -57,7 +59,7 @@ pub fn run(meta: &Metadata, args: &[String]) -> Result<(), String> {
         .ok_or("package: no crate nrtucode in the workspace")?;
 
     forget_unpacked_packages(&published, &version)?;
-    let mut package = build::cargo("package --locked");
+    let mut package = build::cargo("package --locked --no-verify");
     for name in &published {
         package.args(["-p", name]);
     }
@@ -188,6 +190,16 @@ fn check(meta: &Metadata, published: &[String], version: &str, work: &Path) -> R
         &firmware,
     ))?;
 
+    // The same [patch.crates-io] table, as a configuration file.
+    let patch = work.join("patch.toml");
+    crate::files::write(&patch, &patches)?;
+
+    // The C library from its package, the one published crate no consumer here depends on
+    // (what `cargo package`'s verification would build; the others are built below as their
+    // users build them).
+    let capi = unpacked.join(format!("nrtucode-capi-{version}"));
+    status(consumer("build --quiet", &capi).arg("--config").arg(&patch))?;
+
     // The CLI from its package (its packaged Cargo.lock pins the tools' dependencies).
     let root = work.join("cli");
     let mut install = build::cargo("install --quiet --debug --root");
@@ -196,9 +208,6 @@ fn check(meta: &Metadata, published: &[String], version: &str, work: &Path) -> R
         .arg("--path")
         .arg(unpacked.join(format!("nrtucode-cli-{version}")))
         .env("CARGO_TARGET_DIR", &meta.target_dir);
-    // The same [patch.crates-io] table, as a configuration file.
-    let patch = work.join("patch.toml");
-    crate::files::write(&patch, &patches)?;
     status(install.arg("--config").arg(&patch))?;
     let cli = root.join("bin").join("nrtucode");
     let cli_str = build::path_str(&cli)?;
@@ -241,7 +250,7 @@ fn check(meta: &Metadata, published: &[String], version: &str, work: &Path) -> R
         "package: packaged crates resolve CAYMAN NX ACT PERF IRAM ({want} bytes) from a registry-style consumer and the packaged CLI"
     );
     println!(
-        "package: {} packaged, verified and used from outside the workspace",
+        "package: {} packaged, built from their packages and used from outside the workspace",
         published.join(" ")
     );
     Ok(())
