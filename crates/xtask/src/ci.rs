@@ -24,15 +24,19 @@ const WORKSPACE_TESTS: &str = "tests: cargo test --workspace (README's test comm
 ///
 /// `.ci/run` starts the lane beside first, in the background, then runs README's test command
 /// and the main lane: the two run at once. The steps beside build in target directories of
-/// their own (nightly's docs.rs build, the oldest Rust, miri, the fuzz targets; only the fuzz
-/// seeds' two small tools are built in the workspace's, waiting for its lock), so they do not
-/// change what the main lane builds, and much of their time uses one core (miri's interpreter,
-/// a toolchain download) while the main lane's tests and emulators leave the other idle.
+/// their own (nightly's docs.rs build, the oldest Rust, miri, the fuzz targets), then come the
+/// bare-metal template's (its own workspaces and target directories); what they build in the
+/// workspace's (the fuzz seeds' two small tools, the release CLI and defmt decoder the template
+/// steps run, the firmware its README's blocks build there as a user would) waits for its lock,
+/// and changes nothing the main lane builds. Much of their time uses one core (miri's
+/// interpreter, a toolchain download, an emulator) while the other lane's tests and builds use
+/// the other; the template's steps start about when README's test command ends, and run while
+/// the main lane does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Lane {
     /// README's test command's companions: every step not beside.
     Main,
-    /// The steps with target directories of their own.
+    /// The steps with target directories of their own, then the template's.
     Beside,
 }
 
@@ -219,52 +223,6 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
     ),
     (
         Lane::Main,
-        "bare-metal template: blobs in XFLASH, internal flash < 16 KiB, gc per blob",
-        &[
-            "examples/bare-metal: cargo clippy --quiet --release --locked --bins --examples -- -D warnings",
-            "examples/bare-metal: cargo clippy --quiet --release --locked --bins --examples --features qemu,const-resolve -- -D warnings",
-            "xtask bare-metal",
-        ],
-    ),
-    (
-        Lane::Main,
-        "bare metal under QEMU: the template on mps2-an386 (intact, tampered, erased flash; decoded defmt log), a RISC-V loader on virt",
-        &[
-            "xtask qemu --case arm",
-            "examples/riscv-virt: cargo clippy --quiet --release --locked -- -D warnings",
-            "xtask qemu --case riscv",
-        ],
-    ),
-    (
-        Lane::Main,
-        "the template README's walkthrough, as written: carve (the look-alike for the vendor library), build a copy of the template from the carve, boot it under QEMU",
-        &["xtask qemu --case walkthrough"],
-    ),
-    (
-        Lane::Main,
-        "the template with feature partition under QEMU: no blob linked, the signed partition loaded on its own at 0x21000000, every tamper case refused (decoded log, exit status), the README's three commands as written",
-        &[
-            "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --no-default-features --features partition,deflate -- -D warnings",
-            "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --no-default-features --features qemu,partition -- -D warnings",
-            "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --examples --no-default-features --features qemu,deflate -- -D warnings",
-            "xtask qemu --case partition",
-        ],
-    ),
-    (
-        Lane::Main,
-        "the template with feature update under QEMU: a factory image from `nrtucode provision` for its own layout boots slot A; slot A boots, an update streamed into slot B boots on trial, is confirmed and boots again across resets; a changed, a cut-off and a downgraded update are refused and slot A keeps booting",
-        &[
-            "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --examples --no-default-features --features update -- -D warnings",
-            "xtask qemu --case update",
-        ],
-    ),
-    (
-        Lane::Main,
-        "reproducible firmware: the template from two checkouts puts the same bytes into flash",
-        &["xtask reproducible"],
-    ),
-    (
-        Lane::Main,
         "deflate codec: round trips, refusals, real firmware (cyw43-firmware crate) against gzip -9, fixtures stay stored",
         &[
             "cargo test -p nrtucode-deflate -- --include-ignored",
@@ -287,6 +245,55 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
         Lane::Beside,
         "fuzz the carver, the blob directory check, the partition reader and the deflate decoder (bounded in all)",
         &["xtask fuzz --seconds {fuzz}"],
+    ),
+    // The template's steps (its own workspace and target directories; the release CLI it
+    // uses is built in the workspace's, waiting for its lock) run beside too, after fuzzing:
+    // README's test command has about ended by then, and they run while the main lane does.
+    (
+        Lane::Beside,
+        "bare-metal template: blobs in XFLASH, internal flash < 16 KiB, gc per blob",
+        &[
+            "examples/bare-metal: cargo clippy --quiet --release --locked --bins --examples -- -D warnings",
+            "examples/bare-metal: cargo clippy --quiet --release --locked --bins --examples --features qemu,const-resolve -- -D warnings",
+            "xtask bare-metal",
+        ],
+    ),
+    (
+        Lane::Beside,
+        "bare metal under QEMU: the template on mps2-an386 (intact, tampered, erased flash; decoded defmt log), a RISC-V loader on virt",
+        &[
+            "xtask qemu --case arm",
+            "examples/riscv-virt: cargo clippy --quiet --release --locked -- -D warnings",
+            "xtask qemu --case riscv",
+        ],
+    ),
+    (
+        Lane::Beside,
+        "the template README's walkthrough, as written: carve (the look-alike for the vendor library), build a copy of the template from the carve, boot it under QEMU",
+        &["xtask qemu --case walkthrough"],
+    ),
+    (
+        Lane::Beside,
+        "the template with feature partition under QEMU: no blob linked, the signed partition loaded on its own at 0x21000000, every tamper case refused (decoded log, exit status), the README's three commands as written",
+        &[
+            "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --no-default-features --features partition,deflate -- -D warnings",
+            "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --no-default-features --features qemu,partition -- -D warnings",
+            "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --examples --no-default-features --features qemu,deflate -- -D warnings",
+            "xtask qemu --case partition",
+        ],
+    ),
+    (
+        Lane::Beside,
+        "the template with feature update under QEMU: a factory image from `nrtucode provision` for its own layout boots slot A; slot A boots, an update streamed into slot B boots on trial, is confirmed and boots again across resets; a changed, a cut-off and a downgraded update are refused and slot A keeps booting",
+        &[
+            "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --examples --no-default-features --features update -- -D warnings",
+            "xtask qemu --case update",
+        ],
+    ),
+    (
+        Lane::Beside,
+        "reproducible firmware: the template from two checkouts puts the same bytes into flash",
+        &["xtask reproducible"],
     ),
 ];
 
@@ -438,9 +445,10 @@ mod tests {
         assert!(super::run_line("printenv CI_Y").is_err());
     }
 
-    /// The lane beside runs while the main lane builds: each of its lines is a task that builds
-    /// in a target directory of its own (or miri's, under nightly), never a plain cargo command
-    /// in the workspace's target directory, and README's test command stays in the main lane.
+    /// Every command line of the lane beside is a task that builds in a target directory of
+    /// its own (or miri's, under nightly) or one of the template's steps (its own workspaces;
+    /// the tools they run wait for the workspace's lock), never a plain cargo command in the
+    /// workspace's target directory, and README's test command stays in the main lane.
     #[test]
     fn the_lane_beside_builds_only_in_target_directories_of_its_own() {
         use super::{Lane, STEPS, WORKSPACE_TESTS};
@@ -450,6 +458,11 @@ mod tests {
             "xtask miri",
             "xtask fuzz ",
             "cargo +nightly miri ",
+            "xtask bare-metal",
+            "xtask qemu ",
+            "xtask reproducible",
+            "examples/bare-metal: ",
+            "examples/riscv-virt: ",
         ];
         let beside: Vec<&str> = (STEPS.iter())
             .filter(|s| s.0 == Lane::Beside)
