@@ -5,11 +5,11 @@
 //! The signed prefix (header, tables, table of contents, signature block) is parsed and
 //! verified on its own, with the partition's total length beside it (`Partition::parse` reads
 //! the header, then the prefix, and the padding after each blob through a source), so a reader
-//! can hold the prefix in RAM and read the blobs by offset. Today the source is the partition's slice, read
-//! in place (one piece, nothing copied). `FlashSource` reads the same bytes
-//! through `ReadNorFlash::read` into a buffer of its own, aligned to the flash's read size: the
-//! shape in which a slot on a flash that is not memory-mapped is to be read (for now built with
-//! this module's tests only, which read a partition held in `update::mem_flash` both ways).
+//! can hold the prefix in RAM and read the blobs by offset. Today the source is the partition's
+//! slice, read in place (one piece, nothing copied). `FlashSource` reads the same bytes through
+//! `ReadNorFlash::read` into a buffer of its own, aligned to the flash's read size: the shape in
+//! which a slot on a flash that is not memory-mapped is to be read (for now built with this
+//! module's tests only, which read a partition held in `update::mem_flash` both ways).
 
 use super::entry::{BlobId, Codec};
 use super::error::{FormatError, LoadError};
@@ -101,11 +101,10 @@ impl<F: embedded_storage::nor_flash::ReadNorFlash, const N: usize> ByteSource
         if N == 0 || N % unit != 0 {
             return Err(FlashReadError::OutOfRange);
         }
-        let out = FlashReadError::OutOfRange;
         let start = usize::try_from(self.base)
             .ok()
             .and_then(|base| base.checked_add(offset))
-            .ok_or(out)?;
+            .ok_or(FlashReadError::OutOfRange)?;
         let end = start.checked_add(len).ok_or(FlashReadError::OutOfRange)?;
         let capacity = self.flash.capacity();
         // Whole read units around the range, inside the flash.
