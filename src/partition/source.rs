@@ -298,13 +298,14 @@ mod tests {
         hasher.finish()
     }
 
-    /// A flash with 4-byte reads and writes, holding `bytes` at `base`.
+    /// A flash with 4-byte reads and writes, holding `bytes` at `base` (any base: the flash is
+    /// written whole, from 0).
     fn flash_with(bytes: &[u8], base: usize) -> MemFlash<4, 4, 4096> {
         let len = (base + bytes.len()).next_multiple_of(4096);
         let mut flash = MemFlash::<4, 4, 4096>::erased(len);
-        let mut image = std::vec![0xff; len - base];
-        image[..bytes.len()].copy_from_slice(bytes);
-        flash.write(base as u32, &image).unwrap();
+        let mut image = std::vec![0xff; len];
+        image[base..base + bytes.len()].copy_from_slice(bytes);
+        flash.write(0, &image).unwrap();
         flash
     }
 
@@ -315,13 +316,17 @@ mod tests {
         flash: &mut MemFlash<4, 4, 4096>,
         base: usize,
     ) -> Result<usize, String> {
-        let mut header = [0u8; HEADER_LEN];
-        flash.read(base as u32, &mut header).unwrap();
         let available = flash.capacity() - base;
-        let head = Head::parse(&header, available).map_err(|e| e.to_string())?;
-        let mut prefix = std::vec![0u8; head.blobs_off];
-        flash.read(base as u32, &mut prefix).unwrap();
         let mut source = FlashSource::<_, N>::new(flash, base as u32);
+        let mut read = |len: usize| {
+            let mut bytes = Vec::with_capacity(len);
+            source
+                .read_pieces(0, len, |piece| bytes.extend_from_slice(piece))
+                .map(|()| bytes)
+        };
+        let header = read(HEADER_LEN).unwrap();
+        let head = Head::parse(&header, available).map_err(|e| e.to_string())?;
+        let prefix = read(head.blobs_off).unwrap();
         let tables =
             Partition::parse_signed(&prefix, &head, &mut source).map_err(|e| e.to_string())?;
         let view = tables.untrusted_tables();
@@ -376,8 +381,9 @@ mod tests {
                 None => assert_eq!(expected, Ok(LENGTHS.len()), "{what}"),
                 Some(_) => assert!(expected.is_err(), "{what}: {expected:?}"),
             }
-            // Two bases and two read sizes: reads that start and end inside a read unit.
-            for base in [0, 4096 + 12] {
+            // Two bases, one of them not a multiple of the 4-byte read unit, and two buffer
+            // sizes: reads that start and end inside a unit, and pieces split across reads.
+            for base in [0, 4096 + 13] {
                 let mut flash = flash_with(&changed, base);
                 assert_eq!(through_read::<8>(&mut flash, base), expected, "{what}");
                 assert_eq!(through_read::<4096>(&mut flash, base), expected, "{what}");
@@ -395,8 +401,8 @@ mod tests {
                 let e = view.toc_entry(BlobId::new(b as u16)).unwrap();
                 image[e.offset as usize] ^= 1;
             }
-            let mut flash = flash_with(&image, 4096 + 4);
-            let mut source = FlashSource::<_, 8>::new(&mut flash, 4096 + 4);
+            let mut flash = flash_with(&image, 4096 + 5);
+            let mut source = FlashSource::<_, 8>::new(&mut flash, 4096 + 5);
             for blob in view.blob_ids() {
                 let e = view.toc_entry(blob).unwrap();
                 let at = e.offset as usize..(e.offset + e.stored_len) as usize;
