@@ -182,3 +182,27 @@ pub const fn layout(desc_count: usize, toc_count: usize) -> Option<[usize; 4]> {
     };
     Some([prof, toc, sig, blobs])
 }
+
+/// For the unit tests that build partitions byte by byte: the header of an unsigned full
+/// partition (source: no build ID) of `total` bytes whose blobs start at `blobs_off`, with
+/// `desc_count` descriptors and `toc_count` table-of-contents entries, written into `out`.
+#[cfg(test)]
+pub(super) fn write_test_header(
+    out: &mut [u8],
+    total: usize,
+    blobs_off: usize,
+    desc_count: usize,
+    toc_count: usize,
+) {
+    let mut put = |at: usize, b: &[u8]| out[at..at + b.len()].copy_from_slice(b);
+    put(H_MAGIC, &MAGIC);
+    put(H_VERSION, &VERSION.to_le_bytes());
+    put(H_HEADER_LEN, &(HEADER_LEN as u16).to_le_bytes());
+    put(H_TOTAL_LEN, &(total as u32).to_le_bytes());
+    put(H_BLOBS_OFF, &(blobs_off as u32).to_le_bytes());
+    put(H_CLASS, &[CLASS_FULL, SOURCE_NO_BUILD_ID]);
+    put(H_SLOT_COUNT, &(SLOT_COUNT as u16).to_le_bytes());
+    put(H_DESC_COUNT, &(desc_count as u16).to_le_bytes());
+    put(H_PROF_COUNT, &(SLOT_COUNT as u16).to_le_bytes());
+    put(H_TOC_COUNT, &(toc_count as u16).to_le_bytes());
+}

@@ -291,17 +291,8 @@ mod tests {
         let [prof_off, toc_off, _, blobs_off] = layout(desc_count, toc).unwrap();
         let total = blobs_off + 16 * toc;
         let mut out = std::vec![0u8; total];
+        write_test_header(&mut out, total, blobs_off, desc_count, toc);
         let mut put = |at: usize, b: &[u8]| out[at..at + b.len()].copy_from_slice(b);
-        put(H_MAGIC, &MAGIC);
-        put(H_VERSION, &VERSION.to_le_bytes());
-        put(H_HEADER_LEN, &(HEADER_LEN as u16).to_le_bytes());
-        put(H_TOTAL_LEN, &(total as u32).to_le_bytes());
-        put(H_BLOBS_OFF, &(blobs_off as u32).to_le_bytes());
-        put(H_CLASS, &[CLASS_FULL, SOURCE_NO_BUILD_ID]);
-        put(H_SLOT_COUNT, &(SLOT_COUNT as u16).to_le_bytes());
-        put(H_DESC_COUNT, &(desc_count as u16).to_le_bytes());
-        put(H_PROF_COUNT, &(SLOT_COUNT as u16).to_le_bytes());
-        put(H_TOC_COUNT, &(toc as u16).to_le_bytes());
         let getter = |(kind, n): RawGetter| {
             let [a, b] = n.to_le_bytes();
             [kind, 0, a, b]

@@ -256,17 +256,8 @@ mod tests {
             .collect();
         let total = at;
         let mut out = std::vec![0u8; total];
+        write_test_header(&mut out, total, blobs_off, 2, toc);
         let mut put = |at: usize, b: &[u8]| out[at..at + b.len()].copy_from_slice(b);
-        put(H_MAGIC, &MAGIC);
-        put(H_VERSION, &VERSION.to_le_bytes());
-        put(H_HEADER_LEN, &(HEADER_LEN as u16).to_le_bytes());
-        put(H_TOTAL_LEN, &(total as u32).to_le_bytes());
-        put(H_BLOBS_OFF, &(blobs_off as u32).to_le_bytes());
-        put(H_CLASS, &[CLASS_FULL, SOURCE_NO_BUILD_ID]);
-        put(H_SLOT_COUNT, &(SLOT_COUNT as u16).to_le_bytes());
-        put(H_DESC_COUNT, &2u16.to_le_bytes());
-        put(H_PROF_COUNT, &(SLOT_COUNT as u16).to_le_bytes());
-        put(H_TOC_COUNT, &(toc as u16).to_le_bytes());
         // Slot 0: descriptor 0; slot 1: descriptor 1.
         put(SLOTS_OFF, &[0, 0, 1, 0]);
         put(SLOTS_OFF + SLOT_LEN, &[1, 0, 1, 0]);
