@@ -121,18 +121,21 @@ pub fn path_str(p: &Path) -> Result<&str, String> {
 }
 
 /// Builds the look-alike of the vendor's full library into `dir` (it needs gcc); returns its
-/// `libnrtucode_internal.so`.
+/// `libnrtucode_internal.so`. In release, as the template README's walkthrough runs it: one
+/// build of the generator for both.
 pub fn lookalike(dir: &Path) -> Result<PathBuf, String> {
-    let args = "run --quiet --locked -p nrtucode-lookalike -- --library full --build --out";
+    let args =
+        "run --quiet --release --locked -p nrtucode-lookalike -- --library full --build --out";
     status(cargo(args).arg(dir).stdout(Stdio::null()))?;
     Ok(dir.join("libnrtucode_internal.so"))
 }
 
-/// Builds the look-alike ([`lookalike`]) into `work/la` and carves it with the workspace's CLI
-/// into `work/blobs`; returns the blob directory.
+/// Builds the look-alike ([`lookalike`]) into `work/la` and carves it with the workspace's
+/// release CLI (the build `cargo run --release -p nrtucode-cli` makes, which the other steps
+/// share: `device::host_tool`) into `work/blobs`; returns the blob directory.
 pub fn carved_lookalike(work: &Path) -> Result<PathBuf, String> {
     let (so, blobs) = (lookalike(&work.join("la"))?, work.join("blobs"));
-    let mut carve = cargo("run --quiet -p nrtucode-cli -- carve");
+    let mut carve = cargo("run --quiet --release -p nrtucode-cli -- carve");
     status(carve.arg(so).arg("--out").arg(&blobs).stdout(Stdio::null()))?;
     Ok(blobs)
 }

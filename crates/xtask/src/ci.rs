@@ -80,14 +80,14 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
         "the CLI's tests ignored where they cannot run, run here as root: tmpfs mounts, carving as nobody, resolve, pack and key -o onto device nodes made with mknod",
         // Every test file with `#[ignore = "needs root…"]` cases (a unit test below checks).
         &[
-            "cargo test -p nrtucode-cli --test atomic_write --test hostile --test bounded_io -- --ignored",
+            "cargo test --workspace --test atomic_write --test hostile --test bounded_io -- --ignored",
         ],
     ),
     // cyclonedx-python-lib (with its json-validation extra) and spdx-tools: .ci/run installs them.
     (
         Lane::Main,
         "nrtucode sbom's BOMs: CycloneDX against the official 1.6 schema (cyclonedx-python-lib's copy, strict), SPDX 2.3 by spdx-tools",
-        &["cargo test -p nrtucode-cli --test sbom -- --ignored"],
+        &["cargo test --workspace --test sbom -- --ignored"],
     ),
     (
         Lane::Main,
@@ -97,11 +97,13 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
     (
         Lane::Main,
         "front-library feature selection: core, C ABI and differential oracle",
-        // The core's doc examples assume the full set: its tests only (`--tests`).
+        // One invocation: the core is built once for the three (their features of it unify to
+        // what the core's own test build has: front, and the packer's, a dev-dependency); three
+        // invocations built it and its dependents three times, the same tests passing (28
+        // CPU-s more). Tests only (`--tests`): the core's doc examples assume the full set, and
+        // the other two have none under `front`.
         &[
-            "cargo test -p nrtucode --tests --no-default-features --features front",
-            "cargo test -p nrtucode-capi --no-default-features --features front",
-            "cargo test -p nrtucode-conformance --no-default-features --features front",
+            "cargo test -p nrtucode -p nrtucode-capi -p nrtucode-conformance --tests --no-default-features --features nrtucode/front,nrtucode-capi/front,nrtucode-conformance/front",
         ],
     ),
     // Feature digest's tests (every fixture blob checks against its recorded digest) run in
@@ -123,14 +125,14 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
             "cargo build -p nrtucode --target riscv32imac-unknown-none-elf --no-default-features --features partition",
             "cargo test -p nrtucode --no-default-features --features partition --lib",
             "xtask size --what partition",
-            "cargo run --quiet -p nrtucode-cli -- pack --fixtures full -o {work}/full.part --key keys/test-ed25519.pem",
-            "cargo run --quiet -p nrtucode-cli -- inspect {work}/full.part --public-key keys/test-ed25519.pub.pem",
+            "cargo run --quiet --release -p nrtucode-cli -- pack --fixtures full -o {work}/full.part --key keys/test-ed25519.pem",
+            "cargo run --quiet --release -p nrtucode-cli -- inspect {work}/full.part --public-key keys/test-ed25519.pub.pem",
         ],
     ),
     (
         Lane::Main,
         "flashable partitions: Intel HEX, ELF and UF2 read back by binutils (objcopy, readelf), the adafruit-uf2 package's uf2conv and pyOCD's file readers, then inspected",
-        &["cargo test -p nrtucode-cli --test flash_formats -- --ignored"],
+        &["cargo test --workspace --test flash_formats -- --ignored"],
     ),
     (
         Lane::Main,
@@ -159,14 +161,19 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
     ),
     // Every optional feature of the core at once (partition implies digest; one invocation a
     // target, so the core is checked once, with its users' features unified in); Mach-O, COFF
-    // (no per-blob link_section there) and aarch64 Linux.
+    // (no per-blob link_section there) and aarch64 Linux. The carve library and the CLI are
+    // checked where their code differs from the host build's, macOS and Windows (cfg(unix) and
+    // cfg(windows) code); on aarch64 Linux they would compile the host's code again: nothing of
+    // theirs depends on the architecture (no target_arch or pointer-width cfg, no C types, no
+    // unsafe: the unit test `the_cli_and_carver_have_no_code_by_architecture` keeps it so).
     (
         Lane::Main,
-        "portable hosts: the core (with partition), the C ABI, the carve library and the CLI type-check for macOS, Windows (no per-blob link_section there) and aarch64 Linux",
+        "portable hosts: the core (with partition), the C ABI, the carve library and the CLI type-check for macOS and Windows (no per-blob link_section there), the core and the C ABI for aarch64 Linux",
         &[
             "cargo check -p nrtucode -p nrtucode-capi -p nrtucode-carve -p nrtucode-cli --features nrtucode/std,nrtucode/digest,nrtucode/defmt,nrtucode/partition --target x86_64-apple-darwin",
             "cargo check -p nrtucode -p nrtucode-capi -p nrtucode-carve -p nrtucode-cli --features nrtucode/std,nrtucode/digest,nrtucode/defmt,nrtucode/partition --target x86_64-pc-windows-msvc",
-            "cargo check -p nrtucode -p nrtucode-capi -p nrtucode-carve -p nrtucode-cli --features nrtucode/std,nrtucode/digest,nrtucode/defmt,nrtucode/partition --target aarch64-unknown-linux-gnu",
+            // The CLI's features of the core named, as its presence unified them in above.
+            "cargo check -p nrtucode -p nrtucode-capi --features nrtucode/std,nrtucode/defmt,nrtucode/deflate,nrtucode/insecure-unsigned,nrtucode/update --target aarch64-unknown-linux-gnu",
         ],
     ),
     // The StdEnv example checks flavor 0 against its environment: once more with a flavor set.
@@ -174,7 +181,7 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
         Lane::Main,
         "doc tests and docs: the StdEnv example once more with a flavor set, rustdoc -D warnings, no link leaves the docs (README's test command runs every doc test)",
         &[
-            "NEURON_UCODE_FLAVOR=test cargo test -p nrtucode --features std --doc StdEnv",
+            "NEURON_UCODE_FLAVOR=test cargo test --workspace --doc StdEnv",
             "RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps",
             "cargo test --workspace --test policy -- --ignored the_rendered_docs_link_only_inside_them",
         ],
@@ -183,9 +190,13 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
         Lane::Main,
         // The shipped binaries only: the repository's tools and test crates have no release
         // users (the benchmarks build their own, below).
+        // Each package alone: the build `cargo run --release -p nrtucode-cli` makes, which the
+        // template's steps beside reuse (built together, the C library's features of shared
+        // dependencies would make the CLI a build of its own: `device::host_tool`).
         "release build of the CLI and the C libraries",
         &[
-            "cargo build --release -p nrtucode-cli -p nrtucode-capi",
+            "cargo build --release -p nrtucode-cli",
+            "cargo build --release -p nrtucode-capi",
             "ls -l {target}/release/nrtucode {target}/release/libnrtucode_capi.a {target}/release/libnrtucode_capi.so",
         ],
     ),
@@ -214,12 +225,12 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
     (
         Lane::Main,
         "C library read from its file: nrtucode inspect of the partition-backed library built with the test key named and with a key of its own (blob source, key ID, build)",
-        &["cargo test -p nrtucode-cli --test inspect_library -- --ignored"],
+        &["cargo test --workspace --test inspect_library -- --ignored"],
     ),
     (
         Lane::Main,
         "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",
-        &["cargo test -p nrtucode --test nopanic -- --ignored"],
+        &["cargo test --workspace --test nopanic -- --ignored"],
     ),
     (
         Lane::Main,
@@ -414,7 +425,7 @@ mod tests {
             }
         }
         let line = (super::STEPS.iter().flat_map(|s| s.2))
-            .find(|l| l.starts_with("cargo test -p nrtucode-cli --test "))
+            .find(|l| l.starts_with("cargo test --workspace --test atomic_write "))
             .unwrap();
         let words: Vec<&str> = line.split_whitespace().collect();
         let mut listed: Vec<&str> = (words.windows(2))
@@ -424,6 +435,62 @@ mod tests {
         found.sort();
         listed.sort_unstable();
         assert_eq!(found, listed);
+    }
+
+    /// The portable-hosts step leaves the carve library and the CLI out of the aarch64 Linux
+    /// check because none of their code depends on the architecture: this keeps it so.
+    #[test]
+    fn the_cli_and_carver_have_no_code_by_architecture() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut dirs = vec![
+            root.join("nrtucode-cli/src"),
+            root.join("nrtucode-carve/src"),
+        ];
+        let mut files = 0;
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                for word in [
+                    "target_arch",
+                    "target_pointer_width",
+                    "target_endian",
+                    "c_char",
+                    "unsafe",
+                ] {
+                    // Code, not comments (doc comments say why `unsafe` is forbidden).
+                    let code = text.lines().filter(|l| !l.trim_start().starts_with("//"));
+                    let uses = code.filter(|l| l.contains(word));
+                    let uses: Vec<&str> = uses
+                        .filter(|l| !l.contains("forbid(unsafe_code)"))
+                        .collect();
+                    assert!(uses.is_empty(), "{}: {word}: {uses:?}", path.display());
+                }
+                files += 1;
+            }
+        }
+        assert!(files > 10, "{files} source files read");
+    }
+
+    /// A release build or run of the CLI names it alone, so that it is the build the template's
+    /// steps and README blocks reuse (`device::host_tool`); a line naming a second package fails.
+    #[test]
+    fn the_release_cli_is_built_alone() {
+        let lines = (super::STEPS.iter().flat_map(|s| s.2))
+            .filter(|l| l.contains("--release") && l.contains("-p nrtucode-cli"));
+        let mut seen = 0;
+        for line in lines {
+            assert_eq!(line.matches("-p ").count(), 1, "{line}");
+            seen += 1;
+        }
+        assert!(
+            seen >= 2,
+            "{seen} release builds or runs of the CLI in the steps"
+        );
     }
 
     #[test]

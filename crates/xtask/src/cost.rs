@@ -166,7 +166,7 @@ fn counted(
 
 /// `cargo xtask cost --what device`: the two backends' tables, then the flash line.
 fn device(meta: &Metadata, _: &bool) -> Result<(), String> {
-    let decoder = device::host_tools(&["nrtucode-defmt"], &["nrtucode-defmt"])?.remove(0);
+    let decoder = device::host_tool("nrtucode-defmt", "nrtucode-defmt")?;
     let work = meta.scratch("device-cost")?;
     println!("{HEADER}; instructions executed\n");
     println!("| way | SHA-256 | instructions per byte | 10,496 B image | 81,344 B image |");

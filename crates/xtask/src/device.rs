@@ -35,26 +35,28 @@ pub fn rustup_target(target: &str) {
     build::quietly(&mut build::cmd("rustup", &format!("target add {target}")));
 }
 
-/// The workspace's release build of host tools (`cargo build --quiet --release --locked -p …`):
-/// the executables named `bins`, in that order, as cargo reported them.
-pub fn host_tools(packages: &[&str], bins: &[&str]) -> Result<Vec<PathBuf>, String> {
+/// The workspace's release build of one host tool, `cargo build --quiet --release --locked -p
+/// PACKAGE`: the executable `bin`, as cargo reported it.
+///
+/// One package a build, the build `cargo run --release -p PACKAGE` makes (the template README's
+/// blocks run the tools so): built with another package, cargo unifies the features of their
+/// shared dependencies (the defmt decoder turns on serde_json's `arbitrary_precision`, the C
+/// library the PEM reader of ed25519-compact), and the same tool is compiled again, under other
+/// features, by the next build that names it alone.
+pub fn host_tool(package: &str, bin: &str) -> Result<PathBuf, String> {
     let mut command = build::cargo("build --quiet --release --locked");
-    for p in packages {
-        command.args(["-p", p]);
-    }
-    build::executables(&mut command, bins, &[])
+    command.args(["-p", package]);
+    build::executable(&mut command, bin)
 }
 
 /// What the template's QEMU cases need: qemu-system-arm, the thumbv7em target, and the
-/// workspace's release `nrtucode` and `nrtucode-defmt` ([`host_tools`]).
+/// workspace's release `nrtucode` and `nrtucode-defmt` ([`host_tool`]).
 pub fn arm_tools() -> Result<(PathBuf, PathBuf), String> {
     require("qemu-system-arm", "qemu-system-arm")?;
     rustup_target(THUMB);
-    let packages = ["nrtucode-cli", "nrtucode-defmt"];
-    match &host_tools(&packages, &["nrtucode", "nrtucode-defmt"])?[..] {
-        [nrtucode, decoder] => Ok((nrtucode.clone(), decoder.clone())),
-        _ => Err("cargo built no nrtucode and nrtucode-defmt".into()),
-    }
+    let nrtucode = host_tool("nrtucode-cli", "nrtucode")?;
+    let decoder = host_tool("nrtucode-defmt", "nrtucode-defmt")?;
+    Ok((nrtucode, decoder))
 }
 
 /// A separate workspace of the repository in `dir` (`examples/bare-metal`, `examples/riscv-virt`,

@@ -177,9 +177,15 @@ pub fn run(meta: &Metadata, seconds: u64, targets: &[String]) -> Result<(), Stri
 /// gets its `--seconds`, and on 2 cores the runs take half the wall time.
 const SIDE_BY_SIDE: usize = 2;
 
-/// `cargo run -q -p PACKAGE --example EXAMPLE -- DIR`.
+/// The example `EXAMPLE` of `PACKAGE`, built with the whole workspace's features (`cargo build
+/// --workspace --example EXAMPLE`: the build README's test command made already, where `-p
+/// PACKAGE` would unify other features and compile the package and its dependencies again), run
+/// with `DIR`.
 fn example(package: &str, example: &str, dir: &Path, quiet: bool) -> Result<(), String> {
-    let mut command = build::cargo(&format!("run -q -p {package} --example {example} --"));
+    let mut build = build::cargo(&format!("build -q --workspace --example {example}"));
+    let program = build::executable(&mut build, example)
+        .map_err(|e| format!("{package}'s example {example}: {e}"))?;
+    let mut command = std::process::Command::new(program);
     command.arg(dir);
     if quiet {
         command.stdout(Stdio::null());
@@ -197,7 +203,8 @@ fn carved_manifest(meta: &Metadata, corpus: &Path) -> Result<(), String> {
         example("nrtucode-test-elf", "fuzz_seeds", &elves, false)?;
         let blobs = work.join("blobs");
         for seed in crate::files::walk(&elves, "")? {
-            let mut carve = build::cargo("run -q -p nrtucode-cli -- carve");
+            // The release CLI the template's steps run too (`device::host_tool`).
+            let mut carve = build::cargo("run -q --release -p nrtucode-cli -- carve");
             let carve = carve.arg(path_str(&seed)?).arg("--out").arg(&blobs);
             if build::quietly(carve) {
                 let to = corpus.join("carved-manifest.tsv");

@@ -220,7 +220,7 @@ fn intact_then_tampered(
 pub fn arm(meta: &Metadata, _: &()) -> Result<(), String> {
     device::require("qemu-system-arm", "qemu-system-arm")?;
     device::rustup_target(device::THUMB);
-    let decoder = Some(device::host_tools(&["nrtucode-defmt"], &["nrtucode-defmt"])?.remove(0));
+    let decoder = Some(device::host_tool("nrtucode-defmt", "nrtucode-defmt")?);
     let work = meta.scratch("qemu")?;
     let template = Separate::template(meta);
     for features in ["qemu", "qemu,const-resolve"] {
@@ -615,8 +615,10 @@ fn readme(
     want: &Want,
 ) -> Result<String, String> {
     if tools {
-        let tools = "build --quiet --release --locked -p nrtucode-cli -p nrtucode-defmt";
-        status(build::cargo(tools).env("CARGO_TARGET_DIR", &meta.target_dir))?;
+        // Each alone, as the block's `cargo run --release -p …` builds it ([`device::host_tool`]);
+        // the workspace's target directory is the block's CARGO_TARGET_DIR (`meta.target_dir`).
+        device::host_tool("nrtucode-cli", "nrtucode")?;
+        device::host_tool("nrtucode-defmt", "nrtucode-defmt")?;
     }
     // Outside the repository: nothing the block does may depend on where it is run from.
     let outside = std::env::temp_dir().join(format!("nrtucode-readme-{}", std::process::id()));
