@@ -31,12 +31,15 @@ const WORKSPACE_TESTS: &str = "tests: cargo test --workspace (README's test comm
 /// and changes nothing the main lane builds. Much of their time uses one core (miri's
 /// interpreter, a toolchain download, an emulator) while the other lane's tests and builds use
 /// the other; the template's steps start about when README's test command ends, and run while
-/// the main lane does.
+/// the main lane does. Last beside comes the link check for panics (`tests/nopanic`): its
+/// builds go to a target directory of its own, and of the workspace's it runs the test binary
+/// README's test command built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Lane {
     /// README's test command's companions: every step not beside.
     Main,
-    /// The steps with target directories of their own, then the template's.
+    /// The steps with target directories of their own, then the template's, then the link
+    /// check for panics.
     Beside,
 }
 
@@ -229,25 +232,15 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
     ),
     (
         Lane::Main,
-        "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",
-        &["cargo test --workspace --test nopanic -- --ignored"],
-    ),
-    (
-        Lane::Main,
-        "deflate codec: round trips, refusals, real firmware (cyw43-firmware crate) against gzip -9, fixtures stay stored",
+        "deflate codec: real firmware (cyw43-firmware crate) against gzip -9 (its round trips, refusals and stored fixtures run in README's test command), the decoder built for thumbv7em",
         &[
-            "cargo test -p nrtucode-deflate -- --include-ignored",
+            // The codec's one ignored test (it needs gzip); README's test command ran the rest,
+            // and `--workspace` is its build (`-p` would compile the codec's tests again).
+            "cargo test --workspace --test real_firmware -- --ignored",
             "cargo build -p nrtucode --target thumbv7em-none-eabihf --no-default-features --features gen-cayman,flavor-perf,deflate,defmt",
         ],
     ),
-    (
-        Lane::Beside,
-        "miri",
-        &[
-            "xtask miri",
-            "cargo +nightly miri test -p nrtucode-capi --lib",
-        ],
-    ),
+    (Lane::Beside, "miri", &["xtask miri"]),
     // The informative benchmarks (figures nothing asserts) run on demand: `cargo xtask bench`.
     // What CI ran of them is checked where it costs nothing more: the clippy step type-checks
     // every bench target (`--all-targets`) and README's test command runs the carve bench's
@@ -305,6 +298,15 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
         Lane::Beside,
         "reproducible firmware: the template from two checkouts puts the same bytes into flash",
         &["xtask reproducible"],
+    ),
+    // Beside, last: its builds go to a target directory of its own (under cargo's target tmp);
+    // in the workspace's it only runs the test binary README's test command built (cargo holds
+    // the workspace's lock for the check that it is fresh, not while the test runs). The lane
+    // beside ends minutes before the main lane otherwise.
+    (
+        Lane::Beside,
+        "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",
+        &["cargo test --workspace --test nopanic -- --ignored"],
     ),
 ];
 
@@ -530,6 +532,8 @@ mod tests {
             "xtask reproducible",
             "examples/bare-metal: ",
             "examples/riscv-virt: ",
+            // README's test command built it; it builds in CARGO_TARGET_TMPDIR/nopanic-check.
+            "cargo test --workspace --test nopanic ",
         ];
         let beside: Vec<&str> = (STEPS.iter())
             .filter(|s| s.0 == Lane::Beside)

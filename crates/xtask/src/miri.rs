@@ -3,8 +3,8 @@
 //! scan) and the integration tests miri can run in a few minutes, then the edition-2021 race of
 //! StdEnv and EnvSnapshot::capture against std::env::set_var on another thread
 //! (crates/nrtucode-env-stress, a short run: miri checks every access of it for undefined
-//! behaviour and data races). The core has no unsafe code; the C ABI's unit tests run under
-//! miri in `cargo xtask ci`.
+//! behaviour and data races), and the C ABI's unit tests (its `unsafe` FFI entry points). The
+//! core has no unsafe code.
 //!
 //! Left out, with why (all of these run natively in `cargo test`; what they check is safe
 //! code):
@@ -36,6 +36,11 @@ pub const SKIPS: [&str; 3] = [
     "update::",
 ];
 
+/// The packages every miri run selects, and their features: the core, the C ABI (its unit
+/// tests; none is in a module the skips name: a unit test below) and the environment race.
+const PACKAGES: &str =
+    "-p nrtucode -p nrtucode-capi -p nrtucode-env-stress --features nrtucode/std";
+
 /// The integration-test modules miri runs, named as filters (of the binary tests/resolvers).
 const MODULES: [&str; 3] = ["return_codes::", "const_eval::", "single_copy::"];
 
@@ -55,19 +60,15 @@ pub fn run() -> Result<(), String> {
     let start = Instant::now();
     let skips: Vec<String> = SKIPS.iter().map(|s| format!("--skip {s}")).collect();
     let skips = skips.join(" ");
-    status(&mut cmd(
-        "cargo",
-        &format!("+nightly miri test -p nrtucode --features std --lib -- {skips}"),
-    ))?;
-    let integration = "+nightly miri test -p nrtucode --features std --test resolvers --";
-    status(&mut cmd(
-        "cargo",
-        &format!("{integration} {} {skips}", MODULES.join(" ")),
-    ))?;
-    status(&mut cmd(
-        "cargo",
-        "+nightly miri test -p nrtucode-env-stress",
-    ))?;
+    // Every run selects the same packages and features, so that miri builds the core and its
+    // dependencies once for the three (each selection of its own unified other features and
+    // built them again).
+    let test = format!("+nightly miri test {PACKAGES}");
+    status(&mut cmd("cargo", &format!("{test} --lib -- {skips}")))?;
+    let modules = MODULES.join(" ");
+    let integration = format!("{test} --test resolvers -- {modules} {skips}");
+    status(&mut cmd("cargo", &integration))?;
+    status(&mut cmd("cargo", &format!("{test} --test set_var_race")))?;
     println!("miri: {} s", start.elapsed().as_secs());
     Ok(())
 }
@@ -97,6 +98,30 @@ mod tests {
         for module in MODULES {
             let m = module.trim_end_matches("::");
             assert!(sources.contains(&format!("mod {m}")), "{m}");
+        }
+    }
+
+    #[test]
+    fn the_skips_leave_every_test_of_the_c_abi() {
+        // The C ABI's unit tests run with the core's skips: none of its modules may match one.
+        let capi = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../nrtucode-capi/src");
+        let files = crate::files::walk(&capi, ".rs").unwrap();
+        assert!(!files.is_empty());
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for name in SKIPS {
+                let wanted = match name.strip_suffix("::") {
+                    Some(module) => format!("mod {module}"),
+                    None => format!("fn {name}("),
+                };
+                assert!(!text.contains(&wanted), "{}: {name}", file.display());
+            }
+            let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+            assert!(
+                !SKIPS.contains(&format!("{stem}::").as_str()),
+                "{}",
+                file.display()
+            );
         }
     }
 }
