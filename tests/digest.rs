@@ -81,7 +81,11 @@ fn every_embedded_blob_verifies_in_place_and_by_copy() {
         assert_eq!(&buffer[..written], blob);
         verified += 1;
     }
-    assert!(verified >= DISTINCT_BLOB_COUNT);
+    // DISTINCT_BLOB_COUNT is 0 in a build that embeds no blob (`--no-default-features
+    // --features partition`), where clippy calls the comparison always true.
+    #[allow(clippy::absurd_extreme_comparisons)]
+    let all_verified = verified >= DISTINCT_BLOB_COUNT;
+    assert!(all_verified);
 }
 
 #[test]

@@ -175,10 +175,16 @@ fn identical_contents_are_embedded_once() {
     if cfg!(nrtucode_fixtures) {
         assert_eq!(DISTINCT_BLOB_COUNT, images + prof_contents.len());
     } else {
-        assert!(DISTINCT_BLOB_COUNT <= images + prof_contents.len());
+        // Both constants are 0 in a build that embeds no blob (`--no-default-features
+        // --features partition`), where clippy calls the comparisons always true.
+        #[allow(clippy::absurd_extreme_comparisons)]
+        let within = DISTINCT_BLOB_COUNT <= images + prof_contents.len();
+        assert!(within);
     }
     let total: usize = selected.iter().map(|g| g.size).sum();
-    assert!(EMBEDDED_BLOB_BYTES <= total);
+    #[allow(clippy::absurd_extreme_comparisons)]
+    let bytes_within = EMBEDDED_BLOB_BYTES <= total;
+    assert!(bytes_within);
     // The pointers agree: identical CAYMAN CAM blobs share one address.
     if cfg!(all(feature = "gen-cayman", nrtucode_fixtures)) {
         let act = nrtucode::resolve_hwdecode(ImageIndex::CAYMAN_NX_ACT, ProfKind::Cam).unwrap();
