@@ -77,6 +77,15 @@ pub fn run() -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// What a skip filter names in source: a filter ending in `::` a module (`mod NAME`), a
+    /// plain one a test (`fn NAME(`).
+    fn skipped_item(name: &str) -> String {
+        match name.strip_suffix("::") {
+            Some(module) => format!("mod {module}"),
+            None => format!("fn {name}("),
+        }
+    }
+
     #[test]
     fn every_skipped_test_exists_in_the_core() {
         // A renamed test would silently start running under miri (or a typo skip nothing).
@@ -88,12 +97,7 @@ mod tests {
             }
         }
         for name in SKIPS {
-            // A filter ending in `::` skips a module of the core's, a plain one a test.
-            let wanted = match name.strip_suffix("::") {
-                Some(module) => format!("mod {module}"),
-                None => format!("fn {name}("),
-            };
-            assert!(sources.contains(&wanted), "{name}");
+            assert!(sources.contains(&skipped_item(name)), "{name}");
         }
         for module in MODULES {
             let m = module.trim_end_matches("::");
@@ -110,11 +114,11 @@ mod tests {
         for file in files {
             let text = std::fs::read_to_string(&file).unwrap();
             for name in SKIPS {
-                let wanted = match name.strip_suffix("::") {
-                    Some(module) => format!("mod {module}"),
-                    None => format!("fn {name}("),
-                };
-                assert!(!text.contains(&wanted), "{}: {name}", file.display());
+                assert!(
+                    !text.contains(&skipped_item(name)),
+                    "{}: {name}",
+                    file.display()
+                );
             }
             let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
             assert!(

@@ -615,10 +615,9 @@ fn readme(
     want: &Want,
 ) -> Result<String, String> {
     if tools {
-        // Each alone, as the block's `cargo run --release -p …` builds it ([`device::host_tool`]);
-        // the workspace's target directory is the block's CARGO_TARGET_DIR (`meta.target_dir`).
-        device::host_tool("nrtucode-cli", "nrtucode")?;
-        device::host_tool("nrtucode-defmt", "nrtucode-defmt")?;
+        // The builds the block's `cargo run --release -p …` makes ([`device::arm_tools`]), in
+        // the workspace's target directory, the block's CARGO_TARGET_DIR (`meta.target_dir`).
+        device::arm_tools()?;
     }
     // Outside the repository: nothing the block does may depend on where it is run from.
     let outside = std::env::temp_dir().join(format!("nrtucode-readme-{}", std::process::id()));
