@@ -53,6 +53,9 @@ use crate::partition::{
 pub const MAX_TRIAL_BOOTS: u8 = 3;
 
 pub mod image;
+pub mod package;
+mod package_install;
+pub use package_install::PackageInstall;
 #[cfg(feature = "mem-flash")]
 pub mod mem_flash;
 pub mod record;
@@ -288,6 +291,15 @@ pub enum UpdateError<E> {
     NoBootableSlot,
     /// The state's sequence number reached `u32::MAX`.
     SequenceExhausted,
+    /// An update package was refused ([`package::PackageError`]): its header, an item, or
+    /// a base other than the slot running (refused before anything is written).
+    Package(package::PackageError),
+}
+
+impl<E> From<package::PackageError> for UpdateError<E> {
+    fn from(e: package::PackageError) -> Self {
+        UpdateError::Package(e)
+    }
 }
 
 impl<E: fmt::Debug> fmt::Display for UpdateError<E> {
@@ -321,6 +333,7 @@ impl<E: fmt::Debug> fmt::Display for UpdateError<E> {
             UpdateError::Refused(e) => write!(f, "update refused: {e}"),
             UpdateError::NoBootableSlot => f.write_str("no slot verifies"),
             UpdateError::SequenceExhausted => f.write_str("state sequence number exhausted"),
+            UpdateError::Package(e) => write!(f, "update package refused: {e}"),
         }
     }
 }
@@ -941,6 +954,23 @@ impl<F: MappedFlash> Slots<F> {
         UpdateError::NoFallback { slot }
     }
 
+    /// The slot running and whether its boot fell back: this `Slots`' last boot's, else the
+    /// slot a boot would use, found as `boot` finds it, writing nothing (one signature check);
+    /// `None` when neither slot verifies.
+    fn running_slot(&self, state: &State) -> Option<(Slot, bool)> {
+        match self.running {
+            Some(running) => Some((running.slot, running.fell_back)),
+            None => choose::<VerifiedPartition<'_>>(
+                self.flash.mapped(),
+                &self.config,
+                state.active,
+                state.min_security_counter,
+            )
+            .ok()
+            .map(|(slot, _, fell_back)| (slot, fell_back)),
+        }
+    }
+
     /// Starts an install into the slot not running: the other one than this `Slots`' last
     /// boot used (without a boot, the slot a boot would use is found as `boot` finds it,
     /// writing nothing: one signature check). The running slot is never written, nor is the
@@ -954,17 +984,7 @@ impl<F: MappedFlash> Slots<F> {
         if state.is_trial() {
             return Err(UpdateError::TrialPending);
         }
-        let running = match self.running {
-            Some(running) => Some((running.slot, running.fell_back)),
-            None => choose::<VerifiedPartition<'_>>(
-                self.flash.mapped(),
-                &self.config,
-                state.active,
-                state.min_security_counter,
-            )
-            .ok()
-            .map(|(slot, _, fell_back)| (slot, fell_back)),
-        };
+        let running = self.running_slot(&state);
         let target = match running {
             Some((slot, true)) if slot != state.active => {
                 self.append(State {

@@ -38,50 +38,15 @@ use nrtucode::update::record::{Geometry as FlashGeometry, Record};
 use nrtucode::update::{
     Config, Layout, MAX_TRIAL_BOOTS, MappedFlash, Slot, Slots, State, Status, UpdateError,
 };
-use nrtucode_pack::{Blobs, PackOptions, SigningKey, pack, sign_partition};
+use nrtucode_pack::{Blobs, PackOptions, SigningKey, pack};
 use nrtucode_testcases::sweep::{Sample, Sweep};
 use sha2::{Digest, Sha256};
 
+mod partitions;
+use partitions::{le32, shrink};
+
 // ---------------------------------------------------------------------------------------------
-// Small signed partitions.
-
-fn le32(b: &[u8], at: usize) -> usize {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
-}
-
-/// `full` with each blob replaced by at most `keep` (<= 32) bytes of its SHA-256, so that
-/// distinct blobs stay distinct (both digests recomputed, the layout redone) and signed with
-/// `key` (as `crates/nrtucode-pack/examples/partition_fuzz_seeds.rs`).
-fn shrink(full: &[u8], keep: usize, key: &SigningKey) -> Vec<u8> {
-    let toc_count = u16::from_le_bytes(full[H_TOC_COUNT..H_TOC_COUNT + 2].try_into().unwrap());
-    let desc_count = u16::from_le_bytes(full[H_DESC_COUNT..H_DESC_COUNT + 2].try_into().unwrap());
-    let [_, toc_off, _, blobs_off] = layout(desc_count as usize, toc_count as usize).unwrap();
-    let mut out = full[..blobs_off].to_vec();
-    let mut at = blobs_off;
-    let mut blobs = Vec::new();
-    for n in 0..toc_count as usize {
-        let e = toc_off + n * TOC_LEN;
-        let (offset, len) = (le32(full, e + T_OFFSET), le32(full, e + T_STORED_LEN));
-        let cut = Sha256::digest(&full[offset..offset + len])[..len.min(keep)].to_vec();
-        out[e + T_OFFSET..e + T_OFFSET + 4].copy_from_slice(&(at as u32).to_le_bytes());
-        for field in [T_STORED_LEN, T_DECODED_LEN] {
-            out[e + field..e + field + 4].copy_from_slice(&(cut.len() as u32).to_le_bytes());
-        }
-        for field in [T_SHA256, T_STORED_SHA256] {
-            out[e + field..e + field + 32].copy_from_slice(&Sha256::digest(&cut));
-        }
-        let end = at + cut.len();
-        blobs.push((at, cut));
-        at = align_up(end).unwrap();
-    }
-    out.resize(at, 0);
-    for (offset, bytes) in blobs {
-        out[offset..offset + bytes.len()].copy_from_slice(&bytes);
-    }
-    out[H_TOTAL_LEN..H_TOTAL_LEN + 4].copy_from_slice(&(at as u32).to_le_bytes());
-    sign_partition(&mut out, key).unwrap();
-    out
-}
+// Small signed partitions (`partitions::shrink`).
 
 struct Parts {
     key: PublicKey,

@@ -96,6 +96,8 @@ pub use load::Loader;
 pub use loaded::Unverified;
 #[cfg(feature = "std")]
 pub use loaded::{LoadedPartition, Trust, Verified};
+#[cfg(feature = "update")]
+pub(crate) use parse::Parsed;
 pub use parse::Partition;
 pub use tables::Tables;
 #[cfg(feature = "insecure-unsigned")]

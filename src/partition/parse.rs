@@ -179,6 +179,29 @@ fn header(field: &'static str) -> FormatError {
     FormatError::BadHeader { field }
 }
 
+/// A parsed partition's layout without the borrow of its bytes ([`Partition::parsed`]), lent
+/// again over the same bytes later ([`Parsed::lend`]): for a reader that lets go of the bytes in
+/// between, as an install writing the other slot of the same flash does.
+#[cfg(feature = "update")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Parsed {
+    layout: Layout,
+    len: usize,
+}
+
+#[cfg(feature = "update")]
+impl Parsed {
+    /// The partition over `bytes`, which must be the bytes it was parsed from (or start with
+    /// them): `None` when they are shorter. Every read of a [`Partition`] is bounds-checked, so
+    /// other bytes give other answers, never a read out of bounds.
+    pub(crate) fn lend<'a>(&self, bytes: &'a [u8]) -> Option<Partition<'a>> {
+        Some(Partition {
+            bytes: bytes.get(..self.len)?,
+            layout: self.layout,
+        })
+    }
+}
+
 impl<'a> Partition<'a> {
     /// Checks `bytes` (a flash region or a file, which may be longer than the partition) and
     /// returns the partition they start with: the header (magic, version, lengths, flags,
@@ -471,6 +494,15 @@ impl<'a> Partition<'a> {
     pub(super) fn toc_records(&self) -> &'a [u8] {
         let len = self.layout.toc_count.saturating_mul(TOC_LEN);
         range(self.bytes, self.layout.toc_off, len).unwrap_or(&[])
+    }
+
+    /// Its layout, to be lent again over the same bytes ([`Parsed::lend`]).
+    #[cfg(feature = "update")]
+    pub(crate) const fn parsed(&self) -> Parsed {
+        Parsed {
+            layout: self.layout,
+            len: self.bytes.len(),
+        }
     }
 
     /// The bytes of the partition (its total length; the input may have been longer).

@@ -47,4 +47,12 @@ pub enum PackError {
     /// The bytes given to [`crate::sign_partition`] are not laid out as a partition.
     #[error("not a partition to sign: {0}")]
     NotAPartition(&'static str),
+    /// An input of an update package (the base, the new partition) does not parse as a
+    /// partition: which one.
+    #[error("{0} is not a partition (its parse failed)")]
+    NotPartition(&'static str),
+    /// An update package was refused (or, writing one, did not read back as the new
+    /// partition).
+    #[error("update package: {0}")]
+    Package(#[from] nrtucode::update::package::PackageError),
 }

@@ -40,10 +40,12 @@ struct ReadmeExample;
 mod blobs;
 mod error;
 mod keys;
+mod package;
 mod write;
 
 pub use blobs::{BlobSourceId, Blobs};
 pub use error::PackError;
 pub use keys::{MAX_PEM_BYTES, SigningKey, public_key_from_pem, public_key_pem, public_key_rust};
 pub use nrtucode_deflate::Summary;
+pub use package::{PackageSummary, apply_package, read_package, update_package};
 pub use write::{Compression, PackOptions, pack, pack_with, sign_partition};

@@ -16,7 +16,8 @@ use nrtucode::partition::{LoadedPartition, Unverified};
 use crate::commands::key::KeyFormat;
 use crate::commands::resolve::Show;
 use crate::commands::{
-    carve, check, diff, inspect, inspect_image, key, list, pack, prof, provision, resolve, sbom,
+    carve, check, diff, inspect, inspect_image, key, list, pack, package, prof, provision, resolve,
+    sbom,
 };
 use crate::shared::exit::EXIT_CODES_HELP;
 use crate::shared::flash_image::{LayoutArgs, parse_number};
@@ -212,7 +213,12 @@ pub(crate) enum Command {
         /// partition ends by its __nrtucode_partition_end.
         #[arg(long, value_name = "MAP.x", conflicts_with = "LayoutArgs")]
         memory_map: Option<PathBuf>,
-        /// JSON output (format nrtucode-inspect/3; for an image nrtucode-inspect-image/2).
+        /// For an update package: the partition the device runs (the package's base); the
+        /// partition the package gives over it is inspected too, as a partition file is.
+        #[arg(long, value_name = "RUNNING.part", conflicts_with = "LayoutArgs")]
+        base: Option<PathBuf>,
+        /// JSON output (format nrtucode-inspect/3; for an image nrtucode-inspect-image/2; for
+        /// an update package nrtucode-inspect-package/1).
         #[arg(long)]
         json: bool,
         /// The layout, for a flash image.
@@ -315,6 +321,29 @@ pub(crate) enum Command {
         #[arg(long)]
         timestamp: bool,
         /// How a partition input is trusted (a library or blob directory needs nothing).
+        #[command(flatten)]
+        trust: TrustArgs,
+    },
+    /// Write an update package: a new partition as a delta from the one a device runs
+    ///
+    /// The update package that takes a device running one partition to another
+    /// (docs/update.md, "Update packages"): the new partition's signed tables and only the
+    /// blobs the running one does not hold, the rest copied on the device from its running
+    /// slot; or the whole new partition when that is not smaller. Both are verified first.
+    #[command(
+        after_help = "Exit codes: 0 written; 64 bad arguments; 65 an input refused; 66 an input missing; 73 the\noutput cannot be created; 74 I/O error."
+    )]
+    Package {
+        /// The partition the device runs (the package's base).
+        #[arg(long, value_name = "RUNNING.part")]
+        base: PathBuf,
+        /// The partition it is to run.
+        #[arg(long, value_name = "NEW.part")]
+        new: PathBuf,
+        /// The package file to write (atomically: a failure leaves it as it was).
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+        /// How both partitions are trusted.
         #[command(flatten)]
         trust: TrustArgs,
     },
@@ -493,11 +522,12 @@ fn dispatch() -> ExitCode {
             file,
             trust,
             memory_map,
+            base,
             json,
             layout,
         } => {
             if !layout.given() {
-                return inspect::run(&file, &trust, memory_map.as_deref(), json);
+                return inspect::run(&file, &trust, memory_map.as_deref(), base.as_deref(), json);
             }
             inspect_image::run(
                 &file,
@@ -562,5 +592,11 @@ fn dispatch() -> ExitCode {
             json,
             trust,
         } => diff::run(&old, &new, &trust, json),
+        Command::Package {
+            base,
+            new,
+            output,
+            trust,
+        } => package::run(&base, &new, &trust, &output),
     }
 }

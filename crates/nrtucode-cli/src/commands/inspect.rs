@@ -55,7 +55,7 @@ use nrtucode::partition::{Getter, Partition, Source, Tables, TrustError};
 use nrtucode_facts::hex::lower_hex;
 use serde::Serialize;
 
-use crate::commands::inspect_library;
+use crate::commands::{inspect_library, inspect_package};
 use crate::shared::error::Error;
 use crate::shared::exit::Exit;
 use crate::shared::flash_file::{Format, Placement};
@@ -564,13 +564,16 @@ fn text(doc: &Doc) -> String {
     out
 }
 
-/// Inspects the partition at `path`, trusted as `trust` says (one key, or the key its header
-/// names of several; without one, nothing is vouched for); or, for a C library built from
-/// `nrtucode-capi`, its library record (`inspect_library`).
+/// Inspects `path`: a partition in any form, trusted as `trust` says (one key, or the key its
+/// header names of several; without one, nothing is vouched for); a C library built from
+/// `nrtucode-capi`, its library record (`inspect_library`); an update package, what it holds
+/// and, with `base`, the partition it gives over that base, as a partition file is inspected
+/// (`inspect_package`).
 pub(crate) fn run(
     path: &Path,
     trust: &TrustArgs,
     memory_map: Option<&Path>,
+    base: Option<&Path>,
     json: bool,
 ) -> ExitCode {
     let loaded = match read_partition_or_library(path) {
@@ -587,10 +590,38 @@ pub(crate) fn run(
                 None => Mode::json(json).fail(library_refusal(path, content.as_deref())),
             };
         }
+        Ok(PartitionOrLibrary::Package(bytes)) => {
+            return inspect_package::run(path, &bytes, base, trust, memory_map, json);
+        }
         Ok(PartitionOrLibrary::Partition(loaded)) => Ok(loaded),
         Err(e) => Err(e),
     };
-    let loaded = loaded.and_then(|loaded| {
+    if let Some(base) = base {
+        return Mode::json(json).fail(Error::new(
+            Exit::Usage,
+            format!(
+                "{}: --base {} is for an update package; this is a partition",
+                path.display(),
+                base.display()
+            ),
+        ));
+    }
+    match partition_doc(path, loaded, trust, memory_map) {
+        Ok(doc) => show(path, &doc, json),
+        Err(e) => Mode::json(json).fail(e),
+    }
+}
+
+/// The inspection of the partition `loaded` read from `path` (a file, or the partition an
+/// update package gives), with the trust options and the memory map: the document, or the
+/// error that stopped it before any check.
+pub(crate) fn partition_doc(
+    path: &Path,
+    loaded: Result<Loaded, Error>,
+    trust: &TrustArgs,
+    memory_map: Option<&Path>,
+) -> Result<Doc, Error> {
+    let (Loaded { bytes, flashed }, key, region) = loaded.and_then(|loaded| {
         let named = Partition::parse(&loaded.bytes)
             .ok()
             .filter(Partition::is_signed)
@@ -598,11 +629,7 @@ pub(crate) fn run(
         let key = trust.key_named(path, named)?;
         let region = memory_map.map(memory_map::read).transpose()?;
         Ok((loaded, key, region))
-    });
-    let (Loaded { bytes, flashed }, key, region) = match loaded {
-        Ok(x) => x,
-        Err(e) => return Mode::json(json).fail(e),
-    };
+    })?;
     let unsigned = if trust.insecure_skip_signature {
         Unsigned::Insecure
     } else {
@@ -616,12 +643,22 @@ pub(crate) fn run(
         unsigned,
     );
     check_placement(&mut doc, flashed, region);
+    Ok(doc)
+}
+
+/// Prints `doc` (JSON or text) and its verdict: the exit code.
+fn show(path: &Path, doc: &Doc, json: bool) -> ExitCode {
     if json {
-        let s = crate::shared::output::json_document(&doc);
+        let s = crate::shared::output::json_document(doc);
         out_fmt!("{s}");
     } else {
-        out_fmt!("{}", text(&doc));
+        out_fmt!("{}", text(doc));
     }
+    verdict(path, doc)
+}
+
+/// The exit code of `doc`'s verdict, with its warning or error on stderr.
+pub(crate) fn verdict(path: &Path, doc: &Doc) -> ExitCode {
     match &doc.error {
         None if doc.verdict == UNVERIFIED => {
             err_line!(
@@ -636,4 +673,9 @@ pub(crate) fn run(
             Exit::DataErr.into()
         }
     }
+}
+
+/// The text form of `doc`.
+pub(crate) fn doc_text(doc: &Doc) -> String {
+    text(doc)
 }

@@ -1,6 +1,6 @@
 //! The commands, one module each: `carve`, `check`, `pack`, `provision`, `key`, `inspect`
 //! (`inspect_image` for a flash image of an update region), [`list`], [`resolve`], [`prof`],
-//! `sbom` (its two documents in `sbom/`), `diff`; `cli` defines the arguments and dispatches
+//! `sbom` (its two documents in `sbom/`), `diff`, `package` (an update package); `cli` defines the arguments and dispatches
 //! to them. What they share (reading inputs, trusting a partition, the error type, writing
 //! output) is in [`crate::shared`].
 //!
@@ -16,9 +16,11 @@ pub mod fuzzing;
 pub(crate) mod inspect;
 pub(crate) mod inspect_image;
 pub(crate) mod inspect_library;
+pub(crate) mod inspect_package;
 pub(crate) mod key;
 pub mod list;
 pub(crate) mod pack;
+pub(crate) mod package;
 pub mod prof;
 pub(crate) mod provision;
 pub mod resolve;

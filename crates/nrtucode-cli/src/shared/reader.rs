@@ -40,6 +40,11 @@ pub(crate) fn read_partition(path: &Path) -> Result<Loaded, Error> {
     match read_partition_or_library(path)? {
         PartitionOrLibrary::Partition(loaded) => Ok(loaded),
         PartitionOrLibrary::Library(content) => Err(library_refusal(path, content.as_deref())),
+        PartitionOrLibrary::Package(_) => Err(Error::bad_data(
+            path,
+            "an update package (nrtucode package wrote it), not a partition: nrtucode inspect \
+             reads it, and with --base RUNNING.part the partition it gives",
+        )),
     }
 }
 
@@ -50,6 +55,8 @@ pub(crate) enum PartitionOrLibrary {
     /// A library (an ELF shared object or a 64-bit ELF): its bytes, for `inspect` to read a C
     /// library's record from; `None` when it is larger than a partition's bound (not read).
     Library(Option<Box<[u8]>>),
+    /// An update package (`nrtucode package`): its bytes, read within a partition's bound.
+    Package(Box<[u8]>),
 }
 
 /// [`read_partition`], except that a library is read (bounded), not refused: `inspect` reads
@@ -61,6 +68,10 @@ pub(crate) fn read_partition_or_library(path: &Path) -> Result<PartitionOrLibrar
             let len = file.bytes().len() as u64;
             after_the_partition(path, len, rest.scan_rest(len)?)?;
             file.into_bytes()
+        }
+        PartitionInput::NotAPartition { header, input, .. } if is_package(&header) => {
+            let content = input.read_rest(&header)?;
+            return Ok(PartitionOrLibrary::Package(content.into_boxed_slice()));
         }
         PartitionInput::NotAPartition { header, input, .. } if is_library(&header) => {
             let content = input.read_rest(&header).ok().map(Vec::into_boxed_slice);
@@ -120,6 +131,11 @@ fn after_the_partition(path: &Path, len: u64, rest: Rest) -> Result<(), Error> {
         );
     }
     Ok(())
+}
+
+/// Whether the first bytes `head` are an update package's (its magic).
+fn is_package(head: &[u8]) -> bool {
+    head.starts_with(&nrtucode::update::package::MAGIC)
 }
 
 /// Whether the first bytes `head` are an ELF file no flashable form is (`pack --format elf`

@@ -1,0 +1,62 @@
+//! Signed partitions made for the update tests from a packed one: every blob rewritten by a
+//! function of its entry number and bytes (both digests recomputed, the layout redone), then
+//! signed again (as `crates/nrtucode-pack/examples/partition_fuzz_seeds.rs`).
+#![allow(dead_code)] // each test binary uses part of it
+
+use nrtucode::partition::format::*;
+use nrtucode_pack::{SigningKey, sign_partition};
+use sha2::{Digest, Sha256};
+
+/// The little-endian `u32` at `at`, as a `usize`.
+pub fn le32(b: &[u8], at: usize) -> usize {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize
+}
+
+/// `full` (a partition of stored blobs) with blob `n`'s bytes replaced by `blob(n, bytes)`,
+/// the security counter set to `counter`, signed with `key`. The new bytes must keep distinct
+/// blobs distinct, and be at least a byte.
+pub fn rewrite(
+    full: &[u8],
+    counter: u32,
+    key: &SigningKey,
+    mut blob: impl FnMut(usize, &[u8]) -> Vec<u8>,
+) -> Vec<u8> {
+    let toc_count = u16::from_le_bytes(full[H_TOC_COUNT..H_TOC_COUNT + 2].try_into().unwrap());
+    let desc_count = u16::from_le_bytes(full[H_DESC_COUNT..H_DESC_COUNT + 2].try_into().unwrap());
+    let [_, toc_off, _, blobs_off] = layout(desc_count as usize, toc_count as usize).unwrap();
+    let mut out = full[..blobs_off].to_vec();
+    let mut at = blobs_off;
+    let mut blobs = Vec::new();
+    for n in 0..toc_count as usize {
+        let e = toc_off + n * TOC_LEN;
+        let (offset, len) = (le32(full, e + T_OFFSET), le32(full, e + T_STORED_LEN));
+        let bytes = blob(n, &full[offset..offset + len]);
+        out[e + T_OFFSET..e + T_OFFSET + 4].copy_from_slice(&(at as u32).to_le_bytes());
+        for field in [T_STORED_LEN, T_DECODED_LEN] {
+            out[e + field..e + field + 4].copy_from_slice(&(bytes.len() as u32).to_le_bytes());
+        }
+        for field in [T_SHA256, T_STORED_SHA256] {
+            out[e + field..e + field + 32].copy_from_slice(&Sha256::digest(&bytes));
+        }
+        let end = at + bytes.len();
+        blobs.push((at, bytes));
+        at = align_up(end).unwrap();
+    }
+    out.resize(at, 0);
+    for (offset, bytes) in blobs {
+        out[offset..offset + bytes.len()].copy_from_slice(&bytes);
+    }
+    out[H_TOTAL_LEN..H_TOTAL_LEN + 4].copy_from_slice(&(at as u32).to_le_bytes());
+    out[H_SECURITY_COUNTER..H_SECURITY_COUNTER + 4].copy_from_slice(&counter.to_le_bytes());
+    sign_partition(&mut out, key).unwrap();
+    out
+}
+
+/// `full` with each blob replaced by at most `keep` (<= 32) bytes of its SHA-256, so that
+/// distinct blobs stay distinct; its security counter kept.
+pub fn shrink(full: &[u8], keep: usize, key: &SigningKey) -> Vec<u8> {
+    let counter = le32(full, H_SECURITY_COUNTER) as u32;
+    rewrite(full, counter, key, |_, bytes| {
+        Sha256::digest(bytes)[..bytes.len().min(keep)].to_vec()
+    })
+}
