@@ -1115,18 +1115,25 @@ impl<F: MappedFlash> Install<'_, F> {
     /// compressed blobs' streams included; their decoded bytes are checked again whenever
     /// loaded). Only then records the slot as the candidate (on trial, 0 boots, the other slot
     /// its previous) and returns that state. On any refusal the state is unchanged.
-    pub fn finish(mut self) -> Result<State, UpdateError<F::Error>> {
+    pub fn finish(self) -> Result<State, UpdateError<F::Error>> {
+        self.finish_with(|_, _| Ok(()))
+    }
+
+    /// [`finish`](Self::finish), with `also` asked, once the slot passed its whole check and
+    /// before the candidate is recorded, whether it may be (given the flash's mapping and the
+    /// checked partition): a refusal leaves the state unchanged.
+    pub(crate) fn finish_with(
+        mut self,
+        also: impl FnOnce(&[u8], &CheckedPartition<'_>) -> Result<(), UpdateError<F::Error>>,
+    ) -> Result<State, UpdateError<F::Error>> {
         self.flush()?;
         let (target, state, received) = (self.target, self.state, self.received);
         let slots = self.slots;
         let total_len = {
-            let checked = check_slot(
-                slots.flash.mapped(),
-                &slots.config,
-                target,
-                state.min_security_counter,
-            )
-            .map_err(UpdateError::Refused)?;
+            let mapped = slots.flash.mapped();
+            let checked = check_slot(mapped, &slots.config, target, state.min_security_counter)
+                .map_err(UpdateError::Refused)?;
+            also(mapped, &checked)?;
             checked.partition().bytes().len()
         };
         if usize::try_from(received).ok() != Some(total_len) {
@@ -1136,6 +1143,24 @@ impl<F: MappedFlash> Install<'_, F> {
             });
         }
         slots.append(candidate(state, target))
+    }
+
+    /// Moves an install just started to slot offset `at` of its target, whose bytes before it
+    /// a resumed install found written and checked: the next byte written goes there. `at` is
+    /// a multiple of `ERASE_SIZE` (its sector is erased before it is written), or the end of a
+    /// partition found written whole (nothing more is written).
+    pub(crate) fn resume_at(&mut self, at: u32) -> Result<(), UpdateError<F::Error>> {
+        let erase = F::ERASE_SIZE;
+        let erased = usize::try_from(at)
+            .ok()
+            .and_then(|at| align_up(at, erase))
+            .and_then(|e| u32::try_from(e).ok())
+            .ok_or(geometry("slot offset"))?;
+        self.received = at;
+        self.flushed = at;
+        self.erased = erased;
+        self.staged = 0;
+        Ok(())
     }
 }
 

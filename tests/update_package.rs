@@ -15,6 +15,7 @@ use nrtucode::update::{Config, Layout, MappedFlash, Slot, Slots, UpdateError};
 use nrtucode_pack::{
     Blobs, PackError, PackOptions, SigningKey, apply_package, pack, read_package, update_package,
 };
+use nrtucode_testcases::sweep::Sweep;
 use proptest::prelude::*;
 
 mod partitions;
@@ -389,5 +390,202 @@ fn a_delta_install_cut_at_every_flash_operation_boots_the_old_or_the_new_partiti
         new.len()
     );
     assert_eq!(cuts, journal.len());
+    assert_eq!(failed, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resumed installs.
+
+/// A front partition of blobs an eighth of the fixtures' (each followed by its entry number,
+/// so that distinct blobs stay distinct), counter 1; the same with three blobs changed,
+/// counter 2; the delta; the key.
+fn medium() -> (Vec<u8>, Vec<u8>, Vec<u8>, SigningKey) {
+    let key = key();
+    let base = rewrite(&fixtures(TableClass::Front, &key), 1, &key, |n, bytes| {
+        let mut b = bytes[..(bytes.len() / 8).max(1)].to_vec();
+        b.extend((n as u16).to_le_bytes());
+        b
+    });
+    let entries = largest_entries(&base);
+    let new = changed(
+        &base,
+        &entries[entries.len() / 2..entries.len() / 2 + 3],
+        &key,
+    );
+    let package = update_package(&base, &new).unwrap();
+    (base, new, package, key)
+}
+
+/// A small deterministic generator (xorshift64*), so that every run cuts the same places.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n.max(1)
+    }
+}
+
+/// The largest stored length of a blob a package carries.
+fn largest_carried(base: &[u8], new: &[u8]) -> usize {
+    let (b, n) = (
+        Partition::parse(base).unwrap().untrusted_tables(),
+        Partition::parse(new).unwrap().untrusted_tables(),
+    );
+    let held: Vec<[u8; 32]> = b
+        .blob_ids()
+        .map(|id| b.toc_entry(id).unwrap().stored_sha256)
+        .collect();
+    n.blob_ids()
+        .map(|id| n.toc_entry(id).unwrap())
+        .filter(|e| !held.contains(&e.stored_sha256))
+        .map(|e| e.stored_len as usize)
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn installs_cut_by_the_link_1000_times_resume_and_take_the_package_once_plus_a_unit_per_cut() {
+    let (base, new, package, key) = medium();
+    let (flash, config) = flash_with(&base, new.len(), public(&key));
+    let factory = flash.bytes().to_vec();
+    // What a cut may cost again: the header, one erase sector and the blob under way.
+    let unit = HEADER_LEN + 4096 + largest_carried(&base, &new);
+    let mut rng = Rng(0x0dd_5eed);
+    let (mut cuts, mut installs, mut link) = (0usize, 0usize, 0usize);
+    while cuts < 1000 {
+        installs += 1;
+        let mut flash = Qspi::new(factory.clone());
+        // Ten cut points of this transfer, uniformly over the package's bytes.
+        let mut points: Vec<usize> = (0..10)
+            .map(|_| HEADER_LEN + rng.below(package.len() - HEADER_LEN))
+            .collect();
+        points.sort_unstable();
+        loop {
+            // A reset: the device knows only what its flash holds.
+            let mut slots = Slots::new(flash, config).unwrap();
+            slots.boot().unwrap();
+            let mut install = slots.resume_package(&package[..HEADER_LEN]).unwrap();
+            link += HEADER_LEN;
+            let from = install.offset() as usize;
+            let cut = points.iter().copied().find(|&p| p > from);
+            let to = cut.unwrap_or(package.len());
+            let mut at = from;
+            while at < to {
+                let end = (at + 1 + rng.below(5000)).min(to);
+                install.write(&package[at..end]).unwrap();
+                at = end;
+            }
+            link += to - from;
+            if cut.is_none() {
+                let state = install.finish().unwrap();
+                assert_eq!((state.active, state.is_trial()), (Slot::B, true));
+                let flash = slots.into_flash();
+                assert_eq!(slot_b(&flash, &config, new.len()), new);
+                break;
+            }
+            // The link drops: the install is abandoned with what it staged (the device resets).
+            points.retain(|&p| p > to);
+            cuts += 1;
+            flash = slots.into_flash();
+        }
+    }
+    let once = installs * package.len();
+    let bound = (1.02 * once as f64) as usize + cuts * unit;
+    println!(
+        "{installs} resumed installs of a {} B package with {cuts} link cuts: {link} B from the \
+         link, {:.1} B again per cut (the bound: 1.02 x {once} B + {cuts} x {unit} B, the header, \
+         a 4 KiB sector and the largest carried blob = {bound} B)",
+        package.len(),
+        (link - once) as f64 / cuts as f64
+    );
+    assert!(link <= bound, "{link} B > {bound} B");
+}
+
+/// A power cut at every erase and write of an install resumed after a link cut (in the middle
+/// of its carried blobs), each followed by a boot that must use the old or the new partition,
+/// byte for byte; then a resume (or, once recorded, nothing) that must end on the new one.
+/// README's test command takes 1 cut in 8 (each resume hashes what the slot holds, in a debug
+/// build); `NRTUCODE_SWEEP=full` every one (`nrtucode_testcases::sweep`).
+#[test]
+fn a_resumed_install_cut_at_every_flash_operation_boots_the_old_or_the_new_partition() {
+    let (base, new, package, key) = medium();
+    let (flash, config) = flash_with(&base, new.len(), public(&key));
+    let mut slots = Slots::new(flash, config).unwrap();
+    slots.boot().unwrap();
+    let mut install = slots.install_package().unwrap();
+    let half = package.len() * 2 / 3;
+    install.write(&package[..half]).unwrap();
+    // The link drops there: the install is abandoned with what it staged.
+    let before = slots.into_flash().bytes().to_vec();
+    let resume = |mem: Vec<u8>| -> Result<(Qspi, u64), String> {
+        let mut slots = Slots::new(Qspi::new(mem), config).unwrap();
+        let boot = slots.boot().map_err(|e| format!("no boot: {e}"))?;
+        if boot.state.is_trial() {
+            return Ok((slots.into_flash(), package.len() as u64));
+        }
+        let mut install = slots
+            .resume_package(&package[..HEADER_LEN])
+            .map_err(|e| format!("resume: {e}"))?;
+        let from = install.offset();
+        for chunk in package[from as usize..].chunks(999) {
+            install.write(chunk).map_err(|e| format!("write: {e}"))?;
+        }
+        install.finish().map_err(|e| format!("finish: {e}"))?;
+        Ok((slots.into_flash(), from))
+    };
+    let (flash, from) = resume(before.clone()).unwrap();
+    assert!(
+        from as usize > HEADER_LEN,
+        "the resume restarted from the first byte"
+    );
+    // The resume's operations: those the flash journaled after `before` (a new `MemFlash`
+    // starts an empty journal).
+    let journal = flash.journal().to_vec();
+    let sample = Sweep::from_env()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .sample(false, 3);
+    let (mut cuts, mut failed, mut old, mut fresh) = (0, 0, 0, 0);
+    each_cut(&before, &journal, 0xc0ffee, |n, mem| {
+        if !sample.takes(n) {
+            return;
+        }
+        cuts += 1;
+        let outcome = (|| {
+            let mut slots = Slots::new(Qspi::new(mem.clone()), config).unwrap();
+            let booted = slots.boot().map_err(|e| format!("no boot: {e}"))?;
+            match booted.partition.partition().bytes() {
+                b if b == &base[..] => old += 1,
+                b if b == &new[..] => fresh += 1,
+                _ => return Err("booted a partition that is neither".to_string()),
+            }
+            let (flash, _) = resume(mem)?;
+            let mut slots = Slots::new(flash, config).unwrap();
+            let booted = slots
+                .boot()
+                .map_err(|e| format!("after the recovery: {e}"))?;
+            if booted.partition.partition().bytes() != &new[..] {
+                return Err("the recovery did not end on the new partition".to_string());
+            }
+            Ok(())
+        })();
+        if let Err(e) = outcome {
+            failed += 1;
+            eprintln!("cut {n}: {e}");
+        }
+    });
+    println!(
+        "resumed delta install (from package byte {from} of {}), QSPI NOR, {}: {cuts} of {} \
+         cut points, {old} booted the old partition, {fresh} the new, {failed} failed",
+        package.len(),
+        sample.describe(),
+        journal.len()
+    );
+    assert_eq!(
+        cuts,
+        journal.len().div_ceil(sample.stride()).min(journal.len())
+    );
     assert_eq!(failed, 0);
 }

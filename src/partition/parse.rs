@@ -230,6 +230,20 @@ impl<'a> Partition<'a> {
         })
     }
 
+    /// The signed prefix of the partition `bytes` start with, while its blob area is still
+    /// being written (an install resumed): every check of [`parse`](Self::parse) but the
+    /// padding of the blob area, which is not read. The partition it gives lends the prefix
+    /// only: its tables, to find where each blob goes and what its digests are.
+    #[cfg(feature = "update")]
+    pub(crate) fn parse_prefix(bytes: &'a [u8]) -> Result<Self, FormatError> {
+        let head = Head::parse(bytes, bytes.len())?;
+        let prefix = bytes.get(..head.blobs_off).ok_or(FormatError::Truncated {
+            needed: head.blobs_off,
+            available: bytes.len(),
+        })?;
+        Self::parse_signed(prefix, &head, &mut super::source::Unwritten)
+    }
+
     /// Every check after the header's, given the header (`head`): the signature block, the
     /// slots, the descriptors, the profiler getters, the table of contents against
     /// `head.total` and the canonical layout, all read from `prefix` (the partition's first

@@ -50,6 +50,34 @@ impl ByteSource for &[u8] {
     }
 }
 
+/// The blob area of a partition still being written (an install resumed): every byte reads as
+/// zero, so a parse of its signed prefix passes the padding checks it cannot make yet. The
+/// blobs and their padding are checked as the resumed install reads them, and the whole
+/// partition at its end.
+#[cfg(feature = "update")]
+pub(crate) struct Unwritten;
+
+#[cfg(feature = "update")]
+impl ByteSource for Unwritten {
+    type Error = FormatError;
+
+    fn read_pieces(
+        &mut self,
+        _offset: usize,
+        len: usize,
+        mut each: impl FnMut(&[u8]),
+    ) -> Result<(), FormatError> {
+        let zeros = [0u8; 16];
+        let mut left = len;
+        while left > 0 {
+            let n = left.min(zeros.len());
+            each(zeros.get(..n).unwrap_or(&[]));
+            left -= n;
+        }
+        Ok(())
+    }
+}
+
 /// A partition at `base` of a flash, read through `ReadNorFlash::read` into a buffer of `N`
 /// bytes (a multiple of the flash's `READ_SIZE`): each read is aligned to `READ_SIZE` and the
 /// bytes outside the range asked for are not given.

@@ -16,7 +16,7 @@
 //! follow in the package, a copy from the base, zero padding. A package has no signature of
 //! its own: what it yields is written into the inactive slot and checked whole, as every
 //! install is (the new partition's signature and every blob's signed digest). Its fields steer
-//! where bytes come from, never how much memory is used: the reader's state is at most 160
+//! where bytes come from, never how much memory is used: the reader's state is at most 200
 //! bytes on a 32-bit target (a `const_assert!`), whatever the partition's size.
 //!
 //! ```
@@ -26,7 +26,7 @@
 //! reader.feed(b"NRTUUPDT", |_| Ok::<(), PackageError>(())).unwrap();
 //! assert_eq!(reader.finish(), Err(PackageError::Incomplete));
 //! let mut reader = PackageReader::new();
-//! let refused = reader.feed(&[0u8; 64], |_| Ok::<(), PackageError>(()));
+//! let refused = reader.feed(&[0u8; 96], |_| Ok::<(), PackageError>(()));
 //! assert_eq!(refused, Err(PackageError::Magic));
 //! ```
 
@@ -41,7 +41,7 @@ pub const MAGIC: [u8; 8] = *b"NRTUUPDT";
 /// The package format's version.
 pub const VERSION: u16 = 1;
 /// Bytes of a package's header.
-pub const HEADER_LEN: usize = 64;
+pub const HEADER_LEN: usize = 96;
 /// Bytes of a delta package's item.
 pub const ITEM_LEN: usize = 8;
 
@@ -87,6 +87,9 @@ pub struct PackageHeader {
     pub carried: u16,
     /// The SHA-256 of the base's signed prefix ([`base_digest`]).
     pub base: [u8; 32],
+    /// The SHA-256 of the new partition's signed prefix ([`base_digest`] of it): what a
+    /// resumed install finds in the slot it writes.
+    pub target: [u8; 32],
 }
 
 /// One item of a delta package: where a table-of-contents entry's stored bytes come from.
@@ -180,6 +183,9 @@ pub enum PackageError {
     Trailing,
     /// The package ended before its last item.
     Incomplete,
+    /// A delta that carries a blob its base holds (or copies one it does not): packages copy
+    /// exactly the blobs the base holds, the rule a resumed install finds its place by.
+    NotCanonical,
 }
 
 impl fmt::Display for PackageError {
@@ -201,6 +207,9 @@ impl fmt::Display for PackageError {
             }
             PackageError::Trailing => f.write_str("bytes after the update package's end"),
             PackageError::Incomplete => f.write_str("the update package ended early"),
+            PackageError::NotCanonical => f.write_str(
+                "the update package carries a blob its base holds: not as nrtucode package writes it",
+            ),
         }
     }
 }
@@ -208,14 +217,14 @@ impl fmt::Display for PackageError {
 impl core::error::Error for PackageError {}
 
 impl PackageHeader {
-    /// The header's 64 bytes.
+    /// The header's 96 bytes.
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut out = [0u8; HEADER_LEN];
         let kind = match self.kind {
             PackageKind::Whole => KIND_WHOLE,
             PackageKind::Delta => KIND_DELTA,
         };
-        let fields: [(usize, &[u8]); 9] = [
+        let fields: [(usize, &[u8]); 10] = [
             (0x00, &MAGIC),
             (0x08, &VERSION.to_le_bytes()),
             (0x0a, &(HEADER_LEN as u16).to_le_bytes()),
@@ -225,6 +234,7 @@ impl PackageHeader {
             (0x18, &self.items.to_le_bytes()),
             (0x1a, &self.carried.to_le_bytes()),
             (0x20, &self.base),
+            (0x40, &self.target),
         ];
         for (at, bytes) in fields {
             if let Some(dst) = out.get_mut(at..at.saturating_add(bytes.len())) {
@@ -272,15 +282,19 @@ impl PackageHeader {
         if prefix_len == 0 || prefix_len > total_len {
             return Err(PackageError::Header);
         }
-        let mut base = [0u8; 32];
-        base.copy_from_slice(h.get(0x20..0x40).ok_or(PackageError::Header)?);
+        let digest = |at: usize| {
+            let mut d = [0u8; 32];
+            d.copy_from_slice(h.get(at..at + 32).ok_or(PackageError::Header)?);
+            Ok::<_, PackageError>(d)
+        };
         Ok(PackageHeader {
             kind,
             total_len,
             prefix_len,
             items,
             carried,
-            base,
+            base: digest(0x20)?,
+            target: digest(0x40)?,
         })
     }
 }
@@ -328,8 +342,9 @@ pub enum Event<'a> {
     Zeros(u8),
 }
 
+/// Where the reader is in a package.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Phase {
+pub(crate) enum Phase {
     Header,
     /// Bytes of the whole partition, or of the delta's prefix, still to come.
     Body {
@@ -344,7 +359,7 @@ enum Phase {
 }
 
 /// A package read as it arrives, in chunks of any size: the [`Event`]s that make the new
-/// partition. At most 160 bytes of state on a 32-bit target, no allocation.
+/// partition. At most 200 bytes of state on a 32-bit target, no allocation.
 #[derive(Clone, Debug)]
 pub struct PackageReader {
     buf: [u8; HEADER_LEN],
@@ -377,6 +392,34 @@ impl PackageReader {
             carried: 0,
             yielded: 0,
         }
+    }
+
+    /// A reader resumed after `header` inside a package, where a resumed install found the
+    /// bytes before it written and checked: at item `item` (`carried` of the items before it
+    /// carried bytes), `yielded` bytes of the new partition behind it, in `phase`
+    /// ([`Phase::Body`] inside the prefix or a whole package, [`Phase::Carried`] inside a
+    /// carried blob, [`Phase::ItemHead`] at an item's first byte, which past the last item is
+    /// the end).
+    pub(crate) fn resumed(
+        header: PackageHeader,
+        item: u16,
+        carried: u16,
+        yielded: u32,
+        phase: Phase,
+    ) -> Result<Self, PackageError> {
+        let mut reader = PackageReader {
+            buf: [0; HEADER_LEN],
+            got: 0,
+            header: Some(header),
+            phase,
+            item,
+            carried,
+            yielded,
+        };
+        if phase == Phase::ItemHead && item >= header.items {
+            reader.phase = reader.end()?;
+        }
+        Ok(reader)
     }
 
     /// The header, once read.
@@ -550,4 +593,4 @@ impl PackageReader {
 // The reader's state on a 32-bit target (CI builds the core for thumbv7em, where this holds):
 // what a device keeps for a package besides its install, whatever the partition's size.
 #[cfg(target_pointer_width = "32")]
-static_assertions::const_assert!(core::mem::size_of::<PackageReader>() <= 160);
+static_assertions::const_assert!(core::mem::size_of::<PackageReader>() <= 200);

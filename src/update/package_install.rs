@@ -2,9 +2,14 @@
 //! not running, its copied blobs taken from the running slot, then checked whole as every
 //! install is ([`Install::finish`]).
 
-use super::package::{Event, PackageError, PackageHeader, PackageReader, base_digest};
+use super::package::{
+    Event, HEADER_LEN, ITEM_LEN, PackageError, PackageHeader, PackageKind, PackageReader, Phase,
+    base_digest,
+};
 use super::{Install, MappedFlash, Slot, Slots, UpdateError, slot_bytes};
-use crate::partition::{BlobId, Parsed, Partition};
+use crate::digest::{Sha256Hasher, SoftSha256};
+use crate::partition::format::align_up;
+use crate::partition::{BlobId, Parsed, Partition, Tables, TocEntry};
 
 /// Bytes copied from the running slot per write: the size of the install's own staging.
 const COPY_PIECE: usize = 256;
@@ -42,6 +47,8 @@ struct Writing<'s, F: MappedFlash> {
 pub struct PackageInstall<'s, F: MappedFlash> {
     reader: PackageReader,
     stage: Option<Stage<'s, F>>,
+    /// The package offset of the next byte [`write`](Self::write) takes.
+    offset: u64,
 }
 
 impl<F: MappedFlash> core::fmt::Debug for PackageInstall<'_, F> {
@@ -49,6 +56,7 @@ impl<F: MappedFlash> core::fmt::Debug for PackageInstall<'_, F> {
         f.debug_struct("PackageInstall")
             .field("reader", &self.reader)
             .field("target", &self.target())
+            .field("offset", &self.offset)
             .finish()
     }
 }
@@ -67,6 +75,48 @@ impl<F: MappedFlash> Slots<F> {
         Ok(PackageInstall {
             reader: PackageReader::new(),
             stage: Some(Stage::Waiting(self)),
+            offset: 0,
+        })
+    }
+
+    /// Resumes the install of the package whose header is `header` (its first
+    /// [`HEADER_LEN`] bytes, fetched again), after a dropped link or a power cut: checked as
+    /// [`install_package`](Self::install_package) checks it (its base the running slot's
+    /// partition, nothing written before). Then the slot not running is read: if it starts
+    /// with the new partition's signed prefix (the header's `target` digest), each blob after
+    /// it is checked against its signed stored digest and padding, in order, up to the first
+    /// that does not hold; the install goes on from the erase sector holding that point (the
+    /// blobs before it are not written again; the sector is erased and written from its
+    /// start). [`PackageInstall::offset`] is the package offset to continue the transfer
+    /// from; [`finish`](PackageInstall::finish) checks the slot whole, as for any install.
+    /// A slot that holds nothing of this package resumes at the package's first byte after
+    /// its header. The granularity is a blob: at most the bytes of the blob under way and one
+    /// erase sector are taken from the link again.
+    pub fn resume_package(
+        &mut self,
+        header: &[u8],
+    ) -> Result<PackageInstall<'_, F>, UpdateError<F::Error>> {
+        let header = PackageHeader::parse(header)?;
+        let mut writing = start(self, &header)?;
+        let at = resume_point(&writing, &header)?;
+        writing.install.resume_at(at.slot)?;
+        if let Some((index, blob, stored_len, from)) = at.copy {
+            let (w, base, parsed) = (&mut writing.install, writing.base, writing.parsed);
+            copy_from_base(w, base, parsed, index, blob, stored_len, from)?;
+        }
+        if at.zeros > 0 {
+            let zeros = [0u8; 16];
+            let pad = zeros
+                .get(..usize::from(at.zeros))
+                .ok_or(PackageError::Header)?;
+            writing.install.write(pad)?;
+        }
+        let yielded = writing.install.received;
+        let reader = PackageReader::resumed(header, at.item, at.carried, yielded, at.phase)?;
+        Ok(PackageInstall {
+            reader,
+            stage: Some(Stage::Writing(writing)),
+            offset: at.package,
         })
     }
 }
@@ -85,13 +135,24 @@ impl<'s, F: MappedFlash> PackageInstall<'s, F> {
         }
     }
 
-    /// The next chunk of the package, of any length.
+    /// The package offset of the next byte [`write`](Self::write) takes: the bytes written so
+    /// far, or, after [`Slots::resume_package`], where the transfer continues.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The next chunk of the package (from [`offset`](Self::offset)), of any length.
     pub fn write(&mut self, chunk: &[u8]) -> Result<(), UpdateError<F::Error>> {
-        let PackageInstall { reader, stage } = self;
+        let PackageInstall {
+            reader,
+            stage,
+            offset,
+        } = self;
         let outcome = reader.feed(chunk, |event| on_event(stage, event));
         if outcome.is_err() {
             *stage = None;
         }
+        *offset = offset.saturating_add(chunk.len() as u64);
         outcome
     }
 
@@ -100,10 +161,28 @@ impl<'s, F: MappedFlash> PackageInstall<'s, F> {
     /// only if it passes, recorded as the candidate.
     pub fn finish(self) -> Result<super::State, UpdateError<F::Error>> {
         self.reader.finish()?;
-        match self.stage {
-            Some(Stage::Writing(w)) => w.install.finish(),
-            _ => Err(PackageError::Incomplete.into()),
-        }
+        let header = self.reader.header().ok_or(PackageError::Incomplete)?;
+        let Some(Stage::Writing(w)) = self.stage else {
+            return Err(PackageError::Incomplete.into());
+        };
+        let (base, parsed, layout) = (w.base, w.parsed, w.install.slots.config.layout);
+        w.install.finish_with(|mapped, checked| {
+            // A delta carries exactly the blobs its base does not hold: the rule a resumed
+            // install finds its place by.
+            if header.kind == PackageKind::Delta {
+                let base = parsed.lend(slot_bytes(mapped, &layout, base));
+                let base = base.ok_or(PackageError::NotCanonical)?.untrusted_tables();
+                let tables = checked.partition().untrusted_tables();
+                let carried = (tables.blob_ids())
+                    .filter_map(|id| tables.toc_entry(id))
+                    .filter(|e| held(&base, e).is_none())
+                    .count();
+                if carried != usize::from(header.carried) {
+                    return Err(PackageError::NotCanonical.into());
+                }
+            }
+            Ok(())
+        })
     }
 }
 
@@ -117,7 +196,7 @@ fn on_event<'s, F: MappedFlash>(
             let Some(Stage::Waiting(slots)) = stage.take() else {
                 return Err(PackageError::Incomplete.into());
             };
-            *stage = Some(start(slots, &header)?);
+            *stage = Some(Stage::Writing(start(slots, &header)?));
             Ok(())
         }
         Event::Bytes(bytes) => writing(stage)?.install.write(bytes),
@@ -132,7 +211,7 @@ fn on_event<'s, F: MappedFlash>(
             stored_len,
         } => {
             let w = writing(stage)?;
-            copy_from_base(&mut w.install, w.base, w.parsed, index, blob, stored_len)
+            copy_from_base(&mut w.install, w.base, w.parsed, index, blob, stored_len, 0)
         }
     }
 }
@@ -152,7 +231,7 @@ fn writing<'a, 's, F: MappedFlash>(
 fn start<'s, F: MappedFlash>(
     slots: &'s mut Slots<F>,
     header: &PackageHeader,
-) -> Result<Stage<'s, F>, UpdateError<F::Error>> {
+) -> Result<Writing<'s, F>, UpdateError<F::Error>> {
     let state = slots.state()?;
     if state.is_trial() {
         return Err(UpdateError::TrialPending);
@@ -177,15 +256,16 @@ fn start<'s, F: MappedFlash>(
         // `install` writes the slot other than the running one: the base.
         return Err(PackageError::BaseMismatch.into());
     }
-    Ok(Stage::Writing(Writing {
+    Ok(Writing {
         install,
         base,
         parsed,
-    }))
+    })
 }
 
 /// Item `index`: the stored bytes of the base's entry `blob` (`stored_len` of them, as the
-/// base's table of contents must say) written next, in pieces read from the running slot.
+/// base's table of contents must say) from byte `from` on, written next, in pieces read from
+/// the running slot.
 fn copy_from_base<F: MappedFlash>(
     install: &mut Install<'_, F>,
     base: Slot,
@@ -193,6 +273,7 @@ fn copy_from_base<F: MappedFlash>(
     index: u16,
     blob: BlobId,
     stored_len: u32,
+    from: u32,
 ) -> Result<(), UpdateError<F::Error>> {
     let refused = || UpdateError::Package(PackageError::Copy { index });
     let layout = install.slots.config.layout;
@@ -200,25 +281,231 @@ fn copy_from_base<F: MappedFlash>(
         let bytes = slot_bytes(install.slots.flash.mapped(), &layout, base);
         let entry = (parsed.lend(bytes))
             .and_then(|p| p.untrusted_tables().toc_entry(blob))
-            .filter(|e| e.stored_len == stored_len)
+            .filter(|e| e.stored_len == stored_len && from <= stored_len)
             .ok_or_else(refused)?;
-        usize::try_from(entry.offset).map_err(|_| refused())?
+        usize::try_from(entry.offset.saturating_add(from)).map_err(|_| refused())?
     };
-    let len = usize::try_from(stored_len).map_err(|_| refused())?;
+    let len = usize::try_from(stored_len - from).map_err(|_| refused())?;
     let mut done = 0;
     while done < len {
         let n = (len - done).min(COPY_PIECE);
         let mut piece = [0u8; COPY_PIECE];
         {
             let bytes = slot_bytes(install.slots.flash.mapped(), &layout, base);
-            let from = start.checked_add(done).ok_or_else(refused)?;
-            let src = bytes
-                .get(from..from.saturating_add(n))
-                .ok_or_else(refused)?;
+            let at = start.checked_add(done).ok_or_else(refused)?;
+            let src = bytes.get(at..at.saturating_add(n)).ok_or_else(refused)?;
             piece.get_mut(..n).ok_or_else(refused)?.copy_from_slice(src);
         }
         install.write(piece.get(..n).ok_or_else(refused)?)?;
         done += n;
     }
     Ok(())
+}
+
+/// The base's entry whose stored bytes are `entry`'s (the same stored digest and length): the
+/// first, as `nrtucode_pack::update_package` copies it. `None`: a delta carries `entry`.
+fn held(base: &Tables<'_>, entry: &TocEntry) -> Option<BlobId> {
+    base.blob_ids().find(|&id| {
+        base.toc_entry(id).is_some_and(|b| {
+            b.stored_sha256 == entry.stored_sha256 && b.stored_len == entry.stored_len
+        })
+    })
+}
+
+/// Where a resumed install goes on ([`resume_point`]).
+struct At {
+    /// The slot offset it writes from (a multiple of `ERASE_SIZE`, or the partition's end).
+    slot: u32,
+    /// The package offset the transfer continues from.
+    package: u64,
+    /// The reader's item, carried count and phase there (after `copy` and `zeros`).
+    item: u16,
+    carried: u16,
+    phase: Phase,
+    /// The rest of a copied blob to write first: (item, base entry, its stored length, from).
+    copy: Option<(u16, BlobId, u32, u32)>,
+    /// Zeros to write first (the rest of a blob's padding).
+    zeros: u8,
+}
+
+/// The first package byte after the header `h` and slot offset 0: an install that starts over.
+fn fresh(h: &PackageHeader) -> At {
+    let left = match h.kind {
+        PackageKind::Whole => h.total_len,
+        PackageKind::Delta => h.prefix_len,
+    };
+    At {
+        slot: 0,
+        package: HEADER_LEN as u64,
+        item: 0,
+        carried: 0,
+        phase: Phase::Body { left },
+        copy: None,
+        zeros: 0,
+    }
+}
+
+/// Where the install `w` of the package `h` goes on: after the blobs its target slot holds
+/// already, checked, from the start of the erase sector the first blob that does not hold
+/// begins in ([`Slots::resume_package`]); [`fresh`] when the slot does not start with the new
+/// partition's signed prefix.
+fn resume_point<F: MappedFlash>(
+    w: &Writing<'_, F>,
+    h: &PackageHeader,
+) -> Result<At, UpdateError<F::Error>> {
+    let slots = &*w.install.slots;
+    let mapped = slots.flash.mapped();
+    let layout = slots.config.layout;
+    let slot = slot_bytes(mapped, &layout, w.install.target);
+    let prefix_len = h.prefix_len as usize;
+    let mut hasher = SoftSha256::new();
+    let same_prefix = slot.get(..prefix_len).is_some_and(|prefix| {
+        hasher.update(prefix);
+        hasher.finish() == h.target
+    });
+    let new = match Partition::parse_prefix(slot) {
+        Ok(new) if same_prefix && new.bytes().len() == prefix_len => new,
+        _ => return Ok(fresh(h)),
+    };
+    let tables = new.untrusted_tables();
+    if h.kind == PackageKind::Delta && new.blob_count() != usize::from(h.items) {
+        return Ok(fresh(h));
+    }
+    // The end of what the slot holds, checked: the prefix, then whole blobs and their padding.
+    let mut verified = prefix_len;
+    for id in tables.blob_ids() {
+        let Some(e) = tables.toc_entry(id) else { break };
+        let (start, end) = (
+            e.offset as usize,
+            (e.offset as usize).saturating_add(e.stored_len as usize),
+        );
+        let next = align_up(end).unwrap_or(usize::MAX);
+        let holds = slot.get(start..end).is_some_and(|bytes| {
+            hasher.reset();
+            hasher.update(bytes);
+            hasher.finish() == e.stored_sha256
+        }) && slot
+            .get(end..next)
+            .is_some_and(|pad| pad.iter().all(|&b| b == 0));
+        if start != verified || !holds {
+            break;
+        }
+        verified = next;
+    }
+    let total = h.total_len as usize;
+    let from = if verified >= total {
+        total
+    } else {
+        verified - verified % F::ERASE_SIZE.max(1)
+    };
+    let slot_at = u32::try_from(from).map_err(|_| PackageError::Header)?;
+    match h.kind {
+        PackageKind::Whole => Ok(At {
+            slot: slot_at,
+            package: (HEADER_LEN + from) as u64,
+            item: 0,
+            carried: 0,
+            phase: if from == total {
+                Phase::Done
+            } else {
+                Phase::Body {
+                    left: h.total_len - slot_at,
+                }
+            },
+            copy: None,
+            zeros: 0,
+        }),
+        PackageKind::Delta if from < prefix_len => Ok(At {
+            slot: slot_at,
+            package: (HEADER_LEN + from) as u64,
+            item: 0,
+            carried: 0,
+            phase: Phase::Body {
+                left: h.prefix_len - slot_at,
+            },
+            copy: None,
+            zeros: 0,
+        }),
+        PackageKind::Delta => {
+            let base = w.parsed.lend(slot_bytes(mapped, &layout, w.base));
+            let base = base.ok_or(PackageError::BaseMismatch)?.untrusted_tables();
+            Ok(item_at(&tables, &base, from, prefix_len, slot_at))
+        }
+    }
+}
+
+/// The delta item the slot offset `from` (past the prefix) falls in, by the rule packages
+/// follow (a blob the base holds is copied, any other carried): the package offset of that
+/// point and the reader's state there, with the rest of a copied blob and of a padding to
+/// write first.
+fn item_at(
+    new: &Tables<'_>,
+    base: &Tables<'_>,
+    from: usize,
+    prefix_len: usize,
+    slot_at: u32,
+) -> At {
+    let mut package = (HEADER_LEN + prefix_len) as u64;
+    let mut carried = 0u16;
+    let mut at = At {
+        slot: slot_at,
+        package,
+        item: 0,
+        carried: 0,
+        phase: Phase::ItemHead,
+        copy: None,
+        zeros: 0,
+    };
+    for (n, id) in new.blob_ids().enumerate() {
+        let Some(e) = new.toc_entry(id) else { break };
+        let item = n as u16;
+        let copied = held(base, &e);
+        let (start, end) = (e.offset as usize, e.offset as usize + e.stored_len as usize);
+        let next = align_up(end).unwrap_or(usize::MAX);
+        let data = package + ITEM_LEN as u64;
+        let after = data
+            + if copied.is_some() {
+                0
+            } else {
+                u64::from(e.stored_len)
+            };
+        if from < next {
+            let inside = (from.saturating_sub(start)) as u32;
+            at.item = item;
+            match copied {
+                // Inside a carried blob: the transfer resumes inside its bytes.
+                None if from < end => {
+                    at.package = data + u64::from(inside);
+                    at.carried = carried + 1;
+                    at.phase = Phase::Carried {
+                        left: e.stored_len - inside,
+                    };
+                }
+                // Inside a copied blob: its rest is copied now; the transfer resumes at the
+                // next item.
+                Some(blob) if from < end => {
+                    at.copy = Some((item, blob, e.stored_len, inside));
+                    at.zeros = (next - end) as u8;
+                    at.package = after;
+                    at.carried = carried;
+                    at.item = item + 1;
+                }
+                // In the padding after a blob: its rest now, then the next item.
+                _ => {
+                    at.zeros = (next - from) as u8;
+                    at.package = after;
+                    at.carried = carried + u16::from(copied.is_none());
+                    at.item = item + 1;
+                }
+            }
+            return at;
+        }
+        package = after;
+        carried += u16::from(copied.is_none());
+    }
+    // Past the last blob: the whole partition is there; the package's end.
+    at.package = package;
+    at.carried = carried;
+    at.item = new.blob_ids().count() as u16;
+    at
 }

@@ -39,6 +39,7 @@ pub fn update_package(base: &[u8], new: &[u8]) -> Result<Vec<u8>, PackError> {
     let digest = base_digest(base).ok_or(PackError::NotPartition("the base"))?;
     let total_len = u32::try_from(new.len()).map_err(|_| PackError::TooLarge("total_len"))?;
     let prefix_len = blobs_off(new).ok_or(PackError::NotPartition("the new one"))?;
+    let target = base_digest(new).ok_or(PackError::NotPartition("the new one"))?;
 
     let base_tables = base_p.untrusted_tables();
     let mut held: HashMap<[u8; 32], (BlobId, u32)> = HashMap::new();
@@ -79,6 +80,7 @@ pub fn update_package(base: &[u8], new: &[u8]) -> Result<Vec<u8>, PackError> {
         items,
         carried,
         base: digest,
+        target,
     };
     let mut out;
     if delta_len < HEADER_LEN + new.len() {

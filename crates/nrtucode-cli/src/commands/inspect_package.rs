@@ -11,7 +11,8 @@
 //!
 //! ```text
 //! { "format": "nrtucode-inspect-package/1", "file": "...", "kind": "delta" | "whole",
-//!   "package_len": 8440, "base": "<64 hex>", "total_len": 2860384, "prefix_len": 9232,
+//!   "package_len": 8472, "base": "<64 hex>", "target": "<64 hex>", "total_len": 2860384,
+//!   "prefix_len": 7856,
 //!   "carried": { "blobs": 3, "bytes": 66736 }, "copied": { "blobs": 62, "bytes": 2785792 },
 //!   "base_file": null | "...", "partition": null | INSPECT }   // INSPECT: nrtucode-inspect/3's object
 //! ```
@@ -45,6 +46,7 @@ struct PackageDoc<'a> {
     kind: &'static str,
     package_len: usize,
     base: String,
+    target: String,
     total_len: u32,
     prefix_len: u32,
     carried: Count,
@@ -123,6 +125,7 @@ fn document<'a>(
         kind: h.kind.name(),
         package_len,
         base: lower_hex(&h.base),
+        target: lower_hex(&h.target),
         total_len: h.total_len,
         prefix_len: h.prefix_len,
         carried: Count {
@@ -143,7 +146,7 @@ fn text(doc: &PackageDoc<'_>) -> String {
     let mut out = format!(
         "file: {}\nupdate package: {}, {} bytes ({share:.2}% of the partition it gives)\n\
          base: the partition whose signed prefix has SHA-256 {}\n\
-         new partition: {} bytes, signed prefix {} bytes\n\
+         new partition: {} bytes, signed prefix {} bytes, whose SHA-256 is {}\n\
          blobs carried: {} ({} bytes)\nblobs copied from the running slot: {} ({} bytes)\n",
         doc.file,
         doc.kind,
@@ -151,6 +154,7 @@ fn text(doc: &PackageDoc<'_>) -> String {
         doc.base,
         doc.total_len,
         doc.prefix_len,
+        doc.target,
         doc.carried.blobs,
         doc.carried.bytes,
         doc.copied.blobs,
