@@ -778,6 +778,71 @@ pub fn pack_front(
     Ok(out)
 }
 
+/// The update package case: slot A holds `p1`; the link offers the delta (`nrtucode package`)
+/// to `p2`, the same blobs with a higher security counter: its signed prefix and an item per
+/// blob, every blob copied from slot A on the device (the update build has no inflater, so the
+/// blobs stay stored; the host tests, `tests/update_package.rs`, carry changed ones). The link
+/// drops halfway through the items (the firmware's emulated loss), the device resets, resumes
+/// past the first byte after the header (from the last blob slot B holds, checked), installs,
+/// boots B on trial, confirms it and boots it again.
+fn package(
+    boots: &Boots,
+    nrtucode: &Path,
+    (meta, work, p1, p2): (&Metadata, &Path, &Path, &Path),
+) -> Result<(), String> {
+    let pkg = work.join("update.pkg");
+    let mut command = Command::new(nrtucode);
+    command
+        .args(["package", "--base"])
+        .arg(p1)
+        .arg("--new")
+        .arg(p2)
+        .arg("--public-key")
+        .arg(meta.root.join("keys/test-ed25519.pub.pem"))
+        .arg("-o")
+        .arg(&pkg);
+    status(command.stdout(Stdio::null()))?;
+    let len = files::read(&pkg)?.len();
+    let want = Want::exit(0)
+        .count("engine not loaded", 0)
+        .count("ERROR", 0)
+        .count("INFO  boot ", 4)
+        .in_order(&[
+            "INFO  boot 0: power-on",
+            "INFO  booted slot A: ",
+            &format!("INFO  update offered: {len} bytes"),
+            "INFO  package: delta, base prefix digest ",
+            &format!("resuming at package byte 96 of {len}, slot Some(B)"),
+            "WARN  the link dropped at package byte ",
+            "INFO  boot 1: after a reset",
+            "INFO  booted slot A: ",
+            "INFO  package: delta",
+            "INFO  update installed into slot B: ",
+            "INFO  boot 2: after a reset",
+            "INFO  confirmed slot B: minimum security counter 2; reset",
+            "INFO  boot 3: after a reset",
+            "INFO  running the update from slot B, confirmed",
+        ]);
+    let log = boots.boot("package", &[p1, &pkg], &want)?;
+    // The second transfer resumed past what the first one wrote, checked: not from byte 96.
+    let resumed: Vec<usize> = log
+        .lines()
+        .filter_map(|l| l.split("resuming at package byte ").nth(1))
+        .filter_map(|rest| rest.split(' ').next()?.parse().ok())
+        .collect();
+    match resumed[..] {
+        [96, second] if second > 96 => {
+            println!(
+                "qemu-update: the package resumed at byte {second} of {len} after the link dropped"
+            );
+            Ok(())
+        }
+        _ => Err(format!(
+            "package: the resumed transfer's offsets are {resumed:?}, not 96 then past it"
+        )),
+    }
+}
+
 /// The update cases: slot A holds a signed partition (`-device loader` at 0x21000000, as a
 /// probe writes it); an update waits in the download area ([`device::DOWNLOADS`]: `-device loader`
 /// stands in for the link). The firmware boots A, streams the update into slot B through `NorFlash` in odd
@@ -868,6 +933,7 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     let rollback = kept("Trust(Rollback { found: 1, minimum: 2 })");
     boots.boot("downgrade", &[&p2, &p1], &rollback)?;
 
+    package(&boots, nrtucode, (meta, &work, &p1, &p2))?;
     factory(&boots, nrtucode, (meta, &p1))?;
 
     println!("== the template README's update commands, as written");
@@ -884,6 +950,25 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
         &work,
         &confirmed,
     )?;
+    println!("== the template README's update package commands, as written");
+    let package_work = work.join("package");
+    files::create_dir(&package_work)?;
+    let env = [("WORK", package_work.as_os_str())];
+    let resumed = Want::exit(0).in_order(&[
+        "resuming at package byte 96 of ",
+        "WARN  the link dropped at package byte ",
+        "INFO  boot 1: after a reset",
+        "INFO  update installed into slot B: ",
+        "confirmed slot B",
+        "INFO  running the update from slot B, confirmed",
+    ]);
+    readme(
+        meta,
+        ("<!-- package-walkthrough:", true),
+        &env,
+        &work,
+        &resumed,
+    )?;
     println!("== the template README's factory image commands, as written");
     let factory_work = work.join("factory");
     files::create_dir(&factory_work)?;
@@ -897,7 +982,7 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     )?;
     let _ = std::fs::remove_dir_all(&work);
     println!(
-        "qemu-update: a factory image from `nrtucode provision` boots slot A, confirmed; the update installs, boots on trial, is confirmed and boots again across resets; a changed byte, a download cut off halfway and a downgrade are refused and slot A keeps booting"
+        "qemu-update: a factory image from `nrtucode provision` boots slot A, confirmed; the update installs, boots on trial, is confirmed and boots again across resets; an update package's link drops halfway and its install resumes past what slot B holds; a changed byte, a download cut off halfway and a downgrade are refused and slot A keeps booting"
     );
     Ok(())
 }

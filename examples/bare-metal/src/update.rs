@@ -13,16 +13,22 @@
 //!    (which raises the minimum security counter), then a reset;
 //! 4. confirmed, and the link offers an update not yet tried in this power cycle: it is
 //!    streamed into the inactive slot in chunks of odd sizes (`Install::write`), checked whole
-//!    (`Install::finish`), then a reset, whether it was accepted or refused;
+//!    (`Install::finish`), then a reset, whether it was accepted or refused. An update package
+//!    (`nrtucode package`: a delta from the running partition) goes through
+//!    `Slots::resume_package`, and the emulated link drops once in each power cycle, halfway
+//!    through what follows the new partition's signed prefix: a reset, then the install resumes from the last blob the slot holds, checked,
+//!    and takes the rest of the package from the byte `PackageInstall::offset` names;
 //! 5. otherwise the program ends: status 0 when it runs the update (or none was offered), 4
 //!    when the update was refused and the previous partition runs, 1 when the engine failed.
 //!
-//! The mailbox (four words of RAM kept across a reset: magic, boot number, update tried) tells
-//! a reset from a power-on, and stops the loop after the update was tried once: the download
-//! area, written by `-device loader`, offers the same bytes again after every reset.
+//! The mailbox (four words of RAM kept across a reset: magic, boot number, update tried, link
+//! dropped) tells a reset from a power-on, and stops the loop after the update was tried once:
+//! the download area, written by `-device loader`, offers the same bytes again after every
+//! reset.
 
 use embedded_storage::nor_flash::{NorFlash, ReadNorFlash};
 use nrtucode::partition::TableClass;
+use nrtucode::update::package::{self, PackageHeader};
 use nrtucode::update::{Config, Layout, MappedFlash, Slots, State, UpdateError};
 
 use crate::board::{self, Outcome};
@@ -134,7 +140,11 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
         );
         let (images, failed) = crate::load_engine(&boot.partition, memory);
         let loaded = crate::engine_ready(images, failed);
-        let runs_update = !link.is_empty() && p.bytes() == link;
+        let runs_update = match PackageHeader::parse(link) {
+            // A package: the partition it gives is the one running (its signed prefix's digest).
+            Ok(h) => package::base_digest(p.bytes()) == Some(h.target),
+            Err(_) => !link.is_empty() && p.bytes() == link,
+        };
         (boot.slot, boot.state, loaded, runs_update)
     };
 
@@ -171,13 +181,22 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
         board::reset();
     }
 
-    // 4. An update the link offers, once per power cycle.
+    // 4. An update the link offers, once per power cycle (a package: once more after the
+    // emulated link drop).
     if !link.is_empty() && mailbox[2] == 0 && !runs_update {
-        mailbox[2] = 1;
+        let is_package = link.starts_with(&package::MAGIC);
+        let drop_link = is_package && mailbox[3] == 0;
+        mailbox[2] = u32::from(!drop_link);
+        mailbox[3] = 1;
         flash::set_mailbox(mailbox);
         defmt::info!("update offered: {} bytes", link.len());
         let before = slots.flash().counts();
-        match install(&mut slots, link) {
+        let installed = if is_package {
+            install_package(&mut slots, link, drop_link)
+        } else {
+            install(&mut slots, link)
+        };
+        match installed {
             Ok(s) => {
                 let after = slots.flash().counts();
                 defmt::info!(
@@ -215,6 +234,59 @@ fn slot_a_only(nor: &RamFlash) -> bool {
     nor.mapped()
         .get(state..)
         .is_some_and(|sectors| sectors.iter().all(|b| *b == 0))
+}
+
+/// Installs the update package `link` as the link delivers it (`Slots::resume_package`: from
+/// where the slot it writes says an earlier transfer got, checked; from its first byte after
+/// the header otherwise); with `drop_link`, the link drops halfway through what follows the new
+/// partition's signed prefix, and the device resets, as after a link loss with a watchdog.
+fn install_package(
+    slots: &mut Slots<RamFlash>,
+    link: &[u8],
+    drop_link: bool,
+) -> Result<State, UpdateError<NorError>> {
+    let header = link.get(..package::HEADER_LEN).unwrap_or(link);
+    let mut install = slots.resume_package(header)?;
+    let from = usize::try_from(install.offset()).unwrap_or(usize::MAX);
+    if let Some(h) = install.header() {
+        defmt::info!(
+            "package: {=str}, base prefix digest {=[u8]:02x}..., {} blobs carried; resuming at package byte {} of {}, slot {}",
+            h.kind.name(),
+            h.base.get(..4).unwrap_or(&[]),
+            h.carried,
+            from,
+            link.len(),
+            install.target()
+        );
+    }
+    // The emulated loss: halfway through what follows the new partition's signed prefix.
+    let after_prefix = install
+        .header()
+        .map_or(0, |h| package::HEADER_LEN.saturating_add(h.prefix_len as usize));
+    let stop = if drop_link {
+        after_prefix.saturating_add(link.len()) / 2
+    } else {
+        link.len()
+    };
+    let mut received = [0u8; 4096];
+    let mut at = from;
+    for size in CHUNKS.iter().cycle() {
+        if at >= stop {
+            break;
+        }
+        let end = at.saturating_add(*size).min(stop);
+        let (Some(chunk), Some(buf)) = (link.get(at..end), received.get_mut(..end - at)) else {
+            break;
+        };
+        buf.copy_from_slice(chunk);
+        install.write(buf)?;
+        at = end;
+    }
+    if drop_link {
+        defmt::warn!("the link dropped at package byte {}; reset", at);
+        board::reset();
+    }
+    install.finish()
 }
 
 /// Streams `update` into the inactive slot as the link delivers it: each chunk copied into a
