@@ -351,32 +351,61 @@ fn a_delta_install_cut_at_every_flash_operation_boots_the_old_or_the_new_partiti
     slots.boot().unwrap();
     install(&mut slots, &package).unwrap();
     let journal = slots.flash().journal().to_vec();
-    let (mut cuts, mut failed, mut old, mut fresh) = (0, 0, 0, 0);
+    // The boot after a cut: the old partition or the new, whole (`true`: the new).
+    let boots_either = |mem: &[u8]| -> Result<bool, String> {
+        let mut slots = Slots::new(Qspi::new(mem.to_vec()), config).unwrap();
+        let booted = slots.boot().map_err(|e| format!("no boot: {e}"))?;
+        match booted.partition.partition().bytes() {
+            b if b == &base[..] => Ok(false),
+            b if b == &new[..] => Ok(true),
+            _ => Err("booted a partition that is neither".to_string()),
+        }
+    };
+    // The recovery: a boot, the install again unless the new one is on trial; then the next
+    // boot must use the new one. The flash it leaves, whose journal is the recovery's.
+    let recover = |mem: &[u8]| -> Result<Qspi, String> {
+        let mut slots = Slots::new(Qspi::new(mem.to_vec()), config).unwrap();
+        let trial = (slots.boot().map_err(|e| format!("no boot: {e}"))?)
+            .state
+            .is_trial();
+        if !trial {
+            install(&mut slots, &package).map_err(|e| format!("install again: {e}"))?;
+        }
+        let flash = slots.into_flash();
+        let mut after = Slots::new(Qspi::new(flash.bytes().to_vec()), config).unwrap();
+        match after
+            .boot()
+            .map(|b| b.partition.partition().bytes() == &new[..])
+        {
+            Ok(true) => Ok(flash),
+            other => Err(format!("after the recovery: {other:?}")),
+        }
+    };
+    let (mut cuts, mut failed, mut old, mut fresh, mut second_cuts) = (0, 0, 0, 0, 0);
     each_cut(&before, &journal, 0x5eed, |n, mem| {
         cuts += 1;
-        let mut slots = Slots::new(Qspi::new(mem), config).unwrap();
         let outcome = (|| {
-            let booted = slots.boot().map_err(|e| format!("no boot: {e}"))?;
-            let bytes = booted.partition.partition().bytes();
-            if bytes == &base[..] {
-                old += 1;
-            } else if bytes == &new[..] {
+            if boots_either(&mem)? {
                 fresh += 1;
             } else {
-                return Err("booted a partition that is neither".to_string());
+                old += 1;
             }
-            let trial = booted.state.is_trial();
-            if !trial {
-                install(&mut slots, &package).map_err(|e| format!("install again: {e}"))?;
+            let recovery = recover(&mem)?.journal().to_vec();
+            // For 1 cut in 8, the recovery is cut too, at each of its operations.
+            if n % 8 == 0 {
+                let mut second = Ok(());
+                each_cut(&mem, &recovery, n as u64, |m, mem| {
+                    if second.is_ok() {
+                        second_cuts += 1;
+                        second = boots_either(&mem)
+                            .and_then(|_| recover(&mem))
+                            .map(|_| ())
+                            .map_err(|e| format!("second cut {m}: {e}"));
+                    }
+                });
+                second?;
             }
-            let booted = Slots::new(slots.into_flash(), config)
-                .unwrap()
-                .boot()
-                .map(|b| (b.slot, b.partition.partition().bytes() == &new[..]));
-            match booted {
-                Ok((_, true)) => Ok(()),
-                other => Err(format!("after the recovery: {other:?}")),
-            }
+            Ok::<(), String>(())
         })();
         if let Err(e) = outcome {
             failed += 1;
@@ -385,11 +414,13 @@ fn a_delta_install_cut_at_every_flash_operation_boots_the_old_or_the_new_partiti
     });
     println!(
         "delta install ({} B package, {} B partition), QSPI NOR: {cuts} cut points, {old} \
-         booted the old partition, {fresh} the new, {failed} failed",
+         booted the old partition, {fresh} the new, {failed} failed; {second_cuts} second cuts \
+         (every operation of the recovery after 1 cut in 8)",
         package.len(),
         new.len()
     );
     assert_eq!(cuts, journal.len());
+    assert!(second_cuts > 0);
     assert_eq!(failed, 0);
 }
 
@@ -506,7 +537,8 @@ fn installs_cut_by_the_link_1000_times_resume_and_take_the_package_once_plus_a_u
 
 /// A power cut at every erase and write of an install resumed after a link cut (in the middle
 /// of its carried blobs), each followed by a boot that must use the old or the new partition,
-/// byte for byte; then a resume (or, once recorded, nothing) that must end on the new one.
+/// byte for byte; then a resume (or, once recorded, nothing) that must end on the new one; for
+/// a sample, that recovery is cut again, with the same rules.
 /// README's test command takes 1 cut in 8 (each resume hashes what the slot holds, in a debug
 /// build); `NRTUCODE_SWEEP=full` every one (`nrtucode_testcases::sweep`).
 #[test]
@@ -544,15 +576,31 @@ fn a_resumed_install_cut_at_every_flash_operation_boots_the_old_or_the_new_parti
     // The resume's operations: those the flash journaled after `before` (a new `MemFlash`
     // starts an empty journal).
     let journal = flash.journal().to_vec();
-    let sample = Sweep::from_env()
-        .unwrap_or_else(|e| panic!("{e}"))
-        .sample(false, 3);
-    let (mut cuts, mut failed, mut old, mut fresh) = (0, 0, 0, 0);
+    let sweep = Sweep::from_env().unwrap_or_else(|e| panic!("{e}"));
+    let sample = sweep.sample(false, 3);
+    // The second cuts: (1 first cut taken in N, 1 of its recovery's operations in M).
+    let second_every: (usize, usize) = match sweep {
+        Sweep::Full => (16, 8),
+        Sweep::Sampled => (64, 32),
+    };
+    // After a recovery: the next boot uses the new partition.
+    let ends_new = |flash: Qspi| -> Result<(), String> {
+        let mut slots = Slots::new(flash, config).unwrap();
+        let booted = slots
+            .boot()
+            .map_err(|e| format!("after the recovery: {e}"))?;
+        if booted.partition.partition().bytes() != &new[..] {
+            return Err("the recovery did not end on the new partition".to_string());
+        }
+        Ok(())
+    };
+    let (mut cuts, mut failed, mut old, mut fresh, mut second_cuts) = (0, 0, 0, 0, 0);
     each_cut(&before, &journal, 0xc0ffee, |n, mem| {
         if !sample.takes(n) {
             return;
         }
         cuts += 1;
+        let taken = cuts;
         let outcome = (|| {
             let mut slots = Slots::new(Qspi::new(mem.clone()), config).unwrap();
             let booted = slots.boot().map_err(|e| format!("no boot: {e}"))?;
@@ -561,13 +609,30 @@ fn a_resumed_install_cut_at_every_flash_operation_boots_the_old_or_the_new_parti
                 b if b == &new[..] => fresh += 1,
                 _ => return Err("booted a partition that is neither".to_string()),
             }
-            let (flash, _) = resume(mem)?;
-            let mut slots = Slots::new(flash, config).unwrap();
-            let booted = slots
-                .boot()
-                .map_err(|e| format!("after the recovery: {e}"))?;
-            if booted.partition.partition().bytes() != &new[..] {
-                return Err("the recovery did not end on the new partition".to_string());
+            let (flash, _) = resume(mem.clone())?;
+            let recovery = flash.journal().to_vec();
+            ends_new(flash)?;
+            // For a sample of the first cuts, the recovery is cut too, at a sample of its
+            // operations: each boot the old partition or the new, and a second recovery ends on
+            // the new.
+            if taken % second_every.0 == 1 {
+                let mut second = Ok(());
+                each_cut(&mem, &recovery, n as u64, |m, mem| {
+                    if m % second_every.1 != 0 || second.is_err() {
+                        return;
+                    }
+                    second_cuts += 1;
+                    second = (|| {
+                        let mut slots = Slots::new(Qspi::new(mem.clone()), config).unwrap();
+                        let booted = slots.boot().map_err(|e| format!("no boot: {e}"))?;
+                        let bytes = booted.partition.partition().bytes();
+                        if bytes != &base[..] && bytes != &new[..] {
+                            return Err(format!("second cut {m}: booted neither"));
+                        }
+                        ends_new(resume(mem)?.0).map_err(|e| format!("second cut {m}: {e}"))
+                    })();
+                });
+                second?;
             }
             Ok(())
         })();
@@ -578,14 +643,19 @@ fn a_resumed_install_cut_at_every_flash_operation_boots_the_old_or_the_new_parti
     });
     println!(
         "resumed delta install (from package byte {from} of {}), QSPI NOR, {}: {cuts} of {} \
-         cut points, {old} booted the old partition, {fresh} the new, {failed} failed",
+         cut points, {old} booted the old partition, {fresh} the new, {failed} failed; \
+         {second_cuts} second cuts in the recoveries of 1 first cut taken in {} (1 operation \
+         in {})",
         package.len(),
         sample.describe(),
-        journal.len()
+        journal.len(),
+        second_every.0,
+        second_every.1
     );
+    assert!(second_cuts > 0);
     assert_eq!(
         cuts,
-        journal.len().div_ceil(sample.stride()).min(journal.len())
+        (0..journal.len()).filter(|&n| sample.takes(n)).count()
     );
     assert_eq!(failed, 0);
 }
