@@ -33,6 +33,7 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use crate::build;
 use crate::device::{self, Separate, commas};
@@ -598,6 +599,29 @@ fn update(meta: &Metadata, _: &bool) -> Result<(), String> {
     let part = |row| qemu::pack_front(meta, nrtucode, &work, row);
     let (p1, p2) = (part(("p1.part", 1, ""))?, part(("p2.part", 2, ""))?);
     let p3 = part(("p3.part", 3, "--compress deflate"))?;
+    // The update package from p3 to p4 (stored): the blobs deflate changed are carried.
+    let p4 = part(("p4.part", 4, ""))?;
+    let pkg = work.join("p3-p4.pkg");
+    let mut command = Command::new(nrtucode);
+    command
+        .args(["package", "--base"])
+        .arg(&p3)
+        .arg("--new")
+        .arg(&p4)
+        .arg("--public-key")
+        .arg(meta.root.join("keys/test-ed25519.pub.pem"))
+        .arg("-o")
+        .arg(&pkg);
+    let made = command
+        .output()
+        .map_err(|e| format!("nrtucode package: {e}"))?;
+    if !made.status.success() {
+        return Err(format!(
+            "nrtucode package: {}",
+            String::from_utf8_lossy(&made.stderr)
+        ));
+    }
+    println!("{}", String::from_utf8_lossy(&made.stdout).trim());
     let args = "--no-default-features --features update --example update_cost";
     let elf = Separate::template(meta).build(
         &args.split(' ').collect::<Vec<_>>(),
@@ -609,15 +633,15 @@ fn update(meta: &Metadata, _: &bool) -> Result<(), String> {
             .map(|m| m.len())
             .map_err(|e| e.to_string())
     };
-    let (stored, deflate) = (len(&p2)?, len(&p3)?);
+    let (stored, deflate, delta_new) = (len(&p2)?, len(&p3)?, len(&p4)?);
     println!("(QEMU logs every block executed, about 50 million: a few minutes)");
     let log = work.join("log");
-    let (status, log, counts) = counted(&elf, &[&p1, &p2, &p3], (&log, Some(decoder)), 1800)?;
+    let (status, log, counts) = counted(&elf, &[&p1, &p2, &p3, &pkg], (&log, Some(decoder)), 1800)?;
     // Each step's (erases, writes, bytes written).
     let rows: Vec<(&str, [u64; 3])> = (steps(&log).into_iter())
         .filter_map(|(step, n)| Some((step, n.try_into().ok()?)))
         .collect();
-    if status != 0 || rows.len() != 12 || counts.len() != 12 {
+    if status != 0 || rows.len() != 16 || counts.len() != 16 {
         eprintln!("{log}");
         return Err(format!(
             "a step failed (exit {status}, {} counts)",
@@ -634,6 +658,7 @@ fn update(meta: &Metadata, _: &bool) -> Result<(), String> {
         let per_byte = match i {
             3 | 4 | 9 => format!("{:.2}", *n as f64 / stored as f64),
             10 | 11 => format!("{:.2}", *n as f64 / deflate as f64),
+            14 | 15 => format!("{:.2}", *n as f64 / delta_new as f64),
             _ => String::new(),
         };
         println!(

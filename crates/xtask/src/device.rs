@@ -143,8 +143,8 @@ fn qemu(machine: &str, elf: &Path) -> Command {
 }
 
 /// Where the template with feature `update` takes downloads from: the link's area
-/// (`memory/mps2-an386.x`) and a second one (`LINK_2` of `examples/update_cost.rs`).
-pub const DOWNLOADS: [u64; 2] = [0x2190_0000, 0x21c0_0000];
+/// (`memory/mps2-an386.x`) and two more (`LINK_2` and `LINK_3` of `examples/update_cost.rs`).
+pub const DOWNLOADS: [u64; 3] = [0x2190_0000, 0x21c0_0000, 0x21f0_0000];
 
 /// `-device loader`s putting `flash` into the board's memory: the first file at [`PSRAM`] (as a
 /// probe writes a partition), each further one into the next of [`DOWNLOADS`] (its length as a

@@ -1,7 +1,9 @@
 //! What an update costs on the Cortex-M, in instructions counted by QEMU (`cargo xtask cost
 //! --what update`, which loads a front fixtures partition with counter 1 at slot A
 //! (0x21000000), the same with counter 2 in the download area (0x21900000: length word, then the
-//! bytes) and with counter 3, `--compress deflate`, in a second one at 0x21c00000). Each step runs
+//! bytes) and with counter 3, `--compress deflate`, in a second one at 0x21c00000; and in a third
+//! one at 0x21f00000 the update package from that one to counter 4, stored: the blobs deflate
+//! changed are carried, the others copied). Each step runs
 //! once between the markers `cost_begin` and `cost_end`, on the NOR flash `src/nor.rs` emulates
 //! over PSRAM, and logs what it erased and wrote. Feature `update`, `--no-default-features`.
 #![no_std]
@@ -22,7 +24,7 @@ use cortex_m_rt::entry;
 use embedded_storage::nor_flash::{NorFlash, ReadNorFlash};
 use nrtucode::partition::TableClass;
 use nrtucode::update::record::Geometry;
-use nrtucode::update::{Config, Layout, Slot, Slots, UpdateError};
+use nrtucode::update::{Config, Layout, MappedFlash, Slot, Slots, UpdateError};
 
 use crate::board::Outcome;
 use crate::nor::{NorError, RamFlash};
@@ -39,12 +41,14 @@ const LAYOUT: Layout = Layout {
 
 /// The second download area: its length word, then its bytes.
 const LINK_2: usize = 0x21c0_0000;
+/// The third: the update package.
+const LINK_3: usize = 0x21f0_0000;
 
 /// The chunk sizes src/update.rs streams an update in.
 const CHUNKS: [usize; 8] = [1, 7, 300, 4096, 13, 255, 2, 1021];
 
 /// The steps, in order.
-const STEPS: [&str; 12] = [
+const STEPS: [&str; 16] = [
     "`state()`, factory flash (no record; slot A's signature read for the minimum)",
     "`boot()`, factory flash: slot A confirmed (A's signature; the scan known from `state()`)",
     "`install()`, after the boot (the running slot is known: nothing checked)",
@@ -57,6 +61,10 @@ const STEPS: [&str; 12] = [
     "`boot_checked()`, B confirmed: B hashed whole",
     "`Install::write`, the deflate update in odd chunks",
     "`finish()`, deflate update: the full check, then the candidate's record",
+    "`boot()`, A on trial (the deflate update): a record, A's signature",
+    "`confirm(A)`",
+    "`install_package()` and `PackageInstall::write`, the package in odd chunks: the carried blobs from the link, the others copied from slot A",
+    "`PackageInstall::finish()`: the full check, the copy rule, then the candidate's record",
 ];
 
 /// Marks the start of a measured step (QEMU's exec log shows the symbol).
@@ -75,10 +83,16 @@ extern "C" fn cost_end(ok: bool) {
 
 /// The second download area's bytes.
 fn link_2() -> &'static [u8] {
-    let start = LINK_2 as *const u32;
-    // SAFETY: 0x21c00000 is a 4-aligned word of PSRAM (mps2-an386's XFLASH) below the mailbox
-    // and inside the first download area's region, where `-device loader` writes and nothing
-    // in this program writes or holds a Rust object: a volatile read of the length word.
+    area(LINK_2)
+}
+
+/// The bytes of the download area at `at` (0x21c00000 or 0x21f00000).
+fn area(at: usize) -> &'static [u8] {
+    let start = at as *const u32;
+    // SAFETY: `at` (0x21c00000 or 0x21f00000) is a 4-aligned word of PSRAM (mps2-an386's XFLASH)
+    // below the mailbox and inside the first download area's region, where `-device loader`
+    // writes and nothing in this program writes or holds a Rust object: a volatile read of the
+    // length word.
     let len = unsafe { start.read_volatile() } as usize;
     let data = start.wrapping_add(1).cast::<u8>();
     let room = 0x2200_0000usize.saturating_sub(16 + data as usize);
@@ -123,6 +137,47 @@ fn install(
     written?;
     let streamed = nor::counts();
     cost_begin(write_step + 1);
+    let finished = install.finish();
+    cost_end(finished.is_ok());
+    finished?;
+    Ok([delta(start, streamed), delta(streamed, nor::counts())])
+}
+
+/// Streams the update package `package` in [`CHUNKS`] (`install_package` and the writes are
+/// step `step`, `finish` the next); what each did to the flash.
+fn install_package<F: MappedFlash<Error = NorError>>(
+    slots: &mut Slots<F>,
+    package: &[u8],
+    step: u32,
+) -> Result<[nor::Counts; 2], UpdateError<NorError>> {
+    let mut received = [0u8; 4096];
+    let start = nor::counts();
+    cost_begin(step);
+    let mut written = Ok(());
+    let install = slots.install_package();
+    let mut install = match install {
+        Ok(install) => install,
+        Err(e) => {
+            cost_end(false);
+            return Err(e);
+        }
+    };
+    let mut rest = black_box(package);
+    for size in CHUNKS.iter().cycle() {
+        if rest.is_empty() || written.is_err() {
+            break;
+        }
+        let (chunk, after) = rest.split_at((*size).min(rest.len()));
+        if let Some(buf) = received.get_mut(..chunk.len()) {
+            buf.copy_from_slice(chunk);
+            written = install.write(buf);
+        }
+        rest = after;
+    }
+    cost_end(written.is_ok());
+    written?;
+    let streamed = nor::counts();
+    cost_begin(step + 1);
     let finished = install.finish();
     cost_end(finished.is_ok());
     finished?;
@@ -216,6 +271,25 @@ fn main() -> ! {
     ok[10..12].fill(installed.is_ok());
     [flash[10], flash[11]] = installed.unwrap_or_default();
 
+    at = counts(&slots);
+    cost_begin(12);
+    let booted = slots.boot().map(|b| (b.slot, b.state.is_trial()));
+    cost_end(booted.is_ok());
+    ok[12] = booted == Ok((Slot::A, true));
+    flash[12] = delta(at, counts(&slots));
+
+    at = counts(&slots);
+    cost_begin(13);
+    let confirmed = slots.confirm(Slot::A);
+    cost_end(confirmed.is_ok());
+    ok[13] = confirmed.is_ok_and(|s| !s.is_trial() && s.min_security_counter == 3);
+    flash[13] = delta(at, counts(&slots));
+
+    let package = area(LINK_3);
+    let installed = install_package(&mut slots, package, 14);
+    ok[14..16].fill(installed.is_ok());
+    [flash[14], flash[15]] = installed.unwrap_or_default();
+
     let Ok(records) = Geometry::of::<RamFlash>().records() else {
         board::finish(Outcome::Failed);
     };
@@ -231,9 +305,11 @@ fn main() -> ! {
         );
     }
     defmt::info!(
-        "sizes: stored update {} bytes, deflate update {} bytes, record {} bytes, {} records per {}-byte sector, 2 sectors",
+        "sizes: stored update {} bytes, deflate update {} bytes, package {} bytes for a partition of {} bytes, record {} bytes, {} records per {}-byte sector, 2 sectors",
         link.len(),
         link_2.len(),
+        package.len(),
+        nrtucode::update::package::PackageHeader::parse(package).map_or(0, |h| h.total_len),
         records.record_len(),
         records.per_sector(),
         RamFlash::ERASE_SIZE
