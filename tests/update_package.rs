@@ -11,7 +11,7 @@ use nrtucode::partition::format::HEADER_LEN as PART_HEADER_LEN;
 use nrtucode::partition::{Partition, Policy, PublicKey, TableClass};
 use nrtucode::update::mem_flash::{MemFlash, each_cut};
 use nrtucode::update::package::{HEADER_LEN, ITEM_LEN, PackageError, PackageHeader, PackageKind};
-use nrtucode::update::{Config, Layout, MappedFlash, Slot, Slots, UpdateError};
+use nrtucode::update::{Config, MappedFlash, Slot, Slots, UpdateError};
 use nrtucode_pack::{
     Blobs, PackError, PackOptions, SigningKey, apply_package, pack, read_package, update_package,
 };
@@ -19,7 +19,7 @@ use nrtucode_testcases::sweep::Sweep;
 use proptest::prelude::*;
 
 mod partitions;
-use partitions::{le32, rewrite, shrink};
+use partitions::{le32, rewrite, shrink, two_slots};
 
 type Qspi = MemFlash<1, 4, 4096>;
 
@@ -130,18 +130,7 @@ fn flash_with(slot_a: &[u8], slot_len: usize, key: PublicKey) -> (Qspi, Config) 
     let mut image = slot_a.to_vec();
     image.resize(slot_a.len().next_multiple_of(4), 0xff);
     flash.write(0, &image).unwrap();
-    let layout = Layout {
-        slot_a: 0,
-        slot_b: slot_len as u32,
-        slot_len: slot_len as u32,
-        state: 2 * slot_len as u32,
-    };
-    let config = Config {
-        layout,
-        key,
-        class: TableClass::Front,
-    };
-    (flash, config)
+    (flash, two_slots(slot_len, key, TableClass::Front))
 }
 
 /// Streams `package` into `slots` in [`CHUNKS`], then finishes: the state, or the error.

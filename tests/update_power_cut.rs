@@ -43,7 +43,7 @@ use nrtucode_testcases::sweep::{Sample, Sweep};
 use sha2::{Digest, Sha256};
 
 mod partitions;
-use partitions::{le32, shrink};
+use partitions::{le32, shrink, two_slots};
 
 // ---------------------------------------------------------------------------------------------
 // Small signed partitions (`partitions::shrink`).
@@ -751,17 +751,7 @@ fn vendor_sized_update_operation_counts() {
         key: PublicKey,
     ) {
         let slot_len = part.len().div_ceil(E) * E;
-        let layout = Layout {
-            slot_a: 0,
-            slot_b: slot_len as u32,
-            slot_len: slot_len as u32,
-            state: 2 * slot_len as u32,
-        };
-        let config = Config {
-            layout,
-            key,
-            class: TableClass::Full,
-        };
+        let config = two_slots(slot_len, key, TableClass::Full);
         let mut slots = Slots::new(
             MemFlash::<R, W, E>::new(vec![0xff; 2 * slot_len + 2 * E]),
             config,

@@ -9,7 +9,7 @@ use super::package::{
 use super::{Install, MappedFlash, Slot, Slots, UpdateError, slot_bytes};
 use crate::digest::{Sha256Hasher, SoftSha256};
 use crate::partition::format::align_up;
-use crate::partition::{BlobId, Parsed, Partition, Tables, TocEntry};
+use crate::partition::{BlobId, Parsed, Partition, Policy, Tables, TocEntry};
 
 /// Bytes copied from the running slot per write: the size of the install's own staging.
 const COPY_PIECE: usize = 256;
@@ -83,8 +83,9 @@ impl<F: MappedFlash> Slots<F> {
     /// [`HEADER_LEN`] bytes, fetched again), after a dropped link or a power cut: checked as
     /// [`install_package`](Self::install_package) checks it (its base the running slot's
     /// partition, nothing written before). Then the slot not running is read: if it starts
-    /// with the new partition's signed prefix (the header's `target` digest), each blob after
-    /// it is checked against its signed stored digest and padding, in order, up to the first
+    /// with the new partition's signed prefix (the header's `target` digest, and its signature
+    /// and policy hold with the configured key), each blob after it is checked against its
+    /// signed stored digest and padding, in order, up to the first
     /// that does not hold; the install goes on from the erase sector holding that point (the
     /// blobs before it are not written again; the sector is erased and written from its
     /// start). [`PackageInstall::offset`] is the package offset to continue the transfer
@@ -346,7 +347,8 @@ fn fresh(h: &PackageHeader) -> At {
 }
 
 /// Where the install `w` of the package `h` goes on: after the blobs its target slot holds
-/// already, checked, from the start of the erase sector the first blob that does not hold
+/// already, checked against the signed digests of its verified prefix, from the start of the
+/// erase sector the first blob that does not hold
 /// begins in ([`Slots::resume_package`]); [`fresh`] when the slot does not start with the new
 /// partition's signed prefix.
 fn resume_point<F: MappedFlash>(
@@ -367,6 +369,16 @@ fn resume_point<F: MappedFlash>(
         Ok(new) if same_prefix && new.bytes().len() == prefix_len => new,
         _ => return Ok(fresh(h)),
     };
+    // The digests the blobs are checked against are the signed ones: the prefix verified with
+    // the configured key and policy (one signature), or the install starts over.
+    let policy = Policy {
+        min_security_counter: w.install.state.min_security_counter,
+        expected_class: slots.config.class,
+    };
+    let Ok(new) = new.verify(&slots.config.key, &policy) else {
+        return Ok(fresh(h));
+    };
+    let new = new.partition();
     let tables = new.untrusted_tables();
     if h.kind == PackageKind::Delta && new.blob_count() != usize::from(h.items) {
         return Ok(fresh(h));

@@ -4,6 +4,8 @@
 #![allow(dead_code)] // each test binary uses part of it
 
 use nrtucode::partition::format::*;
+use nrtucode::partition::{PublicKey, TableClass};
+use nrtucode::update::{Config, Layout};
 use nrtucode_pack::{SigningKey, sign_partition};
 use sha2::{Digest, Sha256};
 
@@ -59,4 +61,16 @@ pub fn shrink(full: &[u8], keep: usize, key: &SigningKey) -> Vec<u8> {
     rewrite(full, counter, key, |_, bytes| {
         Sha256::digest(bytes)[..bytes.len().min(keep)].to_vec()
     })
+}
+
+/// Two slots of `slot_len` bytes (a multiple of the erase size), A at 0 and B after it, the
+/// state's two sectors after B; the partitions signed with `key`, of `class`.
+pub fn two_slots(slot_len: usize, key: PublicKey, class: TableClass) -> Config {
+    let layout = Layout {
+        slot_a: 0,
+        slot_b: slot_len as u32,
+        slot_len: slot_len as u32,
+        state: 2 * slot_len as u32,
+    };
+    Config { layout, key, class }
 }

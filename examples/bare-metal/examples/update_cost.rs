@@ -101,6 +101,40 @@ fn area(at: usize) -> &'static [u8] {
     unsafe { core::slice::from_raw_parts(data, len.min(room)) }
 }
 
+/// Gives `write` the bytes of `update` in [`CHUNKS`], each copied into a receive buffer first
+/// (as a link delivers them), until one fails.
+fn stream<E>(update: &[u8], mut write: impl FnMut(&[u8]) -> Result<(), E>) -> Result<(), E> {
+    let mut received = [0u8; 4096];
+    let mut rest = black_box(update);
+    for size in CHUNKS.iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let (chunk, after) = rest.split_at((*size).min(rest.len()));
+        if let Some(buf) = received.get_mut(..chunk.len()) {
+            buf.copy_from_slice(chunk);
+            write(buf)?;
+        }
+        rest = after;
+    }
+    Ok(())
+}
+
+/// Measures `finish` as step `step` after the writes (which began at `start`); what the writes
+/// and the finish did to the flash.
+fn finish_step<T>(
+    step: u32,
+    start: nor::Counts,
+    finish: impl FnOnce() -> Result<T, UpdateError<NorError>>,
+) -> Result<[nor::Counts; 2], UpdateError<NorError>> {
+    let streamed = nor::counts();
+    cost_begin(step);
+    let finished = finish();
+    cost_end(finished.is_ok());
+    finished?;
+    Ok([delta(start, streamed), delta(streamed, nor::counts())])
+}
+
 /// Streams `update` in [`CHUNKS`] (steps `write` and `finish` measured, and `install()` with
 /// `measure_install`); what the write and the finish steps did to the flash.
 fn install(
@@ -117,30 +151,12 @@ fn install(
         cost_end(install.is_ok());
     }
     let mut install = install?;
-    let mut received = [0u8; 4096];
     let start = nor::counts();
     cost_begin(write_step);
-    let mut rest = black_box(update);
-    let mut written = Ok(());
-    for size in CHUNKS.iter().cycle() {
-        if rest.is_empty() || written.is_err() {
-            break;
-        }
-        let (chunk, after) = rest.split_at((*size).min(rest.len()));
-        if let Some(buf) = received.get_mut(..chunk.len()) {
-            buf.copy_from_slice(chunk);
-            written = install.write(buf);
-        }
-        rest = after;
-    }
+    let written = stream(update, |buf| install.write(buf));
     cost_end(written.is_ok());
     written?;
-    let streamed = nor::counts();
-    cost_begin(write_step + 1);
-    let finished = install.finish();
-    cost_end(finished.is_ok());
-    finished?;
-    Ok([delta(start, streamed), delta(streamed, nor::counts())])
+    finish_step(write_step + 1, start, || install.finish())
 }
 
 /// Streams the update package `package` in [`CHUNKS`] (`install_package` and the writes are
@@ -150,38 +166,14 @@ fn install_package<F: MappedFlash<Error = NorError>>(
     package: &[u8],
     step: u32,
 ) -> Result<[nor::Counts; 2], UpdateError<NorError>> {
-    let mut received = [0u8; 4096];
     let start = nor::counts();
     cost_begin(step);
-    let mut written = Ok(());
-    let install = slots.install_package();
-    let mut install = match install {
-        Ok(install) => install,
-        Err(e) => {
-            cost_end(false);
-            return Err(e);
-        }
-    };
-    let mut rest = black_box(package);
-    for size in CHUNKS.iter().cycle() {
-        if rest.is_empty() || written.is_err() {
-            break;
-        }
-        let (chunk, after) = rest.split_at((*size).min(rest.len()));
-        if let Some(buf) = received.get_mut(..chunk.len()) {
-            buf.copy_from_slice(chunk);
-            written = install.write(buf);
-        }
-        rest = after;
-    }
+    let written = slots
+        .install_package()
+        .and_then(|mut install| stream(package, |buf| install.write(buf)).map(|()| install));
     cost_end(written.is_ok());
-    written?;
-    let streamed = nor::counts();
-    cost_begin(step + 1);
-    let finished = install.finish();
-    cost_end(finished.is_ok());
-    finished?;
-    Ok([delta(start, streamed), delta(streamed, nor::counts())])
+    let install = written?;
+    finish_step(step + 1, start, || install.finish())
 }
 
 #[entry]
