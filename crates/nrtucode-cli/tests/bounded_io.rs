@@ -194,6 +194,28 @@ fn a_large_junk_partition_is_refused_from_its_first_bytes() {
     }
 }
 
+/// `run()` with, when `file` is a FIFO, a writer that opens it and closes it without writing
+/// (the tool waits for a FIFO's writer). If the tool never opened it, the FIFO is opened here
+/// for reading, so that the writer's open returns and the test does not wait for ever.
+fn with_writer(file: &Path, run: impl FnOnce() -> Output) -> Output {
+    use std::os::unix::fs::FileTypeExt as _;
+    let fifo = std::fs::metadata(file).is_ok_and(|m| m.file_type().is_fifo());
+    if !fifo {
+        return run();
+    }
+    let path = file.to_owned();
+    // The writer's descriptor closes as soon as its open returns (not when the thread is
+    // joined): the tool then sees the FIFO's end.
+    let writer =
+        std::thread::spawn(move || std::fs::OpenOptions::new().write(true).open(path).map(drop));
+    let out = run();
+    if !writer.is_finished() {
+        let _ = std::fs::read(file);
+    }
+    let _ = writer.join();
+    out
+}
+
 #[test]
 fn a_key_is_read_bounded_and_every_bad_one_exits_65() {
     let tmp = tempfile::tempdir().unwrap();
@@ -209,7 +231,8 @@ fn a_key_is_read_bounded_and_every_bad_one_exits_65() {
     let part = t.join("p.part");
     std::fs::write(&part, front_pack(t)).unwrap();
     // A device or a FIFO is read as a key is (a pipe is how a key is kept off the disk),
-    // bounded: /dev/zero past 16 KiB, a FIFO with no writer as the empty file it reads as.
+    // bounded: /dev/zero past 16 KiB, a FIFO whose writer closes it without writing as the
+    // empty file it reads as (each command's run below has such a writer: `with_writer`).
     for (file, says) in [
         (
             Path::new("/dev/zero"),
@@ -220,17 +243,21 @@ fn a_key_is_read_bounded_and_every_bad_one_exits_65() {
         (binary.as_path(), "not UTF-8"),
     ] {
         let out = t.join("out.part");
-        let o = run!(t, "pack", "--fixtures", "front", "-o", out, "--key", file);
+        let o = with_writer(file, || {
+            run!(t, "pack", "--fixtures", "front", "-o", out, "--key", file)
+        });
         assert_eq!(o.status.code(), Some(65), "{file:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(says), "{file:?}: {}", stderr(&o));
         assert!(!out.exists());
-        let o = run!(t, "key", "public", file);
+        let o = with_writer(file, || run!(t, "key", "public", file));
         assert_eq!(o.status.code(), Some(65), "{file:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(says), "{file:?}: {}", stderr(&o));
-        let o = run!(t, "inspect", part, "--public-key", file);
+        let o = with_writer(file, || run!(t, "inspect", part, "--public-key", file));
         assert_eq!(o.status.code(), Some(65), "{file:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(says), "{file:?}: {}", stderr(&o));
-        let o = run!(t, "list", "--partition", part, "--public-key", file);
+        let o = with_writer(file, || {
+            run!(t, "list", "--partition", part, "--public-key", file)
+        });
         assert_eq!(o.status.code(), Some(65), "{file:?}: {}", stderr(&o));
     }
     assert_eq!(temporaries(t), Vec::<String>::new());

@@ -105,7 +105,7 @@ pub(crate) fn open(path: &Path, kind: Kind) -> Result<Input, Error> {
     if meta.is_file() {
         // Its size is checked when it is read: a partition's header says how much of it is.
     } else if kind.streams && is_stream(&meta) {
-        blocking(&file).map_err(io)?;
+        blocking(&file, &meta).map_err(io)?;
     } else {
         let allowed = if kind.streams {
             "a regular file, a pipe or a character device"
@@ -145,16 +145,32 @@ fn is_stream(meta: &Metadata) -> bool {
 }
 
 /// Clears `O_NONBLOCK`: a stream the user named is waited for (a pipe's writer may not have
-/// written yet); its bound still holds.
-fn blocking(file: &File) -> std::io::Result<()> {
+/// written yet); its bound still holds. A FIFO opened before any writer opened it (`mkfifo k;
+/// writer > k &; nrtucode … --key k`, the writer not yet scheduled) would read as empty at once:
+/// it is polled until its writer wrote to it or closed it, so the read that follows sees what
+/// the writer sent.
+fn blocking(file: &File, meta: &Metadata) -> std::io::Result<()> {
     #[cfg(unix)]
     {
+        use std::os::unix::fs::FileTypeExt as _;
+
+        use rustix::event::{PollFd, PollFlags, poll};
         use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
         let flags = fcntl_getfl(file)?;
         fcntl_setfl(file, flags - OFlags::NONBLOCK)?;
+        if meta.file_type().is_fifo() {
+            let mut fds = [PollFd::new(file, PollFlags::IN)];
+            loop {
+                match poll(&mut fds, None) {
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(e) => return Err(e.into()),
+                    Ok(_) => break,
+                }
+            }
+        }
     }
     #[cfg(not(unix))]
-    let _ = file;
+    let _ = (file, meta);
     Ok(())
 }
 
