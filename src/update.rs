@@ -55,7 +55,12 @@ pub const MAX_TRIAL_BOOTS: u8 = 3;
 pub mod image;
 pub mod package;
 mod package_install;
+mod storage;
 pub use package_install::PackageInstall;
+pub use storage::UpdateFlash;
+use storage::block_on;
+#[cfg(feature = "async")]
+pub use storage::{Async, AsyncMappedFlash};
 #[cfg(feature = "mem-flash")]
 pub mod mem_flash;
 pub mod record;
@@ -628,13 +633,13 @@ fn geometry<E>(rule: &'static str) -> UpdateError<E> {
     UpdateError::Geometry(rule)
 }
 
-impl<F: MappedFlash> Slots<F> {
+impl<F: UpdateFlash> Slots<F> {
     /// The slots in `flash` as `config` lays them out, after checking the layout against the
     /// flash's geometry. Reads and writes nothing.
     pub fn new(flash: F, config: Config) -> Result<Self, UpdateError<F::Error>> {
         let capacity = flash.capacity().min(flash.mapped().len());
         let records = (config.layout)
-            .check(Geometry::of::<F>(), capacity)
+            .check(storage::geometry::<F>(), capacity)
             .map_err(geometry)?;
         Ok(Slots {
             flash,
@@ -664,40 +669,45 @@ impl<F: MappedFlash> Slots<F> {
 
     /// Both state sectors read through the driver: the newest valid record and where the
     /// next one goes ([`Records::scan`]).
-    fn read_scan(&mut self) -> Result<Scan, UpdateError<F::Error>> {
+    async fn read_scan(&mut self) -> Result<Scan, UpdateError<F::Error>> {
         let records = self.records;
         let mut buf = [0u8; 2 * record::MAX_UNIT];
         let state = self.config.layout.state;
         let flash = &mut self.flash;
-        records.scan(|sector, index| {
-            let offset = records
-                .offset(sector, index)
-                .and_then(|at| u32::try_from(at).ok())
-                .and_then(|at| at.checked_add(state))
-                .ok_or(geometry("state offset"))?;
-            let bytes = buf
-                .get_mut(..records.record_len())
-                .ok_or(geometry("record length"))?;
-            flash.read(offset, bytes).map_err(UpdateError::Flash)?;
-            Ok(records.decode(bytes))
-        })
+        records
+            .scan(async |sector, index| {
+                let offset = records
+                    .offset(sector, index)
+                    .and_then(|at| u32::try_from(at).ok())
+                    .and_then(|at| at.checked_add(state))
+                    .ok_or(geometry("state offset"))?;
+                let bytes = buf
+                    .get_mut(..records.record_len())
+                    .ok_or(geometry("record length"))?;
+                flash
+                    .read(offset, bytes)
+                    .await
+                    .map_err(UpdateError::Flash)?;
+                Ok(records.decode(bytes))
+            })
+            .await
     }
 
     /// The state sectors as [`read_scan`](Self::read_scan) finds them, once: later calls
     /// reuse what the last scan or append found.
-    fn scan(&mut self) -> Result<Scan, UpdateError<F::Error>> {
+    async fn scan(&mut self) -> Result<Scan, UpdateError<F::Error>> {
         match self.known {
             Some(known) => Ok(known.scan),
-            None => self.read_scan(),
+            None => self.read_scan().await,
         }
     }
 
     /// The state and where its next record goes, reading the flash only the first time.
-    fn known(&mut self) -> Result<Known, UpdateError<F::Error>> {
+    async fn known(&mut self) -> Result<Known, UpdateError<F::Error>> {
         if let Some(known) = self.known {
             return Ok(known);
         }
-        let scan = self.read_scan()?;
+        let scan = self.read_scan().await?;
         let state = match scan.newest {
             Some(state) => state,
             None => self.factory_state(),
@@ -707,13 +717,9 @@ impl<F: MappedFlash> Slots<F> {
         Ok(known)
     }
 
-    /// The current state: the newest valid record, or, with none, the factory default: slot A
-    /// confirmed, the minimum security counter slot A's own if it verifies (signature and
-    /// policy), else 0. The state sectors are read once per `Slots` (and the factory default's
-    /// signature checked once, or not at all after a [`boot`](Self::boot)); every operation
-    /// after that reuses what the last one found or wrote.
-    pub fn state(&mut self) -> Result<State, UpdateError<F::Error>> {
-        self.known().map(|k| k.state)
+    /// The state ([`Slots::state`]).
+    async fn state_core(&mut self) -> Result<State, UpdateError<F::Error>> {
+        self.known().await.map(|k| k.state)
     }
 
     fn factory_state(&self) -> State {
@@ -725,10 +731,10 @@ impl<F: MappedFlash> Slots<F> {
     /// interrupted record is incomplete. When the sector is full, the other one is erased and
     /// the record written there first. On an error the scan is forgotten (the next operation
     /// reads the sectors again).
-    fn append(&mut self, next: State) -> Result<State, UpdateError<F::Error>> {
-        let scan = self.scan()?;
+    async fn append(&mut self, next: State) -> Result<State, UpdateError<F::Error>> {
+        let scan = self.scan().await?;
         self.known = None;
-        let (written, scan) = self.write_record(scan, next)?;
+        let (written, scan) = self.write_record(scan, next).await?;
         self.known = Some(Known {
             scan,
             state: written,
@@ -736,7 +742,7 @@ impl<F: MappedFlash> Slots<F> {
         Ok(written)
     }
 
-    fn write_record(
+    async fn write_record(
         &mut self,
         scan: Scan,
         next: State,
@@ -758,20 +764,27 @@ impl<F: MappedFlash> Slots<F> {
                 .ok()
                 .and_then(|e| from.checked_add(e))
                 .ok_or(geometry("state offset"))?;
-            self.flash.erase(from, to).map_err(UpdateError::Flash)?;
+            self.flash
+                .erase(from, to)
+                .await
+                .map_err(UpdateError::Flash)?;
         }
         let offset = self
             .state_offset(sector, index)
             .ok_or(geometry("state offset"))?;
         let bytes = self.records.encode(&next);
         let (head, check_part) = (bytes.head(), bytes.check_part());
-        self.flash.write(offset, head).map_err(UpdateError::Flash)?;
+        self.flash
+            .write(offset, head)
+            .await
+            .map_err(UpdateError::Flash)?;
         let check_at = u32::try_from(head.len())
             .ok()
             .and_then(|h| offset.checked_add(h))
             .ok_or(geometry("state offset"))?;
         self.flash
             .write(check_at, check_part)
+            .await
             .map_err(UpdateError::Flash)?;
         let after = Scan {
             newest: Some(next),
@@ -781,44 +794,11 @@ impl<F: MappedFlash> Slots<F> {
         Ok((next, after))
     }
 
-    /// The boot decision, from the state and the slots' own checks alone:
-    ///
-    /// - confirmed: the active slot;
-    /// - on trial with fewer than [`MAX_TRIAL_BOOTS`] boots: counts this boot (a new record),
-    ///   then the trial slot;
-    /// - on trial with [`MAX_TRIAL_BOOTS`] boots: records the revert (the previous slot,
-    ///   confirmed), then the previous slot.
-    ///
-    /// The slot chosen is used if its structure, signature and policy (key, class, the
-    /// state's minimum security counter) hold: **its blobs are not hashed here**, so the cost
-    /// is the state scan and one signature, independent of the slot's size. Every slot the
-    /// state names was checked whole before it became a candidate ([`Install::finish`]), a
-    /// trial as a confirmed one, and nothing writes a slot the state names; each blob is
-    /// checked again when it is used ([`Blob::load_into`](crate::partition::Blob::load_into)),
-    /// and a blob that fails there (bit rot since the install) is reported with
-    /// [`reject`](Self::reject). Otherwise the other slot, checked whole, if it passes
-    /// ([`Boot::fell_back`]); otherwise [`UpdateError::NoBootableSlot`].
-    /// [`boot_checked`](Self::boot_checked) hashes every blob of the chosen slot as well.
-    pub fn boot(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<F::Error>> {
-        self.boot_to()
-    }
-
-    /// [`boot`](Self::boot), with every blob of the chosen slot hashed against its signed
-    /// digest before it is used (`VerifiedPartition::check_blobs`), for a device that wants
-    /// bit rot found at power-on rather than on use: it costs what [`Install::finish`]'s check
-    /// costs, per stored byte (`docs/update.md` has the figures). A slot that fails it is not
-    /// used: the other one, checked whole, is booted ([`Boot::fell_back`]). The partition it
-    /// gives is the checked type: a stored blob's bytes are a plain slice
-    /// ([`Blob::bytes`](crate::partition::Blob::bytes)), hashed by this boot and not again.
-    pub fn boot_checked(&mut self) -> Result<Boot<CheckedPartition<'_>>, UpdateError<F::Error>> {
-        self.boot_to()
-    }
-
-    fn boot_to<'s, P: Depth<'s>>(&'s mut self) -> Result<Boot<P>, UpdateError<F::Error>> {
-        let scan = self.scan()?;
+    async fn boot_to<'s, P: Depth<'s>>(&'s mut self) -> Result<Boot<P>, UpdateError<F::Error>> {
+        let scan = self.scan().await?;
         let plan = plan(scan.newest);
         let state = match plan.append {
-            Some(next) => self.append(next)?,
+            Some(next) => self.append(next).await?,
             None => plan.state,
         };
         let factory = scan.newest.is_none();
@@ -857,19 +837,13 @@ impl<F: MappedFlash> Slots<F> {
         }
     }
 
-    /// Confirms the trial running from `booted`, the [`Boot::slot`] of this `Slots`' last
-    /// [`boot`](Self::boot): a new record with the slot confirmed and the minimum security
-    /// counter raised to its partition's (never lowered), so neither a revert nor a replayed
-    /// older partition goes below it. The counter is the one that boot's signature check
-    /// read: nothing is verified again. A slot already confirmed is left as it is. Refused for
-    /// a slot this `Slots` did not boot ([`UpdateError::NotBooted`]) and for a slot that is not
-    /// the state's active one ([`UpdateError::NotActive`]).
-    pub fn confirm(&mut self, booted: Slot) -> Result<State, UpdateError<F::Error>> {
+    /// The confirmation ([`Slots::confirm`]).
+    async fn confirm_core(&mut self, booted: Slot) -> Result<State, UpdateError<F::Error>> {
         let running = self
             .running
             .filter(|r| r.slot == booted)
             .ok_or(UpdateError::NotBooted)?;
-        let state = self.state()?;
+        let state = self.state_core().await?;
         if booted != state.active {
             return Err(UpdateError::NotActive {
                 booted,
@@ -885,24 +859,13 @@ impl<F: MappedFlash> Slots<F> {
             min_security_counter: state.min_security_counter.max(running.security_counter),
             ..state
         })
+        .await
     }
 
-    /// The way back from a blob that failed its check on use (bit rot in the running slot
-    /// since it was installed, found by [`Blob::load_into`](crate::partition::Blob::load_into)
-    /// or a digest check): records the slot this `Slots` booted as no longer to be used and
-    /// boots the other one. The other slot is checked whole first (structure, signature, key,
-    /// class, the state's minimum security counter, every blob: what [`Install::finish`]
-    /// costs); only if it passes is a record written, naming it active and confirmed (for a
-    /// trial, this is its revert), and it is returned as the new boot. Otherwise nothing is
-    /// written and the error says why ([`UpdateError::NoFallback`]: typically an older
-    /// partition below the minimum security counter, or a slot never installed); the device
-    /// then needs an [`install`](Self::install), which writes the other slot, never the
-    /// running one. A power cut before the record is complete leaves the state as it was: the
-    /// next boot uses the damaged slot again, its blob fails again, and `reject` is called
-    /// again. Refused without a boot first ([`UpdateError::NotBooted`]).
-    pub fn reject(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<F::Error>> {
+    /// The way back ([`Slots::reject`]).
+    async fn reject_core(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<F::Error>> {
         let running = self.running.ok_or(UpdateError::NotBooted)?;
-        let state = self.state()?;
+        let state = self.state_core().await?;
         let other = running.slot.other();
         let counter = check_slot(
             self.flash.mapped(),
@@ -912,12 +875,14 @@ impl<F: MappedFlash> Slots<F> {
         )
         .map(|p| p.partition().security_counter())
         .map_err(|error| self.no_fallback(other, error))?;
-        let state = self.append(State {
-            active: other,
-            status: Status::Confirmed,
-            previous: None,
-            ..state
-        })?;
+        let state = self
+            .append(State {
+                active: other,
+                status: Status::Confirmed,
+                previous: None,
+                ..state
+            })
+            .await?;
         self.running = Some(Running {
             slot: other,
             fell_back: false,
@@ -971,16 +936,9 @@ impl<F: MappedFlash> Slots<F> {
         }
     }
 
-    /// Starts an install into the slot not running: the other one than this `Slots`' last
-    /// boot used (without a boot, the slot a boot would use is found as `boot` finds it,
-    /// writing nothing: one signature check). The running slot is never written, nor is the
-    /// slot the state names: when the boot fell back from the state's slot, a record naming
-    /// the running slot active and confirmed is written first, so that an interrupted install
-    /// is never the state's slot (whose boot checks the signature only). Refused while a
-    /// trial is pending ([`UpdateError::TrialPending`]). The state is otherwise untouched
-    /// until [`Install::finish`] accepted the whole partition.
-    pub fn install(&mut self) -> Result<Install<'_, F>, UpdateError<F::Error>> {
-        let state = self.state()?;
+    /// An install's start ([`Slots::install`]).
+    async fn install_core(&mut self) -> Result<Install<'_, F>, UpdateError<F::Error>> {
+        let state = self.state_core().await?;
         if state.is_trial() {
             return Err(UpdateError::TrialPending);
         }
@@ -992,7 +950,8 @@ impl<F: MappedFlash> Slots<F> {
                     status: Status::Confirmed,
                     previous: None,
                     ..state
-                })?;
+                })
+                .await?;
                 if let Some(r) = self.running.as_mut() {
                     r.fell_back = false;
                 }
@@ -1001,7 +960,7 @@ impl<F: MappedFlash> Slots<F> {
             Some((slot, _)) => slot.other(),
             None => state.active.other(),
         };
-        let state = self.state()?;
+        let state = self.state_core().await?;
         Ok(Install {
             slots: self,
             target,
@@ -1020,7 +979,7 @@ impl<F: MappedFlash> Slots<F> {
 /// Dropping it (or an error, or a power cut) leaves the state as it was: a later install
 /// starts over from the first byte.
 #[derive(Debug)]
-pub struct Install<'s, F: MappedFlash> {
+pub struct Install<'s, F: UpdateFlash> {
     slots: &'s mut Slots<F>,
     target: Slot,
     state: State,
@@ -1034,15 +993,14 @@ pub struct Install<'s, F: MappedFlash> {
     staged: usize,
 }
 
-impl<F: MappedFlash> Install<'_, F> {
+impl<F: UpdateFlash> Install<'_, F> {
     /// The slot being written.
     pub fn target(&self) -> Slot {
         self.target
     }
 
-    /// The next chunk, of any length and at any alignment. Refused, writing nothing of it,
-    /// if it would not fit in the slot ([`UpdateError::TooLarge`]).
-    pub fn write(&mut self, chunk: &[u8]) -> Result<(), UpdateError<F::Error>> {
+    /// The next chunk ([`Install::write`]).
+    async fn write_core(&mut self, chunk: &[u8]) -> Result<(), UpdateError<F::Error>> {
         let slot_len = self.slots.config.layout.slot_len;
         let total = u32::try_from(chunk.len())
             .ok()
@@ -1061,7 +1019,7 @@ impl<F: MappedFlash> Install<'_, F> {
             self.staged = self.staged.saturating_add(now.len());
             rest = later;
             if self.staged == STAGE_LEN {
-                self.flush()?;
+                self.flush().await?;
             }
         }
         self.received = total;
@@ -1070,7 +1028,7 @@ impl<F: MappedFlash> Install<'_, F> {
 
     /// Writes the staged bytes (padded with `0xff` to `WRITE_SIZE`) after erasing the sectors
     /// they reach.
-    fn flush(&mut self) -> Result<(), UpdateError<F::Error>> {
+    async fn flush(&mut self) -> Result<(), UpdateError<F::Error>> {
         if self.staged == 0 {
             return Ok(());
         }
@@ -1094,6 +1052,7 @@ impl<F: MappedFlash> Install<'_, F> {
             self.slots
                 .flash
                 .erase(from, to)
+                .await
                 .map_err(UpdateError::Flash)?;
             self.erased = self.erased.saturating_add(erase);
         }
@@ -1102,31 +1061,21 @@ impl<F: MappedFlash> Install<'_, F> {
         self.slots
             .flash
             .write(at, bytes)
+            .await
             .map_err(UpdateError::Flash)?;
         self.staged = 0;
         self.flushed = end;
         Ok(())
     }
 
-    /// Writes the last bytes, then checks the whole slot as it reads back from the flash:
-    /// exactly the bytes the header describes (`total_len`), the structure, the signature with
-    /// the configured key, the class, the state's minimum security counter, and the stored
-    /// bytes of every blob against their signed digests (`VerifiedPartition::check_blobs`,
-    /// compressed blobs' streams included; their decoded bytes are checked again whenever
-    /// loaded). Only then records the slot as the candidate (on trial, 0 boots, the other slot
-    /// its previous) and returns that state. On any refusal the state is unchanged.
-    pub fn finish(self) -> Result<State, UpdateError<F::Error>> {
-        self.finish_with(|_, _| Ok(()))
-    }
-
     /// [`finish`](Self::finish), with `also` asked, once the slot passed its whole check and
     /// before the candidate is recorded, whether it may be (given the flash's mapping and the
     /// checked partition): a refusal leaves the state unchanged.
-    pub(crate) fn finish_with(
+    pub(crate) async fn finish_with(
         mut self,
         also: impl FnOnce(&[u8], &CheckedPartition<'_>) -> Result<(), UpdateError<F::Error>>,
     ) -> Result<State, UpdateError<F::Error>> {
-        self.flush()?;
+        self.flush().await?;
         let (target, state, received) = (self.target, self.state, self.received);
         let slots = self.slots;
         let total_len = {
@@ -1142,7 +1091,7 @@ impl<F: MappedFlash> Install<'_, F> {
                 partition: u32::try_from(total_len).unwrap_or(u32::MAX),
             });
         }
-        slots.append(candidate(state, target))
+        slots.append(candidate(state, target)).await
     }
 
     /// Moves an install just started to slot offset `at` of its target, whose bytes before it
@@ -1161,6 +1110,163 @@ impl<F: MappedFlash> Install<'_, F> {
         self.erased = erased;
         self.staged = 0;
         Ok(())
+    }
+}
+
+/// The blocking API: a [`MappedFlash`] driver's operations complete as they are called.
+impl<F: MappedFlash> Slots<F> {
+    /// The current state: the newest valid record, or, with none, the factory default: slot A
+    /// confirmed, the minimum security counter slot A's own if it verifies (signature and
+    /// policy), else 0. The state sectors are read once per `Slots` (and the factory default's
+    /// signature checked once, or not at all after a [`boot`](Self::boot)); every operation
+    /// after that reuses what the last one found or wrote.
+    pub fn state(&mut self) -> Result<State, UpdateError<F::Error>> {
+        block_on(self.state_core())
+    }
+
+    /// The boot decision, from the state and the slots' own checks alone:
+    ///
+    /// - confirmed: the active slot;
+    /// - on trial with fewer than [`MAX_TRIAL_BOOTS`] boots: counts this boot (a new record),
+    ///   then the trial slot;
+    /// - on trial with [`MAX_TRIAL_BOOTS`] boots: records the revert (the previous slot,
+    ///   confirmed), then the previous slot.
+    ///
+    /// The slot chosen is used if its structure, signature and policy (key, class, the
+    /// state's minimum security counter) hold: **its blobs are not hashed here**, so the cost
+    /// is the state scan and one signature, independent of the slot's size. Every slot the
+    /// state names was checked whole before it became a candidate ([`Install::finish`]), a
+    /// trial as a confirmed one, and nothing writes a slot the state names; each blob is
+    /// checked again when it is used ([`Blob::load_into`](crate::partition::Blob::load_into)),
+    /// and a blob that fails there (bit rot since the install) is reported with
+    /// [`reject`](Self::reject). Otherwise the other slot, checked whole, if it passes
+    /// ([`Boot::fell_back`]); otherwise [`UpdateError::NoBootableSlot`].
+    /// [`boot_checked`](Self::boot_checked) hashes every blob of the chosen slot as well.
+    pub fn boot(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<F::Error>> {
+        block_on(self.boot_to())
+    }
+
+    /// [`boot`](Self::boot), with every blob of the chosen slot hashed against its signed
+    /// digest before it is used (`VerifiedPartition::check_blobs`), for a device that wants
+    /// bit rot found at power-on rather than on use: it costs what [`Install::finish`]'s check
+    /// costs, per stored byte (`docs/update.md` has the figures). A slot that fails it is not
+    /// used: the other one, checked whole, is booted ([`Boot::fell_back`]). The partition it
+    /// gives is the checked type: a stored blob's bytes are a plain slice
+    /// ([`Blob::bytes`](crate::partition::Blob::bytes)), hashed by this boot and not again.
+    pub fn boot_checked(&mut self) -> Result<Boot<CheckedPartition<'_>>, UpdateError<F::Error>> {
+        block_on(self.boot_to())
+    }
+
+    /// Confirms the trial running from `booted`, the [`Boot::slot`] of this `Slots`' last
+    /// [`boot`](Self::boot): a new record with the slot confirmed and the minimum security
+    /// counter raised to its partition's (never lowered), so neither a revert nor a replayed
+    /// older partition goes below it. The counter is the one that boot's signature check
+    /// read: nothing is verified again. A slot already confirmed is left as it is. Refused for
+    /// a slot this `Slots` did not boot ([`UpdateError::NotBooted`]) and for a slot that is not
+    /// the state's active one ([`UpdateError::NotActive`]).
+    pub fn confirm(&mut self, booted: Slot) -> Result<State, UpdateError<F::Error>> {
+        block_on(self.confirm_core(booted))
+    }
+
+    /// The way back from a blob that failed its check on use (bit rot in the running slot
+    /// since it was installed, found by [`Blob::load_into`](crate::partition::Blob::load_into)
+    /// or a digest check): records the slot this `Slots` booted as no longer to be used and
+    /// boots the other one. The other slot is checked whole first (structure, signature, key,
+    /// class, the state's minimum security counter, every blob: what [`Install::finish`]
+    /// costs); only if it passes is a record written, naming it active and confirmed (for a
+    /// trial, this is its revert), and it is returned as the new boot. Otherwise nothing is
+    /// written and the error says why ([`UpdateError::NoFallback`]: typically an older
+    /// partition below the minimum security counter, or a slot never installed); the device
+    /// then needs an [`install`](Self::install), which writes the other slot, never the
+    /// running one. A power cut before the record is complete leaves the state as it was: the
+    /// next boot uses the damaged slot again, its blob fails again, and `reject` is called
+    /// again. Refused without a boot first ([`UpdateError::NotBooted`]).
+    pub fn reject(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<F::Error>> {
+        block_on(self.reject_core())
+    }
+
+    /// Starts an install into the slot not running: the other one than this `Slots`' last
+    /// boot used (without a boot, the slot a boot would use is found as `boot` finds it,
+    /// writing nothing: one signature check). The running slot is never written, nor is the
+    /// slot the state names: when the boot fell back from the state's slot, a record naming
+    /// the running slot active and confirmed is written first, so that an interrupted install
+    /// is never the state's slot (whose boot checks the signature only). Refused while a
+    /// trial is pending ([`UpdateError::TrialPending`]). The state is otherwise untouched
+    /// until [`Install::finish`] accepted the whole partition.
+    pub fn install(&mut self) -> Result<Install<'_, F>, UpdateError<F::Error>> {
+        block_on(self.install_core())
+    }
+}
+
+/// The async API (feature `async`): the same operations over an `embedded-storage-async`
+/// driver ([`Async`]), each awaiting the flash; the logic, the checks and the writes are the
+/// blocking API's own code. Each method does what its blocking namesake's documentation says.
+#[cfg(feature = "async")]
+impl<G: AsyncMappedFlash> Slots<Async<G>> {
+    /// The current state (as the blocking `state`).
+    pub async fn state(&mut self) -> Result<State, UpdateError<G::Error>> {
+        self.state_core().await
+    }
+
+    /// The boot decision and the slot's signature check (as the blocking `boot`).
+    pub async fn boot(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<G::Error>> {
+        self.boot_to().await
+    }
+
+    /// The boot, every blob of the slot hashed (as the blocking `boot_checked`).
+    pub async fn boot_checked(
+        &mut self,
+    ) -> Result<Boot<CheckedPartition<'_>>, UpdateError<G::Error>> {
+        self.boot_to().await
+    }
+
+    /// Confirms the trial running from `booted` (as the blocking `confirm`).
+    pub async fn confirm(&mut self, booted: Slot) -> Result<State, UpdateError<G::Error>> {
+        self.confirm_core(booted).await
+    }
+
+    /// The way back from a blob that failed its check on use (as the blocking `reject`).
+    pub async fn reject(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<G::Error>> {
+        self.reject_core().await
+    }
+
+    /// Starts an install into the slot not running (as the blocking `install`).
+    pub async fn install(&mut self) -> Result<Install<'_, Async<G>>, UpdateError<G::Error>> {
+        self.install_core().await
+    }
+}
+
+/// The blocking install.
+impl<F: MappedFlash> Install<'_, F> {
+    /// The next chunk, of any length and at any alignment. Refused, writing nothing of it,
+    /// if it would not fit in the slot ([`UpdateError::TooLarge`]).
+    pub fn write(&mut self, chunk: &[u8]) -> Result<(), UpdateError<F::Error>> {
+        block_on(self.write_core(chunk))
+    }
+
+    /// Writes the last bytes, then checks the whole slot as it reads back from the flash:
+    /// exactly the bytes the header describes (`total_len`), the structure, the signature with
+    /// the configured key, the class, the state's minimum security counter, and the stored
+    /// bytes of every blob against their signed digests (`VerifiedPartition::check_blobs`,
+    /// compressed blobs' streams included; their decoded bytes are checked again whenever
+    /// loaded). Only then records the slot as the candidate (on trial, 0 boots, the other slot
+    /// its previous) and returns that state. On any refusal the state is unchanged.
+    pub fn finish(self) -> Result<State, UpdateError<F::Error>> {
+        block_on(self.finish_with(|_, _| Ok(())))
+    }
+}
+
+/// The async install (feature `async`).
+#[cfg(feature = "async")]
+impl<G: AsyncMappedFlash> Install<'_, Async<G>> {
+    /// The next chunk (as the blocking `write`).
+    pub async fn write(&mut self, chunk: &[u8]) -> Result<(), UpdateError<G::Error>> {
+        self.write_core(chunk).await
+    }
+
+    /// The last bytes, the whole check, the candidate's record (as the blocking `finish`).
+    pub async fn finish(self) -> Result<State, UpdateError<G::Error>> {
+        self.finish_with(|_, _| Ok(())).await
     }
 }
 

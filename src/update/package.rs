@@ -359,7 +359,9 @@ pub(crate) enum Phase {
 }
 
 /// A package read as it arrives, in chunks of any size: the [`Event`]s that make the new
-/// partition. At most 200 bytes of state on a 32-bit target, no allocation.
+/// partition, one at a time ([`next`](Self::next), for a driver that awaits between them) or
+/// all a chunk completes ([`feed`](Self::feed)). At most 200 bytes of state on a 32-bit
+/// target, no allocation.
 #[derive(Clone, Debug)]
 pub struct PackageReader {
     buf: [u8; HEADER_LEN],
@@ -372,6 +374,8 @@ pub struct PackageReader {
     carried: u16,
     /// Bytes of the new partition yielded so far.
     yielded: u32,
+    /// The padding owed after the item just yielded ([`Event::Zeros`] comes next).
+    pad: u8,
 }
 
 impl Default for PackageReader {
@@ -391,6 +395,7 @@ impl PackageReader {
             item: 0,
             carried: 0,
             yielded: 0,
+            pad: 0,
         }
     }
 
@@ -415,6 +420,7 @@ impl PackageReader {
             item,
             carried,
             yielded,
+            pad: 0,
         };
         if phase == Phase::ItemHead && item >= header.items {
             reader.phase = reader.end()?;
@@ -439,43 +445,67 @@ impl PackageReader {
         chunk: &[u8],
         mut each: impl FnMut(Event<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
-        let outcome = self.feed_inner(chunk, &mut each);
-        if outcome.is_err() {
-            self.phase = Phase::Failed;
+        let mut rest = chunk;
+        while let Some(event) = self.next(&mut rest)? {
+            if let Err(e) = each(event) {
+                self.fail();
+                return Err(e);
+            }
         }
-        outcome
+        Ok(())
     }
 
-    fn feed_inner<E: From<PackageError>>(
-        &mut self,
-        mut rest: &[u8],
-        each: &mut impl FnMut(Event<'_>) -> Result<(), E>,
-    ) -> Result<(), E> {
-        while !rest.is_empty() {
+    /// The next event of the package from `rest` (advanced past the bytes it took), or `None`
+    /// when `rest` holds no more of one (give the next chunk). On an error the reader refuses
+    /// everything after it.
+    pub fn next<'c>(&mut self, rest: &mut &'c [u8]) -> Result<Option<Event<'c>>, PackageError> {
+        let event = self.step(rest);
+        if event.is_err() {
+            self.fail();
+        }
+        event
+    }
+
+    /// Refuses everything from now on (a driver whose handling of an event failed).
+    pub fn fail(&mut self) {
+        self.phase = Phase::Failed;
+        self.pad = 0;
+    }
+
+    fn step<'c>(&mut self, rest: &mut &'c [u8]) -> Result<Option<Event<'c>>, PackageError> {
+        loop {
+            if self.pad > 0 {
+                let pad = core::mem::take(&mut self.pad);
+                self.advance(usize::from(pad))?;
+                self.next_item()?;
+                return Ok(Some(Event::Zeros(pad)));
+            }
+            if rest.is_empty() {
+                return Ok(None);
+            }
             match self.phase {
-                Phase::Failed => return Err(PackageError::Incomplete.into()),
-                Phase::Done => return Err(PackageError::Trailing.into()),
+                Phase::Failed => return Err(PackageError::Incomplete),
+                Phase::Done => return Err(PackageError::Trailing),
                 Phase::Header => {
-                    rest = self.fill(rest, HEADER_LEN);
+                    *rest = self.fill(rest, HEADER_LEN);
                     if self.got == HEADER_LEN {
                         self.got = 0;
                         let header = PackageHeader::parse(&self.buf)?;
                         self.header = Some(header);
-                        each(Event::Header(header))?;
                         let left = match header.kind {
                             PackageKind::Whole => header.total_len,
                             PackageKind::Delta => header.prefix_len,
                         };
                         self.phase = Phase::Body { left };
+                        return Ok(Some(Event::Header(header)));
                     }
                 }
                 Phase::Body { left } | Phase::Carried { left } => {
                     let carried = matches!(self.phase, Phase::Carried { .. });
                     let n = rest.len().min(usize::try_from(left).unwrap_or(usize::MAX));
                     let (now, later) = rest.split_at(n);
-                    rest = later;
+                    *rest = later;
                     self.advance(n)?;
-                    each(Event::Bytes(now))?;
                     let left = left.saturating_sub(u32::try_from(n).unwrap_or(u32::MAX));
                     if left > 0 {
                         self.phase = if carried {
@@ -484,13 +514,14 @@ impl PackageReader {
                             Phase::Body { left }
                         };
                     } else if carried {
-                        self.end_item(each)?;
+                        self.end_item()?;
                     } else {
                         self.phase = self.after_prefix()?;
                     }
+                    return Ok(Some(Event::Bytes(now)));
                 }
                 Phase::ItemHead => {
-                    rest = self.fill(rest, ITEM_LEN);
+                    *rest = self.fill(rest, ITEM_LEN);
                     if self.got == ITEM_LEN {
                         self.got = 0;
                         let mut bytes = [0u8; ITEM_LEN];
@@ -503,19 +534,18 @@ impl PackageReader {
                             }
                             Item::Copied { base, stored_len } => {
                                 self.advance(stored_len as usize)?;
-                                each(Event::Copy {
+                                self.end_item()?;
+                                return Ok(Some(Event::Copy {
                                     index,
                                     base,
                                     stored_len,
-                                })?;
-                                self.end_item(each)?;
+                                }));
                             }
                         }
                     }
                 }
             }
         }
-        Ok(())
     }
 
     /// Takes bytes of `rest` into the buffer until it holds `len`; the rest of `rest`.
@@ -549,16 +579,19 @@ impl PackageReader {
         }
     }
 
-    /// After an item: its padding, then the next item, or the end.
-    fn end_item<E: From<PackageError>>(
-        &mut self,
-        each: &mut impl FnMut(Event<'_>) -> Result<(), E>,
-    ) -> Result<(), E> {
+    /// After an item's bytes: its padding is owed (the next event), or the next item.
+    fn end_item(&mut self) -> Result<(), PackageError> {
         let pad = (BLOB_ALIGN - self.yielded as usize % BLOB_ALIGN) % BLOB_ALIGN;
         if pad > 0 {
-            self.advance(pad)?;
-            each(Event::Zeros(pad as u8))?;
+            self.pad = pad as u8;
+            Ok(())
+        } else {
+            self.next_item()
         }
+    }
+
+    /// The next item, or the end.
+    fn next_item(&mut self) -> Result<(), PackageError> {
         self.item = self.item.saturating_add(1);
         let items = self.header.map_or(0, |h| h.items);
         self.phase = if self.item < items {
@@ -583,8 +616,8 @@ impl PackageReader {
 
     /// `Ok` once the package was read to its end (and nothing refused).
     pub fn finish(&self) -> Result<(), PackageError> {
-        match self.phase {
-            Phase::Done => Ok(()),
+        match (self.phase, self.pad) {
+            (Phase::Done, 0) => Ok(()),
             _ => Err(PackageError::Incomplete),
         }
     }

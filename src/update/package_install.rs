@@ -6,7 +6,9 @@ use super::package::{
     Event, HEADER_LEN, ITEM_LEN, PackageError, PackageHeader, PackageKind, PackageReader, Phase,
     base_digest,
 };
-use super::{Install, MappedFlash, Slot, Slots, UpdateError, slot_bytes};
+#[cfg(feature = "async")]
+use super::{Async, AsyncMappedFlash};
+use super::{Install, MappedFlash, Slot, Slots, UpdateError, UpdateFlash, block_on, slot_bytes};
 use crate::digest::{Sha256Hasher, SoftSha256};
 use crate::partition::format::align_up;
 use crate::partition::{BlobId, Parsed, Partition, Policy, Tables, TocEntry};
@@ -18,7 +20,7 @@ const COPY_PIECE: usize = 256;
 // `Writing` holds the install's 256-byte staging: a `no_std` core has no box to put it in, and
 // there is one such value per install.
 #[allow(clippy::large_enum_variant)]
-enum Stage<'s, F: MappedFlash> {
+enum Stage<'s, F: UpdateFlash> {
     /// Before the header: nothing read or written.
     Waiting(&'s mut Slots<F>),
     /// The header's base is the running slot: writing the slot not running.
@@ -26,7 +28,7 @@ enum Stage<'s, F: MappedFlash> {
 }
 
 /// An install of a package under way.
-struct Writing<'s, F: MappedFlash> {
+struct Writing<'s, F: UpdateFlash> {
     install: Install<'s, F>,
     /// The running slot: the base.
     base: Slot,
@@ -44,14 +46,14 @@ struct Writing<'s, F: MappedFlash> {
 /// digest) exactly as [`Install::finish`] does, and only then records it as the candidate.
 /// After an error the install refuses everything: drop it (the state is as it was) and start
 /// again.
-pub struct PackageInstall<'s, F: MappedFlash> {
+pub struct PackageInstall<'s, F: UpdateFlash> {
     reader: PackageReader,
     stage: Option<Stage<'s, F>>,
     /// The package offset of the next byte [`write`](Self::write) takes.
     offset: u64,
 }
 
-impl<F: MappedFlash> core::fmt::Debug for PackageInstall<'_, F> {
+impl<F: UpdateFlash> core::fmt::Debug for PackageInstall<'_, F> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("PackageInstall")
             .field("reader", &self.reader)
@@ -61,6 +63,52 @@ impl<F: MappedFlash> core::fmt::Debug for PackageInstall<'_, F> {
     }
 }
 
+impl<F: UpdateFlash> Slots<F> {
+    /// An install of a package started ([`Slots::install_package`]).
+    async fn install_package_core(
+        &mut self,
+    ) -> Result<PackageInstall<'_, F>, UpdateError<F::Error>> {
+        if self.state_core().await?.is_trial() {
+            return Err(UpdateError::TrialPending);
+        }
+        Ok(PackageInstall {
+            reader: PackageReader::new(),
+            stage: Some(Stage::Waiting(self)),
+            offset: 0,
+        })
+    }
+
+    /// An install of a package resumed ([`Slots::resume_package`]).
+    async fn resume_package_core(
+        &mut self,
+        header: &[u8],
+    ) -> Result<PackageInstall<'_, F>, UpdateError<F::Error>> {
+        let header = PackageHeader::parse(header)?;
+        let mut writing = start(self, &header).await?;
+        let at = resume_point(&writing, &header)?;
+        writing.install.resume_at(at.slot)?;
+        if let Some((index, blob, stored_len, from)) = at.copy {
+            let (w, base, parsed) = (&mut writing.install, writing.base, writing.parsed);
+            copy_from_base(w, base, parsed, index, blob, stored_len, from).await?;
+        }
+        if at.zeros > 0 {
+            let zeros = [0u8; 16];
+            let pad = zeros
+                .get(..usize::from(at.zeros))
+                .ok_or(PackageError::Header)?;
+            writing.install.write_core(pad).await?;
+        }
+        let yielded = writing.install.received;
+        let reader = PackageReader::resumed(header, at.item, at.carried, yielded, at.phase)?;
+        Ok(PackageInstall {
+            reader,
+            stage: Some(Stage::Writing(writing)),
+            offset: at.package,
+        })
+    }
+}
+
+/// The blocking API of packages.
 impl<F: MappedFlash> Slots<F> {
     /// Starts the install of an update package ([`package`](super::package): whole, or a
     /// delta made for the partition running). Nothing is read or written until the package's
@@ -69,14 +117,7 @@ impl<F: MappedFlash> Slots<F> {
     /// the install goes on as [`install`](Self::install)'s, into the other slot. Refused while
     /// a trial is pending ([`UpdateError::TrialPending`]).
     pub fn install_package(&mut self) -> Result<PackageInstall<'_, F>, UpdateError<F::Error>> {
-        if self.state()?.is_trial() {
-            return Err(UpdateError::TrialPending);
-        }
-        Ok(PackageInstall {
-            reader: PackageReader::new(),
-            stage: Some(Stage::Waiting(self)),
-            offset: 0,
-        })
+        block_on(self.install_package_core())
     }
 
     /// Resumes the install of the package whose header is `header` (its first
@@ -97,32 +138,30 @@ impl<F: MappedFlash> Slots<F> {
         &mut self,
         header: &[u8],
     ) -> Result<PackageInstall<'_, F>, UpdateError<F::Error>> {
-        let header = PackageHeader::parse(header)?;
-        let mut writing = start(self, &header)?;
-        let at = resume_point(&writing, &header)?;
-        writing.install.resume_at(at.slot)?;
-        if let Some((index, blob, stored_len, from)) = at.copy {
-            let (w, base, parsed) = (&mut writing.install, writing.base, writing.parsed);
-            copy_from_base(w, base, parsed, index, blob, stored_len, from)?;
-        }
-        if at.zeros > 0 {
-            let zeros = [0u8; 16];
-            let pad = zeros
-                .get(..usize::from(at.zeros))
-                .ok_or(PackageError::Header)?;
-            writing.install.write(pad)?;
-        }
-        let yielded = writing.install.received;
-        let reader = PackageReader::resumed(header, at.item, at.carried, yielded, at.phase)?;
-        Ok(PackageInstall {
-            reader,
-            stage: Some(Stage::Writing(writing)),
-            offset: at.package,
-        })
+        block_on(self.resume_package_core(header))
     }
 }
 
-impl<'s, F: MappedFlash> PackageInstall<'s, F> {
+/// The async API of packages (feature `async`).
+#[cfg(feature = "async")]
+impl<G: AsyncMappedFlash> Slots<Async<G>> {
+    /// Starts the install of an update package (as the blocking `install_package`).
+    pub async fn install_package(
+        &mut self,
+    ) -> Result<PackageInstall<'_, Async<G>>, UpdateError<G::Error>> {
+        self.install_package_core().await
+    }
+
+    /// Resumes the install of a package (as the blocking `resume_package`).
+    pub async fn resume_package(
+        &mut self,
+        header: &[u8],
+    ) -> Result<PackageInstall<'_, Async<G>>, UpdateError<G::Error>> {
+        self.resume_package_core(header).await
+    }
+}
+
+impl<'s, F: UpdateFlash> PackageInstall<'s, F> {
     /// The package's header, once read.
     pub fn header(&self) -> Option<PackageHeader> {
         self.reader.header()
@@ -142,53 +181,89 @@ impl<'s, F: MappedFlash> PackageInstall<'s, F> {
         self.offset
     }
 
-    /// The next chunk of the package (from [`offset`](Self::offset)), of any length.
-    pub fn write(&mut self, chunk: &[u8]) -> Result<(), UpdateError<F::Error>> {
-        let PackageInstall {
-            reader,
-            stage,
-            offset,
-        } = self;
-        let outcome = reader.feed(chunk, |event| on_event(stage, event));
-        if outcome.is_err() {
-            *stage = None;
+    /// The next chunk ([`PackageInstall::write`]): each event of it written, in turn.
+    async fn write_core(&mut self, chunk: &[u8]) -> Result<(), UpdateError<F::Error>> {
+        let mut rest = chunk;
+        loop {
+            let event = match self.reader.next(&mut rest) {
+                Ok(Some(event)) => event,
+                Ok(None) => break,
+                Err(e) => {
+                    self.stage = None;
+                    return Err(e.into());
+                }
+            };
+            if let Err(e) = on_event(&mut self.stage, event).await {
+                self.stage = None;
+                self.reader.fail();
+                return Err(e);
+            }
         }
-        *offset = offset.saturating_add(chunk.len() as u64);
-        outcome
+        self.offset = self.offset.saturating_add(chunk.len() as u64);
+        Ok(())
     }
 
-    /// The end of the package: refused if it was not read to its last item
-    /// ([`PackageError::Incomplete`]); then [`Install::finish`]: the slot checked whole and,
-    /// only if it passes, recorded as the candidate.
-    pub fn finish(self) -> Result<super::State, UpdateError<F::Error>> {
+    /// The end ([`PackageInstall::finish`]).
+    async fn finish_core(self) -> Result<super::State, UpdateError<F::Error>> {
         self.reader.finish()?;
         let header = self.reader.header().ok_or(PackageError::Incomplete)?;
         let Some(Stage::Writing(w)) = self.stage else {
             return Err(PackageError::Incomplete.into());
         };
         let (base, parsed, layout) = (w.base, w.parsed, w.install.slots.config.layout);
-        w.install.finish_with(|mapped, checked| {
-            // A delta carries exactly the blobs its base does not hold: the rule a resumed
-            // install finds its place by.
-            if header.kind == PackageKind::Delta {
-                let base = parsed.lend(slot_bytes(mapped, &layout, base));
-                let base = base.ok_or(PackageError::NotCanonical)?.untrusted_tables();
-                let tables = checked.partition().untrusted_tables();
-                let carried = (tables.blob_ids())
-                    .filter_map(|id| tables.toc_entry(id))
-                    .filter(|e| held(&base, e).is_none())
-                    .count();
-                if carried != usize::from(header.carried) {
-                    return Err(PackageError::NotCanonical.into());
+        w.install
+            .finish_with(|mapped, checked| {
+                // A delta carries exactly the blobs its base does not hold: the rule a resumed
+                // install finds its place by.
+                if header.kind == PackageKind::Delta {
+                    let base = parsed.lend(slot_bytes(mapped, &layout, base));
+                    let base = base.ok_or(PackageError::NotCanonical)?.untrusted_tables();
+                    let tables = checked.partition().untrusted_tables();
+                    let carried = (tables.blob_ids())
+                        .filter_map(|id| tables.toc_entry(id))
+                        .filter(|e| held(&base, e).is_none())
+                        .count();
+                    if carried != usize::from(header.carried) {
+                        return Err(PackageError::NotCanonical.into());
+                    }
                 }
-            }
-            Ok(())
-        })
+                Ok(())
+            })
+            .await
+    }
+}
+
+/// The blocking install of a package.
+impl<F: MappedFlash> PackageInstall<'_, F> {
+    /// The next chunk of the package (from [`offset`](Self::offset)), of any length.
+    pub fn write(&mut self, chunk: &[u8]) -> Result<(), UpdateError<F::Error>> {
+        block_on(self.write_core(chunk))
+    }
+
+    /// The end of the package: refused if it was not read to its last item
+    /// ([`PackageError::Incomplete`]); then [`Install::finish`]: the slot checked whole and,
+    /// only if it passes, recorded as the candidate.
+    pub fn finish(self) -> Result<super::State, UpdateError<F::Error>> {
+        block_on(self.finish_core())
+    }
+}
+
+/// The async install of a package (feature `async`).
+#[cfg(feature = "async")]
+impl<G: AsyncMappedFlash> PackageInstall<'_, Async<G>> {
+    /// The next chunk of the package (as the blocking `write`).
+    pub async fn write(&mut self, chunk: &[u8]) -> Result<(), UpdateError<G::Error>> {
+        self.write_core(chunk).await
+    }
+
+    /// The end of the package (as the blocking `finish`).
+    pub async fn finish(self) -> Result<super::State, UpdateError<G::Error>> {
+        self.finish_core().await
     }
 }
 
 /// One event of the package: the header starts the install, the rest is written.
-fn on_event<'s, F: MappedFlash>(
+async fn on_event<'s, F: UpdateFlash>(
     stage: &mut Option<Stage<'s, F>>,
     event: Event<'_>,
 ) -> Result<(), UpdateError<F::Error>> {
@@ -197,14 +272,14 @@ fn on_event<'s, F: MappedFlash>(
             let Some(Stage::Waiting(slots)) = stage.take() else {
                 return Err(PackageError::Incomplete.into());
             };
-            *stage = Some(Stage::Writing(start(slots, &header)?));
+            *stage = Some(Stage::Writing(start(slots, &header).await?));
             Ok(())
         }
-        Event::Bytes(bytes) => writing(stage)?.install.write(bytes),
+        Event::Bytes(bytes) => writing(stage)?.install.write_core(bytes).await,
         Event::Zeros(n) => {
             let zeros = [0u8; 16];
             let pad = zeros.get(..usize::from(n)).ok_or(PackageError::Header)?;
-            writing(stage)?.install.write(pad)
+            writing(stage)?.install.write_core(pad).await
         }
         Event::Copy {
             index,
@@ -212,13 +287,13 @@ fn on_event<'s, F: MappedFlash>(
             stored_len,
         } => {
             let w = writing(stage)?;
-            copy_from_base(&mut w.install, w.base, w.parsed, index, blob, stored_len, 0)
+            copy_from_base(&mut w.install, w.base, w.parsed, index, blob, stored_len, 0).await
         }
     }
 }
 
 /// The install under way.
-fn writing<'a, 's, F: MappedFlash>(
+fn writing<'a, 's, F: UpdateFlash>(
     stage: &'a mut Option<Stage<'s, F>>,
 ) -> Result<&'a mut Writing<'s, F>, UpdateError<F::Error>> {
     match stage {
@@ -229,11 +304,11 @@ fn writing<'a, 's, F: MappedFlash>(
 
 /// The header read: its base must be the running slot's partition (nothing written before
 /// this holds), its partition must fit a slot; then the install of the other slot starts.
-fn start<'s, F: MappedFlash>(
+async fn start<'s, F: UpdateFlash>(
     slots: &'s mut Slots<F>,
     header: &PackageHeader,
 ) -> Result<Writing<'s, F>, UpdateError<F::Error>> {
-    let state = slots.state()?;
+    let state = slots.state_core().await?;
     if state.is_trial() {
         return Err(UpdateError::TrialPending);
     }
@@ -252,7 +327,7 @@ fn start<'s, F: MappedFlash>(
     if header.total_len > slot_len {
         return Err(UpdateError::TooLarge { slot_len });
     }
-    let install = slots.install()?;
+    let install = slots.install_core().await?;
     if install.target() != base.other() {
         // `install` writes the slot other than the running one: the base.
         return Err(PackageError::BaseMismatch.into());
@@ -267,7 +342,7 @@ fn start<'s, F: MappedFlash>(
 /// Item `index`: the stored bytes of the base's entry `blob` (`stored_len` of them, as the
 /// base's table of contents must say) from byte `from` on, written next, in pieces read from
 /// the running slot.
-fn copy_from_base<F: MappedFlash>(
+async fn copy_from_base<F: UpdateFlash>(
     install: &mut Install<'_, F>,
     base: Slot,
     parsed: Parsed,
@@ -297,7 +372,9 @@ fn copy_from_base<F: MappedFlash>(
             let src = bytes.get(at..at.saturating_add(n)).ok_or_else(refused)?;
             piece.get_mut(..n).ok_or_else(refused)?.copy_from_slice(src);
         }
-        install.write(piece.get(..n).ok_or_else(refused)?)?;
+        install
+            .write_core(piece.get(..n).ok_or_else(refused)?)
+            .await?;
         done += n;
     }
     Ok(())
@@ -351,7 +428,7 @@ fn fresh(h: &PackageHeader) -> At {
 /// erase sector the first blob that does not hold
 /// begins in ([`Slots::resume_package`]); [`fresh`] when the slot does not start with the new
 /// partition's signed prefix.
-fn resume_point<F: MappedFlash>(
+fn resume_point<F: UpdateFlash>(
     w: &Writing<'_, F>,
     h: &PackageHeader,
 ) -> Result<At, UpdateError<F::Error>> {

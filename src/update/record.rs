@@ -377,15 +377,15 @@ impl Records {
     /// Both state sectors, each place read with `read(sector, index)`: the newest valid
     /// record and where the next one goes. Records are appended in sequence order within a
     /// sector, so each sector is read backwards and its scan stops at its last valid record.
-    pub(crate) fn scan<E>(
+    pub(crate) async fn scan<E>(
         &self,
-        mut read: impl FnMut(usize, usize) -> Result<Record, E>,
+        mut read: impl AsyncFnMut(usize, usize) -> Result<Record, E>,
     ) -> Result<Scan, E> {
         let mut newest: Option<(State, usize)> = None;
         let mut last_written = [None::<usize>; 2];
         for (sector, last) in last_written.iter_mut().enumerate() {
             for index in (0..self.per_sector).rev() {
-                let record = read(sector, index)?;
+                let record = read(sector, index).await?;
                 if matches!(record, Record::Erased) {
                     continue;
                 }
@@ -416,13 +416,13 @@ impl Records {
     /// [`scan`](Self::scan) over the state's bytes in memory (its two sectors, as a host tool
     /// reads them from an image).
     pub(crate) fn scan_bytes(&self, state: &[u8]) -> Scan {
-        let read = |sector, index| -> Result<Record, core::convert::Infallible> {
+        let read = async |sector, index| -> Result<Record, core::convert::Infallible> {
             Ok(self
                 .offset(sector, index)
                 .and_then(|at| state.get(at..at.saturating_add(self.record_len)))
                 .map_or(Record::Invalid, |bytes| self.decode(bytes)))
         };
-        match self.scan(read) {
+        match super::storage::block_on(self.scan(read)) {
             Ok(scan) => scan,
             Err(never) => match never {},
         }

@@ -146,8 +146,9 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
             "cargo build -p nrtucode --target thumbv7em-none-eabihf --no-default-features --features digest,defmt",
             "cargo build -p nrtucode --target thumbv7em-none-eabihf",
             // Every public error of the core asserts its size (at most 16 bytes) for a 32-bit
-            // target: this build compiles each of them for thumbv7em.
-            "cargo build -p nrtucode --target thumbv7em-none-eabihf --no-default-features --features partition,deflate,update,defmt",
+            // target, and the package reader its state (at most 200): this build compiles each
+            // of them for thumbv7em, with the async updater.
+            "cargo build -p nrtucode --target thumbv7em-none-eabihf --no-default-features --features partition,deflate,update,async,defmt",
         ],
     ),
     // digest alone is built by the partition step (partition implies it) and defmt alone for
@@ -176,7 +177,7 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
             "cargo check -p nrtucode -p nrtucode-capi -p nrtucode-carve -p nrtucode-cli --features nrtucode/std,nrtucode/digest,nrtucode/defmt,nrtucode/partition --target x86_64-apple-darwin",
             "cargo check -p nrtucode -p nrtucode-capi -p nrtucode-carve -p nrtucode-cli --features nrtucode/std,nrtucode/digest,nrtucode/defmt,nrtucode/partition --target x86_64-pc-windows-msvc",
             // The CLI's features of the core named, as its presence unified them in above.
-            "cargo check -p nrtucode -p nrtucode-capi --features nrtucode/std,nrtucode/defmt,nrtucode/deflate,nrtucode/insecure-unsigned,nrtucode/update --target aarch64-unknown-linux-gnu",
+            "cargo check -p nrtucode -p nrtucode-capi --features nrtucode/std,nrtucode/defmt,nrtucode/deflate,nrtucode/insecure-unsigned,nrtucode/update,nrtucode/async --target aarch64-unknown-linux-gnu",
         ],
     ),
     // The StdEnv example checks flavor 0 against its environment: once more with a flavor set.
