@@ -260,9 +260,9 @@ fn install_package(
         );
     }
     // The emulated loss: halfway through what follows the new partition's signed prefix.
-    let after_prefix = install
-        .header()
-        .map_or(0, |h| package::HEADER_LEN.saturating_add(h.prefix_len as usize));
+    let after_prefix = install.header().map_or(0, |h| {
+        package::HEADER_LEN.saturating_add(h.prefix_len as usize)
+    });
     let stop = if drop_link {
         after_prefix.saturating_add(link.len()) / 2
     } else {
