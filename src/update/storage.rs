@@ -1,7 +1,7 @@
 //! [`UpdateFlash`]: the flash operations an update makes, written once as `async` for both kinds
 //! of driver. Every blocking [`MappedFlash`] is one (its operations are futures that are ready
 //! at once, and the blocking API drives them with [`block_on`]); with feature `async`, so is
-//! [`Async`] over an `embedded-storage-async` flash, whose API awaits them. The state machine,
+//! `Async` over an `embedded-storage-async` flash, whose API awaits them. The state machine,
 //! the checks and every write are the same code either way.
 
 use core::fmt;
@@ -18,7 +18,7 @@ mod sealed {
 }
 
 /// A flash the updater reads through its mapping and changes through its driver: every
-/// blocking [`MappedFlash`], and (feature `async`) [`Async`] over an async one. Sealed: the two
+/// blocking [`MappedFlash`], and (feature `async`) `Async` over an async one. Sealed: the two
 /// are the only kinds.
 pub trait UpdateFlash: sealed::Sealed {
     /// The driver's error.
