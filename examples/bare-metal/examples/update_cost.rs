@@ -81,18 +81,31 @@ extern "C" fn cost_end(ok: bool) {
     black_box(ok);
 }
 
-/// The second download area's bytes.
-fn link_2() -> &'static [u8] {
-    area(LINK_2)
+/// The download areas after the link's own, which `area` reads.
+#[derive(Clone, Copy)]
+enum Area {
+    /// At [`LINK_2`]: the deflate update.
+    Second,
+    /// At [`LINK_3`]: the update package.
+    Third,
 }
 
-/// The bytes of the download area at `at` (0x21c00000 or 0x21f00000).
-fn area(at: usize) -> &'static [u8] {
+/// The second download area's bytes.
+fn link_2() -> &'static [u8] {
+    area(Area::Second)
+}
+
+/// The bytes of a download area: its length word, then at most what lies below the mailbox.
+fn area(which: Area) -> &'static [u8] {
+    let at = match which {
+        Area::Second => LINK_2,
+        Area::Third => LINK_3,
+    };
     let start = at as *const u32;
-    // SAFETY: `at` (0x21c00000 or 0x21f00000) is a 4-aligned word of PSRAM (mps2-an386's XFLASH)
-    // below the mailbox and inside the first download area's region, where `-device loader`
-    // writes and nothing in this program writes or holds a Rust object: a volatile read of the
-    // length word.
+    // SAFETY: `at` is one of the two constants above (0x21c00000, 0x21f00000), whatever the
+    // caller: a 4-aligned word of PSRAM (mps2-an386's XFLASH) below the mailbox and inside the
+    // first download area's region, where `-device loader` writes and nothing in this program
+    // writes or holds a Rust object: a volatile read of the length word.
     let len = unsafe { start.read_volatile() } as usize;
     let data = start.wrapping_add(1).cast::<u8>();
     let room = 0x2200_0000usize.saturating_sub(16 + data as usize);
@@ -277,7 +290,7 @@ fn main() -> ! {
     ok[13] = confirmed.is_ok_and(|s| !s.is_trial() && s.min_security_counter == 3);
     flash[13] = delta(at, counts(&slots));
 
-    let package = area(LINK_3);
+    let package = area(Area::Third);
     let installed = install_package(&mut slots, package, 14);
     ok[14..16].fill(installed.is_ok());
     [flash[14], flash[15]] = installed.unwrap_or_default();
