@@ -84,7 +84,9 @@ pub(super) const COLUMN_OF: [Column; FLAVOR_SPAN] = {
 
 /// What an [`Index`] holds for each getter besides the [`Packed`] getter: the answer's stored
 /// bytes in place (`&[u8]`, in a [`VerifiedPartition`](super::VerifiedPartition)), or nothing
-/// (`()`, in a `CheckedPartition`, which answers from bytes it owns). Made once, by
+/// (`()`: a `LoadedPartition`, which answers from bytes it owns, and a
+/// [`StreamedPartition`](super::StreamedPartition), whose blobs are on a flash read through its
+/// driver). Made once, by
 /// [`Index::build`], from the parsed tables.
 pub(crate) trait Stored<'a>: Copy {
     /// What a NULL getter holds.
@@ -97,7 +99,7 @@ pub(crate) trait Stored<'a>: Copy {
 impl<'a> Stored<'a> for () {
     const NONE: Self = ();
     fn of(tables: &Tables<'a>, getter: Getter) -> Option<(Packed, Self)> {
-        Some((tables.answer(getter)?.getter, ()))
+        Some((tables.packed(getter)?, ()))
     }
 }
 

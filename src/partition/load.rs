@@ -47,6 +47,38 @@ impl<H: Sha256Hasher> Loader<H> {
     }
 }
 
+#[cfg(feature = "deflate")]
+impl<H: Sha256Hasher> Loader<H> {
+    /// `stream`, the authenticated stored bytes of the compressed `blob`, decoded into
+    /// `out[..len]` while hashing the output against `sha256`, its signed decoded digest: the
+    /// one decode every load of a compressed blob makes.
+    pub(super) fn decode<'o>(
+        &mut self,
+        stream: &[u8],
+        len: usize,
+        sha256: &[u8; 32],
+        blob: super::BlobId,
+        out: &'o mut [u8],
+    ) -> Result<&'o [u8], LoadError> {
+        use crate::deflate::{DecodeError, decode_checked_with};
+        decode_checked_with(
+            stream,
+            len,
+            sha256,
+            out,
+            &mut self.inflater,
+            &mut self.hasher,
+        )
+        .map_err(|failure| match failure {
+            DecodeError::BufferTooSmall { needed, available } => {
+                LoadError::BufferTooSmall { needed, available }
+            }
+            DecodeError::Mismatch => LoadError::DigestMismatch { blob },
+            failure => LoadError::Decode { blob, failure },
+        })
+    }
+}
+
 impl<H> core::fmt::Debug for Loader<H> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("Loader")
@@ -138,28 +170,12 @@ impl<'a> Blob<'a> {
         out: &'o mut [u8],
         loader: &mut Loader<H>,
     ) -> Result<&'o [u8], LoadError> {
-        use crate::deflate::{DecodeError, decode_checked_with};
         // Authenticate (unless the whole-partition check did), then decode.
         if !self.checked {
             self.check_stored(&mut loader.hasher)?;
         }
-        let blob = self.id();
         let len = out.len();
-        decode_checked_with(
-            self.stored,
-            len,
-            &self.sha256(),
-            out,
-            &mut loader.inflater,
-            &mut loader.hasher,
-        )
-        .map_err(|failure| match failure {
-            DecodeError::BufferTooSmall { needed, available } => {
-                LoadError::BufferTooSmall { needed, available }
-            }
-            DecodeError::Mismatch => LoadError::DigestMismatch { blob },
-            failure => LoadError::Decode { blob, failure },
-        })
+        loader.decode(self.stored, len, &self.sha256(), self.id(), out)
     }
 
     #[cfg(not(feature = "deflate"))]

@@ -82,6 +82,8 @@ mod loaded;
 mod lookup;
 mod parse;
 mod source;
+#[cfg(feature = "update")]
+mod streamed;
 mod tables;
 mod trust;
 
@@ -99,6 +101,8 @@ pub use loaded::{LoadedPartition, Trust, Verified};
 #[cfg(feature = "update")]
 pub(crate) use parse::Parsed;
 pub use parse::Partition;
+#[cfg(feature = "update")]
+pub use streamed::{READ_PIECE, StreamError, StreamedBlob, StreamedPartition};
 pub use tables::Tables;
 #[cfg(feature = "insecure-unsigned")]
 pub use trust::UnsignedPartition;

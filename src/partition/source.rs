@@ -6,10 +6,10 @@
 //! verified on its own, with the partition's total length beside it (`Partition::parse` reads
 //! the header, then the prefix, and the padding after each blob through a source), so a reader
 //! can hold the prefix in RAM and read the blobs by offset. Today the source is the partition's
-//! slice, read in place (one piece, nothing copied). `FlashSource` reads the same bytes through
-//! `ReadNorFlash::read` into a buffer of its own, aligned to the flash's read size: the shape in
-//! which a slot on a flash that is not memory-mapped is to be read (for now built with this
-//! module's tests only, which read a partition held in `update::mem_flash` both ways).
+//! slice, read in place (one piece, nothing copied). `FlashSource` (feature `update`) reads the
+//! same bytes through `ReadNorFlash::read` into a buffer of its own, aligned to the flash's read
+//! size: how a slot on a flash that is not memory-mapped is read
+//! ([`StreamedPartition`](super::StreamedPartition)).
 
 use super::entry::{BlobId, Codec};
 use super::error::{FormatError, LoadError};
@@ -81,7 +81,7 @@ impl ByteSource for Unwritten {
 /// A partition at `base` of a flash, read through `ReadNorFlash::read` into a buffer of `N`
 /// bytes (a multiple of the flash's `READ_SIZE`): each read is aligned to `READ_SIZE` and the
 /// bytes outside the range asked for are not given.
-#[cfg(all(test, feature = "mem-flash"))]
+#[cfg(feature = "update")]
 pub(crate) struct FlashSource<'f, F, const N: usize> {
     flash: &'f mut F,
     base: u32,
@@ -89,7 +89,7 @@ pub(crate) struct FlashSource<'f, F, const N: usize> {
 }
 
 /// Why a `FlashSource` read failed.
-#[cfg(all(test, feature = "mem-flash"))]
+#[cfg(feature = "update")]
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum FlashReadError<E> {
     /// The range is not inside the flash (or the buffer is not a multiple of `READ_SIZE`).
@@ -98,7 +98,7 @@ pub(crate) enum FlashReadError<E> {
     Driver(E),
 }
 
-#[cfg(all(test, feature = "mem-flash"))]
+#[cfg(feature = "update")]
 impl<'f, F: embedded_storage::nor_flash::ReadNorFlash, const N: usize> FlashSource<'f, F, N> {
     /// The partition at `base` of `flash`.
     pub(crate) fn new(flash: &'f mut F, base: u32) -> Self {
@@ -110,7 +110,7 @@ impl<'f, F: embedded_storage::nor_flash::ReadNorFlash, const N: usize> FlashSour
     }
 }
 
-#[cfg(all(test, feature = "mem-flash"))]
+#[cfg(feature = "update")]
 impl<F: embedded_storage::nor_flash::ReadNorFlash, const N: usize> ByteSource
     for FlashSource<'_, F, N>
 {

@@ -97,6 +97,13 @@ impl<'a> Tables<'a> {
         Answer::new(self.p.bytes, getter, self.entry_bytes(getter.blob())?)
     }
 
+    /// `getter` packed with its blob's codec, from its table-of-contents record alone (no blob
+    /// byte is looked at); `None` past the table of contents.
+    pub(super) fn packed(&self, getter: Getter) -> Option<super::entry::Packed> {
+        let codec = Codec::from_raw(byte(self.entry_bytes(getter.blob())?, T_CODEC)?)?;
+        super::entry::Packed::new(getter, codec)
+    }
+
     /// What `getter` answers: the blob handle (its digests are read when a check needs them).
     pub(super) fn blob(&self, getter: Getter) -> Option<Blob<'a>> {
         Some(self.answer(getter)?.blob(self.p.toc_records()))
