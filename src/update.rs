@@ -42,11 +42,8 @@ use core::fmt;
 
 use embedded_storage::nor_flash::NorFlash;
 
-use crate::digest::SoftSha256;
 pub use crate::partition::error::Refusal;
-use crate::partition::{
-    CheckedPartition, Partition, Policy, PublicKey, TableClass, VerifiedPartition,
-};
+use crate::partition::{CheckedPartition, Policy, PublicKey, TableClass, VerifiedPartition};
 
 /// Boots of a trial (an installed partition not yet confirmed): the boot after the last one
 /// reverts to the previous slot.
@@ -57,10 +54,10 @@ pub mod package;
 mod package_install;
 mod storage;
 pub use package_install::PackageInstall;
-pub use storage::UpdateFlash;
-use storage::block_on;
 #[cfg(feature = "async")]
 pub use storage::{Async, AsyncMappedFlash};
+pub use storage::{BlockingFlash, StreamedSlot, Unmapped, UpdateFlash};
+use storage::{Check, SlotRegion, Vetted, block_on};
 #[cfg(feature = "mem-flash")]
 pub mod mem_flash;
 pub mod record;
@@ -399,107 +396,94 @@ pub struct Slots<F> {
     refused: [Option<Refusal>; 2],
 }
 
-/// The bytes of `slot` in the flash's mapping (empty if the layout lies beyond it, which
-/// [`Slots::new`] refused).
-fn slot_bytes<'f>(mapped: &'f [u8], layout: &Layout, slot: Slot) -> &'f [u8] {
-    let start = layout.offset(slot) as usize;
-    mapped
-        .get(start..start.saturating_add(layout.slot_len as usize))
-        .unwrap_or(&[])
+impl Config {
+    /// Where `slot` lies.
+    pub(crate) const fn region(&self, slot: Slot) -> SlotRegion {
+        SlotRegion {
+            base: self.layout.offset(slot),
+            len: self.layout.slot_len,
+        }
+    }
+
+    /// The policy of a check with the minimum security counter `min_security_counter`.
+    pub(crate) const fn policy(&self, min_security_counter: u32) -> Policy {
+        Policy {
+            min_security_counter,
+            expected_class: self.class,
+        }
+    }
 }
 
-/// Structure, signature and policy of `slot`'s partition (no blob hashed): what a boot of a
-/// slot that was checked whole when installed pays, independent of the slot's size.
-fn verify_slot<'f>(
-    mapped: &'f [u8],
-    config: &Config,
+/// A boot's choice: the slot, its partition (checked, to be lent) and whether it fell back; or
+/// why neither slot passed (A's refusal, B's).
+type Choice = Result<(Slot, Vetted, bool), (Refusal, Refusal)>;
+
+/// A slot checked as a [`Check`] says with a minimum security counter: the slot's vetting, or
+/// why it was refused (the outer error: the driver's).
+trait VetSlot<E>: FnMut(Slot, u32, Check) -> Result<Result<Vetted, Refusal>, E> {}
+impl<E, T: FnMut(Slot, u32, Check) -> Result<Result<Vetted, Refusal>, E>> VetSlot<E> for T {}
+
+/// The slot a boot uses: `slot` checked as `check` says, else the other one checked whole (its
+/// history is unknown: it may hold an interrupted install); the refusals of both if neither.
+fn choose<E>(
+    vet: &mut impl VetSlot<E>,
     slot: Slot,
     min_security_counter: u32,
-) -> Result<VerifiedPartition<'f>, Refusal> {
-    let policy = Policy {
-        min_security_counter,
-        expected_class: config.class,
-    };
-    Ok(Partition::parse(slot_bytes(mapped, &config.layout, slot))?.verify(&config.key, &policy)?)
-}
-
-/// [`verify_slot`], then every blob's stored bytes hashed against their signed digests.
-fn check_slot<'f>(
-    mapped: &'f [u8],
-    config: &Config,
-    slot: Slot,
-    min_security_counter: u32,
-) -> Result<CheckedPartition<'f>, Refusal> {
-    let verified = verify_slot(mapped, config, slot, min_security_counter)?;
-    Ok(verified.check_blobs(&mut SoftSha256::new())?)
-}
-
-/// How much of a slot a boot checks, as the partition type it gives: structure, signature and
-/// policy ([`VerifiedPartition`]: a slot checked whole when it was installed), or every blob
-/// hashed too ([`CheckedPartition`]).
-trait Depth<'f>: Sized {
-    /// `verified` checked to this depth.
-    fn deepen(verified: VerifiedPartition<'f>) -> Result<Self, Refusal>;
-    /// `verified` with every blob hashed (a fallback slot: its history is unknown, it may hold
-    /// an interrupted install), as this type.
-    fn whole(verified: VerifiedPartition<'f>) -> Result<Self, Refusal>;
-    /// The partition's security counter.
-    fn security_counter(&self) -> u32;
-}
-
-impl<'f> Depth<'f> for VerifiedPartition<'f> {
-    fn deepen(verified: VerifiedPartition<'f>) -> Result<Self, Refusal> {
-        Ok(verified)
-    }
-
-    fn whole(verified: VerifiedPartition<'f>) -> Result<Self, Refusal> {
-        verified.check_blobs(&mut SoftSha256::new())?;
-        Ok(verified)
-    }
-
-    fn security_counter(&self) -> u32 {
-        self.partition().security_counter()
-    }
-}
-
-impl<'f> Depth<'f> for CheckedPartition<'f> {
-    fn deepen(verified: VerifiedPartition<'f>) -> Result<Self, Refusal> {
-        Self::whole(verified)
-    }
-
-    fn whole(verified: VerifiedPartition<'f>) -> Result<Self, Refusal> {
-        Ok(verified.check_blobs(&mut SoftSha256::new())?)
-    }
-
-    fn security_counter(&self) -> u32 {
-        self.partition().security_counter()
-    }
-}
-
-/// A boot's choice: the slot, its partition and whether it fell back; or why neither slot
-/// passed (A's refusal, B's).
-type Choice<P> = Result<(Slot, P, bool), (Refusal, Refusal)>;
-
-/// The slot a boot uses: `slot` checked to depth `P`, else the other one checked whole (its
-/// history is unknown: it may hold an interrupted install); the errors of both if neither.
-fn choose<'f, P: Depth<'f>>(
-    mapped: &'f [u8],
-    config: &Config,
-    slot: Slot,
-    min_security_counter: u32,
-) -> Choice<P> {
-    let first = verify_slot(mapped, config, slot, min_security_counter).and_then(P::deepen);
-    let first = match first {
-        Ok(partition) => return Ok((slot, partition, false)),
+    check: Check,
+) -> Result<Choice, E> {
+    let first = match vet(slot, min_security_counter, check)? {
+        Ok(vetted) => return Ok(Ok((slot, vetted, false))),
         Err(e) => e,
     };
-    match verify_slot(mapped, config, slot.other(), min_security_counter).and_then(P::whole) {
-        Ok(partition) => Ok((slot.other(), partition, true)),
-        Err(second) => Err(match slot {
-            Slot::A => (first, second),
-            Slot::B => (second, first),
-        }),
+    Ok(
+        match vet(slot.other(), min_security_counter, Check::Whole)? {
+            Ok(vetted) => Ok((slot.other(), vetted, true)),
+            Err(second) => Err(match slot {
+                Slot::A => (first, second),
+                Slot::B => (second, first),
+            }),
+        },
+    )
+}
+
+/// The slot a boot uses once the state (`state`, after the boot's own record) names `slot`:
+/// [`choose`], and for the factory default (`factory`) the minimum security counter read from
+/// slot A's signature first. The state as the boot leaves it, and the choice. The one boot
+/// decision of [`Slots`] and of a host reading an image ([`image::FlashImage`]).
+fn select<E>(
+    vet: &mut impl VetSlot<E>,
+    slot: Slot,
+    mut state: State,
+    factory: bool,
+    check: Check,
+) -> Result<(State, Choice), E> {
+    if !factory {
+        let chosen = choose(vet, slot, state.min_security_counter, check)?;
+        return Ok((state, chosen));
     }
+    // Slot A's own counter is the minimum when its signature holds, as `state()` reads it;
+    // else 0.
+    let chosen = match vet(Slot::A, 0, Check::Signature)? {
+        Ok(vetted) => {
+            let min = vetted.security_counter;
+            state.min_security_counter = min;
+            match check {
+                Check::Whole => choose(vet, Slot::A, min, Check::Whole)?,
+                _ => Ok((Slot::A, vetted, false)),
+            }
+        }
+        Err(_) => choose(vet, Slot::A, 0, check)?,
+    };
+    Ok((state, chosen))
+}
+
+/// What a boot found, before its partition is lent.
+#[derive(Clone, Copy, Debug)]
+struct Booted {
+    slot: Slot,
+    vetted: Vetted,
+    state: State,
+    fell_back: bool,
 }
 
 /// The factory default (no valid record) with the minimum security counter `min`.
@@ -511,14 +495,6 @@ const fn factory(min_security_counter: u32) -> State {
         previous: None,
         min_security_counter,
     }
-}
-
-/// The factory default of `mapped`: slot A confirmed, the minimum security counter slot A's
-/// own if its signature and policy hold, else 0.
-fn factory_state(mapped: &[u8], config: &Config) -> State {
-    let min =
-        verify_slot(mapped, config, Slot::A, 0).map_or(0, |p| p.partition().security_counter());
-    factory(min)
 }
 
 /// The state [`Install::finish`] records for `target` once it holds a partition checked
@@ -599,36 +575,6 @@ fn plan(newest: Option<State>) -> Plan {
     }
 }
 
-/// The slot a boot uses once the state (`state`, after the boot's own record) names `slot`:
-/// [`choose`], and for the factory default (`factory`) the minimum security counter read from
-/// slot A's signature first. The state as the boot leaves it, and the choice.
-fn select<'f, P: Depth<'f>>(
-    mapped: &'f [u8],
-    config: &Config,
-    slot: Slot,
-    mut state: State,
-    factory: bool,
-) -> (State, Choice<P>) {
-    if !factory {
-        let chosen = choose(mapped, config, slot, state.min_security_counter);
-        return (state, chosen);
-    }
-    // Slot A's own counter is the minimum when its signature holds, as `state()` reads it;
-    // else 0.
-    let chosen = match verify_slot(mapped, config, Slot::A, 0) {
-        Ok(partition) => {
-            let min = partition.partition().security_counter();
-            state.min_security_counter = min;
-            match P::deepen(partition) {
-                Ok(partition) => Ok((Slot::A, partition, false)),
-                Err(_) => choose(mapped, config, Slot::A, min),
-            }
-        }
-        Err(_) => choose(mapped, config, Slot::A, 0),
-    };
-    (state, chosen)
-}
-
 fn geometry<E>(rule: &'static str) -> UpdateError<E> {
     UpdateError::Geometry(rule)
 }
@@ -637,7 +583,7 @@ impl<F: UpdateFlash> Slots<F> {
     /// The slots in `flash` as `config` lays them out, after checking the layout against the
     /// flash's geometry. Reads and writes nothing.
     pub fn new(flash: F, config: Config) -> Result<Self, UpdateError<F::Error>> {
-        let capacity = flash.capacity().min(flash.mapped().len());
+        let capacity = flash.capacity();
         let records = (config.layout)
             .check(storage::geometry::<F>(), capacity)
             .map_err(geometry)?;
@@ -710,7 +656,7 @@ impl<F: UpdateFlash> Slots<F> {
         let scan = self.read_scan().await?;
         let state = match scan.newest {
             Some(state) => state,
-            None => self.factory_state(),
+            None => self.factory_state()?,
         };
         let known = Known { scan, state };
         self.known = Some(known);
@@ -722,8 +668,11 @@ impl<F: UpdateFlash> Slots<F> {
         self.known().await.map(|k| k.state)
     }
 
-    fn factory_state(&self) -> State {
-        factory_state(self.flash.mapped(), &self.config)
+    /// The factory default: slot A confirmed, the minimum security counter slot A's own if
+    /// its signature and policy hold, else 0.
+    fn factory_state(&mut self) -> Result<State, UpdateError<F::Error>> {
+        let a = self.vet(Slot::A, 0, Check::Signature)?;
+        Ok(factory(a.map_or(0, |vetted| vetted.security_counter)))
     }
 
     /// Appends the record of `next` (its `seq` replaced by the next one) where `scan` says
@@ -794,7 +743,22 @@ impl<F: UpdateFlash> Slots<F> {
         Ok((next, after))
     }
 
-    async fn boot_to<'s, P: Depth<'s>>(&'s mut self) -> Result<Boot<P>, UpdateError<F::Error>> {
+    /// `slot` checked as `check` says, with the minimum security counter `min`: what lends
+    /// it, or why it was refused (the outer error: the driver's).
+    fn vet(
+        &mut self,
+        slot: Slot,
+        min_security_counter: u32,
+        check: Check,
+    ) -> Result<Result<Vetted, Refusal>, UpdateError<F::Error>> {
+        let policy = self.config.policy(min_security_counter);
+        let region = self.config.region(slot);
+        self.flash.vet(region, &self.config.key, &policy, check)
+    }
+
+    /// The boot ([`Slots::boot`]; every blob hashed too with [`Check::Whole`]): what it
+    /// chose, before the partition is lent.
+    async fn boot_core(&mut self, check: Check) -> Result<Booted, UpdateError<F::Error>> {
         let scan = self.scan().await?;
         let plan = plan(scan.newest);
         let state = match plan.append {
@@ -802,39 +766,65 @@ impl<F: UpdateFlash> Slots<F> {
             None => plan.state,
         };
         let factory = scan.newest.is_none();
-        let Slots {
-            flash,
-            config,
-            known,
-            running,
-            refused,
-            ..
-        } = self;
-        let flash: &F = flash;
-        let (state, chosen) = select::<P>(flash.mapped(), config, plan.slot, state, factory);
+        let (config, flash) = (self.config, &mut self.flash);
+        let mut vet = |slot: Slot, min: u32, check: Check| {
+            flash.vet(config.region(slot), &config.key, &config.policy(min), check)
+        };
+        let (state, chosen) = select(&mut vet, plan.slot, state, factory, check)?;
         if factory {
-            *known = Some(Known { scan, state });
+            self.known = Some(Known { scan, state });
         }
         match chosen {
-            Ok((slot, partition, fell_back)) => {
-                *running = Some(Running {
+            Ok((slot, vetted, fell_back)) => {
+                self.running = Some(Running {
                     slot,
                     fell_back,
-                    security_counter: partition.security_counter(),
+                    security_counter: vetted.security_counter,
                 });
-                Ok(Boot {
+                Ok(Booted {
                     slot,
-                    partition,
+                    vetted,
                     state,
                     fell_back,
                 })
             }
             Err((a, b)) => {
-                *running = None;
-                *refused = [Some(a), Some(b)];
+                self.running = None;
+                self.refused = [Some(a), Some(b)];
                 Err(UpdateError::NoBootableSlot)
             }
         }
+    }
+
+    /// The boot `booted` with its partition lent (no check made again).
+    fn lend_boot(
+        &mut self,
+        booted: Booted,
+    ) -> Result<Boot<F::Partition<'_>>, UpdateError<F::Error>> {
+        let region = self.config.region(booted.slot);
+        let partition = (self.flash.lend(region, &booted.vetted)).ok_or(geometry("slot lent"))?;
+        Ok(Boot {
+            slot: booted.slot,
+            partition,
+            state: booted.state,
+            fell_back: booted.fell_back,
+        })
+    }
+
+    /// The boot `booted`, checked whole, with its partition lent as checked.
+    fn lend_checked_boot(
+        &mut self,
+        booted: Booted,
+    ) -> Result<Boot<F::Checked<'_>>, UpdateError<F::Error>> {
+        let region = self.config.region(booted.slot);
+        let partition =
+            (self.flash.lend_checked(region, &booted.vetted)).ok_or(geometry("slot lent"))?;
+        Ok(Boot {
+            slot: booted.slot,
+            partition,
+            state: booted.state,
+            fell_back: booted.fell_back,
+        })
     }
 
     /// The confirmation ([`Slots::confirm`]).
@@ -862,19 +852,15 @@ impl<F: UpdateFlash> Slots<F> {
         .await
     }
 
-    /// The way back ([`Slots::reject`]).
-    async fn reject_core(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<F::Error>> {
+    /// The way back ([`Slots::reject`]): the other slot checked whole, then recorded.
+    async fn reject_core(&mut self) -> Result<Booted, UpdateError<F::Error>> {
         let running = self.running.ok_or(UpdateError::NotBooted)?;
         let state = self.state_core().await?;
         let other = running.slot.other();
-        let counter = check_slot(
-            self.flash.mapped(),
-            &self.config,
-            other,
-            state.min_security_counter,
-        )
-        .map(|p| p.partition().security_counter())
-        .map_err(|error| self.no_fallback(other, error))?;
+        let vetted = match self.vet(other, state.min_security_counter, Check::Whole)? {
+            Ok(vetted) => vetted,
+            Err(error) => return Err(self.no_fallback(other, error)),
+        };
         let state = self
             .append(State {
                 active: other,
@@ -886,20 +872,13 @@ impl<F: UpdateFlash> Slots<F> {
         self.running = Some(Running {
             slot: other,
             fell_back: false,
-            security_counter: counter,
+            security_counter: vetted.security_counter,
         });
-        // The check above passed over bytes nothing wrote since: this is its signature read
-        // again for the borrow of the partition, the record written in between.
-        let partition = verify_slot(
-            self.flash.mapped(),
-            &self.config,
-            other,
-            state.min_security_counter,
-        )
-        .map_err(|_| UpdateError::NoFallback { slot: other })?;
-        Ok(Boot {
+        // The check above passed over bytes nothing wrote since (the record is in the state
+        // sectors): the partition is lent from it, not checked again.
+        Ok(Booted {
             slot: other,
-            partition,
+            vetted,
             state,
             fell_back: false,
         })
@@ -922,18 +901,27 @@ impl<F: UpdateFlash> Slots<F> {
     /// The slot running and whether its boot fell back: this `Slots`' last boot's, else the
     /// slot a boot would use, found as `boot` finds it, writing nothing (one signature check);
     /// `None` when neither slot verifies.
-    fn running_slot(&self, state: &State) -> Option<(Slot, bool)> {
-        match self.running {
+    fn running_slot(
+        &mut self,
+        state: &State,
+    ) -> Result<Option<(Slot, bool)>, UpdateError<F::Error>> {
+        Ok(match self.running {
             Some(running) => Some((running.slot, running.fell_back)),
-            None => choose::<VerifiedPartition<'_>>(
-                self.flash.mapped(),
-                &self.config,
-                state.active,
-                state.min_security_counter,
-            )
-            .ok()
-            .map(|(slot, _, fell_back)| (slot, fell_back)),
-        }
+            None => {
+                let (config, flash) = (self.config, &mut self.flash);
+                let mut vet = |slot: Slot, min: u32, check: Check| {
+                    flash.vet(config.region(slot), &config.key, &config.policy(min), check)
+                };
+                choose(
+                    &mut vet,
+                    state.active,
+                    state.min_security_counter,
+                    Check::Signature,
+                )?
+                .ok()
+                .map(|(slot, _, fell_back)| (slot, fell_back))
+            }
+        })
     }
 
     /// An install's start ([`Slots::install`]).
@@ -942,7 +930,7 @@ impl<F: UpdateFlash> Slots<F> {
         if state.is_trial() {
             return Err(UpdateError::TrialPending);
         }
-        let running = self.running_slot(&state);
+        let running = self.running_slot(&state)?;
         let target = match running {
             Some((slot, true)) if slot != state.active => {
                 self.append(State {
@@ -1069,26 +1057,23 @@ impl<F: UpdateFlash> Install<'_, F> {
     }
 
     /// [`finish`](Self::finish), with `also` asked, once the slot passed its whole check and
-    /// before the candidate is recorded, whether it may be (given the flash's mapping and the
-    /// checked partition): a refusal leaves the state unchanged.
+    /// before the candidate is recorded, whether it may be (given the slots and the checked
+    /// partition's vetting): a refusal leaves the state unchanged.
     pub(crate) async fn finish_with(
         mut self,
-        also: impl FnOnce(&[u8], &CheckedPartition<'_>) -> Result<(), UpdateError<F::Error>>,
+        also: impl AsyncFnOnce(&mut Slots<F>, &Vetted) -> Result<(), UpdateError<F::Error>>,
     ) -> Result<State, UpdateError<F::Error>> {
         self.flush().await?;
         let (target, state, received) = (self.target, self.state, self.received);
         let slots = self.slots;
-        let total_len = {
-            let mapped = slots.flash.mapped();
-            let checked = check_slot(mapped, &slots.config, target, state.min_security_counter)
-                .map_err(UpdateError::Refused)?;
-            also(mapped, &checked)?;
-            checked.partition().bytes().len()
-        };
-        if usize::try_from(received).ok() != Some(total_len) {
+        let vetted = slots
+            .vet(target, state.min_security_counter, Check::Whole)?
+            .map_err(UpdateError::Refused)?;
+        also(slots, &vetted).await?;
+        if received != vetted.total_len {
             return Err(UpdateError::Length {
                 received,
-                partition: u32::try_from(total_len).unwrap_or(u32::MAX),
+                partition: vetted.total_len,
             });
         }
         slots.append(candidate(state, target)).await
@@ -1114,7 +1099,7 @@ impl<F: UpdateFlash> Install<'_, F> {
 }
 
 /// The blocking API: a [`MappedFlash`] driver's operations complete as they are called.
-impl<F: MappedFlash> Slots<F> {
+impl<F: BlockingFlash> Slots<F> {
     /// The current state: the newest valid record, or, with none, the factory default: slot A
     /// confirmed, the minimum security counter slot A's own if it verifies (signature and
     /// policy), else 0. The state sectors are read once per `Slots` (and the factory default's
@@ -1142,8 +1127,9 @@ impl<F: MappedFlash> Slots<F> {
     /// [`reject`](Self::reject). Otherwise the other slot, checked whole, if it passes
     /// ([`Boot::fell_back`]); otherwise [`UpdateError::NoBootableSlot`].
     /// [`boot_checked`](Self::boot_checked) hashes every blob of the chosen slot as well.
-    pub fn boot(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<F::Error>> {
-        block_on(self.boot_to())
+    pub fn boot(&mut self) -> Result<Boot<F::Partition<'_>>, UpdateError<F::Error>> {
+        let booted = block_on(self.boot_core(Check::Signature))?;
+        self.lend_boot(booted)
     }
 
     /// [`boot`](Self::boot), with every blob of the chosen slot hashed against its signed
@@ -1153,8 +1139,9 @@ impl<F: MappedFlash> Slots<F> {
     /// used: the other one, checked whole, is booted ([`Boot::fell_back`]). The partition it
     /// gives is the checked type: a stored blob's bytes are a plain slice
     /// ([`Blob::bytes`](crate::partition::Blob::bytes)), hashed by this boot and not again.
-    pub fn boot_checked(&mut self) -> Result<Boot<CheckedPartition<'_>>, UpdateError<F::Error>> {
-        block_on(self.boot_to())
+    pub fn boot_checked(&mut self) -> Result<Boot<F::Checked<'_>>, UpdateError<F::Error>> {
+        let booted = block_on(self.boot_core(Check::Whole))?;
+        self.lend_checked_boot(booted)
     }
 
     /// Confirms the trial running from `booted`, the [`Boot::slot`] of this `Slots`' last
@@ -1181,8 +1168,9 @@ impl<F: MappedFlash> Slots<F> {
     /// running one. A power cut before the record is complete leaves the state as it was: the
     /// next boot uses the damaged slot again, its blob fails again, and `reject` is called
     /// again. Refused without a boot first ([`UpdateError::NotBooted`]).
-    pub fn reject(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<F::Error>> {
-        block_on(self.reject_core())
+    pub fn reject(&mut self) -> Result<Boot<F::Partition<'_>>, UpdateError<F::Error>> {
+        let booted = block_on(self.reject_core())?;
+        self.lend_boot(booted)
     }
 
     /// Starts an install into the slot not running: the other one than this `Slots`' last
@@ -1210,14 +1198,16 @@ impl<G: AsyncMappedFlash> Slots<Async<G>> {
 
     /// The boot decision and the slot's signature check (as the blocking `boot`).
     pub async fn boot(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<G::Error>> {
-        self.boot_to().await
+        let booted = self.boot_core(Check::Signature).await?;
+        self.lend_boot(booted)
     }
 
     /// The boot, every blob of the slot hashed (as the blocking `boot_checked`).
     pub async fn boot_checked(
         &mut self,
     ) -> Result<Boot<CheckedPartition<'_>>, UpdateError<G::Error>> {
-        self.boot_to().await
+        let booted = self.boot_core(Check::Whole).await?;
+        self.lend_checked_boot(booted)
     }
 
     /// Confirms the trial running from `booted` (as the blocking `confirm`).
@@ -1227,7 +1217,8 @@ impl<G: AsyncMappedFlash> Slots<Async<G>> {
 
     /// The way back from a blob that failed its check on use (as the blocking `reject`).
     pub async fn reject(&mut self) -> Result<Boot<VerifiedPartition<'_>>, UpdateError<G::Error>> {
-        self.reject_core().await
+        let booted = self.reject_core().await?;
+        self.lend_boot(booted)
     }
 
     /// Starts an install into the slot not running (as the blocking `install`).
@@ -1237,7 +1228,7 @@ impl<G: AsyncMappedFlash> Slots<Async<G>> {
 }
 
 /// The blocking install.
-impl<F: MappedFlash> Install<'_, F> {
+impl<F: BlockingFlash> Install<'_, F> {
     /// The next chunk, of any length and at any alignment. Refused, writing nothing of it,
     /// if it would not fit in the slot ([`UpdateError::TooLarge`]).
     pub fn write(&mut self, chunk: &[u8]) -> Result<(), UpdateError<F::Error>> {
@@ -1252,7 +1243,7 @@ impl<F: MappedFlash> Install<'_, F> {
     /// loaded). Only then records the slot as the candidate (on trial, 0 boots, the other slot
     /// its previous) and returns that state. On any refusal the state is unchanged.
     pub fn finish(self) -> Result<State, UpdateError<F::Error>> {
-        block_on(self.finish_with(|_, _| Ok(())))
+        block_on(self.finish_with(async |_, _| Ok(())))
     }
 }
 
@@ -1266,7 +1257,7 @@ impl<G: AsyncMappedFlash> Install<'_, Async<G>> {
 
     /// The last bytes, the whole check, the candidate's record (as the blocking `finish`).
     pub async fn finish(self) -> Result<State, UpdateError<G::Error>> {
-        self.finish_with(|_, _| Ok(())).await
+        self.finish_with(async |_, _| Ok(())).await
     }
 }
 

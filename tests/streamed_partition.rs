@@ -283,17 +283,17 @@ fn a_changed_byte_is_refused_where_it_lies_and_a_failing_driver_is_its_error() {
     ));
     assert_eq!(
         read(&bytes, bytes.len(), prefix - 1, None),
-        Err(StreamError::PrefixBuffer {
+        Err(StreamError::Refused(Refusal::PrefixBuffer {
             needed: prefix,
             available: prefix - 1
-        })
+        }))
     );
     assert_eq!(
         read(&bytes, bytes.len(), HEADER_LEN, None),
-        Err(StreamError::PrefixBuffer {
+        Err(StreamError::Refused(Refusal::PrefixBuffer {
             needed: prefix,
             available: HEADER_LEN
-        })
+        }))
     );
     // The driver failing at each of the first reads (the header, the prefix, a padding).
     for n in 0..4 {

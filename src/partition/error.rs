@@ -392,6 +392,14 @@ pub enum Refusal {
     Trust(TrustError),
     /// A blob's check.
     Load(LoadError),
+    /// A slot read through its driver (a flash that is not memory-mapped): its signed prefix
+    /// (`needed` bytes, as its header says) does not fit the buffer lent for it (`available`).
+    PrefixBuffer {
+        /// The prefix's length (`blobs_off`).
+        needed: usize,
+        /// The buffer's length.
+        available: usize,
+    },
 }
 
 #[cfg(feature = "update")]
@@ -422,6 +430,10 @@ impl fmt::Display for Refusal {
             Refusal::Format(e) => fmt::Display::fmt(e, f),
             Refusal::Trust(e) => fmt::Display::fmt(e, f),
             Refusal::Load(e) => fmt::Display::fmt(e, f),
+            Refusal::PrefixBuffer { needed, available } => write!(
+                f,
+                "the signed prefix is {needed} bytes, the buffer lent for it {available}"
+            ),
         }
     }
 }

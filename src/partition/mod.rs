@@ -98,9 +98,13 @@ pub use load::Loader;
 pub use loaded::Unverified;
 #[cfg(feature = "std")]
 pub use loaded::{LoadedPartition, Trust, Verified};
-#[cfg(feature = "update")]
-pub(crate) use parse::Parsed;
 pub use parse::Partition;
+#[cfg(feature = "update")]
+pub(crate) use parse::{Parsed, toc_of};
+#[cfg(feature = "update")]
+pub(crate) use source::aligned_reads;
+#[cfg(feature = "update")]
+pub(crate) use streamed::BlobArea;
 #[cfg(feature = "update")]
 pub use streamed::{READ_PIECE, StreamError, StreamedBlob, StreamedPartition};
 pub use tables::Tables;

@@ -191,6 +191,11 @@ pub(crate) struct Parsed {
 
 #[cfg(feature = "update")]
 impl Parsed {
+    /// Its table of contents' entries.
+    pub(crate) const fn toc_count(&self) -> usize {
+        self.layout.toc_count
+    }
+
     /// The partition over `bytes`, which must be the bytes it was parsed from (or start with
     /// them): `None` when they are shorter. Every read of a [`Partition`] is bounds-checked, so
     /// other bytes give other answers, never a read out of bounds.
@@ -200,6 +205,15 @@ impl Parsed {
             layout: self.layout,
         })
     }
+}
+
+/// Where a partition's table of contents lies and how many entries it has, and where its blob
+/// area starts, from its header (checked as every parse checks it, against `available` bytes):
+/// what the updater reads of a delta's base through a driver, entry by entry.
+#[cfg(feature = "update")]
+pub(crate) fn toc_of(header: &[u8], available: usize) -> Result<[usize; 3], FormatError> {
+    let head = Head::parse(header, available)?;
+    Ok([head.layout.toc_off, head.layout.toc_count, head.blobs_off])
 }
 
 impl<'a> Partition<'a> {
@@ -517,6 +531,13 @@ impl<'a> Partition<'a> {
             layout: self.layout,
             len: self.bytes.len(),
         }
+    }
+
+    /// The partition's length as its header says (`total_len`): [`bytes`](Self::bytes)'
+    /// length, or more for a partition lent as its signed prefix alone.
+    #[cfg(feature = "update")]
+    pub(crate) fn total_len(&self) -> usize {
+        le32(self.bytes, H_TOTAL_LEN).unwrap_or(0) as usize
     }
 
     /// The bytes of the partition (its total length; the input may have been longer).

@@ -134,29 +134,62 @@ impl<F: embedded_storage::nor_flash::ReadNorFlash, const N: usize> ByteSource
             .and_then(|base| base.checked_add(offset))
             .ok_or(FlashReadError::OutOfRange)?;
         let end = start.checked_add(len).ok_or(FlashReadError::OutOfRange)?;
-        let capacity = self.flash.capacity();
-        // Whole read units around the range, inside the flash.
-        let mut at = start - start % unit;
-        let stop = end
-            .checked_next_multiple_of(unit)
-            .filter(|&stop| stop <= capacity)
+        let reads = aligned_reads(start..end, unit, N, self.flash.capacity())
             .ok_or(FlashReadError::OutOfRange)?;
-        while at < stop {
-            let n = (stop - at).min(N);
-            let buf = self.buf.get_mut(..n).ok_or(FlashReadError::OutOfRange)?;
-            let from = u32::try_from(at).map_err(|_| FlashReadError::OutOfRange)?;
+        for read in reads {
+            let buf = self
+                .buf
+                .get_mut(..read.len)
+                .ok_or(FlashReadError::OutOfRange)?;
+            let from = u32::try_from(read.at).map_err(|_| FlashReadError::OutOfRange)?;
             self.flash.read(from, buf).map_err(FlashReadError::Driver)?;
-            // The part of this read inside `start..end`.
-            let skip = start.saturating_sub(at).min(n);
-            let keep = end.saturating_sub(at).min(n);
-            match buf.get(skip..keep) {
+            match buf.get(read.keep) {
                 Some(piece) if !piece.is_empty() => each(piece),
                 _ => {}
             }
-            at += n;
         }
         Ok(())
     }
+}
+
+/// One read of [`aligned_reads`].
+#[cfg(feature = "update")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct AlignedRead {
+    /// Its flash offset (a multiple of the read unit).
+    pub(crate) at: usize,
+    /// Its length (a multiple of the read unit, at most the buffer).
+    pub(crate) len: usize,
+    /// The part of it inside the range asked for.
+    pub(crate) keep: core::ops::Range<usize>,
+}
+
+/// The reads that give the flash bytes `range` through a buffer of `buf` bytes, on a flash of
+/// `capacity` bytes read in units of `unit`: whole units around the range, each read at most
+/// `buf`, in order. `None` when a read would leave the flash or `buf` is not a whole number of
+/// units. The one read plan of every read through a driver (the partition's blob area, the
+/// updater's copies and checks).
+#[cfg(feature = "update")]
+pub(crate) fn aligned_reads(
+    range: core::ops::Range<usize>,
+    unit: usize,
+    buf: usize,
+    capacity: usize,
+) -> Option<impl Iterator<Item = AlignedRead>> {
+    let unit = unit.max(1);
+    if buf == 0 || buf % unit != 0 {
+        return None;
+    }
+    let (start, end) = (range.start, range.end.max(range.start));
+    let first = start - start % unit;
+    let stop = end
+        .checked_next_multiple_of(unit)
+        .filter(|&stop| stop <= capacity)?;
+    Some((first..stop).step_by(buf).map(move |at| {
+        let len = (stop - at).min(buf);
+        let keep = start.saturating_sub(at).min(len)..end.saturating_sub(at).min(len);
+        AlignedRead { at, len, keep }
+    }))
 }
 
 /// Why a check that reads through a [`ByteSource`] failed: the bytes could not be read, or

@@ -40,15 +40,9 @@ pub enum StreamError<E> {
     /// A read outside the flash (the partition's region runs past its capacity, or its
     /// `READ_SIZE` does not divide [`READ_PIECE`]): nothing was read there.
     OutOfRange,
-    /// The signed prefix (`needed` bytes, as the header says) is longer than the buffer lent.
-    PrefixBuffer {
-        /// The prefix's length (`blobs_off`).
-        needed: usize,
-        /// The buffer's length.
-        available: usize,
-    },
-    /// The bytes were read and refused: the structure, the signature or policy, or a blob's
-    /// check.
+    /// The bytes were read and refused: the structure, the signature or policy, a blob's
+    /// check, or a signed prefix longer than the buffer lent for it
+    /// ([`Refusal::PrefixBuffer`]).
     Refused(Refusal),
 }
 
@@ -89,16 +83,21 @@ impl<E: fmt::Debug> fmt::Display for StreamError<E> {
             StreamError::OutOfRange => f.write_str(
                 "a read outside the flash (or a READ_SIZE that does not divide the read piece)",
             ),
-            StreamError::PrefixBuffer { needed, available } => write!(
-                f,
-                "the signed prefix is {needed} bytes, the buffer lent for it {available}"
-            ),
             StreamError::Refused(e) => write!(f, "refused: {e}"),
         }
     }
 }
 
 impl<E: fmt::Debug> core::error::Error for StreamError<E> {}
+
+/// Whether a partition's blob area is written yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BlobArea {
+    /// Written: its padding is read and checked.
+    Written,
+    /// Being written (an install resumed): not read.
+    Unwritten,
+}
 
 /// A [`FlashSource`] that keeps the first read error, which the parser's own error does not
 /// carry (it refuses the padding it could not read).
@@ -168,18 +167,20 @@ impl<'a> StreamedPartition<'a> {
         key: &PublicKey,
         policy: &Policy,
     ) -> Result<Self, StreamError<F::Error>> {
-        let p = Self::parse(flash, base, region_len, prefix)?;
+        let p = Self::parse(flash, base, region_len, prefix, BlobArea::Written)?;
         p.check_signature(key).map_err(Refusal::Trust)?;
         p.check_policy(policy).map_err(Refusal::Trust)?;
         Ok(Self::vouched(p, base))
     }
 
-    /// The structural checks of [`read`](Self::read), nothing trusted: the parsed prefix.
+    /// The structural checks of [`read`](Self::read), nothing trusted: the parsed prefix. With
+    /// [`BlobArea::Unwritten`] (an install resumed), the blob area's padding is not read.
     pub(crate) fn parse<F: ReadNorFlash>(
         flash: &mut F,
         base: u32,
         region_len: usize,
         prefix: &'a mut [u8],
+        blobs: BlobArea,
     ) -> Result<Partition<'a>, StreamError<F::Error>> {
         let mut source = FlashSource::<F, READ_PIECE>::new(flash, base);
         let mut header = [0u8; HEADER_LEN];
@@ -188,11 +189,15 @@ impl<'a> StreamedPartition<'a> {
         let available = prefix.len();
         let prefix = prefix
             .get_mut(..head.blobs_off)
-            .ok_or(StreamError::PrefixBuffer {
+            .ok_or(Refusal::PrefixBuffer {
                 needed: head.blobs_off,
                 available,
             })?;
         read_into(&mut source, 0, prefix)?;
+        if blobs == BlobArea::Unwritten {
+            let parsed = Partition::parse_signed(prefix, &head, &mut super::source::Unwritten);
+            return parsed.map_err(|e| Refusal::Format(e).into());
+        }
         let mut keeping = Keeping {
             source,
             failed: None,

@@ -111,15 +111,7 @@ impl<'a> Tables<'a> {
 
     /// Table-of-contents entry `blob`; `None` past the table of contents.
     pub fn toc_entry(&self, blob: BlobId) -> Option<TocEntry> {
-        let e = self.entry_bytes(blob)?;
-        Some(TocEntry {
-            offset: le32(e, T_OFFSET)?,
-            stored_len: le32(e, T_STORED_LEN)?,
-            decoded_len: le32(e, T_DECODED_LEN)?,
-            codec: Codec::from_raw(byte(e, T_CODEC)?)?,
-            sha256: array::<32>(e, T_SHA256)?,
-            stored_sha256: array::<32>(e, T_STORED_SHA256)?,
-        })
+        TocEntry::of_record(self.entry_bytes(blob)?)
     }
 
     /// Every blob, in table-of-contents order.
@@ -205,5 +197,21 @@ impl<'a> Partition<'a> {
     /// was not checked. Parse vouches for their structure; nothing vouches for their content.
     pub const fn untrusted_tables(&self) -> Tables<'a> {
         Tables { p: *self }
+    }
+}
+
+impl TocEntry {
+    /// The entry a table-of-contents record (`TOC_LEN` bytes) holds; `None` if it is shorter or
+    /// its codec is unknown. The one decoder of a record: a partition's, and a record the
+    /// updater reads through a driver.
+    pub(crate) fn of_record(e: &[u8]) -> Option<TocEntry> {
+        Some(TocEntry {
+            offset: le32(e, T_OFFSET)?,
+            stored_len: le32(e, T_STORED_LEN)?,
+            decoded_len: le32(e, T_DECODED_LEN)?,
+            codec: Codec::from_raw(byte(e, T_CODEC)?)?,
+            sha256: array::<32>(e, T_SHA256)?,
+            stored_sha256: array::<32>(e, T_STORED_SHA256)?,
+        })
     }
 }

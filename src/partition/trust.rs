@@ -161,6 +161,21 @@ impl<'a> VerifiedPartition<'a> {
     }
 }
 
+#[cfg(feature = "update")]
+impl<'a> Partition<'a> {
+    /// This partition as verified, by a caller that checked its signature and policy
+    /// (`update`, which checks a slot once and lends it later).
+    pub(crate) fn vouched(self) -> VerifiedPartition<'a> {
+        VerifiedPartition(Trusted::of(self))
+    }
+
+    /// This partition as checked, by a caller that checked its signature, its policy and
+    /// every blob's stored digest.
+    pub(crate) fn vouched_checked(self) -> CheckedPartition<'a> {
+        CheckedPartition(Trusted::of(self))
+    }
+}
+
 #[cfg(feature = "insecure-unsigned")]
 impl UnsignedPartition<'_> {
     /// Every blob's stored bytes hashed in place against the digests its unsigned table of
@@ -230,7 +245,7 @@ impl<'a> Partition<'a> {
     }
 
     /// The policy: the security counter, then the class (read from bytes the caller trusts).
-    pub(super) fn check_policy(&self, policy: &Policy) -> Result<(), TrustError> {
+    pub(crate) fn check_policy(&self, policy: &Policy) -> Result<(), TrustError> {
         let found = self.security_counter();
         if found < policy.min_security_counter {
             return Err(TrustError::Rollback {
@@ -250,7 +265,7 @@ impl<'a> Partition<'a> {
 
     /// The signature: signed, with `key`'s ID, and the ed25519 signature over every byte
     /// before the signature block.
-    pub(super) fn check_signature(&self, key: &PublicKey) -> Result<(), TrustError> {
+    pub(crate) fn check_signature(&self, key: &PublicKey) -> Result<(), TrustError> {
         if !self.is_signed() {
             return Err(TrustError::Unsigned);
         }

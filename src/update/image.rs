@@ -19,12 +19,15 @@
 //! ```
 
 use core::convert::Infallible;
+
+use crate::partition::FormatError;
 use core::ops::Range;
 
 use super::record::{Geometry, RecordBytes, Records, Scan};
+use super::storage::{Check, Vetted, vet_mapped};
 use super::{
-    Boot, CheckedPartition, Config, Depth, Refusal, Slot, State, UpdateError, VerifiedPartition,
-    candidate, check_slot, factory_state, plan, select,
+    Boot, CheckedPartition, Config, Refusal, Slot, State, UpdateError, VerifiedPartition,
+    candidate, factory, plan, select,
 };
 
 /// A flash image of the update region: the bytes from flash offset 0 (the [`Config`]'s layout
@@ -109,9 +112,22 @@ impl<'a> FlashImage<'a> {
     /// The state, as [`Slots::state`](super::Slots::state) reads it: the newest valid record,
     /// or the factory default.
     pub fn state(&self) -> State {
-        self.scan()
-            .newest
-            .unwrap_or_else(|| factory_state(self.bytes, &self.config))
+        self.scan().newest.unwrap_or_else(|| {
+            let a = self.vet(Slot::A, 0, Check::Signature);
+            factory(a.map_or(0, |vetted| vetted.security_counter))
+        })
+    }
+
+    /// `slot` checked as `check` says, with the minimum security counter `min`.
+    fn vet(&self, slot: Slot, min_security_counter: u32, check: Check) -> Result<Vetted, Refusal> {
+        let region = self.config.region(slot);
+        let policy = self.config.policy(min_security_counter);
+        vet_mapped(self.bytes, region, &self.config.key, &policy, check)
+    }
+
+    /// The bytes of `slot` as `vetted` lends them (its whole partition, parsed).
+    fn lend(&self, slot: Slot, vetted: &Vetted) -> Option<crate::partition::Partition<'a>> {
+        vetted.parsed.lend(self.config.region(slot).of(self.bytes))
     }
 
     /// `slot`'s partition checked whole, as [`Install::finish`](super::Install::finish) checks
@@ -121,23 +137,31 @@ impl<'a> FlashImage<'a> {
         slot: Slot,
         min_security_counter: u32,
     ) -> Result<CheckedPartition<'a>, Refusal> {
-        check_slot(self.bytes, &self.config, slot, min_security_counter)
+        let vetted = self.vet(slot, min_security_counter, Check::Whole)?;
+        let lent = self.lend(slot, &vetted);
+        Ok(lent
+            .ok_or(Refusal::Format(FormatError::Erased))?
+            .vouched_checked())
     }
 
     /// What [`Slots::boot`](super::Slots::boot) does over this image (nothing is written: the
     /// record it would append is [`NextBoot::writes`], and its state is the boot's).
     pub fn next_boot(&self) -> Result<NextBoot<VerifiedPartition<'a>>, UpdateError<Infallible>> {
-        self.next_boot_to()
+        self.next_boot_to(Check::Signature, |p| p.vouched())
     }
 
     /// What [`Slots::boot_checked`](super::Slots::boot_checked) does over this image.
     pub fn next_boot_checked(
         &self,
     ) -> Result<NextBoot<CheckedPartition<'a>>, UpdateError<Infallible>> {
-        self.next_boot_to()
+        self.next_boot_to(Check::Whole, |p| p.vouched_checked())
     }
 
-    fn next_boot_to<P: Depth<'a>>(&self) -> Result<NextBoot<P>, UpdateError<Infallible>> {
+    fn next_boot_to<P>(
+        &self,
+        check: Check,
+        trusted: impl FnOnce(crate::partition::Partition<'a>) -> P,
+    ) -> Result<NextBoot<P>, UpdateError<Infallible>> {
         let scan = self.scan();
         let plan = plan(scan.newest);
         let state = match plan.append {
@@ -149,8 +173,15 @@ impl<'a> FlashImage<'a> {
             None => plan.state,
         };
         let factory = scan.newest.is_none();
-        let (state, chosen) = select::<P>(self.bytes, &self.config, plan.slot, state, factory);
-        let (slot, partition, fell_back) = chosen.map_err(|_| UpdateError::NoBootableSlot)?;
+        let mut vet = |slot: Slot, min: u32, check: Check| {
+            Ok::<_, UpdateError<Infallible>>(self.vet(slot, min, check))
+        };
+        let (state, chosen) = select(&mut vet, plan.slot, state, factory, check)?;
+        let (slot, vetted, fell_back) = chosen.map_err(|_| UpdateError::NoBootableSlot)?;
+        let lent = self
+            .lend(slot, &vetted)
+            .ok_or(UpdateError::NoBootableSlot)?;
+        let partition = trusted(lent);
         Ok(NextBoot {
             boot: Boot {
                 slot,

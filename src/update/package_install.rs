@@ -4,14 +4,14 @@
 
 use super::package::{
     Event, HEADER_LEN, ITEM_LEN, PackageError, PackageHeader, PackageKind, PackageReader, Phase,
-    base_digest,
 };
+use super::storage::{Check, SlotRegion, Vetted, read_pieces};
 #[cfg(feature = "async")]
 use super::{Async, AsyncMappedFlash};
-use super::{Install, MappedFlash, Slot, Slots, UpdateError, UpdateFlash, block_on, slot_bytes};
+use super::{BlockingFlash, Install, Slot, Slots, UpdateError, UpdateFlash, block_on};
 use crate::digest::{Sha256Hasher, SoftSha256};
-use crate::partition::format::align_up;
-use crate::partition::{BlobId, Parsed, Partition, Policy, Tables, TocEntry};
+use crate::partition::format::{HEADER_LEN as PARTITION_HEADER_LEN, TOC_LEN, align_up};
+use crate::partition::{BlobId, TocEntry, toc_of};
 
 /// Bytes copied from the running slot per write: the size of the install's own staging.
 const COPY_PIECE: usize = 256;
@@ -30,11 +30,22 @@ enum Stage<'s, F: UpdateFlash> {
 /// An install of a package under way.
 struct Writing<'s, F: UpdateFlash> {
     install: Install<'s, F>,
-    /// The running slot: the base.
-    base: Slot,
-    /// Its partition's layout, lent again over its bytes for each copy (nothing writes the
-    /// running slot).
-    parsed: Parsed,
+    /// The running slot's partition: the base.
+    base: Base,
+}
+
+/// The running slot's partition, as a delta's base: where its table of contents lies, whose
+/// entries are read through the driver when needed (nothing writes the running slot while an
+/// install runs, and nothing read from it is trusted: every byte copied is checked against the
+/// new partition's signed digests by the whole check at the end).
+#[derive(Clone, Copy, Debug)]
+struct Base {
+    /// Where it lies.
+    region: SlotRegion,
+    /// Its table of contents' offset in the slot.
+    toc_off: u32,
+    /// Its entries.
+    toc_count: u16,
 }
 
 /// An update package being installed, as it arrives in chunks of any size
@@ -85,11 +96,11 @@ impl<F: UpdateFlash> Slots<F> {
     ) -> Result<PackageInstall<'_, F>, UpdateError<F::Error>> {
         let header = PackageHeader::parse(header)?;
         let mut writing = start(self, &header).await?;
-        let at = resume_point(&writing, &header)?;
+        let at = resume_point(&mut writing, &header).await?;
         writing.install.resume_at(at.slot)?;
         if let Some((index, blob, stored_len, from)) = at.copy {
-            let (w, base, parsed) = (&mut writing.install, writing.base, writing.parsed);
-            copy_from_base(w, base, parsed, index, blob, stored_len, from).await?;
+            let (w, base) = (&mut writing.install, writing.base);
+            copy_from_base(w, base, index, blob, stored_len, from).await?;
         }
         if at.zeros > 0 {
             let zeros = [0u8; 16];
@@ -109,7 +120,7 @@ impl<F: UpdateFlash> Slots<F> {
 }
 
 /// The blocking API of packages.
-impl<F: MappedFlash> Slots<F> {
+impl<F: BlockingFlash> Slots<F> {
     /// Starts the install of an update package ([`package`](super::package): whole, or a
     /// delta made for the partition running). Nothing is read or written until the package's
     /// header is complete; then its base is checked against the running slot (the one this
@@ -210,19 +221,21 @@ impl<'s, F: UpdateFlash> PackageInstall<'s, F> {
         let Some(Stage::Writing(w)) = self.stage else {
             return Err(PackageError::Incomplete.into());
         };
-        let (base, parsed, layout) = (w.base, w.parsed, w.install.slots.config.layout);
+        let (base, target) = (w.base, w.install.target());
         w.install
-            .finish_with(|mapped, checked| {
+            .finish_with(async |slots, vetted| {
                 // A delta carries exactly the blobs its base does not hold: the rule a resumed
                 // install finds its place by.
                 if header.kind == PackageKind::Delta {
-                    let base = parsed.lend(slot_bytes(mapped, &layout, base));
-                    let base = base.ok_or(PackageError::NotCanonical)?.untrusted_tables();
-                    let tables = checked.partition().untrusted_tables();
-                    let carried = (tables.blob_ids())
-                        .filter_map(|id| tables.toc_entry(id))
-                        .filter(|e| held(&base, e).is_none())
-                        .count();
+                    let region = slots.config.region(target);
+                    let mut carried = 0usize;
+                    for n in 0..vetted.parsed.toc_count() {
+                        let entry = new_entry(&slots.flash, region, vetted, n)
+                            .ok_or(PackageError::NotCanonical)?;
+                        if held(&mut slots.flash, &base, &entry).await?.is_none() {
+                            carried += 1;
+                        }
+                    }
                     if carried != usize::from(header.carried) {
                         return Err(PackageError::NotCanonical.into());
                     }
@@ -234,7 +247,7 @@ impl<'s, F: UpdateFlash> PackageInstall<'s, F> {
 }
 
 /// The blocking install of a package.
-impl<F: MappedFlash> PackageInstall<'_, F> {
+impl<F: BlockingFlash> PackageInstall<'_, F> {
     /// The next chunk of the package (from [`offset`](Self::offset)), of any length.
     pub fn write(&mut self, chunk: &[u8]) -> Result<(), UpdateError<F::Error>> {
         block_on(self.write_core(chunk))
@@ -287,7 +300,7 @@ async fn on_event<'s, F: UpdateFlash>(
             stored_len,
         } => {
             let w = writing(stage)?;
-            copy_from_base(&mut w.install, w.base, w.parsed, index, blob, stored_len, 0).await
+            copy_from_base(&mut w.install, w.base, index, blob, stored_len, 0).await
         }
     }
 }
@@ -312,69 +325,122 @@ async fn start<'s, F: UpdateFlash>(
     if state.is_trial() {
         return Err(UpdateError::TrialPending);
     }
-    let (base, _) = slots
-        .running_slot(&state)
+    let (slot, _) = slots
+        .running_slot(&state)?
         .ok_or(PackageError::BaseMismatch)?;
-    let parsed = {
-        let bytes = slot_bytes(slots.flash.mapped(), &slots.config.layout, base);
-        let partition = Partition::parse(bytes).map_err(|_| PackageError::BaseMismatch)?;
-        if base_digest(partition.bytes()) != Some(header.base) {
-            return Err(PackageError::BaseMismatch.into());
-        }
-        partition.parsed()
+    let region = slots.config.region(slot);
+    let mut head = [0u8; PARTITION_HEADER_LEN];
+    read_exact(&mut slots.flash, region.base, &mut head).await?;
+    let [toc_off, toc_count, blobs_off] =
+        toc_of(&head, region.len as usize).map_err(|_| PackageError::BaseMismatch)?;
+    // The base's signed prefix, hashed as it is read: the package's base, or nothing is written.
+    let mut hasher = SoftSha256::new();
+    read_pieces(&mut slots.flash, region.base, blobs_off, |piece| {
+        hasher.update(piece)
+    })
+    .await?;
+    if hasher.finish() != header.base {
+        return Err(PackageError::BaseMismatch.into());
+    }
+    let base = Base {
+        region,
+        toc_off: u32::try_from(toc_off).map_err(|_| PackageError::BaseMismatch)?,
+        toc_count: u16::try_from(toc_count).map_err(|_| PackageError::BaseMismatch)?,
     };
     let slot_len = slots.config.layout.slot_len;
     if header.total_len > slot_len {
         return Err(UpdateError::TooLarge { slot_len });
     }
     let install = slots.install_core().await?;
-    if install.target() != base.other() {
+    if install.target() != slot.other() {
         // `install` writes the slot other than the running one: the base.
         return Err(PackageError::BaseMismatch.into());
     }
-    Ok(Writing {
-        install,
-        base,
-        parsed,
+    Ok(Writing { install, base })
+}
+
+/// `out.len()` bytes at `offset` of `flash`, read through its driver.
+async fn read_exact<F: UpdateFlash>(
+    flash: &mut F,
+    offset: u32,
+    out: &mut [u8],
+) -> Result<(), UpdateError<F::Error>> {
+    let mut rest = &mut *out;
+    read_pieces(flash, offset, rest.len(), |piece| {
+        let n = piece.len().min(rest.len());
+        let (head, tail) = core::mem::take(&mut rest).split_at_mut(n);
+        head.copy_from_slice(piece.get(..n).unwrap_or_default());
+        rest = tail;
     })
+    .await
+}
+
+/// Entry `blob` of the base's table of contents, read through the driver; `None` past the
+/// table of contents or for a record whose stored bytes do not lie in the slot.
+async fn base_entry<F: UpdateFlash>(
+    flash: &mut F,
+    base: &Base,
+    blob: BlobId,
+) -> Result<Option<TocEntry>, UpdateError<F::Error>> {
+    if blob.index() >= usize::from(base.toc_count) {
+        return Ok(None);
+    }
+    let at = (blob.index() * TOC_LEN) as u32;
+    let Some(offset) = (base.region.base.checked_add(base.toc_off)).and_then(|o| o.checked_add(at))
+    else {
+        return Ok(None);
+    };
+    let mut record = [0u8; TOC_LEN];
+    read_exact(flash, offset, &mut record).await?;
+    Ok(TocEntry::of_record(&record).filter(|e| {
+        e.offset
+            .checked_add(e.stored_len)
+            .is_some_and(|end| end <= base.region.len)
+    }))
+}
+
+/// Entry `n` of the new partition `vetted` in `region` (its signed table of contents, lent
+/// from the check that passed it).
+fn new_entry<F: UpdateFlash>(
+    flash: &F,
+    region: SlotRegion,
+    vetted: &Vetted,
+    n: usize,
+) -> Option<TocEntry> {
+    let parsed = flash.lend_parsed(region, vetted)?;
+    parsed
+        .untrusted_tables()
+        .toc_entry(BlobId::new(u16::try_from(n).ok()?))
 }
 
 /// Item `index`: the stored bytes of the base's entry `blob` (`stored_len` of them, as the
 /// base's table of contents must say) from byte `from` on, written next, in pieces read from
-/// the running slot.
+/// the running slot through the driver.
 async fn copy_from_base<F: UpdateFlash>(
     install: &mut Install<'_, F>,
-    base: Slot,
-    parsed: Parsed,
+    base: Base,
     index: u16,
     blob: BlobId,
     stored_len: u32,
     from: u32,
 ) -> Result<(), UpdateError<F::Error>> {
     let refused = || UpdateError::Package(PackageError::Copy { index });
-    let layout = install.slots.config.layout;
-    let start = {
-        let bytes = slot_bytes(install.slots.flash.mapped(), &layout, base);
-        let entry = (parsed.lend(bytes))
-            .and_then(|p| p.untrusted_tables().toc_entry(blob))
-            .filter(|e| e.stored_len == stored_len && from <= stored_len)
-            .ok_or_else(refused)?;
-        usize::try_from(entry.offset.saturating_add(from)).map_err(|_| refused())?
-    };
-    let len = usize::try_from(stored_len - from).map_err(|_| refused())?;
-    let mut done = 0;
+    let entry = base_entry(&mut install.slots.flash, &base, blob)
+        .await?
+        .filter(|e| e.stored_len == stored_len && from <= stored_len)
+        .ok_or_else(refused)?;
+    let start = (base.region.base)
+        .checked_add(entry.offset)
+        .and_then(|at| at.checked_add(from))
+        .ok_or_else(refused)?;
+    let len = stored_len - from;
+    let mut done = 0u32;
     while done < len {
-        let n = (len - done).min(COPY_PIECE);
+        let n = (len - done).min(COPY_PIECE as u32);
         let mut piece = [0u8; COPY_PIECE];
-        {
-            let bytes = slot_bytes(install.slots.flash.mapped(), &layout, base);
-            let at = start.checked_add(done).ok_or_else(refused)?;
-            let src = bytes.get(at..at.saturating_add(n)).ok_or_else(refused)?;
-            piece.get_mut(..n).ok_or_else(refused)?.copy_from_slice(src);
-        }
-        install
-            .write_core(piece.get(..n).ok_or_else(refused)?)
-            .await?;
+        let piece = piece.get_mut(..n as usize).ok_or_else(refused)?;
+        read_exact(&mut install.slots.flash, start + done, piece).await?;
+        install.write_core(piece).await?;
         done += n;
     }
     Ok(())
@@ -382,12 +448,21 @@ async fn copy_from_base<F: UpdateFlash>(
 
 /// The base's entry whose stored bytes are `entry`'s (the same stored digest and length): the
 /// first, as `nrtucode_pack::update_package` copies it. `None`: a delta carries `entry`.
-fn held(base: &Tables<'_>, entry: &TocEntry) -> Option<BlobId> {
-    base.blob_ids().find(|&id| {
-        base.toc_entry(id).is_some_and(|b| {
-            b.stored_sha256 == entry.stored_sha256 && b.stored_len == entry.stored_len
-        })
-    })
+async fn held<F: UpdateFlash>(
+    flash: &mut F,
+    base: &Base,
+    entry: &TocEntry,
+) -> Result<Option<BlobId>, UpdateError<F::Error>> {
+    for n in 0..base.toc_count {
+        let id = BlobId::new(n);
+        if let Some(b) = base_entry(flash, base, id).await?
+            && b.stored_sha256 == entry.stored_sha256
+            && b.stored_len == entry.stored_len
+        {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
 }
 
 /// Where a resumed install goes on ([`resume_point`]).
@@ -423,60 +498,93 @@ fn fresh(h: &PackageHeader) -> At {
     }
 }
 
+/// `true` when the `len` bytes at `offset` of `flash` hash to `expected` (`Some`), or are all
+/// zero (`None`).
+async fn holds<F: UpdateFlash>(
+    flash: &mut F,
+    offset: u32,
+    len: usize,
+    expected: Option<&[u8; 32]>,
+    hasher: &mut SoftSha256,
+) -> Result<bool, UpdateError<F::Error>> {
+    hasher.reset();
+    let mut zero = true;
+    read_pieces(flash, offset, len, |piece| {
+        hasher.update(piece);
+        zero &= piece.iter().all(|&b| b == 0);
+    })
+    .await?;
+    Ok(match expected {
+        Some(digest) => hasher.finish() == *digest,
+        None => zero,
+    })
+}
+
 /// Where the install `w` of the package `h` goes on: after the blobs its target slot holds
 /// already, checked against the signed digests of its verified prefix, from the start of the
 /// erase sector the first blob that does not hold
 /// begins in ([`Slots::resume_package`]); [`fresh`] when the slot does not start with the new
 /// partition's signed prefix.
-fn resume_point<F: UpdateFlash>(
-    w: &Writing<'_, F>,
+async fn resume_point<F: UpdateFlash>(
+    w: &mut Writing<'_, F>,
     h: &PackageHeader,
 ) -> Result<At, UpdateError<F::Error>> {
-    let slots = &*w.install.slots;
-    let mapped = slots.flash.mapped();
-    let layout = slots.config.layout;
-    let slot = slot_bytes(mapped, &layout, w.install.target);
+    let (target, base) = (w.install.target, w.base);
+    let min = w.install.state.min_security_counter;
+    let slots = &mut *w.install.slots;
+    let region = slots.config.region(target);
     let prefix_len = h.prefix_len as usize;
-    let mut hasher = SoftSha256::new();
-    let same_prefix = slot.get(..prefix_len).is_some_and(|prefix| {
-        hasher.update(prefix);
-        hasher.finish() == h.target
-    });
-    let new = match Partition::parse_prefix(slot) {
-        Ok(new) if same_prefix && new.bytes().len() == prefix_len => new,
-        _ => return Ok(fresh(h)),
-    };
     // The digests the blobs are checked against are the signed ones: the prefix verified with
-    // the configured key and policy (one signature), or the install starts over.
-    let policy = Policy {
-        min_security_counter: w.install.state.min_security_counter,
-        expected_class: slots.config.class,
-    };
-    let Ok(new) = new.verify(&slots.config.key, &policy) else {
+    // the configured key and policy (one signature), and the one this package names, or the
+    // install starts over.
+    let Ok(vetted) = slots.vet(target, min, Check::Prefix)? else {
         return Ok(fresh(h));
     };
-    let new = new.partition();
-    let tables = new.untrusted_tables();
-    if h.kind == PackageKind::Delta && new.blob_count() != usize::from(h.items) {
+    let mut hasher = SoftSha256::new();
+    let (same, count) = match slots.flash.lend_parsed(region, &vetted) {
+        Some(new) => {
+            hasher.update(new.bytes());
+            let same = new.bytes().len() == prefix_len && hasher.finish() == h.target;
+            (same, new.blob_count())
+        }
+        None => (false, 0),
+    };
+    if !same || (h.kind == PackageKind::Delta && count != usize::from(h.items)) {
         return Ok(fresh(h));
     }
     // The end of what the slot holds, checked: the prefix, then whole blobs and their padding.
     let mut verified = prefix_len;
-    for id in tables.blob_ids() {
-        let Some(e) = tables.toc_entry(id) else { break };
+    for n in 0..count {
+        let Some(e) = new_entry(&slots.flash, region, &vetted, n) else {
+            break;
+        };
         let (start, end) = (
             e.offset as usize,
             (e.offset as usize).saturating_add(e.stored_len as usize),
         );
         let next = align_up(end).unwrap_or(usize::MAX);
-        let holds = slot.get(start..end).is_some_and(|bytes| {
-            hasher.reset();
-            hasher.update(bytes);
-            hasher.finish() == e.stored_sha256
-        }) && slot
-            .get(end..next)
-            .is_some_and(|pad| pad.iter().all(|&b| b == 0));
-        if start != verified || !holds {
+        if start != verified || next > region.len as usize {
+            break;
+        }
+        let at = region.base + e.offset;
+        let blob = holds(
+            &mut slots.flash,
+            at,
+            end - start,
+            Some(&e.stored_sha256),
+            &mut hasher,
+        );
+        if !blob.await? {
+            break;
+        }
+        let pad = holds(
+            &mut slots.flash,
+            region.base + end as u32,
+            next - end,
+            None,
+            &mut hasher,
+        );
+        if !pad.await? {
             break;
         }
         verified = next;
@@ -516,24 +624,35 @@ fn resume_point<F: UpdateFlash>(
             zeros: 0,
         }),
         PackageKind::Delta => {
-            let base = w.parsed.lend(slot_bytes(mapped, &layout, w.base));
-            let base = base.ok_or(PackageError::BaseMismatch)?.untrusted_tables();
-            Ok(item_at(&tables, &base, from, prefix_len, slot_at))
+            let new = New {
+                region,
+                vetted,
+                count,
+            };
+            item_at(&mut slots.flash, &new, &base, from, prefix_len, slot_at).await
         }
     }
+}
+
+/// The new partition of a resumed install: its signed prefix, lent from its check.
+struct New {
+    region: SlotRegion,
+    vetted: Vetted,
+    count: usize,
 }
 
 /// The delta item the slot offset `from` (past the prefix) falls in, by the rule packages
 /// follow (a blob the base holds is copied, any other carried): the package offset of that
 /// point and the reader's state there, with the rest of a copied blob and of a padding to
 /// write first.
-fn item_at(
-    new: &Tables<'_>,
-    base: &Tables<'_>,
+async fn item_at<F: UpdateFlash>(
+    flash: &mut F,
+    new: &New,
+    base: &Base,
     from: usize,
     prefix_len: usize,
     slot_at: u32,
-) -> At {
+) -> Result<At, UpdateError<F::Error>> {
     let mut package = (HEADER_LEN + prefix_len) as u64;
     let mut carried = 0u16;
     let mut at = At {
@@ -545,10 +664,12 @@ fn item_at(
         copy: None,
         zeros: 0,
     };
-    for (n, id) in new.blob_ids().enumerate() {
-        let Some(e) = new.toc_entry(id) else { break };
+    for n in 0..new.count {
+        let Some(e) = new_entry(flash, new.region, &new.vetted, n) else {
+            break;
+        };
         let item = n as u16;
-        let copied = held(base, &e);
+        let copied = held(flash, base, &e).await?;
         let (start, end) = (e.offset as usize, e.offset as usize + e.stored_len as usize);
         let next = align_up(end).unwrap_or(usize::MAX);
         let data = package + ITEM_LEN as u64;
@@ -587,7 +708,7 @@ fn item_at(
                     at.item = item + 1;
                 }
             }
-            return at;
+            return Ok(at);
         }
         package = after;
         carried += u16::from(copied.is_none());
@@ -595,6 +716,6 @@ fn item_at(
     // Past the last blob: the whole partition is there; the package's end.
     at.package = package;
     at.carried = carried;
-    at.item = new.blob_ids().count() as u16;
-    at
+    at.item = new.count as u16;
+    Ok(at)
 }

@@ -160,7 +160,7 @@ impl Geometry {
             return Err("WRITE_SIZE and READ_SIZE must be 1 to 32, ERASE_SIZE > 0");
         }
         let unit = w.max(r);
-        if unit % w != 0 || unit % r != 0 || STAGE_LEN % w != 0 {
+        if unit % w != 0 || unit % r != 0 || STAGE_LEN % w != 0 || STAGE_LEN % r != 0 {
             return Err("WRITE_SIZE and READ_SIZE must divide each other and 256");
         }
         let head_len = align_up(PAYLOAD_LEN, unit).ok_or("unit")?;
