@@ -36,7 +36,8 @@ use nrtucode::update::image::FlashImage;
 use nrtucode::update::mem_flash::{MemFlash, MemFlashError, Op, each_cut};
 use nrtucode::update::record::{Geometry as FlashGeometry, Record};
 use nrtucode::update::{
-    Config, Layout, MAX_TRIAL_BOOTS, MappedFlash, Slot, Slots, State, Status, UpdateError,
+    BlockingFlash, Config, Layout, MAX_TRIAL_BOOTS, Slot, Slots, State, Status, Unmapped,
+    UpdateError,
 };
 use nrtucode_pack::{Blobs, PackOptions, SigningKey, pack};
 use nrtucode_testcases::sweep::{Sample, Sweep};
@@ -109,8 +110,54 @@ const SCRIPT: &[(Step, &[Part])] = &[
 /// Chunk lengths of a streamed install, cycled: odd sizes, odd alignments.
 const CHUNKS: &[usize] = &[1, 7, 300, 4096, 13, 255, 2];
 
+/// The flash the script runs on, as this test reads it: its bytes and its journal, through a
+/// mapping ([`MemFlash`]) or through `read` alone ([`Unmapped`]).
+trait Mem: BlockingFlash<Error = MemFlashError> {
+    fn bytes(&self) -> &[u8];
+    fn journal(&self) -> &[Op];
+}
+
+impl<const R: usize, const W: usize, const E: usize> Mem for MemFlash<R, W, E> {
+    fn bytes(&self) -> &[u8] {
+        MemFlash::bytes(self)
+    }
+    fn journal(&self) -> &[Op] {
+        MemFlash::journal(self)
+    }
+}
+
+impl<const R: usize, const W: usize, const E: usize> Mem for Unmapped<'_, MemFlash<R, W, E>> {
+    fn bytes(&self) -> &[u8] {
+        self.driver().bytes()
+    }
+    fn journal(&self) -> &[Op] {
+        self.driver().journal()
+    }
+}
+
+/// A prefix buffer for an [`Unmapped`] flash: the small partitions' prefix fits.
+const PREFIX: usize = 8 * 1024;
+
+/// `$body` with `$slots` over `$mem` (a `Vec<u8>`), mapped or read through `read` alone as
+/// `$unmapped` says.
+macro_rules! with_slots {
+    ($run:expr, $mem:expr, $unmapped:expr, <$r:ident, $w:ident, $e:ident>, |$slots:ident| $body:expr) => {
+        if $unmapped {
+            let mut prefix = vec![0u8; PREFIX];
+            let flash = Unmapped::new(MemFlash::<$r, $w, $e>::new($mem), &mut prefix);
+            let mut $slots = $run.slots(flash);
+            $body
+        } else {
+            let mut $slots = $run.slots(MemFlash::<$r, $w, $e>::new($mem));
+            $body
+        }
+    };
+}
+
 struct Geometry {
     name: &'static str,
+    /// The slots read through `read` alone ([`Unmapped`]), not through a mapping.
+    unmapped: bool,
     slot_len: u32,
     /// Every cut point of it runs in README's test command and CI; the other geometry's are
     /// sampled there (`nrtucode_testcases::sweep`: `NRTUCODE_SWEEP=full` runs all of both).
@@ -139,13 +186,13 @@ impl Run<'_> {
         }
     }
 
-    fn slots<F: MappedFlash>(&self, flash: F) -> Slots<F> {
+    fn slots<F: BlockingFlash>(&self, flash: F) -> Slots<F> {
         Slots::new(flash, self.config()).expect("the layout fits the geometry")
     }
 
     /// Runs `step`; `Ok(description)` when it did what the uncut script expects of it there
     /// (checked by the caller on the uncut run).
-    fn step<F: MappedFlash>(
+    fn step<F: Mem>(
         &self,
         slots: &mut Slots<F>,
         step: Step,
@@ -168,13 +215,9 @@ impl Run<'_> {
                 Ok(format!("installed {part:?} into {target:?}: {state:?}"))
             }
             Step::Boot => {
-                let boot = slots.boot()?;
-                Ok(format!(
-                    "booted {:?} ({:?}), {:?}",
-                    boot.slot,
-                    self.which(boot.partition.partition().bytes()),
-                    boot.state
-                ))
+                let (slot, state) = slots.boot().map(|boot| (boot.slot, boot.state))?;
+                let part = self.in_slot(slots.flash().bytes(), slot);
+                Ok(format!("booted {slot:?} ({part:?}), {state:?}"))
             }
             Step::Confirm => {
                 let state = slots.state()?;
@@ -184,10 +227,16 @@ impl Run<'_> {
         }
     }
 
-    fn which(&self, bytes: &[u8]) -> Option<Part> {
+    /// The partition `slot` holds, byte for byte, in the flash bytes `mem`.
+    fn in_slot(&self, mem: &[u8], slot: Slot) -> Option<Part> {
+        let start = match slot {
+            Slot::A => self.layout.slot_a,
+            Slot::B => self.layout.slot_b,
+        } as usize;
+        let region = &mem[start..start + self.layout.slot_len as usize];
         [Part::P1, Part::P2, Part::P3]
             .into_iter()
-            .find(|p| self.bytes(*p) == bytes)
+            .find(|p| region.starts_with(self.bytes(*p)))
     }
 
     /// A boot after a cut: it must answer, with a partition byte for byte one of `allowed`.
@@ -195,6 +244,7 @@ impl Run<'_> {
         &self,
         mem: &[u8],
         allowed: &[Part],
+        unmapped: bool,
     ) -> Result<(), String> {
         // What a host reading the same bytes predicts (`update::image`, no driver), compared
         // with the device's boot below.
@@ -203,21 +253,21 @@ impl Run<'_> {
         let predicted = (image.next_boot())
             .map(|n| (n.boot.slot, n.boot.fell_back, n.boot.state))
             .map_err(|e| e.to_string());
-        let mut slots = self.slots(MemFlash::<R, W, E>::new(mem.to_vec()));
-        let boot = slots.boot().map_err(|e| format!("no boot: {e}"))?;
-        if predicted != Ok((boot.slot, boot.fell_back, boot.state)) {
+        let booted = with_slots!(self, mem.to_vec(), unmapped, <R, W, E>, |slots| {
+            (slots.boot()).map(|boot| (boot.slot, boot.fell_back, boot.state))
+        });
+        let (slot, fell_back, state) = booted.map_err(|e| format!("no boot: {e}"))?;
+        if predicted != Ok((slot, fell_back, state)) {
             return Err(format!(
-                "the host's prediction {predicted:?} is not the boot: {:?} fell back {} {:?}",
-                boot.slot, boot.fell_back, boot.state
+                "the host's prediction {predicted:?} is not the boot: {slot:?} fell back \
+                 {fell_back} {state:?}"
             ));
         }
-        let part = self.which(boot.partition.partition().bytes());
-        match part {
+        match self.in_slot(mem, slot) {
             Some(p) if allowed.contains(&p) => {}
             other => {
                 return Err(format!(
-                    "booted {:?} holding {other:?}, allowed {allowed:?}",
-                    boot.slot
+                    "booted {slot:?} holding {other:?}, allowed {allowed:?}"
                 ));
             }
         }
@@ -225,13 +275,12 @@ impl Run<'_> {
     }
 
     /// The recovery after a cut in `step`: a boot, then `step` again where it still applies.
-    fn recover<F: MappedFlash>(
+    fn recover<F: Mem>(
         &self,
         slots: &mut Slots<F>,
         step: Step,
     ) -> Result<(), UpdateError<F::Error>> {
-        let boot = slots.boot()?;
-        let (slot, state) = (boot.slot, boot.state);
+        let (slot, state) = slots.boot().map(|boot| (boot.slot, boot.state))?;
         match step {
             Step::Install(_) if !state.is_trial() => self.step(slots, step).map(|_| ()),
             Step::Confirm if state.is_trial() && state.active == slot => {
@@ -339,12 +388,86 @@ fn exhaustive<const R: usize, const W: usize, const E: usize>(
     }
 
     // The uncut script: what each step does, and where its operations end in the journal.
-    let mut slots = run.slots(MemFlash::<R, W, E>::new(factory.clone()));
+    let unmapped = geometry.unmapped;
+    let (ends, journal) = with_slots!(run, factory.clone(), unmapped, <R, W, E>, |slots| {
+        uncut(&run, &mut slots, geometry, fill)
+    });
+    let recoveries = Recoveries::from_env();
+    let (mut tried, mut failed, mut script_cuts) = (0usize, 0usize, 0usize);
+    let mut failures = String::new();
+    let mut fail = |what: String| {
+        failed += 1;
+        if failed <= 20 {
+            let _ = writeln!(failures, "FAILED {} fill {fill}: {what}", geometry.name);
+        }
+    };
+    each_cut(&factory, &journal, fill as u64, |cut, torn| {
+        if !sample.takes(cut) {
+            return;
+        }
+        tried += 1;
+        script_cuts += 1;
+        let n = ends.iter().position(|end| cut < *end).unwrap();
+        let (step, allowed) = SCRIPT[n];
+        if let Err(e) = run.check_boot::<R, W, E>(&torn, allowed, unmapped) {
+            fail(format!("cut {cut} in step {n} {step:?}: {e}"));
+            return;
+        }
+        // The recovery (a boot, then the step again), and every cut of it.
+        let (recovered, recovery) = with_slots!(run, torn.clone(), unmapped, <R, W, E>, |slots| {
+            (run.recover(&mut slots, step), slots.flash().journal().to_vec())
+        });
+        // The replayed old partition is refused again: what the recovery should do.
+        if let Err(e) = recovered
+            && !matches!(
+                (step, &e),
+                (Step::Install(Part::P1), UpdateError::Refused(_))
+            )
+        {
+            fail(format!("cut {cut} in step {n} {step:?}: recovery: {e}"));
+        }
+        let state_op = journal[cut].start() >= state as usize;
+        if recoveries == Recoveries::Sampled && !state_op && cut % SAMPLE_EVERY != 0 {
+            return;
+        }
+        each_cut(&torn, &recovery, cut as u64, |again, torn_again| {
+            tried += 1;
+            if let Err(e) = run.check_boot::<R, W, E>(&torn_again, allowed, unmapped) {
+                fail(format!(
+                    "cut {cut} in step {n} {step:?}, then {again} in its recovery: {e}"
+                ));
+            }
+        });
+    });
+    // Every cut of the script the sample takes was tried, and the recoveries were cut too.
+    let taken = (0..journal.len()).filter(|n| sample.takes(*n)).count();
+    assert!(
+        taken > 0 && script_cuts == taken && tried > script_cuts,
+        "{}: {script_cuts} of {taken} sampled script cuts tried, {tried} cut points in all",
+        geometry.name
+    );
+    let line = format!(
+        "{}, {per_sector} records a state sector, {fill:3} filled, recoveries {recoveries:?}: {} operations in the script, cuts: {}, {tried} cut points tried, {failed} failed\n{failures}",
+        geometry.name,
+        journal.len(),
+        sample.describe(),
+    );
+    (tried, failed, line)
+}
+
+/// The uncut script over `slots`: each step does what the script expects of it. Where each
+/// step's operations end in the journal, and the journal.
+fn uncut<F: Mem>(
+    run: &Run<'_>,
+    slots: &mut Slots<F>,
+    geometry: &Geometry,
+    fill: usize,
+) -> (Vec<usize>, Vec<Op>) {
     let first = slots.state().unwrap();
     assert_eq!((first.active, first.min_security_counter), (Slot::A, 1));
     let mut ends = Vec::new();
     for (n, (step, _)) in SCRIPT.iter().enumerate() {
-        let outcome = run.step(&mut slots, *step);
+        let outcome = run.step(slots, *step);
         let expected = match n {
             0 | 3 => outcome
                 .as_ref()
@@ -380,69 +503,7 @@ fn exhaustive<const R: usize, const W: usize, const E: usize>(
         ends.push(slots.flash().journal().len());
     }
     assert_eq!(slots.state().unwrap().min_security_counter, 2);
-    let journal = slots.into_flash().journal().to_vec();
-
-    let recoveries = Recoveries::from_env();
-    let (mut tried, mut failed, mut script_cuts) = (0usize, 0usize, 0usize);
-    let mut failures = String::new();
-    let mut fail = |what: String| {
-        failed += 1;
-        if failed <= 20 {
-            let _ = writeln!(failures, "FAILED {} fill {fill}: {what}", geometry.name);
-        }
-    };
-    each_cut(&factory, &journal, fill as u64, |cut, torn| {
-        if !sample.takes(cut) {
-            return;
-        }
-        tried += 1;
-        script_cuts += 1;
-        let n = ends.iter().position(|end| cut < *end).unwrap();
-        let (step, allowed) = SCRIPT[n];
-        if let Err(e) = run.check_boot::<R, W, E>(&torn, allowed) {
-            fail(format!("cut {cut} in step {n} {step:?}: {e}"));
-            return;
-        }
-        // The recovery (a boot, then the step again), and every cut of it.
-        let mut slots = run.slots(MemFlash::<R, W, E>::new(torn.clone()));
-        let recovered = run.recover(&mut slots, step);
-        // The replayed old partition is refused again: what the recovery should do.
-        if let Err(e) = recovered
-            && !matches!(
-                (step, &e),
-                (Step::Install(Part::P1), UpdateError::Refused(_))
-            )
-        {
-            fail(format!("cut {cut} in step {n} {step:?}: recovery: {e}"));
-        }
-        let recovery = slots.into_flash().journal().to_vec();
-        let state_op = journal[cut].start() >= state as usize;
-        if recoveries == Recoveries::Sampled && !state_op && cut % SAMPLE_EVERY != 0 {
-            return;
-        }
-        each_cut(&torn, &recovery, cut as u64, |again, torn_again| {
-            tried += 1;
-            if let Err(e) = run.check_boot::<R, W, E>(&torn_again, allowed) {
-                fail(format!(
-                    "cut {cut} in step {n} {step:?}, then {again} in its recovery: {e}"
-                ));
-            }
-        });
-    });
-    // Every cut of the script the sample takes was tried, and the recoveries were cut too.
-    let taken = (0..journal.len()).filter(|n| sample.takes(*n)).count();
-    assert!(
-        taken > 0 && script_cuts == taken && tried > script_cuts,
-        "{}: {script_cuts} of {taken} sampled script cuts tried, {tried} cut points in all",
-        geometry.name
-    );
-    let line = format!(
-        "{}, {per_sector} records a state sector, {fill:3} filled, recoveries {recoveries:?}: {} operations in the script, cuts: {}, {tried} cut points tried, {failed} failed\n{failures}",
-        geometry.name,
-        journal.len(),
-        sample.describe(),
-    );
-    (tried, failed, line)
+    (ends, slots.flash().journal().to_vec())
 }
 
 /// How much of the recoveries is cut: with `NRTUCODE_SWEEP=full` every operation of the
@@ -470,11 +531,28 @@ const SAMPLE_EVERY: usize = 8;
 
 const QSPI: Geometry = Geometry {
     name: "QSPI NOR (4 KiB erase, 4 B write, 1 B read)",
+    unmapped: false,
     slot_len: 16 * 1024,
     exhaustive: true,
 };
 const INTERNAL: Geometry = Geometry {
     name: "internal flash (2 KiB erase, 8 B write, 4 B read)",
+    unmapped: false,
+    slot_len: 16 * 1024,
+    exhaustive: false,
+};
+
+/// A SPI NOR on a bus: QSPI's geometry, every slot read through `read` alone.
+const SPI_UNMAPPED: Geometry = Geometry {
+    name: "SPI NOR without a mapping (4 KiB erase, 4 B write, 1 B read; read only)",
+    unmapped: true,
+    slot_len: 16 * 1024,
+    exhaustive: true,
+};
+/// Internal flash's geometry, read through `read` alone.
+const INTERNAL_UNMAPPED: Geometry = Geometry {
+    name: "internal flash's geometry without a mapping (2 KiB erase, 8 B write, 4 B read)",
+    unmapped: true,
     slot_len: 16 * 1024,
     exhaustive: false,
 };
@@ -538,6 +616,28 @@ fn power_cuts_internal_sector_change_at_the_confirmation() {
 #[test]
 fn power_cuts_internal_sector_change_at_the_revert() {
     cut_test::<4, 8, 2048>(&INTERNAL, 57);
+}
+
+// The same script and cuts with every slot read through `read` alone (`Unmapped`).
+#[test]
+fn power_cuts_unmapped_factory_state() {
+    cut_test::<1, 4, 4096>(&SPI_UNMAPPED, 0);
+}
+#[test]
+fn power_cuts_unmapped_sector_change_at_the_install() {
+    cut_test::<1, 4, 4096>(&SPI_UNMAPPED, 128);
+}
+#[test]
+fn power_cuts_unmapped_sector_change_at_the_revert() {
+    cut_test::<1, 4, 4096>(&SPI_UNMAPPED, 121);
+}
+#[test]
+fn power_cuts_unmapped_internal_factory_state() {
+    cut_test::<4, 8, 2048>(&INTERNAL_UNMAPPED, 0);
+}
+#[test]
+fn power_cuts_unmapped_internal_sector_change_at_the_trial_boot() {
+    cut_test::<4, 8, 2048>(&INTERNAL_UNMAPPED, 63);
 }
 
 #[test]
@@ -1033,7 +1133,7 @@ fn an_install_after_a_fallback_never_writes_the_states_slot() {
     each_cut(&before, &journal, 7, |cut, torn| {
         tried += 1;
         // Before the candidate's record: slot A (P1); after it: B on trial (P2).
-        if let Err(e) = run.check_boot::<1, 4, 4096>(&torn, &[Part::P1, Part::P2]) {
+        if let Err(e) = run.check_boot::<1, 4, 4096>(&torn, &[Part::P1, Part::P2], false) {
             panic!("cut {cut}: {e}");
         }
     });

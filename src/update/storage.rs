@@ -399,7 +399,13 @@ impl<'b, F: NorFlash> Unmapped<'b, F> {
     }
 
     /// The driver.
-    pub fn driver(&mut self) -> &mut F {
+    pub fn driver(&self) -> &F {
+        &self.flash
+    }
+
+    /// The driver, to use between the updater's operations (a blob read through it needs no
+    /// more than the [`StreamedSlot`] a boot gives).
+    pub fn driver_mut(&mut self) -> &mut F {
         &mut self.flash
     }
 
