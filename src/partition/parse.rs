@@ -534,9 +534,9 @@ impl<'a> Partition<'a> {
     }
 
     /// The partition's length as its header says (`total_len`): [`bytes`](Self::bytes)'
-    /// length, or more for a partition lent as its signed prefix alone.
-    #[cfg(feature = "update")]
-    pub(crate) fn total_len(&self) -> usize {
+    /// length, or more for a partition whose blob area is read through a driver
+    /// ([`StreamedPartition`](super::StreamedPartition), whose bytes are the signed prefix).
+    pub fn total_len(&self) -> usize {
         le32(self.bytes, H_TOTAL_LEN).unwrap_or(0) as usize
     }
 

@@ -622,21 +622,54 @@ fn update(meta: &Metadata, _: &bool) -> Result<(), String> {
         ));
     }
     println!("{}", String::from_utf8_lossy(&made.stdout).trim());
-    let args = "--no-default-features --features update --example update_cost";
-    let elf = Separate::template(meta).build(
-        &args.split(' ').collect::<Vec<_>>(),
-        &[("NRTUCODE_PARTITION_KEY", OsStr::new("test"))],
-        "update_cost",
-    )?;
     let len = |p: &Path| {
         std::fs::metadata(p)
             .map(|m| m.len())
             .map_err(|e| e.to_string())
     };
-    let (stored, deflate, delta_new) = (len(&p2)?, len(&p3)?, len(&p4)?);
+    let sizes = [len(&p2)?, len(&p3)?, len(&p4)?];
+    for (features, how) in [
+        ("update", "the slots read through their mapping"),
+        (
+            "update,unmapped",
+            "the slots read through `read` alone (`Unmapped`, as a SPI NOR without a mapping)",
+        ),
+    ] {
+        println!();
+        println!("### {how} (`--features {features}`)");
+        println!();
+        update_table(
+            meta,
+            (&work, decoder),
+            features,
+            &[&p1, &p2, &p3, &pkg],
+            sizes,
+        )?;
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+/// One run of `examples/update_cost.rs` built with `features` over `inputs` (slot A's partition
+/// and the three download areas' bytes; `sizes`: the stored, deflate and new partitions'
+/// lengths): its table of instructions and flash operations per step.
+fn update_table(
+    meta: &Metadata,
+    (work, decoder): (&Path, &Path),
+    features: &str,
+    inputs: &[&Path],
+    sizes: [u64; 3],
+) -> Result<(), String> {
+    let args = format!("--no-default-features --features {features} --example update_cost");
+    let elf = Separate::template(meta).build(
+        &args.split(' ').collect::<Vec<_>>(),
+        &[("NRTUCODE_PARTITION_KEY", OsStr::new("test"))],
+        "update_cost",
+    )?;
+    let [stored, deflate, delta_new] = sizes;
     println!("(QEMU logs every block executed, about 50 million: a few minutes)");
     let log = work.join("log");
-    let (status, log, counts) = counted(&elf, &[&p1, &p2, &p3, &pkg], (&log, Some(decoder)), 1800)?;
+    let (status, log, counts) = counted(&elf, inputs, (&log, Some(decoder)), 1800)?;
     // Each step's (erases, writes, bytes written).
     let rows: Vec<(&str, [u64; 3])> = (steps(&log).into_iter())
         .filter_map(|(step, n)| Some((step, n.try_into().ok()?)))
@@ -681,7 +714,6 @@ fn update(meta: &Metadata, _: &bool) -> Result<(), String> {
         rows[6].1[0],
         rows[6].1[1]
     );
-    let _ = std::fs::remove_dir_all(&work);
     Ok(())
 }
 

@@ -786,7 +786,7 @@ pub fn pack_front(
 /// past the first byte after the header (from the last blob slot B holds, checked), installs,
 /// boots B on trial, confirms it and boots it again.
 fn package(
-    boots: &Boots,
+    (boots, name): (&Boots, &str),
     nrtucode: &Path,
     (meta, work, p1, p2): (&Metadata, &Path, &Path, &Path),
 ) -> Result<(), String> {
@@ -823,7 +823,7 @@ fn package(
             "INFO  boot 3: after a reset",
             "INFO  running the update from slot B, confirmed",
         ]);
-    let log = boots.boot("package", &[p1, &pkg], &want)?;
+    let log = boots.boot(name, &[p1, &pkg], &want)?;
     // The second transfer resumed past what the first one wrote, checked: not from byte 96.
     let resumed: Vec<usize> = log
         .lines()
@@ -833,7 +833,7 @@ fn package(
     match resumed[..] {
         [96, second] if second > 96 => {
             println!(
-                "qemu-update: the package resumed at byte {second} of {len} after the link dropped"
+                "qemu-update ({name}): the package resumed at byte {second} of {len} after the link dropped"
             );
             Ok(())
         }
@@ -885,7 +885,8 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     ]);
     boots.boot("none", &[&p1], &none)?;
     let slot_b = "booted slot B: 2860384 bytes, class front, security counter 2, fell back false; state State { seq: ";
-    let installed = want(0).count("INFO  boot ", 3).in_order(&[
+    let installed = || {
+        want(0).count("INFO  boot ", 3).in_order(&[
         "INFO  boot 0: power-on",
         &format!(
             "{slot_a} 1, fell back false; state State {{ seq: 0, active: A, status: Confirmed"
@@ -904,8 +905,9 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
         ),
         "INFO  engine ready: 4 of 4 images loaded",
         "INFO  running the update from slot B, confirmed",
-    ]);
-    let log = boots.boot("update", &[&p1, &p2], &installed)?;
+    ])
+    };
+    let log = boots.boot("update", &[&p1, &p2], &installed())?;
 
     // A refused update: after the reset, slot A as before, never B.
     let kept = |refusal: &str| {
@@ -933,8 +935,35 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     let rollback = kept("Trust(Rollback { found: 1, minimum: 2 })");
     boots.boot("downgrade", &[&p2, &p1], &rollback)?;
 
-    package(&boots, nrtucode, (meta, &work, &p1, &p2))?;
+    package((&boots, "package"), nrtucode, (meta, &work, &p1, &p2))?;
     factory(&boots, nrtucode, (meta, &p1))?;
+
+    // The same program reading its slots through `read` alone (`nrtucode::update::Unmapped`,
+    // as on a SPI NOR without a memory map): the install, trial and confirmation, a changed
+    // byte refused by the whole check through `read`, a package resumed after the link drop.
+    println!("== examples/bare-metal --no-default-features --features update,unmapped");
+    let elf = Separate::template(meta).build(
+        &["--no-default-features", "--features", "update,unmapped"],
+        &[("NRTUCODE_PARTITION_KEY", OsStr::new("test"))],
+        "nrtucode-bare-metal",
+    )?;
+    let unmapped = Boots {
+        fw: work.join("fw-unmapped.elf"),
+        ..boots
+    };
+    files::copy(&elf, &unmapped.fw)?;
+    let read_alone = "INFO  slots read through `read` alone (no mapping): signed prefix buffer";
+    unmapped.boot(
+        "unmapped-update",
+        &[&p1, &p2],
+        &installed().count(read_alone, 3),
+    )?;
+    unmapped.boot("unmapped-changed", &[&p1, &changed], &refused)?;
+    package(
+        (&unmapped, "unmapped-package"),
+        nrtucode,
+        (meta, &work, &p1, &p2),
+    )?;
 
     println!("== the template README's update commands, as written");
     let (old, new) = (work.join("old.part"), work.join("new.part"));
@@ -969,6 +998,21 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
         &work,
         &resumed,
     )?;
+    println!("== the same commands, FEATURES=update,unmapped");
+    let package_work = work.join("package-unmapped");
+    files::create_dir(&package_work)?;
+    let env = [
+        ("WORK", package_work.as_os_str()),
+        ("FEATURES", OsStr::new("update,unmapped")),
+    ];
+    let read_alone = "INFO  slots read through `read` alone (no mapping): signed prefix buffer";
+    readme(
+        meta,
+        ("<!-- package-walkthrough:", true),
+        &env,
+        &work,
+        &resumed.count(read_alone, 4),
+    )?;
     println!("== the template README's factory image commands, as written");
     let factory_work = work.join("factory");
     files::create_dir(&factory_work)?;
@@ -982,7 +1026,7 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     )?;
     let _ = std::fs::remove_dir_all(&work);
     println!(
-        "qemu-update: a factory image from `nrtucode provision` boots slot A, confirmed; the update installs, boots on trial, is confirmed and boots again across resets; an update package's link drops halfway and its install resumes past what slot B holds; a changed byte, a download cut off halfway and a downgrade are refused and slot A keeps booting"
+        "qemu-update: a factory image from `nrtucode provision` boots slot A, confirmed; the update installs, boots on trial, is confirmed and boots again across resets; an update package's link drops halfway and its install resumes past what slot B holds; a changed byte, a download cut off halfway and a downgrade are refused and slot A keeps booting; through a mapping and through `read` alone"
     );
     Ok(())
 }

@@ -5,7 +5,9 @@
 //! one at 0x21f00000 the update package from that one to counter 4, stored: the blobs deflate
 //! changed are carried, the others copied). Each step runs
 //! once between the markers `cost_begin` and `cost_end`, on the NOR flash `src/nor.rs` emulates
-//! over PSRAM, and logs what it erased and wrote. Feature `update`, `--no-default-features`.
+//! over PSRAM, and logs what it erased and wrote. Feature `update`, `--no-default-features`;
+//! with `unmapped` too, the slots are read through `read` alone (`nrtucode::update::Unmapped`,
+//! the signed prefix in an 8 KiB buffer), as on a SPI NOR without a memory map.
 #![no_std]
 #![no_main]
 
@@ -23,8 +25,10 @@ use core::hint::black_box;
 use cortex_m_rt::entry;
 use embedded_storage::nor_flash::{NorFlash, ReadNorFlash};
 use nrtucode::partition::TableClass;
+#[cfg(feature = "unmapped")]
+use nrtucode::update::Unmapped;
 use nrtucode::update::record::Geometry;
-use nrtucode::update::{Config, Layout, MappedFlash, Slot, Slots, UpdateError};
+use nrtucode::update::{BlockingFlash, Config, Layout, Slot, Slots, UpdateError};
 
 use crate::board::Outcome;
 use crate::nor::{NorError, RamFlash};
@@ -38,6 +42,25 @@ const LAYOUT: Layout = Layout {
     slot_len: 0x40_0000,
     state: 0x80_0000,
 };
+
+/// The slots' flash: the emulated NOR through its mapping, or (feature `unmapped`) through
+/// `read` alone.
+#[cfg(not(feature = "unmapped"))]
+type Flash = RamFlash;
+/// The slots' flash: the emulated NOR through `read` alone.
+#[cfg(feature = "unmapped")]
+type Flash = Unmapped<'static, RamFlash>;
+
+/// The slots' flash over `nor` (`None`: the prefix buffer is taken already).
+fn slot_flash(nor: RamFlash) -> Option<Flash> {
+    #[cfg(not(feature = "unmapped"))]
+    return Some(nor);
+    #[cfg(feature = "unmapped")]
+    Some(Unmapped::new(
+        nor,
+        cortex_m::singleton!(: [u8; 8192] = [0; 8192])?,
+    ))
+}
 
 /// The second download area: its length word, then its bytes.
 const LINK_2: usize = 0x21c0_0000;
@@ -151,7 +174,7 @@ fn finish_step<T>(
 /// Streams `update` in [`CHUNKS`] (steps `write` and `finish` measured, and `install()` with
 /// `measure_install`); what the write and the finish steps did to the flash.
 fn install(
-    slots: &mut Slots<RamFlash>,
+    slots: &mut Slots<Flash>,
     update: &[u8],
     write_step: u32,
     measure_install: bool,
@@ -174,7 +197,7 @@ fn install(
 
 /// Streams the update package `package` in [`CHUNKS`] (`install_package` and the writes are
 /// step `step`, `finish` the next); what each did to the flash.
-fn install_package<F: MappedFlash<Error = NorError>>(
+fn install_package<F: BlockingFlash<Error = NorError>>(
     slots: &mut Slots<F>,
     package: &[u8],
     step: u32,
@@ -204,13 +227,13 @@ fn main() -> ! {
         key: PARTITION_KEY,
         class: TableClass::Front,
     };
-    let Ok(mut slots) = Slots::new(nor, config) else {
+    let Some(Ok(mut slots)) = slot_flash(nor).map(|flash| Slots::new(flash, config)) else {
         board::finish(Outcome::Failed);
     };
     let (link, link_2) = (flash::link(), link_2());
     let mut ok = [false; STEPS.len()];
     let mut flash = [nor::Counts::default(); STEPS.len()];
-    let counts = |s: &Slots<RamFlash>| s.flash().counts();
+    let counts = |_: &Slots<Flash>| nor::counts();
 
     let before = counts(&slots);
     cost_begin(0);

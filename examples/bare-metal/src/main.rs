@@ -124,7 +124,7 @@ fn main() -> ! {
     {
         let (loaded, failed) = load_engine(
             #[cfg(feature = "partition")]
-            &partition,
+            &mut &partition,
             memory,
         );
         if failed == 0 && loaded > 0 {
@@ -165,7 +165,7 @@ fn engine_ready(loaded: u32, failed: u32) -> bool {
 /// `main`, the builds without `update` keep their size.)
 #[inline(always)]
 fn load_engine(
-    #[cfg(feature = "partition")] partition: &nrtucode::partition::VerifiedPartition<'_>,
+    #[cfg(feature = "partition")] partition: &mut impl part::Source,
     memory: &mut DeviceMemory,
 ) -> (u32, u32) {
     // On a board the engine and flavor come from the host (a mailbox register, a command);

@@ -75,11 +75,6 @@ impl RamFlash {
         RamFlash { mem }
     }
 
-    /// What was erased and written since the program started ([`counts`]).
-    pub fn counts(&self) -> Counts {
-        counts()
-    }
-
     /// The range `offset .. offset + len`, if it lies in the flash and both ends are multiples
     /// of `unit`.
     fn range(&self, offset: u32, len: usize, unit: usize) -> Result<(usize, usize), NorError> {

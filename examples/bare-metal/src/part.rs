@@ -4,7 +4,7 @@
 //! image is then copy-checked (stored) or decode-checked (deflate, feature `deflate`) into its
 //! window against the SHA-256 in the signed table of contents ([`load`]).
 
-use nrtucode::partition::{Blob, LoadError, Loader, VerifiedPartition};
+use nrtucode::partition::{BlobId, Codec, LoadError, Loader, VerifiedPartition};
 #[cfg(not(feature = "update"))]
 use nrtucode::partition::{Partition, Policy, Source, TableClass, TrustError};
 use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region, ResolveErr};
@@ -115,9 +115,96 @@ impl Item {
     }
 }
 
+/// The blob an item was read from, as its table-of-contents entry (the signed tables) says.
+pub struct Found {
+    id: BlobId,
+    codec: Codec,
+    offset: u32,
+    stored_len: u32,
+}
+
+/// Where the engine's items are read from: a verified partition read in place, or (feature
+/// `unmapped`) a slot whose blobs are read through the flash driver.
+pub trait Source {
+    /// Resolves the item, then loads it into `window` through its checked way (stored:
+    /// copy-checked; deflate: its stream checked, then decode-checked, or refused without the
+    /// `deflate` feature): the bytes written and the blob.
+    fn read(
+        &mut self,
+        engine: ImageIndex,
+        item: Item,
+        flavor: Flavor,
+        window: &mut [u8],
+        scratch: &mut Scratch,
+    ) -> Result<(usize, Found), ReadError>;
+}
+
+impl Source for &VerifiedPartition<'_> {
+    fn read(
+        &mut self,
+        engine: ImageIndex,
+        item: Item,
+        flavor: Flavor,
+        window: &mut [u8],
+        scratch: &mut Scratch,
+    ) -> Result<(usize, Found), ReadError> {
+        let blob = match item {
+            Item::Image(region) => self.resolve_image(engine, region, flavor, &NoEnv),
+            Item::Table(kind) => self.resolve_hwdecode(engine, kind),
+        }
+        .map_err(ReadError::Resolve)?;
+        let written = blob.load_into(window, scratch).map_err(ReadError::Load)?;
+        let entry = self.tables().toc_entry(blob.id());
+        Ok((written.len(), found(blob.id(), blob.codec(), entry)))
+    }
+}
+
+/// Feature `unmapped`: a slot read through the driver, its blobs too (`StreamedBlob::load_into`:
+/// a stored blob copy-checked as it is read; the update build keeps blobs stored).
+#[cfg(feature = "unmapped")]
+impl<F: embedded_storage::nor_flash::ReadNorFlash> Source
+    for nrtucode::update::StreamedSlot<'_, F>
+{
+    fn read(
+        &mut self,
+        engine: ImageIndex,
+        item: Item,
+        flavor: Flavor,
+        window: &mut [u8],
+        scratch: &mut Scratch,
+    ) -> Result<(usize, Found), ReadError> {
+        use nrtucode::partition::StreamError;
+        use nrtucode::update::Refusal;
+        let partition = &self.partition;
+        let blob = match item {
+            Item::Image(region) => partition.resolve_image(engine, region, flavor, &NoEnv),
+            Item::Table(kind) => partition.resolve_hwdecode(engine, kind),
+        }
+        .map_err(ReadError::Resolve)?;
+        let written = match blob.load_into(&mut *self.flash, window, scratch) {
+            Ok(written) => written.len(),
+            Err(StreamError::Refused(Refusal::Load(e))) => return Err(ReadError::Load(e)),
+            Err(_) => return Err(ReadError::Flash),
+        };
+        let entry = partition.tables().toc_entry(blob.id());
+        Ok((written, found(blob.id(), blob.codec(), entry)))
+    }
+}
+
+/// The [`Found`] of a blob and its entry.
+fn found(id: BlobId, codec: Codec, entry: Option<nrtucode::partition::TocEntry>) -> Found {
+    let (offset, stored_len) = entry.map_or((0, 0), |e| (e.offset, e.stored_len));
+    Found {
+        id,
+        codec,
+        offset,
+        stored_len,
+    }
+}
+
 /// One item of the engine from the partition into `window`, verified; logged with its name.
 pub fn load(
-    partition: &VerifiedPartition<'_>,
+    source: &mut impl Source,
     engine: ImageIndex,
     item: Item,
     flavor: Flavor,
@@ -131,7 +218,7 @@ pub fn load(
     };
     let (what, part) = item.names();
     let at = window.as_ptr() as usize;
-    match read(partition, engine, item, flavor, window, scratch) {
+    match source.read(engine, item, flavor, window, scratch) {
         Ok((0, _)) => {
             defmt::info!(
                 "{=str} {=str} {} {=str}: none, nothing to load",
@@ -143,9 +230,6 @@ pub fn load(
             Ok(Loaded::Nothing)
         }
         Ok((n, blob)) => {
-            // Where it came from: its table-of-contents entry (the signed tables, trusted now).
-            let entry = partition.tables().toc_entry(blob.id());
-            let (offset, stored_len) = entry.map_or((0, 0), |e| (e.offset, e.stored_len));
             defmt::info!(
                 "{=str} {=str} {} {=str} verified: {} bytes to {:#010x}, SHA-256 ok; blob {} at partition offset {:#x}, {=str}, {} bytes stored",
                 what,
@@ -154,10 +238,10 @@ pub fn load(
                 part,
                 n,
                 at,
-                blob.id().raw(),
-                offset,
-                blob.codec().name(),
-                stored_len
+                blob.id.raw(),
+                blob.offset,
+                blob.codec.name(),
+                blob.stored_len
             );
             Ok(Loaded::Image)
         }
@@ -175,31 +259,14 @@ pub fn load(
     }
 }
 
-/// Resolves the item, then loads it into `window` through its checked way (stored:
-/// copy-checked; deflate: its stream checked, then decode-checked, or refused without the
-/// `deflate` feature): the bytes written and the blob.
-fn read<'p>(
-    partition: &VerifiedPartition<'p>,
-    engine: ImageIndex,
-    item: Item,
-    flavor: Flavor,
-    window: &mut [u8],
-    loader: &mut Scratch,
-) -> Result<(usize, Blob<'p>), ReadError> {
-    let blob = match item {
-        Item::Image(region) => partition.resolve_image(engine, region, flavor, &NoEnv),
-        Item::Table(kind) => partition.resolve_hwdecode(engine, kind),
-    }
-    .map_err(ReadError::Resolve)?;
-    let written = blob.load_into(window, loader).map_err(ReadError::Load)?;
-    Ok((written.len(), blob))
-}
-
 /// Why an item was not read.
 #[derive(defmt::Format)]
-enum ReadError {
+pub enum ReadError {
     /// The resolver's answer (the vendor's code).
     Resolve(ResolveErr),
     /// The blob did not load: a digest, the window's size, or no decoder for its codec.
     Load(LoadError),
+    /// Feature `unmapped`: the flash driver's read failed.
+    #[cfg(feature = "unmapped")]
+    Flash,
 }

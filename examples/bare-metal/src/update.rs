@@ -21,6 +21,11 @@
 //! 5. otherwise the program ends: status 0 when it runs the update (or none was offered), 4
 //!    when the update was refused and the previous partition runs, 1 when the engine failed.
 //!
+//! With feature `unmapped` the same program reads the slots as on a SPI NOR without a memory
+//! map (`nrtucode::update::Unmapped`): only through `ReadNorFlash::read`, the signed prefix of
+//! the slot being checked in an 8 KiB buffer ([`PREFIX`]), each blob read through the driver
+//! as it is loaded.
+//!
 //! The mailbox (four words of RAM kept across a reset: magic, boot number, update tried, link
 //! dropped) tells a reset from a power-on, and stops the loop after the update was tried once:
 //! the download area, written by `-device loader`, offers the same bytes again after every
@@ -28,6 +33,8 @@
 
 use embedded_storage::nor_flash::{NorFlash, ReadNorFlash};
 use nrtucode::partition::TableClass;
+#[cfg(feature = "unmapped")]
+use nrtucode::update::Unmapped;
 use nrtucode::update::package::{self, PackageHeader};
 use nrtucode::update::{Config, Layout, MappedFlash, Slots, State, UpdateError};
 
@@ -50,6 +57,34 @@ pub const LAYOUT: Layout = Layout {
 /// a download area do not fit the 16 MiB of PSRAM; the front library's (2.9 MB) do. A board
 /// with a large enough NOR flash uses `Full`, as the `partition` build does.
 pub const CLASS: TableClass = TableClass::Front;
+
+/// The flash the slots are read from: the emulated NOR through its mapping, or (feature
+/// `unmapped`) through `read` alone.
+#[cfg(not(feature = "unmapped"))]
+type Flash = RamFlash;
+/// The flash the slots are read from: the emulated NOR through `read` alone.
+#[cfg(feature = "unmapped")]
+type Flash = Unmapped<'static, RamFlash>;
+
+/// Feature `unmapped`: the buffer the signed prefix of the slot being checked is read into
+/// (the front set's is 7,856 bytes; the full set's 16,816).
+#[cfg(feature = "unmapped")]
+pub const PREFIX: usize = 8 * 1024;
+
+/// The slots' flash over `nor` (`None`: the prefix buffer is taken already).
+fn slot_flash(nor: RamFlash) -> Option<Flash> {
+    #[cfg(not(feature = "unmapped"))]
+    return Some(nor);
+    #[cfg(feature = "unmapped")]
+    {
+        let prefix = cortex_m::singleton!(: [u8; PREFIX] = [0; PREFIX])?;
+        defmt::info!(
+            "slots read through `read` alone (no mapping): signed prefix buffer {} bytes",
+            PREFIX
+        );
+        Some(Unmapped::new(nor, prefix))
+    }
+}
 
 /// The sizes the link delivers the update in, in turn (a radio's or a UART's odd chunks).
 const CHUNKS: [usize; 8] = [1, 7, 300, 4096, 13, 255, 2, 1021];
@@ -109,7 +144,11 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
         key: PARTITION_KEY,
         class: CLASS,
     };
-    let mut slots = match Slots::new(nor, config) {
+    let Some(flash) = slot_flash(nor) else {
+        defmt::error!("the prefix buffer is already taken");
+        board::finish(Outcome::Failed);
+    };
+    let mut slots = match Slots::new(flash, config) {
         Ok(slots) => slots,
         Err(e) => {
             defmt::error!("flash layout refused: {}", e);
@@ -128,23 +167,34 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
                 board::finish(Outcome::Failed);
             }
         };
-        let p = boot.partition.partition();
+        #[cfg(not(feature = "unmapped"))]
+        let (p, mut source) = (*boot.partition.partition(), &boot.partition);
+        #[cfg(feature = "unmapped")]
+        let mut boot = boot;
+        #[cfg(feature = "unmapped")]
+        let (p, source) = (*boot.partition.partition.partition(), &mut boot.partition);
         defmt::info!(
             "booted slot {}: {} bytes, class {=str}, security counter {}, fell back {}; state {}",
             boot.slot,
-            p.bytes().len(),
+            p.total_len(),
             p.class().name(),
             p.security_counter(),
             boot.fell_back,
             boot.state
         );
-        let (images, failed) = crate::load_engine(&boot.partition, memory);
+        #[cfg(not(feature = "unmapped"))]
+        let (images, failed) = crate::load_engine(&mut source, memory);
+        #[cfg(feature = "unmapped")]
+        let (images, failed) = crate::load_engine(source, memory);
         let loaded = crate::engine_ready(images, failed);
-        let runs_update = match PackageHeader::parse(link) {
-            // A package: the partition it gives is the one running (its signed prefix's digest).
-            Ok(h) => package::base_digest(p.bytes()) == Some(h.target),
-            Err(_) => !link.is_empty() && p.bytes() == link,
-        };
+        // The partition running is the update when their signed prefixes are one (the prefix
+        // names every blob by its digest, and the running one's signature was checked).
+        let running = package::base_digest(p.bytes());
+        let runs_update = running.is_some()
+            && match PackageHeader::parse(link) {
+                Ok(h) => running == Some(h.target),
+                Err(_) => running == package::base_digest(link),
+            };
         (boot.slot, boot.state, loaded, runs_update)
     };
 
@@ -190,7 +240,7 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
         mailbox[3] = 1;
         flash::set_mailbox(mailbox);
         defmt::info!("update offered: {} bytes", link.len());
-        let before = slots.flash().counts();
+        let before = crate::nor::counts();
         let installed = if is_package {
             install_package(&mut slots, link, drop_link)
         } else {
@@ -198,7 +248,7 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
         };
         match installed {
             Ok(s) => {
-                let after = slots.flash().counts();
+                let after = crate::nor::counts();
                 defmt::info!(
                     "update installed into slot {}: {} erases, {} writes, {} bytes written; state {}; reset",
                     s.active,
@@ -241,7 +291,7 @@ fn slot_a_only(nor: &RamFlash) -> bool {
 /// the header otherwise); with `drop_link`, the link drops halfway through what follows the new
 /// partition's signed prefix, and the device resets, as after a link loss with a watchdog.
 fn install_package(
-    slots: &mut Slots<RamFlash>,
+    slots: &mut Slots<Flash>,
     link: &[u8],
     drop_link: bool,
 ) -> Result<State, UpdateError<NorError>> {
@@ -291,7 +341,7 @@ fn install_package(
 
 /// Streams `update` into the inactive slot as the link delivers it: each chunk copied into a
 /// receive buffer, then written (`Install::write`, any length); then checks it whole.
-fn install(slots: &mut Slots<RamFlash>, update: &[u8]) -> Result<State, UpdateError<NorError>> {
+fn install(slots: &mut Slots<Flash>, update: &[u8]) -> Result<State, UpdateError<NorError>> {
     let mut install = slots.install()?;
     defmt::info!("installing into slot {}", install.target());
     let mut received = [0u8; 4096];
