@@ -533,3 +533,9 @@ crate::resolve::resolver_api!(
     |blob| blob,
     "the blob's handle (its bytes come through [`StreamedBlob::check`], [`StreamedBlob::load_into`] or [`StreamedBlob::decode_into`], each reading the flash)."
 );
+
+// On a 32-bit target: the parsed prefix (a slice and five counts and offsets), the base, and
+// the index of packed getters (2,242 bytes), whatever the partition holds. CI builds the core
+// for thumbv7em, where this holds; docs/update.md states it.
+#[cfg(target_pointer_width = "32")]
+static_assertions::const_assert_eq!(core::mem::size_of::<StreamedPartition<'static>>(), 2276);
