@@ -91,6 +91,26 @@ fn blobs_off(partition: &[u8]) -> usize {
     u32::from_le_bytes(partition[H_BLOBS_OFF..H_BLOBS_OFF + 4].try_into().unwrap()) as usize
 }
 
+/// `bytes` verified in place, and at [`BASE`] of a flash read through `read` alone (its prefix
+/// into `prefix`): the two partitions and the flash.
+fn read_both<'a>(
+    bytes: &'a [u8],
+    key: &PublicKey,
+    class: TableClass,
+    prefix: &'a mut Vec<u8>,
+) -> (VerifiedPartition<'a>, OnTheBus, StreamedPartition<'a>) {
+    let in_place = Partition::parse(bytes)
+        .unwrap()
+        .verify(key, &policy(class))
+        .unwrap();
+    let mut flash = on_the_bus(bytes);
+    prefix.resize(blobs_off(bytes), 0);
+    let streamed =
+        StreamedPartition::read(&mut flash, BASE, bytes.len(), prefix, key, &policy(class))
+            .unwrap();
+    (in_place, flash, streamed)
+}
+
 /// Every answer of both resolvers over `streamed` and `in_place` is the same handle (blob,
 /// cursor, codec, length, digests) or the same code; the number of answers compared.
 fn same_answers(streamed: &StreamedPartition<'_>, in_place: &VerifiedPartition<'_>) -> usize {
@@ -137,21 +157,8 @@ fn same_answers(streamed: &StreamedPartition<'_>, in_place: &VerifiedPartition<'
 fn a_partition_read_through_read_answers_and_loads_as_it_does_in_place() {
     for class in [TableClass::Front, TableClass::Full] {
         let (bytes, key) = signed(class, Compression::Stored);
-        let in_place = Partition::parse(&bytes)
-            .unwrap()
-            .verify(&key, &policy(class))
-            .unwrap();
-        let mut flash = on_the_bus(&bytes);
-        let mut prefix = vec![0u8; blobs_off(&bytes)];
-        let streamed = StreamedPartition::read(
-            &mut flash,
-            BASE,
-            bytes.len(),
-            &mut prefix,
-            &key,
-            &policy(class),
-        )
-        .unwrap();
+        let mut prefix = Vec::new();
+        let (in_place, mut flash, streamed) = read_both(&bytes, &key, class, &mut prefix);
         let (parse_reads, parse_bytes) = (flash.reads, flash.bytes_read);
         let compared = same_answers(&streamed, &in_place);
         assert_eq!(flash.reads, parse_reads, "a lookup reads the flash");
@@ -181,7 +188,7 @@ fn a_partition_read_through_read_answers_and_loads_as_it_does_in_place() {
              reads of {READ_PIECE} B; parse and verify read {parse_bytes} B in {parse_reads} \
              reads; {blobs} blobs loaded and checked through read",
             compared,
-            prefix.len(),
+            streamed.partition().bytes().len(),
             StreamedPartition::SIZE,
         );
     }
@@ -324,21 +331,8 @@ fn a_changed_byte_is_refused_where_it_lies_and_a_failing_driver_is_its_error() {
 fn a_compressed_blob_is_decoded_from_its_stream_read_once_into_ram() {
     let class = TableClass::Front;
     let (bytes, key) = signed(class, Compression::Deflate);
-    let in_place = Partition::parse(&bytes)
-        .unwrap()
-        .verify(&key, &policy(class))
-        .unwrap();
-    let mut flash = on_the_bus(&bytes);
-    let mut buf = vec![0u8; blobs_off(&bytes)];
-    let streamed = StreamedPartition::read(
-        &mut flash,
-        BASE,
-        bytes.len(),
-        &mut buf,
-        &key,
-        &policy(class),
-    )
-    .unwrap();
+    let mut prefix = Vec::new();
+    let (in_place, mut flash, streamed) = read_both(&bytes, &key, class, &mut prefix);
     let mut loader = Loader::new();
     let mut compressed = 0;
     for id in in_place.tables().blob_ids() {

@@ -6,7 +6,6 @@
 //! cut at every flash operation of a delta install (printed counts: the device always boots
 //! the old or the new partition, whole).
 
-use embedded_storage::nor_flash::NorFlash;
 use nrtucode::partition::format::HEADER_LEN as PART_HEADER_LEN;
 use nrtucode::partition::{Partition, Policy, PublicKey, TableClass};
 use nrtucode::update::mem_flash::{MemFlash, each_cut};
@@ -19,7 +18,7 @@ use nrtucode_testcases::sweep::Sweep;
 use proptest::prelude::*;
 
 mod partitions;
-use partitions::{le32, rewrite, shrink, two_slots};
+use partitions::{le32, qspi_with, rewrite, shrink};
 
 type Qspi = MemFlash<1, 4, 4096>;
 
@@ -122,17 +121,6 @@ fn a_package_is_never_longer_than_the_new_partition_and_its_header() {
     assert_eq!(same.len(), HEADER_LEN + prefix + ITEM_LEN * all.len());
 }
 
-/// A flash of the QSPI geometry with slots of `slot_len` bytes (A at 0, B after it, the
-/// state after B), `slot_a` written into slot A, and its `Config` with `key`.
-fn flash_with(slot_a: &[u8], slot_len: usize, key: PublicKey) -> (Qspi, Config) {
-    let slot_len = slot_len.next_multiple_of(4096);
-    let mut flash = Qspi::erased(2 * slot_len + 2 * 4096);
-    let mut image = slot_a.to_vec();
-    image.resize(slot_a.len().next_multiple_of(4), 0xff);
-    flash.write(0, &image).unwrap();
-    (flash, two_slots(slot_len, key, TableClass::Front))
-}
-
 /// Streams `package` into `slots` in [`CHUNKS`], then finishes: the state, or the error.
 fn install<F: MappedFlash>(
     slots: &mut Slots<F>,
@@ -163,7 +151,7 @@ fn a_delta_install_writes_the_new_partition_and_boots_it_on_trial() {
     let blobs = largest_entries(&base)[10..13].to_vec();
     let new = changed(&base, &blobs, &key);
     let package = update_package(&base, &new).unwrap();
-    let (flash, config) = flash_with(&base, base.len().max(new.len()), public(&key));
+    let (flash, config) = qspi_with(&base, base.len().max(new.len()), public(&key));
     let mut slots = Slots::new(flash, config).unwrap();
     assert_eq!(slots.boot().unwrap().slot, Slot::A);
     let state = install(&mut slots, &package).unwrap();
@@ -189,7 +177,7 @@ fn a_package_for_another_base_is_refused_before_anything_is_written() {
     let package = update_package(&base, &new).unwrap();
     // Slot A runs another partition than the package's base (one blob differs).
     let other = changed(&base, &[5], &key);
-    let (flash, config) = flash_with(&other, new.len(), public(&key));
+    let (flash, config) = qspi_with(&other, new.len(), public(&key));
     let mut slots = Slots::new(flash, config).unwrap();
     slots.boot().unwrap();
     let ops = slots.flash().journal().len();
@@ -217,7 +205,7 @@ fn a_changed_carried_byte_is_refused_by_the_whole_check_and_the_state_is_kept() 
     let base = shrink(&fixtures(TableClass::Front, &key), 16, &key);
     let new = changed(&base, &[1, 2, 3], &key);
     let package = update_package(&base, &new).unwrap();
-    let (flash, config) = flash_with(&base, new.len(), public(&key));
+    let (flash, config) = qspi_with(&base, new.len(), public(&key));
     let mut slots = Slots::new(flash, config).unwrap();
     slots.boot().unwrap();
     let state = slots.state().unwrap();
@@ -334,7 +322,7 @@ fn small() -> (Vec<u8>, Vec<u8>, Vec<u8>, SigningKey) {
 #[test]
 fn a_delta_install_cut_at_every_flash_operation_boots_the_old_or_the_new_partition() {
     let (base, new, package, key) = small();
-    let (flash, config) = flash_with(&base, new.len(), public(&key));
+    let (flash, config) = qspi_with(&base, new.len(), public(&key));
     let before = flash.bytes().to_vec();
     let mut slots = Slots::new(flash, config).unwrap();
     slots.boot().unwrap();
@@ -469,7 +457,7 @@ fn largest_carried(base: &[u8], new: &[u8]) -> usize {
 #[test]
 fn installs_cut_by_the_link_1000_times_resume_and_take_the_package_once_plus_a_unit_per_cut() {
     let (base, new, package, key) = medium();
-    let (flash, config) = flash_with(&base, new.len(), public(&key));
+    let (flash, config) = qspi_with(&base, new.len(), public(&key));
     let factory = flash.bytes().to_vec();
     // What a cut may cost again: the header, one erase sector and the blob under way.
     let unit = HEADER_LEN + 4096 + largest_carried(&base, &new);
@@ -533,7 +521,7 @@ fn installs_cut_by_the_link_1000_times_resume_and_take_the_package_once_plus_a_u
 #[test]
 fn a_resumed_install_cut_at_every_flash_operation_boots_the_old_or_the_new_partition() {
     let (base, new, package, key) = medium();
-    let (flash, config) = flash_with(&base, new.len(), public(&key));
+    let (flash, config) = qspi_with(&base, new.len(), public(&key));
     let mut slots = Slots::new(flash, config).unwrap();
     slots.boot().unwrap();
     let mut install = slots.install_package().unwrap();

@@ -8,7 +8,6 @@
 //! new partition, whole. The whole-install script's power cuts over `Unmapped` are in
 //! `tests/update_power_cut.rs` (`power_cuts_unmapped_*`).
 
-use embedded_storage::nor_flash::NorFlash;
 use nrtucode::partition::{
     LoadError, Loader, Partition, Policy, PublicKey, StreamError, TableClass,
 };
@@ -18,7 +17,7 @@ use nrtucode::update::{BlockingFlash, Config, Refusal, Slot, Slots, State, Unmap
 use nrtucode_pack::{Blobs, PackOptions, SigningKey, pack, update_package};
 
 mod partitions;
-use partitions::{rewrite, shrink, two_slots};
+use partitions::{qspi_with, rewrite, shrink};
 
 type Qspi = MemFlash<1, 4, 4096>;
 
@@ -51,16 +50,6 @@ fn changed(base: &[u8], changed: &[usize], key: &SigningKey) -> Vec<u8> {
         }
         b
     })
-}
-
-/// A QSPI flash with slots of `slot_len` bytes and `slot_a` in slot A; its config.
-fn flash_with(slot_a: &[u8], slot_len: usize, key: PublicKey) -> (Qspi, Config) {
-    let slot_len = slot_len.next_multiple_of(4096);
-    let mut flash = Qspi::erased(2 * slot_len + 2 * 4096);
-    let mut image = slot_a.to_vec();
-    image.resize(slot_a.len().next_multiple_of(4), 0xff);
-    flash.write(0, &image).unwrap();
-    (flash, two_slots(slot_len, key, TableClass::Front))
 }
 
 /// The bytes of `slot` in `mem`, `len` of them.
@@ -133,7 +122,7 @@ fn fixture() -> Fixture {
         b
     });
     let package = update_package(&new, &newer).unwrap();
-    let (flash, config) = flash_with(&base, base.len().max(newer.len()), public(&key));
+    let (flash, config) = qspi_with(&base, base.len().max(newer.len()), public(&key));
     Fixture {
         factory: flash.bytes().to_vec(),
         base,
@@ -329,7 +318,7 @@ fn with_unmapped(
 fn a_resumed_delta_install_read_through_read_alone_survives_power_cuts() {
     let f = fixture();
     // `new` runs in slot A (installed as the factory partition), `newer` comes as a delta.
-    let (flash, config) = flash_with(&f.new, f.base.len().max(f.newer.len()), f.config.key);
+    let (flash, config) = qspi_with(&f.new, f.base.len().max(f.newer.len()), f.config.key);
     let factory = flash.bytes().to_vec();
     let with = |mem: Vec<u8>, body: &mut dyn FnMut(&mut Unmapped_) -> Result<(), String>| {
         with_unmapped(mem, config, body)

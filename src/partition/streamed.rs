@@ -13,10 +13,11 @@ use core::fmt;
 
 use embedded_storage::nor_flash::ReadNorFlash;
 
-use super::bytes::{array, le32};
+use super::blob::Blob;
+use super::bytes::le32;
 use super::entry::{BlobId, Codec, Cursor, Packed};
 use super::error::{LoadError, Refusal};
-use super::format::{HEADER_LEN, T_DECODED_LEN, T_OFFSET, T_SHA256, T_STORED_SHA256, TOC_LEN};
+use super::format::{HEADER_LEN, T_OFFSET, T_STORED_LEN, TOC_LEN};
 use super::index::Index;
 use super::load::Loader;
 use super::lookup::{Indexed, scan_getter};
@@ -257,9 +258,14 @@ impl<'a> StreamedPartition<'a> {
     }
 
     fn handle(&self, getter: Packed) -> StreamedBlob<'a> {
-        StreamedBlob {
+        let blob = Blob {
+            stored: &[],
             toc: self.p.toc_records(),
             getter,
+            checked: false,
+        };
+        StreamedBlob {
+            blob,
             base: self.base,
         }
     }
@@ -285,10 +291,9 @@ fn read_into<F: ReadNorFlash>(
 /// that reads them through the driver.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct StreamedBlob<'a> {
-    /// The partition's table of contents (the signed prefix in RAM).
-    toc: &'a [u8],
-    /// The table-of-contents number, the cursor and the codec.
-    getter: Packed,
+    /// The handle as a verified partition's (its table of contents in the signed prefix in RAM,
+    /// its getter), with no bytes in place: only its accessors are used, never its checks.
+    blob: Blob<'a>,
     /// Where the partition starts in the flash.
     base: u32,
 }
@@ -307,55 +312,48 @@ impl fmt::Debug for StreamedBlob<'_> {
 impl StreamedBlob<'_> {
     /// The table-of-contents entry it is (a cursor: the entry it points into).
     pub const fn id(&self) -> BlobId {
-        self.getter.blob()
+        self.blob.id()
     }
 
     /// `Some` for a cursor getter: zero bytes at a boundary of [`id`](Self::id)'s blob.
     pub const fn cursor(&self) -> Option<Cursor> {
-        self.getter.cursor()
+        self.blob.cursor()
     }
 
     /// How its blob is stored.
     pub const fn codec(&self) -> Codec {
-        self.getter.codec()
+        self.blob.codec()
     }
 
     /// Bytes of the answer: the decoded length, 0 for a cursor.
-    pub fn len(&self) -> usize {
-        match self.cursor() {
-            Some(_) => 0,
-            None => self.field(T_DECODED_LEN) as usize,
-        }
+    pub const fn len(&self) -> usize {
+        self.blob.len()
     }
 
     /// `true` for a cursor.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    pub const fn is_empty(&self) -> bool {
+        self.blob.is_empty()
     }
 
     /// The digest of the decoded bytes, as the signed table of contents records it.
     pub fn sha256(&self) -> [u8; 32] {
-        array::<32>(self.toc, self.record_at() + T_SHA256).unwrap_or([0; 32])
+        self.blob.sha256()
     }
 
     /// The digest of the stored bytes, as the signed table of contents records it.
     pub fn stored_sha256(&self) -> [u8; 32] {
-        array::<32>(self.toc, self.record_at() + T_STORED_SHA256).unwrap_or([0; 32])
-    }
-
-    const fn record_at(&self) -> usize {
-        self.id().index() * TOC_LEN
+        self.blob.stored_sha256()
     }
 
     /// A `u32` of its record (parse checked every record lies in the table of contents).
     fn field(&self, at: usize) -> u32 {
-        le32(self.toc, self.record_at() + at).unwrap_or(0)
+        le32(self.blob.toc, self.id().index() * TOC_LEN + at).unwrap_or(0)
     }
 
     /// Its stored bytes' range in the partition.
     fn stored_range(&self) -> core::ops::Range<usize> {
         let start = self.field(T_OFFSET) as usize;
-        let len = self.field(super::format::T_STORED_LEN) as usize;
+        let len = self.field(T_STORED_LEN) as usize;
         start..start.saturating_add(len)
     }
 

@@ -172,6 +172,11 @@ pub(crate) fn vet_mapped(
     Ok(vetted)
 }
 
+/// The partition `vetted` in `slot` of a flash's mapping, parsed (no check made again).
+fn lent<'m>(mapped: &'m [u8], slot: SlotRegion, vetted: &Vetted) -> Option<Partition<'m>> {
+    vetted.parsed.lend(slot.of(mapped))
+}
+
 /// The signature and policy of the parsed `p` (the one place a slot's are checked), and what
 /// lends it again.
 fn vetted(p: Partition<'_>, key: &PublicKey, policy: &Policy) -> Result<Vetted, Refusal> {
@@ -215,20 +220,15 @@ impl<F: MappedFlash> UpdateFlash for F {
     }
 
     fn lend(&mut self, slot: SlotRegion, vetted: &Vetted) -> Option<VerifiedPartition<'_>> {
-        Some(vetted.parsed.lend(slot.of(F::mapped(self)))?.vouched())
+        lent(F::mapped(self), slot, vetted).map(Partition::vouched)
     }
 
     fn lend_checked(&mut self, slot: SlotRegion, vetted: &Vetted) -> Option<CheckedPartition<'_>> {
-        Some(
-            vetted
-                .parsed
-                .lend(slot.of(F::mapped(self)))?
-                .vouched_checked(),
-        )
+        lent(F::mapped(self), slot, vetted).map(Partition::vouched_checked)
     }
 
     fn lend_parsed(&self, slot: SlotRegion, vetted: &Vetted) -> Option<Partition<'_>> {
-        vetted.parsed.lend(slot.of(F::mapped(self)))
+        lent(F::mapped(self), slot, vetted)
     }
 
     fn read(
@@ -328,20 +328,15 @@ impl<F: AsyncMappedFlash> UpdateFlash for Async<F> {
     }
 
     fn lend(&mut self, slot: SlotRegion, vetted: &Vetted) -> Option<VerifiedPartition<'_>> {
-        Some(vetted.parsed.lend(slot.of(self.0.mapped()))?.vouched())
+        lent(self.0.mapped(), slot, vetted).map(Partition::vouched)
     }
 
     fn lend_checked(&mut self, slot: SlotRegion, vetted: &Vetted) -> Option<CheckedPartition<'_>> {
-        Some(
-            vetted
-                .parsed
-                .lend(slot.of(self.0.mapped()))?
-                .vouched_checked(),
-        )
+        lent(self.0.mapped(), slot, vetted).map(Partition::vouched_checked)
     }
 
     fn lend_parsed(&self, slot: SlotRegion, vetted: &Vetted) -> Option<Partition<'_>> {
-        vetted.parsed.lend(slot.of(self.0.mapped()))
+        lent(self.0.mapped(), slot, vetted)
     }
 
     fn read(

@@ -3,8 +3,10 @@
 //! signed again (as `crates/nrtucode-pack/examples/partition_fuzz_seeds.rs`).
 #![allow(dead_code)] // each test binary uses part of it
 
+use embedded_storage::nor_flash::NorFlash;
 use nrtucode::partition::format::*;
 use nrtucode::partition::{PublicKey, TableClass};
+use nrtucode::update::mem_flash::MemFlash;
 use nrtucode::update::{Config, Layout};
 use nrtucode_pack::{SigningKey, sign_partition};
 use sha2::{Digest, Sha256};
@@ -73,4 +75,16 @@ pub fn two_slots(slot_len: usize, key: PublicKey, class: TableClass) -> Config {
         state: 2 * slot_len as u32,
     };
     Config { layout, key, class }
+}
+
+/// A QSPI NOR (1-byte reads, 4-byte writes, 4 KiB erase) with two slots of `slot_len` bytes
+/// (rounded up to the erase size; A at 0, B after it, the state after B), `slot_a` written into
+/// slot A, and its `Config` for front partitions signed with `key`.
+pub fn qspi_with(slot_a: &[u8], slot_len: usize, key: PublicKey) -> (MemFlash<1, 4, 4096>, Config) {
+    let slot_len = slot_len.next_multiple_of(4096);
+    let mut flash = MemFlash::<1, 4, 4096>::erased(2 * slot_len + 2 * 4096);
+    let mut image = slot_a.to_vec();
+    image.resize(slot_a.len().next_multiple_of(4), 0xff);
+    flash.write(0, &image).unwrap();
+    (flash, two_slots(slot_len, key, TableClass::Front))
 }

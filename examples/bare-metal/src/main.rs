@@ -165,7 +165,7 @@ fn engine_ready(loaded: u32, failed: u32) -> bool {
 /// `main`, the builds without `update` keep their size.)
 #[inline(always)]
 fn load_engine(
-    #[cfg(feature = "partition")] partition: &mut impl part::Source,
+    #[cfg(feature = "partition")] partition: &mut impl part::ItemSource,
     memory: &mut DeviceMemory,
 ) -> (u32, u32) {
     // On a board the engine and flavor come from the host (a mailbox register, a command);

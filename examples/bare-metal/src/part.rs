@@ -7,7 +7,7 @@
 use nrtucode::partition::{BlobId, Codec, LoadError, Loader, VerifiedPartition};
 #[cfg(not(feature = "update"))]
 use nrtucode::partition::{Partition, Policy, Source, TableClass, TrustError};
-use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region, ResolveErr};
+use nrtucode::{Flavor, ImageIndex, NoEnv, ProfKind, Region, ResolveErr, Resolver};
 
 use crate::Loaded;
 #[cfg(not(feature = "update"))]
@@ -125,7 +125,7 @@ pub struct Found {
 
 /// Where the engine's items are read from: a verified partition read in place, or (feature
 /// `unmapped`) a slot whose blobs are read through the flash driver.
-pub trait Source {
+pub trait ItemSource {
     /// Resolves the item, then loads it into `window` through its checked way (stored:
     /// copy-checked; deflate: its stream checked, then decode-checked, or refused without the
     /// `deflate` feature): the bytes written and the blob.
@@ -139,7 +139,7 @@ pub trait Source {
     ) -> Result<(usize, Found), ReadError>;
 }
 
-impl Source for &VerifiedPartition<'_> {
+impl ItemSource for &VerifiedPartition<'_> {
     fn read(
         &mut self,
         engine: ImageIndex,
@@ -148,11 +148,7 @@ impl Source for &VerifiedPartition<'_> {
         window: &mut [u8],
         scratch: &mut Scratch,
     ) -> Result<(usize, Found), ReadError> {
-        let blob = match item {
-            Item::Image(region) => self.resolve_image(engine, region, flavor, &NoEnv),
-            Item::Table(kind) => self.resolve_hwdecode(engine, kind),
-        }
-        .map_err(ReadError::Resolve)?;
+        let blob = resolve(*self, engine, item, flavor)?;
         let written = blob.load_into(window, scratch).map_err(ReadError::Load)?;
         let entry = self.tables().toc_entry(blob.id());
         Ok((written.len(), found(blob.id(), blob.codec(), entry)))
@@ -162,7 +158,7 @@ impl Source for &VerifiedPartition<'_> {
 /// Feature `unmapped`: a slot read through the driver, its blobs too (`StreamedBlob::load_into`:
 /// a stored blob copy-checked as it is read; the update build keeps blobs stored).
 #[cfg(feature = "unmapped")]
-impl<F: embedded_storage::nor_flash::ReadNorFlash> Source
+impl<F: embedded_storage::nor_flash::ReadNorFlash> ItemSource
     for nrtucode::update::StreamedSlot<'_, F>
 {
     fn read(
@@ -176,11 +172,7 @@ impl<F: embedded_storage::nor_flash::ReadNorFlash> Source
         use nrtucode::partition::StreamError;
         use nrtucode::update::Refusal;
         let partition = &self.partition;
-        let blob = match item {
-            Item::Image(region) => partition.resolve_image(engine, region, flavor, &NoEnv),
-            Item::Table(kind) => partition.resolve_hwdecode(engine, kind),
-        }
-        .map_err(ReadError::Resolve)?;
+        let blob = resolve(partition, engine, item, flavor)?;
         let written = match blob.load_into(&mut *self.flash, window, scratch) {
             Ok(written) => written.len(),
             Err(StreamError::Refused(Refusal::Load(e))) => return Err(ReadError::Load(e)),
@@ -189,6 +181,20 @@ impl<F: embedded_storage::nor_flash::ReadNorFlash> Source
         let entry = partition.tables().toc_entry(blob.id());
         Ok((written, found(blob.id(), blob.codec(), entry)))
     }
+}
+
+/// The item's answer from `tables` (any resolver of a partition).
+fn resolve<R: Resolver>(
+    tables: &R,
+    engine: ImageIndex,
+    item: Item,
+    flavor: Flavor,
+) -> Result<R::Answer<'_>, ReadError> {
+    match item {
+        Item::Image(region) => tables.resolve_image(engine, region, flavor, &NoEnv),
+        Item::Table(kind) => tables.resolve_hwdecode(engine, kind),
+    }
+    .map_err(ReadError::Resolve)
 }
 
 /// The [`Found`] of a blob and its entry.
@@ -204,7 +210,7 @@ fn found(id: BlobId, codec: Codec, entry: Option<nrtucode::partition::TocEntry>)
 
 /// One item of the engine from the partition into `window`, verified; logged with its name.
 pub fn load(
-    source: &mut impl Source,
+    source: &mut impl ItemSource,
     engine: ImageIndex,
     item: Item,
     flavor: Flavor,
