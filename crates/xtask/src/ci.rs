@@ -289,10 +289,11 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
     ),
     (
         Lane::Beside,
-        "the template with feature update under QEMU: a factory image from `nrtucode provision` for its own layout boots slot A; slot A boots, an update streamed into slot B boots on trial, is confirmed and boots again across resets; an update package (a delta by blob) whose link drops halfway resumes past what slot B holds, checked; a changed, a cut-off and a downgraded update are refused and slot A keeps booting; the install, the refusal and the package again with the slots read through `read` alone (feature unmapped)",
+        "the template with feature update under QEMU: a factory image from `nrtucode provision` for its own layout boots slot A; slot A boots, an update streamed into slot B boots on trial, is confirmed and boots again across resets; an update package (a delta by blob) whose link drops halfway resumes past what slot B holds, checked; a changed, a cut-off and a downgraded update are refused and slot A keeps booting; the install, the refusal and the package again with the slots read through `read` alone (feature unmapped); the async updater's install, trial and confirmation (example update_async)",
         &[
             "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --examples --no-default-features --features update -- -D warnings",
             "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --examples --no-default-features --features update,unmapped -- -D warnings",
+            "examples/bare-metal: NRTUCODE_PARTITION_KEY=test cargo clippy --quiet --release --locked --bins --examples --no-default-features --features async -- -D warnings",
             "xtask qemu --case update",
         ],
     ),

@@ -59,7 +59,9 @@ pub const CASES: [crate::Case<()>; 5] = [
     (
         "update",
         "The template with feature `update`: install, trial, confirm across resets; a changed, \
-         a cut-off and a downgraded update refused; a factory image from `nrtucode provision`",
+         a cut-off and a downgraded update refused; a factory image from `nrtucode provision`; \
+         the slots read through `read` alone (feature `unmapped`); the async updater (example \
+         `update_async`)",
         update,
     ),
 ];
@@ -965,6 +967,47 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
         (meta, &work, &p1, &p2),
     )?;
 
+    // The async updater on the device: `examples/update_async.rs`, the install and the trial
+    // over an async adapter of the same flash that suspends before every operation.
+    println!(
+        "== examples/bare-metal --no-default-features --features async --example update_async"
+    );
+    let elf = Separate::template(meta).build(
+        &[
+            "--no-default-features",
+            "--features",
+            "async",
+            "--example",
+            "update_async",
+        ],
+        &[("NRTUCODE_PARTITION_KEY", OsStr::new("test"))],
+        "update_async",
+    )?;
+    let asynchronous = Boots {
+        fw: work.join("update-async.elf"),
+        ..unmapped
+    };
+    files::copy(&elf, &asynchronous.fw)?;
+    let done = Want::exit(0).count("ERROR", 0).in_order(&[
+        "INFO  async: booted slot A, on trial false",
+        "INFO  async: update installed; state State { seq: 1, active: B, status: Trial { boots: 0 }",
+        "INFO  async: booted slot B hashed whole, on trial true",
+        "INFO  async: confirmed slot B; state State { seq: 3, active: B, status: Confirmed",
+        "INFO  async: done, ",
+    ]);
+    let log = asynchronous.boot("update-async", &[&p1, &p2], &done)?;
+    let suspended = log
+        .lines()
+        .find_map(|l| l.split("async: done, ").nth(1))
+        .and_then(|rest| rest.split(' ').next()?.parse::<u64>().ok())
+        .unwrap_or(0);
+    if suspended < 11_000 {
+        return Err(format!(
+            "update-async: {suspended} suspensions, fewer than the install's writes"
+        ));
+    }
+    println!("qemu-update (async): {suspended} flash operations suspended the task");
+
     println!("== the template README's update commands, as written");
     let (old, new) = (work.join("old.part"), work.join("new.part"));
     let env = [("OLD", old.as_os_str()), ("NEW", new.as_os_str())];
@@ -1026,7 +1069,7 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     )?;
     let _ = std::fs::remove_dir_all(&work);
     println!(
-        "qemu-update: a factory image from `nrtucode provision` boots slot A, confirmed; the update installs, boots on trial, is confirmed and boots again across resets; an update package's link drops halfway and its install resumes past what slot B holds; a changed byte, a download cut off halfway and a downgrade are refused and slot A keeps booting; through a mapping and through `read` alone"
+        "qemu-update: a factory image from `nrtucode provision` boots slot A, confirmed; the update installs, boots on trial, is confirmed and boots again across resets; an update package's link drops halfway and its install resumes past what slot B holds; a changed byte, a download cut off halfway and a downgrade are refused and slot A keeps booting; through a mapping and through `read` alone; and the async updater's install, trial and confirmation"
     );
     Ok(())
 }
