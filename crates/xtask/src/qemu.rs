@@ -781,18 +781,19 @@ pub fn pack_front(
 }
 
 /// The update package case: slot A holds `p1`; the link offers the delta (`nrtucode package`)
-/// to `p2`, the same blobs with a higher security counter: its signed prefix and an item per
-/// blob, every blob copied from slot A on the device (the update build has no inflater, so the
-/// blobs stay stored; the host tests, `tests/update_package.rs`, carry changed ones). The link
-/// drops halfway through the items (the firmware's emulated loss), the device resets, resumes
-/// past the first byte after the header (from the last blob slot B holds, checked), installs,
-/// boots B on trial, confirms it and boots it again.
+/// to `p2`, its blobs stored with a higher security counter: its signed prefix, an item per
+/// blob, and the stored bytes of the blobs slot A does not hold (with `p1` packed `--compress
+/// deflate`, the blobs deflate changed; with the same blobs, none), the others copied from slot
+/// A on the device. The link drops halfway through what follows the prefix (the firmware's
+/// emulated loss), the device resets, resumes past the first byte after the header (from the
+/// last blob slot B holds, checked), installs, boots B on trial, confirms it and boots it
+/// again. `name` names the boot's log and the package.
 fn package(
     (boots, name): (&Boots, &str),
     nrtucode: &Path,
     (meta, work, p1, p2): (&Metadata, &Path, &Path, &Path),
 ) -> Result<(), String> {
-    let pkg = work.join("update.pkg");
+    let pkg = work.join(format!("{name}.pkg"));
     let mut command = Command::new(nrtucode);
     command
         .args(["package", "--base"])
@@ -832,10 +833,16 @@ fn package(
         .filter_map(|l| l.split("resuming at package byte ").nth(1))
         .filter_map(|rest| rest.split(' ').next()?.parse().ok())
         .collect();
+    // How many blobs the package carries, as the device logs its header.
+    let carried: Option<u64> = log
+        .lines()
+        .find_map(|l| l.split("..., ").nth(1))
+        .and_then(|rest| rest.split(' ').next()?.parse().ok());
     match resumed[..] {
         [96, second] if second > 96 => {
             println!(
-                "qemu-update ({name}): the package resumed at byte {second} of {len} after the link dropped"
+                "qemu-update ({name}): a package carrying {} blobs resumed at byte {second} of {len} after the link dropped",
+                carried.map_or("?".to_string(), |n| n.to_string())
             );
             Ok(())
         }
@@ -861,7 +868,8 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
 
     println!("== examples/bare-metal --no-default-features --features update");
     let elf = Separate::template(meta).build(
-        &["--no-default-features", "--features", "update"],
+        // With the inflater: slot A may hold compressed blobs (the package case's base).
+        &["--no-default-features", "--features", "update,deflate"],
         &[("NRTUCODE_PARTITION_KEY", OsStr::new("test"))],
         "nrtucode-bare-metal",
     )?;
@@ -937,7 +945,19 @@ pub fn update(meta: &Metadata, _: &()) -> Result<(), String> {
     let rollback = kept("Trust(Rollback { found: 1, minimum: 2 })");
     boots.boot("downgrade", &[&p2, &p1], &rollback)?;
 
-    package((&boots, "package"), nrtucode, (meta, &work, &p1, &p2))?;
+    // The package's base has compressed blobs, the new partition stored ones: the blobs deflate
+    // changed cross the link, the others are copied from slot A.
+    let p1_deflate = pack_front(
+        meta,
+        nrtucode,
+        &work,
+        ("p1-deflate.part", 1, "--compress deflate"),
+    )?;
+    package(
+        (&boots, "package"),
+        nrtucode,
+        (meta, &work, &p1_deflate, &p2),
+    )?;
     factory(&boots, nrtucode, (meta, &p1))?;
 
     // The same program reading its slots through `read` alone (`nrtucode::update::Unmapped`,
