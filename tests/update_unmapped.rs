@@ -4,7 +4,7 @@
 //! and through `read` alone write the same journal and reach the same states; a boot answers a
 //! `StreamedSlot` whose blobs load through the driver as they do in place; the refusals (a
 //! changed byte at `finish`, a rotten blob on use and `reject`, a prefix buffer too small); and
-//! a resumed delta install cut at every other flash operation, each boot the old or the
+//! a resumed delta install cut at every flash operation (a sample of the recoveries cut again), each boot the old or the
 //! new partition, whole. The whole-install script's power cuts over `Unmapped` are in
 //! `tests/update_power_cut.rs` (`power_cuts_unmapped_*`).
 
@@ -311,9 +311,10 @@ fn with_unmapped(
     outcome.map(|()| flash)
 }
 
-/// A resumed delta install over `Unmapped`, cut at one flash operation in 2 (the operation
-/// torn): each boot after a cut uses the old partition or the new one, byte for byte; the
-/// recovery (a boot, then a resume unless the new one is on trial) ends on the new one.
+/// A resumed delta install over `Unmapped`, cut at every flash operation (the operation torn):
+/// each boot after a cut uses the old partition or the new one, byte for byte; the recovery (a
+/// boot, then a resume unless the new one is on trial) ends on the new one; for 1 cut in 4,
+/// the recovery is cut at every operation too, with the same rules.
 #[test]
 fn a_resumed_delta_install_read_through_read_alone_survives_power_cuts() {
     let f = fixture();
@@ -380,11 +381,8 @@ fn a_resumed_delta_install_read_through_read_alone_survives_power_cuts() {
             Err(format!("slot {slot:?} booted, holding neither"))
         }
     };
-    let (mut cuts, mut old, mut fresh, mut failed) = (0, 0, 0, 0);
+    let (mut cuts, mut old, mut fresh, mut failed, mut second_cuts) = (0, 0, 0, 0, 0);
     each_cut(&before, &journal, 0xabcd, |n, mem| {
-        if n % 2 != 0 && n + 1 != journal.len() {
-            return;
-        }
         cuts += 1;
         let outcome = (|| {
             if boots(&mem)? {
@@ -396,6 +394,23 @@ fn a_resumed_delta_install_read_through_read_alone_survives_power_cuts() {
             if !boots(after.bytes())? {
                 return Err("the recovery did not end on the new partition".to_string());
             }
+            // For 1 cut in 4, the recovery is cut too, at each of its operations: each boot the
+            // old or the new partition, and a second recovery ends on the new one.
+            if n % 4 == 0 {
+                let mut second = Ok(());
+                each_cut(&mem, after.journal(), n as u64, |m, mem| {
+                    if second.is_err() {
+                        return;
+                    }
+                    second_cuts += 1;
+                    second = boots(&mem)
+                        .and_then(|_| with(mem.clone(), &mut |slots| resume(slots)))
+                        .and_then(|again| boots(again.bytes()))
+                        .and_then(|new| new.then_some(()).ok_or("not the new".to_string()))
+                        .map_err(|e| format!("second cut {m}: {e}"));
+                });
+                second?;
+            }
             Ok(())
         })();
         if let Err(e) = outcome {
@@ -404,12 +419,13 @@ fn a_resumed_delta_install_read_through_read_alone_survives_power_cuts() {
         }
     });
     println!(
-        "resumed delta install through read alone ({} B package): {cuts} of {} cut points \
-         (1 in 2, and the last), {old} booted the old partition, {fresh} the new, {failed} failed",
+        "resumed delta install through read alone ({} B package): {cuts} cut points (every \
+         operation), {old} booted the old partition, {fresh} the new, {failed} failed; \
+         {second_cuts} second cuts (every operation of the recovery after 1 cut in 4)",
         package.len(),
-        journal.len()
     );
-    assert!(cuts > 10 && old > 0);
+    assert_eq!(cuts, journal.len());
+    assert!(old > 0 && second_cuts > 0);
     assert_eq!(failed, 0);
     let _ = factory;
 }
