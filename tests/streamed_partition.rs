@@ -2,7 +2,8 @@
 //! (`nrtucode::partition::StreamedPartition`), read through `ReadNorFlash::read` alone, against
 //! the same partition read in place: every answer of both resolvers, every blob loaded, the
 //! whole check; the refusals (a blob byte, a signed byte, a padding byte changed, a short
-//! region, a prefix buffer too small, a driver that fails); and the RAM it takes, printed for
+//! region, a prefix buffer too small, a driver that fails; any bit changed gets the verdict it
+//! gets in place, a property test); and the RAM it takes, printed for
 //! the front and the full set (`cargo test -p nrtucode --features update,mem-flash --test
 //! streamed_partition -- --nocapture`).
 
@@ -16,6 +17,7 @@ use nrtucode::update::Refusal;
 use nrtucode::update::mem_flash::{MemFlash, MemFlashError};
 use nrtucode::{Flavor, NoEnv};
 use nrtucode_pack::{Blobs, Compression, PackOptions, SigningKey, pack_with};
+use proptest::prelude::*;
 
 mod partitions;
 
@@ -374,4 +376,56 @@ fn a_compressed_blob_is_decoded_from_its_stream_read_once_into_ram() {
         ));
     }
     assert!(compressed > 0, "the fixtures compress");
+}
+
+/// A small signed front partition (every blob cut to 16 bytes of its digest) and its key.
+fn small() -> &'static (Vec<u8>, PublicKey) {
+    static SMALL: std::sync::OnceLock<(Vec<u8>, PublicKey)> = std::sync::OnceLock::new();
+    SMALL.get_or_init(|| {
+        let (bytes, key) = signed(TableClass::Front, Compression::Stored);
+        (partitions::shrink(&bytes, 16, &signing_key()), key)
+    })
+}
+
+/// The verdict on `bytes` read in place: parse, verify, every blob hashed; `Ok` or why not.
+fn in_place_verdict(bytes: &[u8], key: &PublicKey) -> Result<(), Refusal> {
+    let p = Partition::parse(bytes).map_err(Refusal::Format)?;
+    let v = p
+        .verify(key, &policy(TableClass::Front))
+        .map_err(Refusal::Trust)?;
+    v.check_blobs(&mut nrtucode::digest::SoftSha256::new())
+        .map(|_| ())
+        .map_err(Refusal::Load)
+}
+
+/// The same, every byte read through `read` alone.
+fn streamed_verdict(bytes: &[u8], key: &PublicKey) -> Result<(), Refusal> {
+    let mut flash = on_the_bus(bytes);
+    let mut prefix = vec![0u8; 16 * 1024];
+    let policy = policy(TableClass::Front);
+    let read = StreamedPartition::read(&mut flash, BASE, bytes.len(), &mut prefix, key, &policy);
+    let refused = |e: StreamError<MemFlashError>| match e {
+        StreamError::Refused(r) => r,
+        other => panic!("not a refusal: {other:?}"),
+    };
+    let p = read.map_err(refused)?;
+    (p.check_blobs(&mut flash, &mut nrtucode::digest::SoftSha256::new())).map_err(refused)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Any bit of a partition changed: read through `read` alone it gets the verdict it gets in
+    /// place, the same refusal or the same acceptance (a change in the blob area's padding or
+    /// in a blob included), and never a panic or a read outside the flash.
+    #[test]
+    fn a_changed_bit_gets_the_same_verdict_through_read_as_in_place(at in 0usize..1 << 20, bit in 0u8..8) {
+        let (bytes, key) = small();
+        let mut changed = bytes.clone();
+        let at = at % changed.len();
+        changed[at] ^= 1 << bit;
+        let (place, streamed) = (in_place_verdict(&changed, key), streamed_verdict(&changed, key));
+        prop_assert!(place.is_err(), "a changed bit at {} was accepted", at);
+        prop_assert_eq!(place, streamed);
+    }
 }
