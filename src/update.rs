@@ -8,8 +8,10 @@
 //! `docs/update.md`.
 //!
 //! The slots are read **memory-mapped** ([`MappedFlash::mapped`]: `Partition::parse` reads a
-//! `&[u8]`, as on every MCU that maps its internal flash or its QSPI NOR for execute-in-place);
-//! the state record is read through
+//! `&[u8]`, as on every MCU that maps its internal flash or its QSPI NOR for execute-in-place),
+//! or, on a flash the CPU cannot map (a SPI NOR on a bus), **through `read` alone**
+//! ([`Unmapped`]: each slot's signed prefix into a buffer lent to it, the blobs by offset,
+//! hashed as they stream; a boot gives a [`StreamedSlot`]); the state record is read through
 //! [`ReadNorFlash::read`](embedded_storage::nor_flash::ReadNorFlash::read); everything is
 //! written through [`NorFlash::write`] and [`NorFlash::erase`], honouring `READ_SIZE`, `WRITE_SIZE` and
 //! `ERASE_SIZE`, and never writing a word twice between two erases.
@@ -343,9 +345,10 @@ impl<E: fmt::Debug> fmt::Display for UpdateError<E> {
 impl<E: fmt::Debug> core::error::Error for UpdateError<E> {}
 
 /// A boot's answer: the slot to use and its partition, as the type of the check the boot made:
-/// a [`VerifiedPartition`] from [`Slots::boot`] and [`Slots::reject`], a [`CheckedPartition`]
-/// from [`Slots::boot_checked`]. Not `Copy`: it borrows the slots' flash, and is dropped before
-/// the next operation on them.
+/// over a mapped flash, a [`VerifiedPartition`] from [`Slots::boot`] and [`Slots::reject`], a
+/// [`CheckedPartition`] from [`Slots::boot_checked`]; over [`Unmapped`], a [`StreamedSlot`]
+/// (the partition and the driver its blobs are read through). Not `Copy`: it borrows the
+/// slots' flash, and is dropped before the next operation on them.
 #[derive(Debug)]
 pub struct Boot<P> {
     /// The slot booted.
