@@ -8,9 +8,9 @@
 
 use nrtucode::partition::format::HEADER_LEN as PART_HEADER_LEN;
 use nrtucode::partition::{Partition, Policy, PublicKey, TableClass};
-use nrtucode::update::mem_flash::{MemFlash, each_cut};
+use nrtucode::update::mem_flash::{MemFlash, MemFlashError, each_cut};
 use nrtucode::update::package::{HEADER_LEN, ITEM_LEN, PackageError, PackageHeader, PackageKind};
-use nrtucode::update::{Config, MappedFlash, Slot, Slots, UpdateError};
+use nrtucode::update::{BlockingFlash, Config, MappedFlash, Slot, Slots, Unmapped, UpdateError};
 use nrtucode_pack::{
     Blobs, PackError, PackOptions, SigningKey, apply_package, pack, read_package, update_package,
 };
@@ -512,40 +512,105 @@ fn installs_cut_by_the_link_1000_times_resume_and_take_the_package_once_plus_a_u
     assert!(link <= bound, "{link} B > {bound} B");
 }
 
-/// A power cut at every erase and write of an install resumed after a link cut (in the middle
-/// of its carried blobs), each followed by a boot that must use the old or the new partition,
-/// byte for byte; then a resume (or, once recorded, nothing) that must end on the new one; for
-/// a sample, that recovery is cut again, with the same rules.
-/// README's test command takes 1 cut in 8 (each resume hashes what the slot holds, in a debug
-/// build); `NRTUCODE_SWEEP=full` every one (`nrtucode_testcases::sweep`).
-#[test]
-fn a_resumed_install_cut_at_every_flash_operation_boots_the_old_or_the_new_partition() {
-    let (base, new, package, key) = medium();
-    let (flash, config) = qspi_with(&base, new.len(), public(&key));
-    let mut slots = Slots::new(flash, config).unwrap();
-    slots.boot().unwrap();
-    let mut install = slots.install_package().unwrap();
-    let half = package.len() * 2 / 3;
-    install.write(&package[..half]).unwrap();
-    // The link drops there: the install is abandoned with what it staged.
-    let before = slots.into_flash().bytes().to_vec();
-    let resume = |mem: Vec<u8>| -> Result<(Qspi, u64), String> {
-        let mut slots = Slots::new(Qspi::new(mem), config).unwrap();
-        let boot = slots.boot().map_err(|e| format!("no boot: {e}"))?;
-        if boot.state.is_trial() {
-            return Ok((slots.into_flash(), package.len() as u64));
-        }
-        let mut install = slots
-            .resume_package(&package[..HEADER_LEN])
-            .map_err(|e| format!("resume: {e}"))?;
+/// A flash the resumed-install test drives, mapped or read through `read` alone: a boot (its
+/// slot and state), and an install of a package (started with its first bytes, or resumed to
+/// its end).
+trait Device {
+    /// The boot's slot and state.
+    fn boot_slot(&mut self) -> Result<(Slot, nrtucode::update::State), String>;
+    /// `install_package`, then `first` written (the link drops there).
+    fn start(&mut self, first: &[u8]) -> Result<(), String>;
+    /// `resume_package` from the header of `package`, its rest written, `finish`: the package
+    /// offset the transfer continued from.
+    fn resume(&mut self, package: &[u8]) -> Result<u64, String>;
+}
+
+impl<F: BlockingFlash<Error = MemFlashError>> Device for Slots<F> {
+    fn boot_slot(&mut self) -> Result<(Slot, nrtucode::update::State), String> {
+        (self.boot().map(|b| (b.slot, b.state))).map_err(|e| format!("no boot: {e}"))
+    }
+
+    fn start(&mut self, first: &[u8]) -> Result<(), String> {
+        let mut install = self.install_package().map_err(|e| e.to_string())?;
+        install.write(first).map_err(|e| e.to_string())
+    }
+
+    fn resume(&mut self, package: &[u8]) -> Result<u64, String> {
+        let mut install =
+            (self.resume_package(&package[..HEADER_LEN])).map_err(|e| format!("resume: {e}"))?;
         let from = install.offset();
         for chunk in package[from as usize..].chunks(999) {
             install.write(chunk).map_err(|e| format!("write: {e}"))?;
         }
         install.finish().map_err(|e| format!("finish: {e}"))?;
-        Ok((slots.into_flash(), from))
+        Ok(from)
+    }
+}
+
+/// `body` over the slots of `mem` (a QSPI flash), mapped, or with `unmapped` read through
+/// `read` alone (`Unmapped`, the prefix into a buffer of its own); what it gives and the flash it
+/// leaves, whose journal is what `body` did.
+fn on_slots<T>(
+    mem: Vec<u8>,
+    config: Config,
+    unmapped: bool,
+    body: impl FnOnce(&mut dyn Device) -> T,
+) -> (T, Qspi) {
+    if unmapped {
+        let mut prefix = vec![0u8; 8 * 1024];
+        let mut slots = Slots::new(Unmapped::new(Qspi::new(mem), &mut prefix), config).unwrap();
+        let out = body(&mut slots);
+        (out, slots.into_flash().into_parts().0)
+    } else {
+        let mut slots = Slots::new(Qspi::new(mem), config).unwrap();
+        let out = body(&mut slots);
+        (out, slots.into_flash())
+    }
+}
+
+/// A power cut at every erase and write of an install resumed after a link cut (in the middle
+/// of its carried blobs), each followed by a boot that must use the old or the new partition,
+/// byte for byte; then a resume (or, once recorded, nothing) that must end on the new one; for
+/// a sample, that recovery is cut again, with the same rules. Mapped, and with `unmapped` every
+/// slot read through `read` alone.
+/// README's test command takes 1 cut in 8 (each resume hashes what the slot holds, in a debug
+/// build); `NRTUCODE_SWEEP=full` every one (`nrtucode_testcases::sweep`).
+fn resumed_install_cuts(unmapped: bool) {
+    let (base, new, package, key) = medium();
+    let (flash, config) = qspi_with(&base, new.len(), public(&key));
+    let half = package.len() * 2 / 3;
+    let (started, flash) = on_slots(flash.bytes().to_vec(), config, unmapped, |slots| {
+        slots.boot_slot()?;
+        // The link drops after two thirds: the install is abandoned with what it staged.
+        slots.start(&package[..half])
+    });
+    started.unwrap();
+    let before = flash.bytes().to_vec();
+    // The recovery: a boot, and the install resumed unless the new partition is on trial.
+    let resume = |mem: Vec<u8>| -> (Result<u64, String>, Qspi) {
+        on_slots(mem, config, unmapped, |slots| {
+            if slots.boot_slot()?.1.is_trial() {
+                return Ok(package.len() as u64);
+            }
+            slots.resume(&package)
+        })
     };
-    let (flash, from) = resume(before.clone()).unwrap();
+    // Which partition the slot a boot over `mem` uses holds, whole: the old (`false`) or the new.
+    let booted = |mem: &[u8]| -> Result<bool, String> {
+        let (slot, _) = on_slots(mem.to_vec(), config, unmapped, |s| s.boot_slot()).0?;
+        let at = match slot {
+            Slot::A => config.layout.slot_a,
+            Slot::B => config.layout.slot_b,
+        } as usize;
+        let region = &mem[at..at + config.layout.slot_len as usize];
+        match (region.starts_with(&new), region.starts_with(&base)) {
+            (true, _) => Ok(true),
+            (_, true) => Ok(false),
+            _ => Err(format!("slot {slot:?} booted, holding neither partition")),
+        }
+    };
+    let (from, flash) = resume(before.clone());
+    let from = from.unwrap();
     assert!(
         from as usize > HEADER_LEN,
         "the resume restarted from the first byte"
@@ -562,14 +627,11 @@ fn a_resumed_install_cut_at_every_flash_operation_boots_the_old_or_the_new_parti
     };
     // After a recovery: the next boot uses the new partition.
     let ends_new = |flash: Qspi| -> Result<(), String> {
-        let mut slots = Slots::new(flash, config).unwrap();
-        let booted = slots
-            .boot()
-            .map_err(|e| format!("after the recovery: {e}"))?;
-        if booted.partition.partition().bytes() != &new[..] {
-            return Err("the recovery did not end on the new partition".to_string());
+        match booted(flash.bytes()) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err("the recovery did not end on the new partition".to_string()),
+            Err(e) => Err(format!("after the recovery: {e}")),
         }
-        Ok(())
     };
     let (mut cuts, mut failed, mut old, mut fresh, mut second_cuts) = (0, 0, 0, 0, 0);
     each_cut(&before, &journal, 0xc0ffee, |n, mem| {
@@ -579,14 +641,13 @@ fn a_resumed_install_cut_at_every_flash_operation_boots_the_old_or_the_new_parti
         cuts += 1;
         let taken = cuts;
         let outcome = (|| {
-            let mut slots = Slots::new(Qspi::new(mem.clone()), config).unwrap();
-            let booted = slots.boot().map_err(|e| format!("no boot: {e}"))?;
-            match booted.partition.partition().bytes() {
-                b if b == &base[..] => old += 1,
-                b if b == &new[..] => fresh += 1,
-                _ => return Err("booted a partition that is neither".to_string()),
+            if booted(&mem)? {
+                fresh += 1;
+            } else {
+                old += 1;
             }
-            let (flash, _) = resume(mem.clone())?;
+            let (resumed, flash) = resume(mem.clone());
+            resumed?;
             let recovery = flash.journal().to_vec();
             ends_new(flash)?;
             // For a sample of the first cuts, the recovery is cut too, at a sample of its
@@ -599,28 +660,31 @@ fn a_resumed_install_cut_at_every_flash_operation_boots_the_old_or_the_new_parti
                         return;
                     }
                     second_cuts += 1;
-                    second = (|| {
-                        let mut slots = Slots::new(Qspi::new(mem.clone()), config).unwrap();
-                        let booted = slots.boot().map_err(|e| format!("no boot: {e}"))?;
-                        let bytes = booted.partition.partition().bytes();
-                        if bytes != &base[..] && bytes != &new[..] {
-                            return Err(format!("second cut {m}: booted neither"));
-                        }
-                        ends_new(resume(mem)?.0).map_err(|e| format!("second cut {m}: {e}"))
-                    })();
+                    second = (|| -> Result<(), String> {
+                        booted(&mem)?;
+                        let (resumed, flash) = resume(mem);
+                        resumed?;
+                        ends_new(flash)
+                    })()
+                    .map_err(|e| format!("second cut {m}: {e}"));
                 });
                 second?;
             }
-            Ok(())
+            Ok::<(), String>(())
         })();
         if let Err(e) = outcome {
             failed += 1;
             eprintln!("cut {n}: {e}");
         }
     });
+    let how = if unmapped {
+        "read through `read` alone"
+    } else {
+        "mapped"
+    };
     println!(
-        "resumed delta install (from package byte {from} of {}), QSPI NOR, {}: {cuts} of {} \
-         cut points, {old} booted the old partition, {fresh} the new, {failed} failed; \
+        "resumed delta install (from package byte {from} of {}), QSPI NOR {how}, {}: {cuts} of \
+         {} cut points, {old} booted the old partition, {fresh} the new, {failed} failed; \
          {second_cuts} second cuts in the recoveries of 1 first cut taken in {} (1 operation \
          in {})",
         package.len(),
@@ -635,4 +699,14 @@ fn a_resumed_install_cut_at_every_flash_operation_boots_the_old_or_the_new_parti
         (0..journal.len()).filter(|&n| sample.takes(n)).count()
     );
     assert_eq!(failed, 0);
+}
+
+#[test]
+fn a_resumed_install_cut_at_every_flash_operation_boots_the_old_or_the_new_partition() {
+    resumed_install_cuts(false);
+}
+
+#[test]
+fn a_resumed_install_read_through_read_alone_cut_at_every_flash_operation_boots_either() {
+    resumed_install_cuts(true);
 }

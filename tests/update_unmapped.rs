@@ -3,15 +3,15 @@
 //! prefix into a buffer lent to it). The same scenarios over the same bytes through a mapping
 //! and through `read` alone write the same journal and reach the same states; a boot answers a
 //! `StreamedSlot` whose blobs load through the driver as they do in place; the refusals (a
-//! changed byte at `finish`, a rotten blob on use and `reject`, a prefix buffer too small); and
-//! a resumed delta install cut at every flash operation (a sample of the recoveries cut again), each boot the old or the
-//! new partition, whole. The whole-install script's power cuts over `Unmapped` are in
-//! `tests/update_power_cut.rs` (`power_cuts_unmapped_*`).
+//! changed byte at `finish`, a rotten blob on use and `reject`, a prefix buffer too small). The
+//! power cuts over `Unmapped` are where the mapped ones are: the whole-install script's in
+//! `tests/update_power_cut.rs` (`power_cuts_unmapped_*`), a resumed delta install's in
+//! `tests/update_package.rs`.
 
 use nrtucode::partition::{
     LoadError, Loader, Partition, Policy, PublicKey, StreamError, TableClass,
 };
-use nrtucode::update::mem_flash::{MemFlash, MemFlashError, Op, each_cut};
+use nrtucode::update::mem_flash::{MemFlash, MemFlashError, Op};
 use nrtucode::update::package::HEADER_LEN;
 use nrtucode::update::{BlockingFlash, Config, Refusal, Slot, Slots, State, Unmapped, UpdateError};
 use nrtucode_pack::{Blobs, PackOptions, SigningKey, pack, update_package};
@@ -293,139 +293,4 @@ fn unmapped_refusals_a_changed_byte_at_finish_a_rotten_blob_on_use_a_small_buffe
             ..
         })
     ));
-}
-
-/// Slots over an `Unmapped` QSPI flash with its own prefix buffer.
-type Unmapped_<'b> = Slots<Unmapped<'b, Qspi>>;
-
-/// `body` over slots of `mem` read through `read` alone; the flash it leaves.
-fn with_unmapped(
-    mem: Vec<u8>,
-    config: Config,
-    body: &mut dyn FnMut(&mut Unmapped_<'_>) -> Result<(), String>,
-) -> Result<Qspi, String> {
-    let mut prefix = vec![0u8; PREFIX];
-    let mut slots = Slots::new(Unmapped::new(Qspi::new(mem), &mut prefix), config).unwrap();
-    let outcome = body(&mut slots);
-    let (flash, _) = slots.into_flash().into_parts();
-    outcome.map(|()| flash)
-}
-
-/// A resumed delta install over `Unmapped`, cut at every flash operation (the operation torn):
-/// each boot after a cut uses the old partition or the new one, byte for byte; the recovery (a
-/// boot, then a resume unless the new one is on trial) ends on the new one; for 1 cut in 4,
-/// the recovery is cut at every operation too, with the same rules.
-#[test]
-fn a_resumed_delta_install_read_through_read_alone_survives_power_cuts() {
-    let f = fixture();
-    // `new` runs in slot A (installed as the factory partition), `newer` comes as a delta.
-    let (flash, config) = qspi_with(&f.new, f.base.len().max(f.newer.len()), f.config.key);
-    let factory = flash.bytes().to_vec();
-    let with = |mem: Vec<u8>, body: &mut dyn FnMut(&mut Unmapped_) -> Result<(), String>| {
-        with_unmapped(mem, config, body)
-    };
-    // Halfway through the package, the link drops.
-    let before = with(factory.clone(), &mut |slots| {
-        slots.boot().map_err(|e| e.to_string())?;
-        let mut install = slots.install_package().map_err(|e| e.to_string())?;
-        install
-            .write(&f.package[..f.package.len() / 2])
-            .map_err(|e| e.to_string())
-    })
-    .unwrap()
-    .bytes()
-    .to_vec();
-    let package = &f.package;
-    let resume = |slots: &mut Unmapped_| -> Result<(), String> {
-        let boot = slots
-            .boot()
-            .map(|b| b.state)
-            .map_err(|e| format!("no boot: {e}"))?;
-        if boot.is_trial() {
-            return Ok(());
-        }
-        let mut install =
-            (slots.resume_package(&package[..HEADER_LEN])).map_err(|e| format!("resume: {e}"))?;
-        let from = install.offset() as usize;
-        for chunk in package[from..].chunks(999) {
-            install.write(chunk).map_err(|e| format!("write: {e}"))?;
-        }
-        install
-            .finish()
-            .map(|_| ())
-            .map_err(|e| format!("finish: {e}"))
-    };
-    let journal = with(before.clone(), &mut |slots| resume(slots))
-        .unwrap()
-        .journal()
-        .to_vec();
-    // The partition a boot over `mem` uses: `false` the old (`new`), `true` the new (`newer`).
-    let boots = |mem: &[u8]| -> Result<bool, String> {
-        let mut slot = None;
-        with(mem.to_vec(), &mut |slots| {
-            slot = Some(
-                slots
-                    .boot()
-                    .map(|b| b.slot)
-                    .map_err(|e| format!("no boot: {e}"))?,
-            );
-            Ok(())
-        })?;
-        let slot = slot.unwrap();
-        let region = slot_bytes(mem, &config, slot, f.newer.len().max(f.new.len()));
-        if region.starts_with(&f.newer) {
-            Ok(true)
-        } else if region.starts_with(&f.new) {
-            Ok(false)
-        } else {
-            Err(format!("slot {slot:?} booted, holding neither"))
-        }
-    };
-    let (mut cuts, mut old, mut fresh, mut failed, mut second_cuts) = (0, 0, 0, 0, 0);
-    each_cut(&before, &journal, 0xabcd, |n, mem| {
-        cuts += 1;
-        let outcome = (|| {
-            if boots(&mem)? {
-                fresh += 1;
-            } else {
-                old += 1;
-            }
-            let after = with(mem.clone(), &mut |slots| resume(slots))?;
-            if !boots(after.bytes())? {
-                return Err("the recovery did not end on the new partition".to_string());
-            }
-            // For 1 cut in 4, the recovery is cut too, at each of its operations: each boot the
-            // old or the new partition, and a second recovery ends on the new one.
-            if n % 4 == 0 {
-                let mut second = Ok(());
-                each_cut(&mem, after.journal(), n as u64, |m, mem| {
-                    if second.is_err() {
-                        return;
-                    }
-                    second_cuts += 1;
-                    second = boots(&mem)
-                        .and_then(|_| with(mem.clone(), &mut |slots| resume(slots)))
-                        .and_then(|again| boots(again.bytes()))
-                        .and_then(|new| new.then_some(()).ok_or("not the new".to_string()))
-                        .map_err(|e| format!("second cut {m}: {e}"));
-                });
-                second?;
-            }
-            Ok(())
-        })();
-        if let Err(e) = outcome {
-            failed += 1;
-            eprintln!("cut {n}: {e}");
-        }
-    });
-    println!(
-        "resumed delta install through read alone ({} B package): {cuts} cut points (every \
-         operation), {old} booted the old partition, {fresh} the new, {failed} failed; \
-         {second_cuts} second cuts (every operation of the recovery after 1 cut in 4)",
-        package.len(),
-    );
-    assert_eq!(cuts, journal.len());
-    assert!(old > 0 && second_cuts > 0);
-    assert_eq!(failed, 0);
-    let _ = factory;
 }
