@@ -104,7 +104,7 @@ pub(crate) use parse::{Parsed, toc_of};
 #[cfg(feature = "update")]
 pub(crate) use source::aligned_reads;
 #[cfg(feature = "update")]
-pub(crate) use streamed::BlobArea;
+pub(crate) use streamed::{BlobArea, check_blobs_of};
 #[cfg(feature = "update")]
 pub use streamed::{READ_PIECE, StreamError, StreamedBlob, StreamedPartition};
 pub use tables::Tables;

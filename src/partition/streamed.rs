@@ -253,8 +253,7 @@ impl<'a> StreamedPartition<'a> {
         flash: &mut F,
         hasher: &mut H,
     ) -> Result<(), StreamError<F::Error>> {
-        let mut source = FlashSource::<F, READ_PIECE>::new(flash, self.base);
-        Ok(self.tables().check_stored_digests_in(&mut source, hasher)?)
+        check_blobs_of(&self.p, self.base, flash, hasher)
     }
 
     fn handle(&self, getter: Packed) -> StreamedBlob<'a> {
@@ -269,6 +268,18 @@ impl<'a> StreamedPartition<'a> {
             base: self.base,
         }
     }
+}
+
+/// [`StreamedPartition::check_blobs`] of the parsed prefix `p` at `base`, with no index built
+/// (the updater's whole check of a slot it has not lent yet).
+pub(crate) fn check_blobs_of<F: ReadNorFlash, H: Sha256Hasher + ?Sized>(
+    p: &Partition<'_>,
+    base: u32,
+    flash: &mut F,
+    hasher: &mut H,
+) -> Result<(), StreamError<F::Error>> {
+    let mut source = FlashSource::<F, READ_PIECE>::new(flash, base);
+    Ok((p.untrusted_tables()).check_stored_digests_in(&mut source, hasher)?)
 }
 
 /// Reads `out.len()` bytes at `offset` of `source` into `out`.

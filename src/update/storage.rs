@@ -19,7 +19,7 @@ use super::{MappedFlash, Refusal, UpdateError};
 use crate::digest::SoftSha256;
 use crate::partition::{
     BlobArea, CheckedPartition, Parsed, Partition, Policy, PublicKey, StreamError,
-    StreamedPartition, VerifiedPartition, aligned_reads,
+    StreamedPartition, VerifiedPartition, aligned_reads, check_blobs_of,
 };
 
 pub(crate) mod sealed {
@@ -488,11 +488,10 @@ impl<F: NorFlash> UpdateFlash for Unmapped<'_, F> {
             Ok(v) => v,
             Err(refusal) => return Ok(Err(refusal)),
         };
-        if check == Check::Whole {
-            let partition = StreamedPartition::vouched(p, slot.base);
-            if let Err(e) = partition.check_blobs(flash, &mut SoftSha256::new()) {
-                return stream_failure(e);
-            }
+        if check == Check::Whole
+            && let Err(e) = check_blobs_of(&p, slot.base, flash, &mut SoftSha256::new())
+        {
+            return stream_failure(e);
         }
         *held = Some((slot, vetted.parsed));
         Ok(Ok(vetted))
