@@ -26,20 +26,12 @@ use cortex_m_rt::entry;
 use embassy_futures::{block_on, yield_now};
 use embedded_storage::nor_flash::{ErrorType, NorFlash, ReadNorFlash};
 use nrtucode::partition::TableClass;
-use nrtucode::update::{Async, AsyncMappedFlash, Config, Layout, MappedFlash, Slot, UpdateError};
+use nrtucode::update::{Async, AsyncMappedFlash, Config, MappedFlash, Slot, UpdateError};
 
 use crate::board::Outcome;
-use crate::nor::{NorError, RamFlash};
+use crate::nor::{LAYOUT, NorError, RamFlash};
 
 include!(concat!(env!("OUT_DIR"), "/partition_key.rs"));
-
-/// As src/update.rs lays the flash out.
-const LAYOUT: Layout = Layout {
-    slot_a: 0,
-    slot_b: 0x40_0000,
-    slot_len: 0x40_0000,
-    state: 0x80_0000,
-};
 
 /// The chunk sizes src/update.rs streams an update in.
 const CHUNKS: [usize; 8] = [1, 7, 300, 4096, 13, 255, 2, 1021];
@@ -137,8 +129,7 @@ fn main() -> ! {
         board::finish(Outcome::Failed);
     };
     let mut nor = RamFlash::new(mem);
-    let end = u32::try_from(nor.capacity()).unwrap_or(0);
-    if nor.erase(LAYOUT.slot_len, end).is_err() {
+    if nor::erase_after_slot_a(&mut nor).is_err() {
         board::finish(Outcome::Failed);
     }
     let config = Config {

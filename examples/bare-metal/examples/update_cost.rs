@@ -23,25 +23,17 @@ mod nor;
 use core::hint::black_box;
 
 use cortex_m_rt::entry;
-use embedded_storage::nor_flash::{NorFlash, ReadNorFlash};
+use embedded_storage::nor_flash::NorFlash;
 use nrtucode::partition::TableClass;
 #[cfg(feature = "unmapped")]
 use nrtucode::update::Unmapped;
 use nrtucode::update::record::Geometry;
-use nrtucode::update::{BlockingFlash, Config, Layout, Slot, Slots, UpdateError};
+use nrtucode::update::{BlockingFlash, Config, Slot, Slots, UpdateError};
 
 use crate::board::Outcome;
-use crate::nor::{NorError, RamFlash};
+use crate::nor::{LAYOUT, NorError, RamFlash};
 
 include!(concat!(env!("OUT_DIR"), "/partition_key.rs"));
-
-/// As src/update.rs lays the flash out.
-const LAYOUT: Layout = Layout {
-    slot_a: 0,
-    slot_b: 0x40_0000,
-    slot_len: 0x40_0000,
-    state: 0x80_0000,
-};
 
 /// The slots' flash: the emulated NOR through its mapping, or (feature `unmapped`) through
 /// `read` alone.
@@ -218,8 +210,7 @@ fn main() -> ! {
         board::finish(Outcome::Failed);
     };
     let mut nor = RamFlash::new(mem);
-    let end = u32::try_from(nor.capacity()).unwrap_or(0);
-    if nor.erase(LAYOUT.slot_len, end).is_err() {
+    if nor::erase_after_slot_a(&mut nor).is_err() {
         board::finish(Outcome::Failed);
     }
     let config = Config {

@@ -19,7 +19,24 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use embedded_storage::nor_flash::{
     ErrorType, NorFlash, NorFlashError, NorFlashErrorKind, ReadNorFlash,
 };
-use nrtucode::update::MappedFlash;
+use nrtucode::update::{Layout, MappedFlash};
+
+/// Where the slots and the state are in the emulated flash (memory/mps2-an386.x): slot A at
+/// 0x21000000 (where `-device loader` writes the factory partition), slot B at 0x21400000, 4
+/// MiB each, the two 4 KiB state sectors at 0x21800000. The loader's and the examples'.
+pub const LAYOUT: Layout = Layout {
+    slot_a: 0,
+    slot_b: 0x40_0000,
+    slot_len: 0x40_0000,
+    state: 0x80_0000,
+};
+
+/// Erases everything after slot A: the flash as a new board's, slot A as the programmer wrote
+/// it (QEMU's RAM reads 0 at power-on; on a board this erase is the production programmer's).
+pub fn erase_after_slot_a(nor: &mut RamFlash) -> Result<(), NorError> {
+    let end = u32::try_from(nor.capacity()).map_err(|_| NorError::OutOfBounds)?;
+    nor.erase(LAYOUT.slot_len, end)
+}
 
 /// Why an operation was refused (nothing of it was done).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, defmt::Format)]

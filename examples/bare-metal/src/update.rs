@@ -31,27 +31,16 @@
 //! the download area, written by `-device loader`, offers the same bytes again after every
 //! reset.
 
-use embedded_storage::nor_flash::{NorFlash, ReadNorFlash};
 use nrtucode::partition::TableClass;
 #[cfg(feature = "unmapped")]
 use nrtucode::update::Unmapped;
 use nrtucode::update::package::{self, PackageHeader};
-use nrtucode::update::{Config, Layout, MappedFlash, Slots, State, UpdateError};
+use nrtucode::update::{Config, MappedFlash, Slots, State, UpdateError};
 
 use crate::board::{self, Outcome};
 use crate::flash;
-use crate::nor::{NorError, RamFlash};
+use crate::nor::{LAYOUT, NorError, RamFlash};
 use crate::part::{PARTITION_KEY, TEST_KEY};
-
-/// Where the slots and the state are in the emulated flash (memory/mps2-an386.x): slot A at
-/// 0x21000000 (where `-device loader` writes the factory partition), slot B at 0x21400000, 4
-/// MiB each, the two 4 KiB state sectors at 0x21800000.
-pub const LAYOUT: Layout = Layout {
-    slot_a: 0,
-    slot_b: 0x40_0000,
-    slot_len: 0x40_0000,
-    state: 0x80_0000,
-};
 
 /// The table class the update build expects. Two slots of the full fixtures (9.7 MB each) and
 /// a download area do not fit the 16 MiB of PSRAM; the front library's (2.9 MB) do. A board
@@ -126,9 +115,7 @@ pub fn run(memory: &mut crate::DeviceMemory) -> ! {
     if power_on && slot_a_only(&nor) {
         // A new board's flash reads 0xFF except where the programmer wrote (slot A); QEMU's RAM
         // reads 0 at power-on. On a board this erase is the production programmer's.
-        let slot_b = LAYOUT.slot_len;
-        let end = u32::try_from(nor.capacity()).unwrap_or(0);
-        if let Err(e) = nor.erase(slot_b, end) {
+        if let Err(e) = crate::nor::erase_after_slot_a(&mut nor) {
             defmt::error!("power-on erase: {}", e);
             board::finish(Outcome::Failed);
         }
