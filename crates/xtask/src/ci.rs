@@ -53,9 +53,38 @@ impl Lane {
     }
 }
 
-/// Every step: its lane, its title and its command lines.
-const STEPS: &[(Lane, &str, &[&str])] = &[
-    (
+/// One step: its lane, its title, its command lines, and what it leaves that no later step
+/// reads ([`Step::frees`]).
+pub struct Step {
+    lane: Lane,
+    title: &'static str,
+    lines: &'static [&'static str],
+    frees: &'static [&'static str],
+}
+
+/// A step that leaves nothing to free.
+const fn step(lane: Lane, title: &'static str, lines: &'static [&'static str]) -> Step {
+    Step {
+        lane,
+        title,
+        lines,
+        frees: &[],
+    }
+}
+
+impl Step {
+    /// The same step, naming the directories under the target directory that it (with the steps
+    /// of its lane before it) builds and that no step after it reads: `--reclaim` removes them
+    /// once it has passed. A directory named here that a later step did read would be built
+    /// again, costing time, never a wrong verdict.
+    const fn freeing(self, frees: &'static [&'static str]) -> Step {
+        Step { frees, ..self }
+    }
+}
+
+/// Every step, in order.
+const STEPS: &[Step] = &[
+    step(
         Lane::Main,
         "format",
         &[
@@ -66,7 +95,7 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
             "fuzz: cargo fmt -- --check",
         ],
     ),
-    (
+    step(
         Lane::Main,
         "clippy (-D warnings, all targets, all features)",
         &[
@@ -77,8 +106,15 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
     // an edition-2021 safe program, 3 s), the repository policy
     // (crates/xtask/tests/policy), the generated tables up to date
     // (crates/nrtucode-codegen/tests/up_to_date.rs) and the carve bench's self-check.
-    (Lane::Main, WORKSPACE_TESTS, &["cargo test --workspace"]),
-    (
+    // The scratch of the tests that run in README's test command alone (the fresh crates'
+    // nested builds, the carver's corpus, the partition-backed C libraries).
+    step(Lane::Main, WORKSPACE_TESTS, &["cargo test --workspace"]).freeing(&[
+        "tmp/nested-cargo",
+        "tmp/nrtucode-carve",
+        "tmp/capi-partitions-front",
+        "tmp/capi-partitions-full",
+    ]),
+    step(
         Lane::Main,
         "the CLI's tests ignored where they cannot run, run here as root: tmpfs mounts, carving as nobody, resolve, pack and key -o onto device nodes made with mknod",
         // Every test file with `#[ignore = "needs root…"]` cases (a unit test below checks).
@@ -87,17 +123,17 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
         ],
     ),
     // cyclonedx-python-lib (with its json-validation extra) and spdx-tools: .ci/run installs them.
-    (
+    step(
         Lane::Main,
         "nrtucode sbom's BOMs: CycloneDX against the official 1.6 schema (cyclonedx-python-lib's copy, strict), SPDX 2.3 by spdx-tools",
         &["cargo test --workspace --test sbom -- --ignored"],
     ),
-    (
+    step(
         Lane::Main,
         "README's main job: the loader example on the built-in fixtures",
         &["cargo run --quiet --example loader"],
     ),
-    (
+    step(
         Lane::Main,
         "front-library feature selection: core, C ABI and differential oracle",
         // One invocation: the core is built once for the three (their features of it unify to
@@ -120,7 +156,7 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
     // --workspace`, the oracle over front partitions in the front step; the portable hosts
     // check `partition` in the portable-hosts step. The size is informative (docs/partition.md
     // quotes it).
-    (
+    step(
         Lane::Main,
         "signed partitions: the reader alone (no blob embedded) on bare metal and other hosts; a pack and its inspect; flash cost of the verifier",
         &[
@@ -132,12 +168,12 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
             "cargo run --quiet --release -p nrtucode-cli -- inspect {work}/full.part --public-key keys/test-ed25519.pub.pem",
         ],
     ),
-    (
+    step(
         Lane::Main,
         "flashable partitions: Intel HEX, ELF and UF2 read back by binutils (objcopy, readelf), the adafruit-uf2 package's uf2conv and pyOCD's file readers, then inspected",
         &["cargo test --workspace --test flash_formats -- --ignored"],
     ),
-    (
+    step(
         Lane::Main,
         "no_std cross build (thumbv7em-none-eabihf)",
         &[
@@ -153,7 +189,7 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
     ),
     // digest alone is built by the partition step (partition implies it) and defmt alone for
     // thumbv7em above; src/ has no `not(feature)` code: the two ends of the matrix.
-    (
+    step(
         Lane::Main,
         "more bare-metal targets: the core for RISC-V (riscv32imac) and AArch64 (aarch64-unknown-none), one generation and flavor, without and with digest and defmt",
         &[
@@ -170,7 +206,7 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
     // cfg(windows) code); on aarch64 Linux they would compile the host's code again: nothing of
     // theirs depends on the architecture (no target_arch or pointer-width cfg, no C types, no
     // unsafe: the unit test `the_cli_and_carver_have_no_code_by_architecture` keeps it so).
-    (
+    step(
         Lane::Main,
         "portable hosts: the core (with partition), the C ABI, the carve library and the CLI type-check for macOS and Windows (no per-blob link_section there), the core and the C ABI for aarch64 Linux",
         &[
@@ -181,7 +217,7 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
         ],
     ),
     // The StdEnv example checks flavor 0 against its environment: once more with a flavor set.
-    (
+    step(
         Lane::Main,
         "doc tests and docs: the StdEnv example once more with a flavor set, rustdoc -D warnings, no link leaves the docs (README's test command runs every doc test)",
         &[
@@ -190,7 +226,7 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
             "cargo test --workspace --test policy -- --ignored the_rendered_docs_link_only_inside_them",
         ],
     ),
-    (
+    step(
         Lane::Main,
         // The shipped binaries only: the repository's tools and test crates have no release
         // users (the benchmarks build their own, below).
@@ -204,34 +240,38 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
             "ls -l {target}/release/nrtucode {target}/release/libnrtucode_capi.a {target}/release/libnrtucode_capi.so",
         ],
     ),
-    (
+    step(
         Lane::Beside,
         "docs as docs.rs builds them (nightly, --cfg docsrs, the metadata's features, -D warnings)",
         &["xtask docs"],
-    ),
-    (
+    )
+    .freeing(&["docsrs"]),
+    step(
         Lane::Beside,
         "the oldest Rust the core builds with (its rust-version): a fresh crate resolving and building with it, host and thumbv7em",
         &["xtask msrv"],
-    ),
-    (
+    )
+    .freeing(&["msrv"]),
+    step(
         Lane::Main,
         "packages: cargo package, < 10 MiB, no binaries; each built from its .crate: by fresh crates (host, thumbv7em), the C library alone, the packaged CLI",
         &["xtask package"],
     ),
     // crates/nrtucode-capi/tests/install_c.rs; `--workspace` keeps README's test command's
     // features: nothing is built again.
-    (
+    step(
         Lane::Main,
         "C library: scripts/install-c.sh into temporary prefixes, C programs through pkg-config (shared, then static), refusals, uninstall, hostile cases",
         &["cargo test --workspace --test install_c -- --ignored"],
-    ),
-    (
+    )
+    .freeing(&["tmp/install-c"]),
+    step(
         Lane::Main,
         "C library read from its file: nrtucode inspect of the partition-backed library built with the test key named and with a key of its own (blob source, key ID, build)",
         &["cargo test --workspace --test inspect_library -- --ignored"],
-    ),
-    (
+    )
+    .freeing(&["tmp/inspect-library"]),
+    step(
         Lane::Main,
         "deflate codec: real firmware (cyw43-firmware crate) against gzip -9 (its round trips, refusals and stored fixtures run in README's test command), the decoder built for thumbv7em",
         &[
@@ -241,20 +281,21 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
             "cargo build -p nrtucode --target thumbv7em-none-eabihf --no-default-features --features gen-cayman,flavor-perf,deflate,defmt",
         ],
     ),
-    (Lane::Beside, "miri", &["xtask miri"]),
+    step(Lane::Beside, "miri", &["xtask miri"]).freeing(&["miri"]),
     // The informative benchmarks (figures nothing asserts) run on demand: `cargo xtask bench`.
     // What CI ran of them is checked where it costs nothing more: the clippy step type-checks
     // every bench target (`--all-targets`) and README's test command runs the carve bench's
     // self-check.
-    (
+    step(
         Lane::Beside,
         "fuzz the carver, the blob directory check, the partition reader and the deflate decoder (bounded in all)",
         &["xtask fuzz --seconds {fuzz}"],
-    ),
+    )
+    .freeing(&["fuzz"]),
     // The template's steps (its own workspace and target directories; the release CLI it
     // uses is built in the workspace's, waiting for its lock) run beside too, after fuzzing:
     // README's test command has about ended by then, and they run while the main lane does.
-    (
+    step(
         Lane::Beside,
         "bare-metal template: blobs in XFLASH, internal flash < 16 KiB, gc per blob",
         &[
@@ -263,7 +304,7 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
             "xtask bare-metal",
         ],
     ),
-    (
+    step(
         Lane::Beside,
         "bare metal under QEMU: the template on mps2-an386 (intact, tampered, erased flash; decoded defmt log), a RISC-V loader on virt",
         &[
@@ -272,12 +313,12 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
             "xtask qemu --case riscv",
         ],
     ),
-    (
+    step(
         Lane::Beside,
         "the template README's walkthrough, as written: carve (the look-alike for the vendor library), build a copy of the template from the carve, boot it under QEMU",
         &["xtask qemu --case walkthrough"],
     ),
-    (
+    step(
         Lane::Beside,
         "the template with feature partition under QEMU: no blob linked, the signed partition loaded on its own at 0x21000000, every tamper case refused (decoded log, exit status), the README's three commands as written",
         &[
@@ -287,7 +328,7 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
             "xtask qemu --case partition",
         ],
     ),
-    (
+    step(
         Lane::Beside,
         "the template with feature update under QEMU: a factory image from `nrtucode provision` for its own layout boots slot A; slot A boots, an update streamed into slot B boots on trial, is confirmed and boots again across resets; an update package (a delta by blob) whose link drops halfway resumes past what slot B holds, checked; a changed, a cut-off and a downgraded update are refused and slot A keeps booting; the install, the refusal and the package again with the slots read through `read` alone (feature unmapped); the async updater's install, trial and confirmation (example update_async)",
         &[
@@ -297,41 +338,57 @@ const STEPS: &[(Lane, &str, &[&str])] = &[
             "xtask qemu --case update",
         ],
     ),
-    (
+    step(
         Lane::Beside,
         "reproducible firmware: the template from two checkouts puts the same bytes into flash",
         &["xtask reproducible"],
-    ),
+    )
+    // The last of the template's steps: its builds and the RISC-V loader's.
+    .freeing(&["bare-metal", "riscv-virt"]),
     // Beside, last: its builds go to a target directory of its own (under cargo's target tmp);
     // in the workspace's it only runs the test binary README's test command built (cargo holds
     // the workspace's lock for the check that it is fresh, not while the test runs). The lane
     // beside ends minutes before the main lane otherwise.
-    (
+    step(
         Lane::Beside,
         "no panic reachable from the resolvers (link check on thumbv7em and riscv32imac; the deflate path by its call graph)",
         &["cargo test --workspace --test nopanic -- --ignored"],
-    ),
+    )
+    .freeing(&["tmp/nopanic-check"]),
 ];
 
 /// Runs every step of `lane` (every step when `None`), in order, stopping at the first that
-/// fails; prints the summary either way.
+/// fails; prints the summary either way. With `reclaim`, what a passed step frees
+/// ([`Step::freeing`]) is removed (a fresh clone in CI: nothing would reuse it), README's test
+/// command's too when `skip_workspace_tests` says it ran before.
 pub fn run(
     meta: &Metadata,
     fuzz_seconds: u64,
     skip_workspace_tests: bool,
     lane: Option<Lane>,
+    reclaim: bool,
 ) -> Result<(), String> {
     let per_target = (fuzz_seconds / crate::fuzz::TARGETS.len() as u64).max(1);
     let started = Instant::now();
     let cpu_started = cpu_seconds();
-    let mut took: Vec<(&str, Duration, Option<f64>)> = Vec::new();
+    let mut took: Vec<(&str, Duration, Option<f64>, Option<f64>)> = Vec::new();
     let mut failed = None;
     // One scratch directory a lane: the two lanes run at once.
     let scratch_name = lane.map_or_else(|| "ci".to_owned(), |l| format!("ci-{}", l.name()));
-    for &(step_lane, title, lines) in STEPS {
-        if (skip_workspace_tests && title == WORKSPACE_TESTS)
-            || lane.is_some_and(|l| l != step_lane)
-        {
+    for step in STEPS {
+        let Step {
+            lane: step_lane,
+            title,
+            lines,
+            frees,
+        } = *step;
+        if lane.is_some_and(|l| l != step_lane) {
+            continue;
+        }
+        if skip_workspace_tests && title == WORKSPACE_TESTS {
+            if reclaim {
+                free(&meta.target_dir, frees);
+            }
             continue;
         }
         println!("\n==> [{:4}s] {title}", started.elapsed().as_secs());
@@ -347,7 +404,10 @@ pub fn run(
         let result = lines.iter().try_for_each(|line| run_line(&fill(line)?));
         let _ = std::fs::remove_dir_all(&work);
         let step_cpu = cpu_seconds().zip(cpu).map(|(end, start)| end - start);
-        took.push((title, t.elapsed(), step_cpu));
+        if reclaim && result.is_ok() {
+            free(&meta.target_dir, frees);
+        }
+        took.push((title, t.elapsed(), step_cpu, free_gb(&meta.target_dir)));
         if let Err(e) = result {
             failed = Some(format!("step \"{title}\": {e}"));
             break;
@@ -356,10 +416,21 @@ pub fn run(
     // Wall seconds depend on what else the machine runs; CPU seconds (user + system of the
     // step's processes) much less: both, so a run on a busy machine still shows the cost.
     let of_lane = lane.map_or_else(String::new, |l| format!(", lane {}", l.name()));
-    println!("\n==> summary{of_lane}: seconds per step (wall, then CPU: user + system)");
+    // The disk left when each step ended (both lanes write to it): CI on a small disk fails
+    // where it fills, so the figure shows the margin.
+    println!(
+        "\n==> summary{of_lane}: seconds per step (wall, then CPU: user + system), then GB free on the target directory's disk at its end"
+    );
     let cpu_column = |cpu: Option<f64>| cpu.map_or_else(|| "     -".into(), |c| format!("{c:6.0}"));
-    for (title, d, cpu) in &took {
-        println!("{:6.0} {}  {title}", d.as_secs_f64(), cpu_column(*cpu));
+    let disk_column =
+        |free: Option<f64>| free.map_or_else(|| "     -".into(), |f| format!("{f:6.1}"));
+    for (title, d, cpu, free) in &took {
+        println!(
+            "{:6.0} {} {}  {title}",
+            d.as_secs_f64(),
+            cpu_column(*cpu),
+            disk_column(*free)
+        );
     }
     let total_cpu = cpu_seconds()
         .zip(cpu_started)
@@ -376,6 +447,40 @@ pub fn run(
             Ok(())
         }
     }
+}
+
+/// Removes each of `dirs` (relative to `target_dir`), saying how much it held.
+fn free(target_dir: &std::path::Path, dirs: &[&str]) {
+    for dir in dirs {
+        let path = target_dir.join(dir);
+        let bytes = crate::files::tree_bytes(&path);
+        match std::fs::remove_dir_all(&path) {
+            Ok(()) => println!("ci: freed {dir} ({} MB)", bytes / 1_000_000),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            // A directory left behind costs disk, not a verdict: said, and the run goes on.
+            Err(e) => println!("ci: could not free {}: {e}", path.display()),
+        }
+    }
+}
+
+/// The gigabytes free to this user on the disk holding `path` (`df -Pk`); `None` where `df`
+/// does not answer so.
+fn free_gb(path: &std::path::Path) -> Option<f64> {
+    let out = std::process::Command::new("df")
+        .arg("-Pk")
+        .arg(path)
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    // POSIX format: a header, then "filesystem blocks used available capacity mount".
+    let kib: u64 = text
+        .lines()
+        .nth(1)?
+        .split_whitespace()
+        .nth(3)?
+        .parse()
+        .ok()?;
+    Some(kib as f64 * 1024.0 / 1e9)
 }
 
 /// CPU seconds (user + system) of this process and of every process it has waited for, from
@@ -429,7 +534,7 @@ mod tests {
                 found.push(path.file_stem().unwrap().to_string_lossy().into_owned());
             }
         }
-        let line = (super::STEPS.iter().flat_map(|s| s.2))
+        let line = (super::STEPS.iter().flat_map(|s| s.lines))
             .find(|l| l.starts_with("cargo test --workspace --test atomic_write "))
             .unwrap();
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -476,7 +581,7 @@ mod tests {
     /// steps and README blocks reuse (`device::host_tool`); a line naming a second package fails.
     #[test]
     fn the_release_cli_is_built_alone() {
-        let lines = (super::STEPS.iter().flat_map(|s| s.2))
+        let lines = (super::STEPS.iter().flat_map(|s| s.lines))
             .filter(|l| l.contains("--release") && l.contains("-p nrtucode-cli"));
         let mut seen = 0;
         for line in lines {
@@ -530,20 +635,57 @@ mod tests {
             "cargo test --workspace --test nopanic ",
         ];
         let beside: Vec<&str> = (STEPS.iter())
-            .filter(|s| s.0 == Lane::Beside)
-            .flat_map(|s| s.2.iter().copied())
+            .filter(|s| s.lane == Lane::Beside)
+            .flat_map(|s| s.lines.iter().copied())
             .collect();
         assert!(!beside.is_empty());
         for line in beside {
             assert!(own.iter().any(|p| line.starts_with(p)), "{line}");
         }
-        let tests = STEPS.iter().find(|s| s.1 == WORKSPACE_TESTS).unwrap();
-        assert_eq!(tests.0, Lane::Main);
+        let tests = STEPS.iter().find(|s| s.title == WORKSPACE_TESTS).unwrap();
+        assert_eq!(tests.lane, Lane::Main);
+    }
+
+    /// A step frees only scratch of its own: never what README's test command, the release
+    /// CLI or the cross builds leave for later steps (the profiles' and targets' directories),
+    /// and only below the target directory.
+    #[test]
+    fn steps_free_only_their_own_directories() {
+        let shared = ["debug", "release", "doc", "xtask", "package", "tmp"];
+        let mut freed = Vec::new();
+        for step in super::STEPS {
+            for dir in step.frees {
+                let first = dir.split('/').next().unwrap();
+                assert!(!shared.contains(dir), "{}: {dir}", step.title);
+                assert!(!first.contains('-') || first == "bare-metal" || first == "riscv-virt");
+                assert!(!dir.split('/').any(|part| part == ".." || part.is_empty()));
+                assert!(!freed.contains(dir), "{dir} freed twice");
+                freed.push(dir);
+            }
+        }
+        assert!(freed.len() >= 10, "{freed:?}");
+    }
+
+    #[test]
+    fn free_removes_a_directory_and_passes_over_a_missing_one() {
+        let target = std::env::temp_dir().join(format!("xtask-free-{}", std::process::id()));
+        std::fs::create_dir_all(target.join("a/b")).unwrap();
+        std::fs::write(target.join("a/b/file"), [0u8; 2_000_000]).unwrap();
+        assert_eq!(crate::files::tree_bytes(&target.join("a")), 2_000_000);
+        super::free(&target, &["a", "missing"]);
+        assert!(!target.join("a").exists() && target.exists());
+        std::fs::remove_dir_all(&target).unwrap();
+    }
+
+    #[test]
+    fn the_free_disk_is_read_from_df() {
+        let free = super::free_gb(std::path::Path::new(".")).unwrap();
+        assert!(free > 0.0, "{free}");
     }
 
     #[test]
     fn every_xtask_line_parses() {
-        for line in super::STEPS.iter().flat_map(|s| s.2) {
+        for line in super::STEPS.iter().flat_map(|s| s.lines) {
             if let Some(task) = line.strip_prefix("xtask ") {
                 let task = task.replace("{fuzz}", "1");
                 let args = std::iter::once("cargo xtask").chain(task.split_whitespace());

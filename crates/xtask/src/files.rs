@@ -71,3 +71,12 @@ pub fn walk(dir: &Path, suffix: &str) -> Result<Vec<PathBuf>, String> {
     out.sort();
     Ok(out)
 }
+
+/// The bytes of every file under `dir` (0 where it cannot be read: a figure to print, not a
+/// verdict).
+pub fn tree_bytes(dir: &Path) -> u64 {
+    (walk(dir, "").unwrap_or_default().iter())
+        .filter_map(|path| std::fs::symlink_metadata(path).ok())
+        .map(|meta| meta.len())
+        .sum()
+}

@@ -58,6 +58,12 @@ enum Task {
         /// Only the steps of this lane (`.ci/run` runs the two at once); every step without.
         #[arg(long, value_enum)]
         lane: Option<ci::Lane>,
+        /// Remove what a step built that no later step reads, once it has passed (the
+        /// fuzz, miri, docs.rs and oldest-Rust builds, the template's, the tests' scratch):
+        /// `.ci/run` on a fresh clone, where nothing would reuse them, so that the run needs
+        /// less disk at its fullest. Without it, a second run reuses them.
+        #[arg(long)]
+        reclaim: bool,
     },
     /// `cargo package` of the published crates, checked and used from fresh consumer crates.
     Package {
@@ -162,7 +168,8 @@ fn run(task: Task) -> Result<(), String> {
             fuzz_seconds,
             skip_workspace_tests,
             lane,
-        } => ci::run(meta, fuzz_seconds, skip_workspace_tests, lane),
+            reclaim,
+        } => ci::run(meta, fuzz_seconds, skip_workspace_tests, lane, reclaim),
         Task::Package { args } => package::run(meta, &args),
         Task::Msrv => msrv::run(meta),
         Task::Docs => docs::run(meta),
