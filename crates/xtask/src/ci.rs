@@ -1,7 +1,8 @@
 //! `cargo xtask ci`: every check of the repository in order, after the toolchains and tools are
 //! installed (`.ci/run` does that, then runs this in two lanes at once: [`Lane`]). Each step
 //! prints its start time; the run ends with one summary of the seconds each step took, wall and
-//! CPU (user + system).
+//! CPU (user + system), and the disk left free when it ended. With `--reclaim` (`.ci/run`),
+//! what a passed step built that no later step reads is removed ([`Step::freeing`]).
 //!
 //! A step is a title and its command lines ([`STEPS`]), run in order from the workspace root:
 //! `DIR: ` first runs it in the separate workspace `DIR` (the templates, fuzz, tests/no_std),
@@ -436,9 +437,10 @@ pub fn run(
         .zip(cpu_started)
         .map(|(end, start)| end - start);
     println!(
-        "{:6.0} {}  total",
+        "{:6.0} {} {}  total",
         started.elapsed().as_secs_f64(),
-        cpu_column(total_cpu)
+        cpu_column(total_cpu),
+        disk_column(free_gb(&meta.target_dir))
     );
     match failed {
         Some(e) => Err(e),
