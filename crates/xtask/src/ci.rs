@@ -56,7 +56,7 @@ impl Lane {
 
 /// One step: its lane, its title, its command lines, and what it leaves that no later step
 /// reads ([`Step::frees`]).
-pub struct Step {
+struct Step {
     lane: Lane,
     title: &'static str,
     lines: &'static [&'static str],
@@ -76,8 +76,8 @@ const fn step(lane: Lane, title: &'static str, lines: &'static [&'static str]) -
 impl Step {
     /// The same step, naming the directories under the target directory that it (with the steps
     /// of its lane before it) builds and that no step after it reads: `--reclaim` removes them
-    /// once it has passed. A directory named here that a later step did read would be built
-    /// again, costing time, never a wrong verdict.
+    /// once it has passed. A directory named here that a later step does read is built again,
+    /// which costs that step the build: the lane then fails, naming it.
     const fn freeing(self, frees: &'static [&'static str]) -> Step {
         Step { frees, ..self }
     }
